@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * doca_types.h - small types shared by every DOCA library.
+ */
+#ifndef DOCA_TYPES_H_
+#define DOCA_TYPES_H_
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include <doca_compat.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque user data carried by contexts, tasks, mmaps and connections. */
+union doca_data {
+	void *ptr;
+	uint64_t u64;
+};
+
+/** Who may touch the memory of a doca_mmap, and how. Values are a bit mask. */
+enum doca_access_flag {
+	DOCA_ACCESS_FLAG_LOCAL_READ_ONLY = 0,
+	DOCA_ACCESS_FLAG_LOCAL_READ_WRITE = (1 << 0),
+	DOCA_ACCESS_FLAG_RDMA_READ = (1 << 1),
+	DOCA_ACCESS_FLAG_RDMA_WRITE = (1 << 2),
+	DOCA_ACCESS_FLAG_RDMA_ATOMIC = (1 << 3),
+	DOCA_ACCESS_FLAG_PCI_READ_ONLY = (1 << 4),
+	DOCA_ACCESS_FLAG_PCI_READ_WRITE = (1 << 5),
+	DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING = (1 << 6),
+};
+
+/** An OS handle a program can wait on; on Linux, a file descriptor. */
+typedef int doca_event_handle_t;
+/** The value of a handle that refers to nothing. */
+#define doca_event_invalid_handle ((doca_event_handle_t)-1)
+
+/** The progress engine's notification handle (an epoll-able descriptor). */
+typedef doca_event_handle_t doca_notification_handle_t;
+#define doca_notification_invalid_handle doca_event_invalid_handle
+
+/** Where a buffer's memory lives, for libraries that care (GPU support is out of scope). */
+enum doca_gpu_mem_type {
+	DOCA_GPU_MEM_TYPE_GPU = 0,
+	DOCA_GPU_MEM_TYPE_GPU_CPU = 1,
+	DOCA_GPU_MEM_TYPE_CPU_GPU = 2,
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_TYPES_H_ */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_log.h - how Ferry's own code logs (the SDK side of doca_log).
+ *
+ * Library code logs through these macros, never through DOCA_LOG_*: its lines are
+ * filtered by the SDK level (doca_log_backend_set_sdk_level) and go to the SDK
+ * backends, exactly as DOCA's own library logs do.
+ *
+ * Convention for a violated rule: one line that names the public call, the object
+ * and the rule, then return DOCA's error code:
+ *
+ *     return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+ *                       "doca_task_submit: context '%s' is %s; tasks need RUNNING",
+ *                       ctx->name, state_name);
+ */
+#ifndef FERRY_LOG_H_
+#define FERRY_LOG_H_
+
+#include <doca_error.h>
+#include <doca_log.h>
+
+/** Emit one SDK log line from @p module (a short static name like "dma"). */
+void ferry_log_sdk(enum doca_log_level level, const char *module, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** True when an SDK line at @p level would be written somewhere (skip costly formatting). */
+int ferry_log_sdk_enabled(enum doca_log_level level);
+
+/** Each .c file that logs names its module once. */
+#define FERRY_LOG_MODULE(name) static const char ferry_log_module_[] = name
+
+#define FERRY_LOG_AT(level, ...) ferry_log_sdk((level), ferry_log_module_, __VA_ARGS__)
+#define FERRY_CRIT(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_CRIT, __VA_ARGS__)
+#define FERRY_ERR(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_ERROR, __VA_ARGS__)
+#define FERRY_WARN(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_WARNING, __VA_ARGS__)
+#define FERRY_INFO(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_INFO, __VA_ARGS__)
+#define FERRY_DBG(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+/** Log a violated rule at error level and evaluate to @p err. */
+#define FERRY_RULE(err, ...) (FERRY_ERR(__VA_ARGS__), (err))
+
+#endif /* FERRY_LOG_H_ */

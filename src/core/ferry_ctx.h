@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_ctx.h - the generic context, task and task-pool machinery that every DOCA
+ * context type (DMA, Comch server/client, producer, consumer) plugs into.
+ *
+ * A context type embeds `struct doca_ctx` in its own struct and supplies a const
+ * `struct ferry_ctx_ops`. The generic code owns the state machine
+ * (IDLE -> STARTING -> RUNNING -> STOPPING -> IDLE), the in-flight count, the
+ * connection to a progress engine and the state-changed callback; the type owns
+ * what it does with a submitted task.
+ *
+ * Call order for a context type:
+ *   create:   ferry_ctx_init(&me->ctx, &me_ops, "dma", dev)
+ *   set_conf: ferry_task_pool_configure(&me->pool, ...)       (ctx must be IDLE)
+ *   start:    generic doca_ctx_start -> ops->start -> pools allocated -> RUNNING
+ *   alloc:    ferry_task_pool_get(&me->pool, &task)            (ctx must be RUNNING)
+ *   submit:   generic doca_task_submit -> ops->submit (queue only, never complete)
+ *   progress: doca_pe_progress -> ops->progress -> ferry_task_complete(task, status)
+ *   stop:     generic doca_ctx_stop -> ops->stop (cancel/flush); IDLE once inflight is 0
+ *   destroy:  type's destroy checks ferry_ctx_check_destroyable, then ferry_ctx_fini
+ *
+ * Threading: a context and its progress engine are used from one thread at a time,
+ * as in DOCA. Only ferry_pe_wake() may be called from another thread (an engine's
+ * worker), to make the notification handle readable.
+ */
+#ifndef FERRY_CTX_H_
+#define FERRY_CTX_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_ctx.h>
+#include <doca_error.h>
+#include <doca_pe.h>
+#include <doca_types.h>
+
+struct doca_dev;
+struct ferry_task_pool;
+
+/** Where a task is in its life. */
+enum ferry_task_state {
+	FERRY_TASK_FREE = 0,      /* in its pool */
+	FERRY_TASK_ALLOCATED = 1, /* owned by the user, not submitted */
+	FERRY_TASK_SUBMITTED = 2, /* owned by the context until completion */
+};
+
+/**
+ * Generic task header, embedded first in every task type
+ * (struct doca_dma_task_memcpy { struct doca_task base; ... }).
+ */
+struct doca_task {
+	struct doca_ctx *ctx;
+	struct ferry_task_pool *pool;
+	union doca_data user_data;
+	doca_error_t status;
+	uint32_t state;          /* enum ferry_task_state */
+	struct doca_task *next;  /* free list, or the type's pending list */
+};
+
+/**
+ * Per-type completion trampoline: calls the user's typed success or error
+ * callback. Kept here so generic code never casts function pointer types.
+ */
+typedef void (*ferry_task_complete_fn)(struct doca_task *task, union doca_data task_user_data,
+				       union doca_data ctx_user_data, bool success);
+
+/**
+ * A preallocated pool of one task type. The memory is one cache-aligned array of
+ * `capacity` elements of `elem_size` bytes; alloc and free are O(1).
+ */
+struct ferry_task_pool {
+	const char *task_name;       /* "dma memcpy", used in log lines */
+	struct doca_ctx *ctx;
+	size_t elem_size;            /* rounded up to a cache line */
+	uint32_t capacity;           /* from *_set_conf; 0 = not configured */
+	uint32_t num_free;
+	void *mem;                   /* allocated at ctx start, freed at ctx fini */
+	struct doca_task *free_list;
+	ferry_task_complete_fn complete;
+};
+
+/** What a context type plugs into the generic machinery. */
+struct ferry_ctx_ops {
+	/**
+	 * Bring the context up. Return DOCA_SUCCESS to go RUNNING,
+	 * DOCA_ERROR_IN_PROGRESS to go STARTING (then call ferry_ctx_set_running
+	 * later from progress), or an error to stay IDLE.
+	 */
+	doca_error_t (*start)(struct doca_ctx *ctx);
+	/**
+	 * Begin stopping: complete or flush every in-flight task from progress (the
+	 * generic code moves the context to IDLE when inflight reaches 0 and
+	 * ops->stopped has run). Called with the context already STOPPING.
+	 */
+	void (*stop)(struct doca_ctx *ctx);
+	/** The context reached IDLE after a stop: release what start acquired. Optional. */
+	void (*stopped)(struct doca_ctx *ctx);
+	/**
+	 * Queue a task (state already SUBMITTED and counted in flight). Must not
+	 * complete it. Return DOCA_ERROR_AGAIN when the queue is full (the generic
+	 * code undoes the accounting), or a validation error.
+	 */
+	doca_error_t (*submit)(struct doca_task *task);
+	/** Ring the doorbell for everything queued since the last flush. Optional. */
+	void (*flush)(struct doca_ctx *ctx);
+	/**
+	 * Poll: complete finished tasks with ferry_task_complete and deliver events.
+	 * Return the number of completions and events delivered.
+	 */
+	uint32_t (*progress)(struct doca_ctx *ctx);
+	/**
+	 * True when progress would deliver something right now (used to arm the
+	 * notification handle without losing a wakeup). Optional: absent means
+	 * "whenever tasks are in flight".
+	 */
+	bool (*has_pending)(struct doca_ctx *ctx);
+};
+
+/** Generic context; embedded in every context type. */
+struct doca_ctx {
+	const struct ferry_ctx_ops *ops;
+	const char *name;               /* "dma", "comch_server", ... for log lines */
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	enum doca_ctx_states state;
+	uint32_t num_inflight;
+	union doca_data user_data;
+	doca_ctx_state_changed_callback_t state_changed_cb;
+	struct ferry_task_pool *pools[4];
+	uint32_t num_pools;
+	struct doca_ctx *pe_next;       /* the progress engine's list of contexts */
+	bool stop_requested;            /* ops->stop has run for this stop */
+};
+
+/* ---- context lifecycle, for context types ---- */
+
+/** Initialise the generic part. @p name must outlive the context. */
+void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name,
+		    struct doca_dev *dev);
+
+/** Register one of the type's task pools so start/stop/fini manage it (max 4). */
+void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name,
+			size_t task_size, ferry_task_complete_fn complete);
+
+/**
+ * The check a type's destroy runs first: the context must be IDLE.
+ * Logs "<call>: context '<name>' is <STATE>; destroy needs IDLE" otherwise.
+ */
+doca_error_t ferry_ctx_check_destroyable(struct doca_ctx *ctx, const char *call);
+
+/** Disconnect from the PE and free the pools. The type then frees its struct. */
+void ferry_ctx_fini(struct doca_ctx *ctx);
+
+/** The check a type's setter runs: context must be IDLE to reconfigure. */
+doca_error_t ferry_ctx_check_idle(const struct doca_ctx *ctx, const char *call);
+
+/** STARTING -> RUNNING, for types whose start completes asynchronously. */
+void ferry_ctx_set_running(struct doca_ctx *ctx);
+
+/** Any state -> STOPPING -> IDLE path for fatal errors detected in progress (e.g. peer lost). */
+void ferry_ctx_fail(struct doca_ctx *ctx);
+
+/** Human name of a state ("RUNNING"). */
+const char *ferry_ctx_state_name(enum doca_ctx_states state);
+
+/* ---- task pools, for context types ---- */
+
+/**
+ * Set the pool's capacity (from the type's *_set_conf). Context must be IDLE.
+ * @p num_tasks 0 is refused with DOCA_ERROR_INVALID_VALUE.
+ */
+doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t num_tasks,
+				       const char *call);
+
+/**
+ * Take a task from the pool: ctx must be RUNNING (DOCA_ERROR_BAD_STATE), pool
+ * configured (DOCA_ERROR_BAD_STATE) and not empty (DOCA_ERROR_NO_MEMORY). The
+ * returned task is zeroed beyond the header, state ALLOCATED.
+ */
+doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
+				 struct doca_task **task);
+
+/* ---- task completion, for context types (from ops->progress only) ---- */
+
+/**
+ * Finish a submitted task: set its status, drop it from the in-flight count,
+ * and call the user's success or error callback. The task goes back to
+ * ALLOCATED: the user frees or resubmits it.
+ */
+void ferry_task_complete(struct doca_task *task, doca_error_t status);
+
+/* ---- progress engine hooks ---- */
+
+/**
+ * Make the PE's notification handle readable if a notification was requested.
+ * Safe from any thread (e.g. a copy engine's worker) and cheap when not armed.
+ */
+void ferry_pe_wake(struct doca_pe *pe);
+
+/**
+ * Add a file descriptor to the PE's notification set, so that the handle wakes
+ * when @p fd becomes readable (Comch sockets). Removed with ferry_pe_unwatch_fd.
+ */
+doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd);
+void ferry_pe_unwatch_fd(struct doca_pe *pe, int fd);
+
+/** True while the calling thread is inside doca_pe_progress of @p pe (callback context). */
+bool ferry_pe_in_callback(const struct doca_pe *pe);
+
+#endif /* FERRY_CTX_H_ */
