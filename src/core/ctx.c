@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ctx.c - the generic context state machine, task pools and the doca_ctx_* and
+ * doca_task_* entry points. Context types plug in through struct ferry_ctx_ops
+ * (see ferry_ctx.h for the call order).
+ *
+ * States: IDLE -> (STARTING ->) RUNNING -> STOPPING -> IDLE. A stop with tasks
+ * in flight leaves the context STOPPING; the type flushes the tasks through
+ * progress and pe.c calls ferry_ctx_try_finish_stop after each progress pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/ferry_log.h"
+#include "core/ferry_ctx.h"
+#include "core/ferry_ctx_internal.h"
+#include "core/ferry_dev.h"
+
+FERRY_LOG_MODULE("ctx");
+
+#define FERRY_CACHE_LINE 64u
+
+const char *ferry_ctx_state_name(enum doca_ctx_states state)
+{
+	switch (state) {
+	case DOCA_CTX_STATE_IDLE:
+		return "IDLE";
+	case DOCA_CTX_STATE_STARTING:
+		return "STARTING";
+	case DOCA_CTX_STATE_RUNNING:
+		return "RUNNING";
+	case DOCA_CTX_STATE_STOPPING:
+		return "STOPPING";
+	}
+	return "INVALID";
+}
+
+static void ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
+{
+	enum doca_ctx_states prev = ctx->state;
+
+	if (prev == next)
+		return;
+	ctx->state = next;
+	if (ctx->state_changed_cb != NULL)
+		ctx->state_changed_cb(ctx->user_data, ctx, prev, next);
+}
+
+void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name,
+		    struct doca_dev *dev)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->ops = ops;
+	ctx->name = name;
+	ctx->dev = dev;
+	ctx->state = DOCA_CTX_STATE_IDLE;
+	if (dev != NULL)
+		ferry_dev_get(dev);
+}
+
+void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name,
+			size_t task_size, ferry_task_complete_fn complete)
+{
+	memset(pool, 0, sizeof(*pool));
+	pool->task_name = task_name;
+	pool->ctx = ctx;
+	pool->elem_size = (task_size + FERRY_CACHE_LINE - 1) & ~(size_t)(FERRY_CACHE_LINE - 1);
+	pool->complete = complete;
+	if (ctx->num_pools < sizeof(ctx->pools) / sizeof(ctx->pools[0]))
+		ctx->pools[ctx->num_pools++] = pool;
+	else
+		FERRY_CRIT("context '%s' has more task types than the generic code supports", ctx->name);
+}
+
+doca_error_t ferry_ctx_check_idle(const struct doca_ctx *ctx, const char *call)
+{
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; configuration needs IDLE", call,
+				  ctx->name, ferry_ctx_state_name(ctx->state));
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_ctx_check_destroyable(struct doca_ctx *ctx, const char *call)
+{
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; destroy needs IDLE (stop it first)",
+				  call, ctx->name, ferry_ctx_state_name(ctx->state));
+	if (ferry_pe_in_callback(ctx->pe) && ferry_pe_current_ctx(ctx->pe) == ctx)
+		return FERRY_RULE(DOCA_ERROR_IN_USE,
+				  "%s: context '%s' is being progressed; destroy it after doca_pe_progress returns",
+				  call, ctx->name);
+	return DOCA_SUCCESS;
+}
+
+static void pool_release(struct ferry_task_pool *pool)
+{
+	free(pool->mem);
+	pool->mem = NULL;
+	pool->free_list = NULL;
+	pool->num_free = 0;
+}
+
+void ferry_ctx_fini(struct doca_ctx *ctx)
+{
+	if (ctx->pe != NULL)
+		ferry_pe_disconnect_ctx(ctx->pe, ctx);
+	for (uint32_t i = 0; i < ctx->num_pools; i++)
+		pool_release(ctx->pools[i]);
+	if (ctx->dev != NULL)
+		ferry_dev_put(ctx->dev);
+	ctx->dev = NULL;
+}
+
+/* ---- task pools ---- */
+
+doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t num_tasks, const char *call)
+{
+	doca_error_t err = ferry_ctx_check_idle(pool->ctx, call);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (num_tasks == 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: context '%s': the %s task pool needs at least 1 task",
+				  call, pool->ctx->name, pool->task_name);
+	pool->capacity = num_tasks;
+	return DOCA_SUCCESS;
+}
+
+/* (Re)build a pool's free list; allocate its memory on first use or when resized. */
+static doca_error_t pool_prepare(struct ferry_task_pool *pool)
+{
+	if (pool->capacity == 0)
+		return DOCA_SUCCESS;
+	if (pool->mem != NULL && pool->num_free != pool->capacity) {
+		FERRY_WARN("doca_ctx_start: context '%s': %u %s tasks were not freed before the last stop; reclaimed",
+			   pool->ctx->name, pool->capacity - pool->num_free, pool->task_name);
+	}
+	free(pool->mem);
+	pool->mem = aligned_alloc(FERRY_CACHE_LINE, (size_t)pool->capacity * pool->elem_size);
+	if (pool->mem == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: context '%s': no memory for %u %s tasks",
+				  pool->ctx->name, pool->capacity, pool->task_name);
+	pool->free_list = NULL;
+	for (uint32_t i = pool->capacity; i-- > 0;) {
+		struct doca_task *task = (struct doca_task *)((char *)pool->mem + (size_t)i * pool->elem_size);
+
+		task->ctx = pool->ctx;
+		task->pool = pool;
+		task->state = FERRY_TASK_FREE;
+		task->next = pool->free_list;
+		pool->free_list = task;
+	}
+	pool->num_free = pool->capacity;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call, struct doca_task **out)
+{
+	struct doca_ctx *ctx = pool->ctx;
+	struct doca_task *task;
+
+	if (ctx->state != DOCA_CTX_STATE_RUNNING)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; task allocation needs RUNNING", call,
+				  ctx->name, ferry_ctx_state_name(ctx->state));
+	task = pool->free_list;
+	if (task == NULL) {
+		if (pool->capacity == 0)
+			return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+					  "%s: context '%s': %s tasks were not configured before start", call,
+					  ctx->name, pool->task_name);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: context '%s': all %u %s tasks are allocated", call,
+				  ctx->name, pool->capacity, pool->task_name);
+	}
+	pool->free_list = task->next;
+	pool->num_free--;
+	/* Clear the type's part of the element; the header is set below. */
+	memset((char *)task + sizeof(*task), 0, pool->elem_size - sizeof(*task));
+	task->user_data.u64 = 0;
+	task->status = DOCA_SUCCESS;
+	task->state = FERRY_TASK_ALLOCATED;
+	task->next = NULL;
+	*out = task;
+	return DOCA_SUCCESS;
+}
+
+static bool task_is_valid(const struct doca_task *task, const char *call)
+{
+	if (task == NULL) {
+		FERRY_ERR("%s: task is NULL", call);
+		return false;
+	}
+	return true;
+}
+
+/* ---- completion ---- */
+
+void ferry_task_complete(struct doca_task *task, doca_error_t status)
+{
+	struct doca_ctx *ctx = task->ctx;
+
+	task->status = status;
+	task->state = FERRY_TASK_ALLOCATED;
+	ctx->num_inflight--;
+	task->pool->complete(task, task->user_data, ctx->user_data, status == DOCA_SUCCESS);
+}
+
+/* ---- state machine ---- */
+
+void ferry_ctx_set_running(struct doca_ctx *ctx)
+{
+	if (ctx->state == DOCA_CTX_STATE_STARTING)
+		ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
+}
+
+static void ctx_finish_stop(struct doca_ctx *ctx)
+{
+	if (ctx->ops->stopped != NULL)
+		ctx->ops->stopped(ctx);
+	ctx->stop_requested = false;
+	ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
+}
+
+bool ferry_ctx_try_finish_stop(struct doca_ctx *ctx)
+{
+	if (ctx->state != DOCA_CTX_STATE_STOPPING || ctx->num_inflight != 0)
+		return false;
+	ctx_finish_stop(ctx);
+	return true;
+}
+
+static void ctx_begin_stop(struct doca_ctx *ctx)
+{
+	ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
+	if (!ctx->stop_requested) {
+		ctx->stop_requested = true;
+		ctx->ops->stop(ctx);
+	}
+}
+
+void ferry_ctx_fail(struct doca_ctx *ctx)
+{
+	if (ctx->state == DOCA_CTX_STATE_STARTING || ctx->state == DOCA_CTX_STATE_RUNNING)
+		ctx_begin_stop(ctx);
+}
+
+doca_error_t doca_ctx_start(struct doca_ctx *ctx)
+{
+	doca_error_t err;
+
+	if (ctx == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: ctx is NULL");
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_ctx_start: context '%s' is %s; start needs IDLE",
+				  ctx->name, ferry_ctx_state_name(ctx->state));
+	if (ctx->pe == NULL)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "doca_ctx_start: context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
+				  ctx->name);
+	for (uint32_t i = 0; i < ctx->num_pools; i++) {
+		err = pool_prepare(ctx->pools[i]);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	err = ctx->ops->start(ctx);
+	if (err == DOCA_SUCCESS) {
+		ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
+	} else if (err == DOCA_ERROR_IN_PROGRESS) {
+		ctx_set_state(ctx, DOCA_CTX_STATE_STARTING);
+	}
+	return err;
+}
+
+doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
+{
+	if (ctx == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_stop: ctx is NULL");
+	switch (ctx->state) {
+	case DOCA_CTX_STATE_IDLE:
+		/* Common in cleanup paths, so a warning rather than an error line. */
+		FERRY_WARN("doca_ctx_stop: context '%s' is already IDLE", ctx->name);
+		return DOCA_ERROR_BAD_STATE;
+	case DOCA_CTX_STATE_STOPPING:
+		return DOCA_ERROR_IN_PROGRESS;
+	case DOCA_CTX_STATE_STARTING:
+	case DOCA_CTX_STATE_RUNNING:
+		break;
+	}
+	ctx_begin_stop(ctx);
+	if (ferry_ctx_try_finish_stop(ctx))
+		return DOCA_SUCCESS;
+	return DOCA_ERROR_IN_PROGRESS;
+}
+
+doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
+{
+	if (ctx == NULL || num_inflight_tasks == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_get_num_inflight_tasks: ctx and output must not be NULL");
+	*num_inflight_tasks = ctx->num_inflight;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_data)
+{
+	if (ctx == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_set_user_data: ctx is NULL");
+	ctx->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data *user_data)
+{
+	if (ctx == NULL || user_data == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_get_user_data: ctx and output must not be NULL");
+	*user_data = ctx->user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_changed_callback_t cb)
+{
+	doca_error_t err;
+
+	if (ctx == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_set_state_changed_cb: ctx is NULL");
+	err = ferry_ctx_check_idle(ctx, "doca_ctx_set_state_changed_cb");
+	if (err != DOCA_SUCCESS)
+		return err;
+	ctx->state_changed_cb = cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state)
+{
+	if (ctx == NULL || state == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_get_state: ctx and output must not be NULL");
+	*state = ctx->state;
+	return DOCA_SUCCESS;
+}
+
+void doca_ctx_flush_tasks(struct doca_ctx *ctx)
+{
+	if (ctx == NULL) {
+		FERRY_ERR("doca_ctx_flush_tasks: ctx is NULL");
+		return;
+	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE && ctx->ops->flush != NULL)
+		ctx->ops->flush(ctx);
+}
+
+doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
+{
+	(void)gpu_dev;
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_ctx_set_datapath_on_gpu: context '%s': Ferry has no GPU data path",
+			  ctx != NULL ? ctx->name : "(null)");
+}
+
+doca_error_t doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev)
+{
+	(void)dpa_dev;
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_ctx_set_datapath_on_dpa: context '%s': Ferry has no DPA data path",
+			  ctx != NULL ? ctx->name : "(null)");
+}
+
+/* ---- tasks ---- */
+
+static doca_error_t task_submit(struct doca_task *task, uint32_t flags, const char *call, bool quiet_again)
+{
+	struct doca_ctx *ctx;
+	doca_error_t err;
+
+	if (!task_is_valid(task, call))
+		return DOCA_ERROR_INVALID_VALUE;
+	ctx = task->ctx;
+	if (task->state != FERRY_TASK_ALLOCATED)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: %s task %p is %s; only an allocated, idle task can be submitted",
+				  call, task->pool->task_name, (void *)task,
+				  task->state == FERRY_TASK_SUBMITTED ? "already in flight" : "free");
+	if (ctx->state != DOCA_CTX_STATE_RUNNING)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; tasks need RUNNING", call, ctx->name,
+				  ferry_ctx_state_name(ctx->state));
+	task->state = FERRY_TASK_SUBMITTED;
+	ctx->num_inflight++;
+	err = ctx->ops->submit(task);
+	if (err != DOCA_SUCCESS) {
+		task->state = FERRY_TASK_ALLOCATED;
+		ctx->num_inflight--;
+		if (err == DOCA_ERROR_AGAIN && !quiet_again)
+			FERRY_DBG("%s: context '%s': queue full; progress and retry", call, ctx->name);
+		return err;
+	}
+	if ((flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) && ctx->ops->flush != NULL)
+		ctx->ops->flush(ctx);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_task_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, "doca_task_submit", false);
+}
+
+doca_error_t doca_task_try_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, "doca_task_try_submit", true);
+}
+
+doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
+{
+	const uint32_t known = DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS;
+
+	if ((flags & ~known) != 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_task_submit_ex: unknown flags 0x%x", flags & ~known);
+	return task_submit(task, flags, "doca_task_submit_ex", false);
+}
+
+void doca_task_free(struct doca_task *task)
+{
+	struct ferry_task_pool *pool;
+
+	if (!task_is_valid(task, "doca_task_free"))
+		return;
+	if (task->state != FERRY_TASK_ALLOCATED) {
+		FERRY_ERR("doca_task_free: %s task %p is %s; only a task that is not in flight can be freed",
+			  task->pool->task_name, (void *)task,
+			  task->state == FERRY_TASK_SUBMITTED ? "in flight" : "already free");
+		return;
+	}
+	pool = task->pool;
+	task->state = FERRY_TASK_FREE;
+	task->next = pool->free_list;
+	pool->free_list = task;
+	pool->num_free++;
+}
+
+doca_error_t doca_task_get_status(const struct doca_task *task)
+{
+	if (!task_is_valid(task, "doca_task_get_status"))
+		return DOCA_ERROR_INVALID_VALUE;
+	return task->status;
+}
+
+void doca_task_set_user_data(struct doca_task *task, union doca_data user_data)
+{
+	if (task_is_valid(task, "doca_task_set_user_data"))
+		task->user_data = user_data;
+}
+
+union doca_data doca_task_get_user_data(const struct doca_task *task)
+{
+	union doca_data none = {.u64 = 0};
+
+	if (!task_is_valid(task, "doca_task_get_user_data"))
+		return none;
+	return task->user_data;
+}
+
+struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
+{
+	if (!task_is_valid(task, "doca_task_get_ctx"))
+		return NULL;
+	return task->ctx;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_ctx_internal.h - the private seam between ctx.c and pe.c. Context types
+ * use ferry_ctx.h only.
+ */
+#ifndef FERRY_CTX_INTERNAL_H_
+#define FERRY_CTX_INTERNAL_H_
+
+#include <stdbool.h>
+
+#include "core/ferry_ctx.h"
+
+/** STOPPING with nothing in flight -> run ops->stopped and go IDLE. True when it did. */
+bool ferry_ctx_try_finish_stop(struct doca_ctx *ctx);
+
+/** Unlink a context from its PE (called by ferry_ctx_fini). */
+void ferry_pe_disconnect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
+
+/** The context whose ops->progress is running right now, or NULL. */
+struct doca_ctx *ferry_pe_current_ctx(const struct doca_pe *pe);
+
+#endif /* FERRY_CTX_INTERNAL_H_ */

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pe.c - the progress engine: a list of contexts, progressed in turn, and a
+ * notification handle for event-driven programs.
+ *
+ * Notification handle: an epoll fd that contains one eventfd (written when a
+ * completion lands while the PE is armed) plus any fds a context type watches
+ * (Comch sockets). doca_pe_request_notification arms the PE and then checks for
+ * work already pending, so a completion that raced with arming is never lost:
+ * the arming store and the engines' completion publish are both followed by a
+ * full fence before each side reads the other's flag (see ferry_pe_wake).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "common/ferry_log.h"
+#include "core/ferry_ctx.h"
+#include "core/ferry_ctx_internal.h"
+
+FERRY_LOG_MODULE("pe");
+
+struct doca_pe {
+	struct doca_ctx *ctxs;        /* connected contexts, singly linked by pe_next */
+	struct doca_ctx *iter_next;   /* progress loop cursor; fixed up when a ctx leaves */
+	struct doca_ctx *current;     /* context being progressed, or NULL */
+	bool in_progress;             /* inside doca_pe_progress (callbacks run here) */
+	int epoll_fd;                 /* the notification handle */
+	int event_fd;                 /* wakes epoll_fd */
+	atomic_int armed;             /* a notification was requested and not yet signalled */
+};
+
+doca_error_t doca_pe_create(struct doca_pe **pe_out)
+{
+	struct doca_pe *pe;
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	if (pe_out == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_create: output pointer is NULL");
+	pe = calloc(1, sizeof(*pe));
+	if (pe == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_pe_create: no memory for a progress engine");
+	pe->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	pe->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ev.data.fd = pe->event_fd;
+	if (pe->epoll_fd < 0 || pe->event_fd < 0 || epoll_ctl(pe->epoll_fd, EPOLL_CTL_ADD, pe->event_fd, &ev) != 0) {
+		int saved = errno;
+
+		if (pe->epoll_fd >= 0)
+			close(pe->epoll_fd);
+		if (pe->event_fd >= 0)
+			close(pe->event_fd);
+		free(pe);
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "doca_pe_create: notification handle: %s",
+				  strerror(saved));
+	}
+	atomic_init(&pe->armed, 0);
+	*pe_out = pe;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_destroy(struct doca_pe *pe)
+{
+	if (pe == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_destroy: pe is NULL");
+	if (pe->in_progress)
+		return FERRY_RULE(DOCA_ERROR_IN_USE, "doca_pe_destroy: pe %p is being progressed (called from a callback)",
+				  (void *)pe);
+	if (pe->ctxs != NULL)
+		return FERRY_RULE(DOCA_ERROR_IN_USE,
+				  "doca_pe_destroy: context '%s' is still connected to pe %p; destroy contexts first",
+				  pe->ctxs->name, (void *)pe);
+	close(pe->event_fd);
+	close(pe->epoll_fd);
+	free(pe);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	if (pe == NULL || ctx == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_connect_ctx: pe and ctx must not be NULL");
+	if (ctx->pe != NULL)
+		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST,
+				  "doca_pe_connect_ctx: context '%s' is already connected to pe %p; a context has one pe for life",
+				  ctx->name, (void *)ctx->pe);
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_pe_connect_ctx: context '%s' is %s; connect needs IDLE",
+				  ctx->name, ferry_ctx_state_name(ctx->state));
+	ctx->pe = pe;
+	ctx->pe_next = pe->ctxs;
+	pe->ctxs = ctx;
+	return DOCA_SUCCESS;
+}
+
+void ferry_pe_disconnect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	struct doca_ctx **link = &pe->ctxs;
+
+	while (*link != NULL && *link != ctx)
+		link = &(*link)->pe_next;
+	if (*link == ctx)
+		*link = ctx->pe_next;
+	/* A callback may destroy a context the progress loop is about to visit. */
+	if (pe->iter_next == ctx)
+		pe->iter_next = ctx->pe_next;
+	if (pe->current == ctx)
+		pe->current = NULL;
+	ctx->pe = NULL;
+	ctx->pe_next = NULL;
+}
+
+struct doca_ctx *ferry_pe_current_ctx(const struct doca_pe *pe)
+{
+	return pe != NULL ? pe->current : NULL;
+}
+
+bool ferry_pe_in_callback(const struct doca_pe *pe)
+{
+	return pe != NULL && pe->in_progress;
+}
+
+uint8_t doca_pe_progress(struct doca_pe *pe)
+{
+	uint32_t delivered = 0;
+
+	if (pe == NULL) {
+		FERRY_ERR("doca_pe_progress: pe is NULL");
+		return 0;
+	}
+	if (pe->in_progress) {
+		FERRY_ERR("doca_pe_progress: pe %p is already progressing; progress must not be called from a callback",
+			  (void *)pe);
+		return 0;
+	}
+	pe->in_progress = true;
+	for (struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = pe->iter_next) {
+		pe->iter_next = ctx->pe_next;
+		if (ctx->state == DOCA_CTX_STATE_IDLE)
+			continue;
+		pe->current = ctx;
+		delivered += ctx->ops->progress(ctx);
+		/* A callback may have destroyed ctx: pe->current is cleared then. */
+		if (pe->current == ctx && ferry_ctx_try_finish_stop(ctx))
+			delivered++;
+		pe->current = NULL;
+	}
+	pe->iter_next = NULL;
+	pe->in_progress = false;
+	return delivered > 0 ? 1 : 0;
+}
+
+doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
+{
+	if (pe == NULL || handle == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_get_notification_handle: pe and output must not be NULL");
+	*handle = pe->epoll_fd;
+	return DOCA_SUCCESS;
+}
+
+static void pe_signal(struct doca_pe *pe)
+{
+	uint64_t one = 1;
+	ssize_t rc;
+
+	do {
+		rc = write(pe->event_fd, &one, sizeof(one));
+	} while (rc < 0 && errno == EINTR);
+	/* EAGAIN means the counter is saturated: the fd is readable anyway. */
+}
+
+static bool ctx_has_pending(struct doca_ctx *ctx)
+{
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return false;
+	if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->num_inflight == 0)
+		return true; /* progress must move it to IDLE */
+	if (ctx->ops->has_pending != NULL)
+		return ctx->ops->has_pending(ctx);
+	return ctx->num_inflight > 0;
+}
+
+doca_error_t doca_pe_request_notification(struct doca_pe *pe)
+{
+	if (pe == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_request_notification: pe is NULL");
+	atomic_store_explicit(&pe->armed, 1, memory_order_seq_cst);
+	for (struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
+		if (ctx_has_pending(ctx)) {
+			if (atomic_exchange_explicit(&pe->armed, 0, memory_order_acq_rel))
+				pe_signal(pe);
+			break;
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+void ferry_pe_wake(struct doca_pe *pe)
+{
+	if (pe == NULL)
+		return;
+	/* Order the caller's completion publish before reading 'armed' (pairs with the
+	 * seq_cst store in doca_pe_request_notification). */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&pe->armed, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&pe->armed, 0, memory_order_acq_rel))
+		pe_signal(pe);
+}
+
+doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle)
+{
+	uint64_t count;
+
+	if (pe == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_clear_notification: pe is NULL");
+	if (handle != pe->epoll_fd)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_pe_clear_notification: handle %d is not the notification handle of pe %p", handle,
+				  (void *)pe);
+	atomic_store_explicit(&pe->armed, 0, memory_order_relaxed);
+	while (read(pe->event_fd, &count, sizeof(count)) > 0)
+		;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks)
+{
+	size_t total = 0;
+
+	if (pe == NULL || num_inflight_tasks == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_get_num_inflight_tasks: pe and output must not be NULL");
+	for (const struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
+		total += ctx->num_inflight;
+	*num_inflight_tasks = total;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
+{
+	if (pe == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_set_event_mode: pe is NULL");
+	if (mode != DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE && mode != DOCA_PE_EVENT_MODE_PROGRESS_ALL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_set_event_mode: unknown mode %d", (int)mode);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	if (epoll_ctl(pe->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry_pe_watch_fd: pe %p, fd %d: %s", (void *)pe, fd,
+				  strerror(errno));
+	return DOCA_SUCCESS;
+}
+
+void ferry_pe_unwatch_fd(struct doca_pe *pe, int fd)
+{
+	(void)epoll_ctl(pe->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+}
