@@ -32,6 +32,13 @@ enum doca_access_flag {
 	DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING = (1 << 6),
 };
 
+/** Kind of PCI function a device or representor is. */
+enum doca_pci_func_type {
+	DOCA_PCI_FUNC_TYPE_PF = 0, /**< physical function */
+	DOCA_PCI_FUNC_TYPE_VF = 1, /**< virtual function (SR-IOV) */
+	DOCA_PCI_FUNC_TYPE_SF = 2, /**< scalable sub-function */
+};
+
 /** An OS handle a program can wait on; on Linux, a file descriptor. */
 typedef int doca_event_handle_t;
 /** The value of a handle that refers to nothing. */

@@ -44,4 +44,34 @@ const char *ferry_dev_name(const struct doca_dev *dev);
 void ferry_dev_get(struct doca_dev *dev);
 void ferry_dev_put(struct doca_dev *dev);
 
+/* ---- additions by the device layer (additive; see dev.c) ---------------- */
+
+/** Which emulated DPU (0, 1, ...) a device belongs to; host and DPU sides of one DPU share it. */
+uint32_t ferry_devinfo_machine(const struct doca_devinfo *devinfo);
+
+/** True when @p devinfo points at a device info of the topology (NULL-safe). */
+bool ferry_devinfo_is_valid(const struct doca_devinfo *devinfo);
+
+/** True when @p dev is a device handle that is currently open (NULL-safe). */
+bool ferry_dev_is_open(const struct doca_dev *dev);
+
+/** True when @p dev_rep is a representor handle that is currently open (NULL-safe). */
+bool ferry_dev_rep_is_open(const struct doca_dev_rep *dev_rep);
+
+/** The info of an open representor. */
+const struct doca_devinfo_rep *ferry_dev_rep_info(const struct doca_dev_rep *dev_rep);
+
+/** Shorthand for an open representor in log lines (its interface name, "pf0hpf"). */
+const char *ferry_dev_rep_name(const struct doca_dev_rep *dev_rep);
+
+/** The DPU-side device whose representor list holds @p devinfo_rep. */
+const struct doca_devinfo *ferry_devinfo_rep_manager(const struct doca_devinfo_rep *devinfo_rep);
+
+/** The host-side device a representor stands for, or NULL (emulated functions have none). */
+const struct doca_devinfo *ferry_devinfo_rep_peer(const struct doca_devinfo_rep *devinfo_rep);
+
+/** Like ferry_dev_get/put for an open representor (a Comch server holds one). */
+void ferry_dev_rep_get(struct doca_dev_rep *dev_rep);
+void ferry_dev_rep_put(struct doca_dev_rep *dev_rep);
+
 #endif /* FERRY_DEV_H_ */

@@ -1,0 +1,669 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dev.c - doca_dev.h on top of the emulated topology (topology.c).
+ *
+ * Infos live for the whole process and each embeds its one open handle, so
+ * open/close only count: doca_dev_open on an open device returns the same
+ * handle, and the last doca_dev_close refuses (DOCA_ERROR_IN_USE) while an mmap
+ * or a context still holds the device through ferry_dev_get.
+ *
+ * Lists are arrays of pointers behind a small header that carries a magic
+ * value, so destroying a list twice or destroying a stray pointer is caught
+ * and logged instead of corrupting the heap.
+ *
+ * Thread safety: open/close counts and references change under one mutex;
+ * everything else reads immutable data.
+ */
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/ferry_log.h"
+#include "ferry_dev.h"
+#include "topology.h"
+
+FERRY_LOG_MODULE("dev");
+
+#define DEV_LIST_MAGIC 0x464c5374u     /* "FLSt" */
+#define REP_LIST_MAGIC 0x46524c73u     /* "FRLs" */
+
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- lists --------------------------------------------------------------- */
+
+struct list_header {
+	uint32_t magic;
+	uint32_t count;
+	alignas(void *) unsigned char items[]; /* the pointers handed to the user */
+};
+
+static void **list_alloc(uint32_t magic, uint32_t count)
+{
+	/* One spare slot so an empty list still has a unique, non-NULL address. */
+	struct list_header *h = calloc(1, sizeof(*h) + ((size_t)count + 1) * sizeof(void *));
+
+	if (h == NULL)
+		return NULL;
+	h->magic = magic;
+	h->count = count;
+	return (void **)(void *)h->items;
+}
+
+static struct list_header *list_header_of(void *items)
+{
+	return (struct list_header *)(void *)((unsigned char *)items - offsetof(struct list_header, items));
+}
+
+static doca_error_t list_free(void *items, uint32_t magic, const char *call)
+{
+	struct list_header *h;
+
+	if (items == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: list is NULL", call);
+	h = list_header_of(items);
+	if (h->magic != magic)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a live list (destroyed twice?)", call, items);
+	h->magic = 0;
+	free(h);
+	return DOCA_SUCCESS;
+}
+
+/* ---- handle checks ------------------------------------------------------- */
+
+static bool devinfo_ok(const struct doca_devinfo *info)
+{
+	return info != NULL && info->magic == FERRY_DEVINFO_MAGIC;
+}
+
+static bool repinfo_ok(const struct doca_devinfo_rep *info)
+{
+	return info != NULL && info->magic == FERRY_DEVINFO_REP_MAGIC;
+}
+
+static bool dev_ok(const struct doca_dev *dev)
+{
+	return dev != NULL && devinfo_ok(dev->info) && &dev->info->handle == dev;
+}
+
+static bool dev_rep_ok(const struct doca_dev_rep *dev)
+{
+	return dev != NULL && repinfo_ok(dev->info) && &dev->info->handle == dev;
+}
+
+/* Validate the common (devinfo, out-pointer) pair of the getters. */
+static doca_error_t check_devinfo(const char *call, const struct doca_devinfo *info, const void *out)
+{
+	if (info == NULL || out == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call, info == NULL ? "devinfo" : "output");
+	if (!devinfo_ok(info))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a device info", call, (const void *)info);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_repinfo(const char *call, const struct doca_devinfo_rep *info, const void *out)
+{
+	if (info == NULL || out == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
+				  info == NULL ? "devinfo_rep" : "output");
+	if (!repinfo_ok(info))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a representor info", call,
+				  (const void *)info);
+	return DOCA_SUCCESS;
+}
+
+/* Copy a name into a caller buffer that DOCA requires to be at least @p min bytes. */
+static doca_error_t copy_out_name(const char *call, const char *who, const char *name, char *out, uint32_t size,
+				  uint32_t min)
+{
+	if (size < min)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s: buffer of %u bytes; at least %u needed", call, who,
+				  size, min);
+	strcpy(out, name); /* names are far shorter than any accepted size */
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t compare_pci(const char *call, const char *who, const struct ferry_pci_addr *mine,
+				const char *str, uint8_t *is_equal)
+{
+	struct ferry_pci_addr other;
+
+	if (!ferry_pci_addr_parse(str, &other))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s: '%.16s' is not bb:dd.f or dddd:bb:dd.f", call, who,
+				  str);
+	*is_equal = ferry_pci_addr_equal(mine, &other) ? 1 : 0;
+	return DOCA_SUCCESS;
+}
+
+/* ---- device lists -------------------------------------------------------- */
+
+doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
+{
+	const struct ferry_topology *topo;
+	struct doca_devinfo **list;
+	uint32_t n = 0;
+	doca_error_t err;
+
+	if (dev_list == NULL || nb_devs == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_devinfo_create_list: %s is NULL",
+				  dev_list == NULL ? "dev_list" : "nb_devs");
+	err = ferry_topology_get(&topo);
+	if (err != DOCA_SUCCESS)
+		return err;
+	list = (struct doca_devinfo **)list_alloc(DEV_LIST_MAGIC, topo->nb_devs);
+	if (list == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_devinfo_create_list: no memory for %u entries",
+				  topo->nb_devs);
+	for (uint32_t i = 0; i < topo->nb_devs; i++)
+		if (ferry_topology_visible(topo, topo->devs[i]))
+			list[n++] = topo->devs[i];
+	list_header_of(list)->count = n;
+	*dev_list = list;
+	*nb_devs = n;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_list)
+{
+	return list_free(dev_list, DEV_LIST_MAGIC, "doca_devinfo_destroy_list");
+}
+
+static bool rep_matches(const struct doca_devinfo_rep *rep, const struct doca_devinfo *manager, int filter)
+{
+	return rep->manager == manager && (filter == DOCA_DEVINFO_REP_FILTER_ALL || (filter & rep->kind) != 0);
+}
+
+doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter, struct doca_devinfo_rep ***dev_list_rep,
+					  uint32_t *nb_devs_rep)
+{
+	static const char call[] = "doca_devinfo_rep_create_list";
+	const int known = DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED;
+	const struct ferry_topology *topo;
+	struct doca_devinfo_rep **list;
+	struct doca_devinfo *manager;
+	uint32_t n = 0;
+
+	if (dev == NULL || dev_list_rep == NULL || nb_devs_rep == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
+				  dev == NULL ? "dev" : dev_list_rep == NULL ? "dev_list_rep" : "nb_devs_rep");
+	if (!dev_ok(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a device", call, (void *)dev);
+	manager = dev->info;
+	if ((filter & ~known) != 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: filter 0x%x has unknown bits (known: 0x%x)", call,
+				  (unsigned int)filter, (unsigned int)known);
+	if (manager->side != FERRY_SIDE_DPU)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "%s: device %s is host-side; only DPU-side devices have representors", call,
+				  manager->bdf_str);
+	if (ferry_topology_get(&topo) != DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "%s: no topology", call);
+	list = (struct doca_devinfo_rep **)list_alloc(REP_LIST_MAGIC, topo->nb_reps);
+	if (list == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: no memory for %u entries", call, topo->nb_reps);
+	for (uint32_t i = 0; i < topo->nb_reps; i++)
+		if (rep_matches(topo->reps[i], manager, filter))
+			list[n++] = topo->reps[i];
+	list_header_of(list)->count = n;
+	*dev_list_rep = list;
+	*nb_devs_rep = n;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_rep)
+{
+	return list_free(dev_list_rep, REP_LIST_MAGIC, "doca_devinfo_rep_destroy_list");
+}
+
+/* ---- open and close ------------------------------------------------------ */
+
+doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
+{
+	if (devinfo == NULL || dev == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_open: %s is NULL",
+				  devinfo == NULL ? "devinfo" : "dev");
+	if (!devinfo_ok(devinfo))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_open: %p is not a device info", (void *)devinfo);
+	pthread_mutex_lock(&dev_lock);
+	devinfo->handle.opens++;
+	pthread_mutex_unlock(&dev_lock);
+	*dev = &devinfo->handle;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dev_close(struct doca_dev *dev)
+{
+	doca_error_t err = DOCA_SUCCESS;
+
+	if (dev == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_close: dev is NULL");
+	if (!dev_ok(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_close: %p is not a device", (void *)dev);
+	pthread_mutex_lock(&dev_lock);
+	if (dev->opens == 0)
+		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_close: device %s is not open (closed twice?)",
+				 dev->info->bdf_str);
+	else if (dev->opens == 1 && dev->users > 0)
+		err = FERRY_RULE(DOCA_ERROR_IN_USE,
+				 "doca_dev_close: device %s still used by %u mmap(s)/context(s); destroy them first",
+				 dev->info->bdf_str, dev->users);
+	else
+		dev->opens--;
+	pthread_mutex_unlock(&dev_lock);
+	return err;
+}
+
+doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep)
+{
+	if (devinfo == NULL || dev_rep == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_open: %s is NULL",
+				  devinfo == NULL ? "devinfo" : "dev_rep");
+	if (!repinfo_ok(devinfo))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_open: %p is not a representor info",
+				  (void *)devinfo);
+	pthread_mutex_lock(&dev_lock);
+	devinfo->handle.opens++;
+	pthread_mutex_unlock(&dev_lock);
+	*dev_rep = &devinfo->handle;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
+{
+	doca_error_t err = DOCA_SUCCESS;
+
+	if (dev == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_close: dev is NULL");
+	if (!dev_rep_ok(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_close: %p is not a representor", (void *)dev);
+	pthread_mutex_lock(&dev_lock);
+	if (dev->opens == 0)
+		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				 "doca_dev_rep_close: representor %s is not open (closed twice?)", dev->info->iface);
+	else if (dev->opens == 1 && dev->users > 0)
+		err = FERRY_RULE(DOCA_ERROR_IN_USE,
+				 "doca_dev_rep_close: representor %s still used by %u context(s); destroy them first",
+				 dev->info->iface, dev->users);
+	else
+		dev->opens--;
+	pthread_mutex_unlock(&dev_lock);
+	return err;
+}
+
+static uint32_t dev_opens(const struct doca_dev *dev)
+{
+	uint32_t opens;
+
+	pthread_mutex_lock(&dev_lock);
+	opens = dev->opens;
+	pthread_mutex_unlock(&dev_lock);
+	return opens;
+}
+
+struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
+{
+	if (dev == NULL || !dev_ok(dev)) {
+		FERRY_ERR("doca_dev_as_devinfo: %p is not a device", (const void *)dev);
+		return NULL;
+	}
+	if (dev_opens(dev) == 0) {
+		FERRY_ERR("doca_dev_as_devinfo: device %s is not open", dev->info->bdf_str);
+		return NULL;
+	}
+	return dev->info;
+}
+
+struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
+{
+	uint32_t opens;
+
+	if (dev_rep == NULL || !dev_rep_ok(dev_rep)) {
+		FERRY_ERR("doca_dev_rep_as_devinfo: %p is not a representor", (void *)dev_rep);
+		return NULL;
+	}
+	pthread_mutex_lock(&dev_lock);
+	opens = dev_rep->opens;
+	pthread_mutex_unlock(&dev_lock);
+	if (opens == 0) {
+		FERRY_ERR("doca_dev_rep_as_devinfo: representor %s is not open", dev_rep->info->iface);
+		return NULL;
+	}
+	return dev_rep->info;
+}
+
+/* ---- device properties --------------------------------------------------- */
+
+doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, char *pci_addr_str)
+{
+	doca_error_t err = check_devinfo("doca_devinfo_get_pci_addr_str", devinfo, pci_addr_str);
+
+	if (err == DOCA_SUCCESS)
+		memcpy(pci_addr_str, devinfo->pci_str, sizeof(devinfo->pci_str));
+	return err;
+}
+
+doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
+					    uint8_t *is_equal)
+{
+	static const char call[] = "doca_devinfo_is_equal_pci_addr";
+	doca_error_t err = check_devinfo(call, devinfo, is_equal);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (pci_addr_str == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: pci_addr_str is NULL", call);
+	return compare_pci(call, devinfo->bdf_str, &devinfo->pci, pci_addr_str, is_equal);
+}
+
+doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr, uint32_t size)
+{
+	static const char call[] = "doca_devinfo_get_ipv4_addr";
+	doca_error_t err = check_devinfo(call, devinfo, ipv4_addr);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (size < DOCA_DEVINFO_IPV4_ADDR_SIZE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
+				  DOCA_DEVINFO_IPV4_ADDR_SIZE);
+	FERRY_DBG("%s: device %s: emulated ports carry no IP address", call, devinfo->bdf_str);
+	return DOCA_ERROR_NOT_FOUND;
+}
+
+doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr, uint32_t size)
+{
+	static const char call[] = "doca_devinfo_get_ipv6_addr";
+	doca_error_t err = check_devinfo(call, devinfo, ipv6_addr);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (size < DOCA_DEVINFO_IPV6_ADDR_SIZE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
+				  DOCA_DEVINFO_IPV6_ADDR_SIZE);
+	FERRY_DBG("%s: device %s: emulated ports carry no IP address", call, devinfo->bdf_str);
+	return DOCA_ERROR_NOT_FOUND;
+}
+
+doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr, uint32_t size)
+{
+	static const char call[] = "doca_devinfo_get_mac_addr";
+	doca_error_t err = check_devinfo(call, devinfo, mac_addr);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (size < DOCA_DEVINFO_MAC_ADDR_SIZE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
+				  DOCA_DEVINFO_MAC_ADDR_SIZE);
+	/* Locally administered unicast (0x02), 'F' for Ferry, then machine, side, bus and dev.fn. */
+	mac_addr[0] = 0x02;
+	mac_addr[1] = 0x46;
+	mac_addr[2] = (uint8_t)devinfo->machine;
+	mac_addr[3] = (uint8_t)((devinfo->side == FERRY_SIDE_DPU ? 0x80 : 0x00) | (devinfo->sf_index & 0x7f));
+	mac_addr[4] = devinfo->pci.bus;
+	mac_addr[5] = (uint8_t)(devinfo->pci.dev << 3 | devinfo->pci.fn);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name, uint32_t size)
+{
+	static const char call[] = "doca_devinfo_get_iface_name";
+	doca_error_t err = check_devinfo(call, devinfo, iface_name);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	return copy_out_name(call, devinfo->bdf_str, devinfo->iface, iface_name, size, DOCA_DEVINFO_IFACE_NAME_SIZE);
+}
+
+doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name, uint32_t size)
+{
+	static const char call[] = "doca_devinfo_get_ibdev_name";
+	doca_error_t err = check_devinfo(call, devinfo, ibdev_name);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	return copy_out_name(call, devinfo->bdf_str, devinfo->ibdev, ibdev_name, size, DOCA_DEVINFO_IBDEV_NAME_SIZE);
+}
+
+doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
+					    enum doca_pci_func_type *pci_func_type)
+{
+	doca_error_t err = check_devinfo("doca_devinfo_get_pci_func_type", devinfo, pci_func_type);
+
+	if (err == DOCA_SUCCESS)
+		*pci_func_type = devinfo->func_type;
+	return err;
+}
+
+doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index)
+{
+	static const char call[] = "doca_devinfo_get_sf_index";
+	doca_error_t err = check_devinfo(call, devinfo, sf_index);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (devinfo->func_type != DOCA_PCI_FUNC_TYPE_SF)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: device %s is not an SF", call, devinfo->bdf_str);
+	*sf_index = devinfo->sf_index;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
+							   uint8_t *is_hotplug_manager)
+{
+	doca_error_t err = check_devinfo("doca_devinfo_cap_is_hotplug_manager_supported", devinfo, is_hotplug_manager);
+
+	if (err == DOCA_SUCCESS)
+		*is_hotplug_manager = 0;
+	return err;
+}
+
+/* Only DPU-side devices manage representors; the filter does not change that. */
+static doca_error_t rep_filter_cap(const char *call, const struct doca_devinfo *devinfo, uint8_t *supported)
+{
+	doca_error_t err = check_devinfo(call, devinfo, supported);
+
+	if (err == DOCA_SUCCESS)
+		*supported = devinfo->side == FERRY_SIDE_DPU ? 1 : 0;
+	return err;
+}
+
+doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
+							  uint8_t *filter_all_supported)
+{
+	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_all_supported", devinfo, filter_all_supported);
+}
+
+doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
+							  uint8_t *filter_net_supported)
+{
+	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_net_supported", devinfo, filter_net_supported);
+}
+
+doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
+							       uint8_t *filter_emulated_supported)
+{
+	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_emulated_supported", devinfo,
+			      filter_emulated_supported);
+}
+
+/* ---- representor properties ---------------------------------------------- */
+
+doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid, uint32_t size)
+{
+	static const char call[] = "doca_devinfo_rep_get_vuid";
+	doca_error_t err = check_repinfo(call, devinfo_rep, rep_vuid);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	return copy_out_name(call, devinfo_rep->iface, devinfo_rep->vuid, rep_vuid, size, DOCA_DEVINFO_REP_VUID_SIZE);
+}
+
+doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep, char *pci_addr_str)
+{
+	doca_error_t err = check_repinfo("doca_devinfo_rep_get_pci_addr_str", devinfo_rep, pci_addr_str);
+
+	if (err == DOCA_SUCCESS)
+		memcpy(pci_addr_str, devinfo_rep->pci_str, sizeof(devinfo_rep->pci_str));
+	return err;
+}
+
+doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep, const char *pci_addr_str,
+						uint8_t *is_equal)
+{
+	static const char call[] = "doca_devinfo_rep_is_equal_pci_addr";
+	doca_error_t err = check_repinfo(call, devinfo_rep, is_equal);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (pci_addr_str == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: pci_addr_str is NULL", call);
+	return compare_pci(call, devinfo_rep->iface, &devinfo_rep->pci, pci_addr_str, is_equal);
+}
+
+doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
+						enum doca_pci_func_type *pci_func_type)
+{
+	doca_error_t err = check_repinfo("doca_devinfo_rep_get_pci_func_type", devinfo_rep, pci_func_type);
+
+	if (err == DOCA_SUCCESS)
+		*pci_func_type = devinfo_rep->func_type;
+	return err;
+}
+
+doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep, char *iface_name,
+					     uint32_t size)
+{
+	static const char call[] = "doca_devinfo_rep_get_iface_name";
+	doca_error_t err = check_repinfo(call, devinfo_rep, iface_name);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	return copy_out_name(call, devinfo_rep->iface, devinfo_rep->iface, iface_name, size,
+			     DOCA_DEVINFO_IFACE_NAME_SIZE);
+}
+
+doca_error_t doca_devinfo_rep_get_sf_index(const struct doca_devinfo_rep *devinfo_rep, uint32_t *sf_index)
+{
+	static const char call[] = "doca_devinfo_rep_get_sf_index";
+	doca_error_t err = check_repinfo(call, devinfo_rep, sf_index);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (devinfo_rep->func_type != DOCA_PCI_FUNC_TYPE_SF)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: representor %s does not stand for an SF", call,
+				  devinfo_rep->iface);
+	*sf_index = devinfo_rep->sf_index;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep, uint8_t *is_hotplug)
+{
+	doca_error_t err = check_repinfo("doca_devinfo_rep_get_is_hotplug", devinfo_rep, is_hotplug);
+
+	if (err == DOCA_SUCCESS)
+		*is_hotplug = 0;
+	return err;
+}
+
+/* ---- ferry_dev.h ------------------------------------------------------------ */
+
+enum ferry_dev_side ferry_devinfo_side(const struct doca_devinfo *devinfo)
+{
+	return devinfo->side;
+}
+
+const struct ferry_dma_caps *ferry_devinfo_dma_caps(const struct doca_devinfo *devinfo)
+{
+	return &devinfo->dma;
+}
+
+const char *ferry_devinfo_name(const struct doca_devinfo *devinfo)
+{
+	return devinfo != NULL ? devinfo->bdf_str : "(null)";
+}
+
+const char *ferry_dev_name(const struct doca_dev *dev)
+{
+	return dev != NULL ? dev->info->bdf_str : "(null)";
+}
+
+uint32_t ferry_devinfo_machine(const struct doca_devinfo *devinfo)
+{
+	return devinfo->machine;
+}
+
+bool ferry_devinfo_is_valid(const struct doca_devinfo *devinfo)
+{
+	return devinfo_ok(devinfo);
+}
+
+bool ferry_dev_is_open(const struct doca_dev *dev)
+{
+	return dev_ok(dev) && dev_opens(dev) > 0;
+}
+
+void ferry_dev_get(struct doca_dev *dev)
+{
+	pthread_mutex_lock(&dev_lock);
+	dev->users++;
+	pthread_mutex_unlock(&dev_lock);
+}
+
+void ferry_dev_put(struct doca_dev *dev)
+{
+	pthread_mutex_lock(&dev_lock);
+	if (dev->users == 0)
+		FERRY_ERR("ferry_dev_put: device %s has no reference to drop (internal bug)", dev->info->bdf_str);
+	else
+		dev->users--;
+	pthread_mutex_unlock(&dev_lock);
+}
+
+const struct doca_devinfo_rep *ferry_dev_rep_info(const struct doca_dev_rep *dev_rep)
+{
+	return dev_rep->info;
+}
+
+const char *ferry_dev_rep_name(const struct doca_dev_rep *dev_rep)
+{
+	return dev_rep != NULL ? dev_rep->info->iface : "(null)";
+}
+
+bool ferry_dev_rep_is_open(const struct doca_dev_rep *dev_rep)
+{
+	uint32_t opens;
+
+	if (!dev_rep_ok(dev_rep))
+		return false;
+	pthread_mutex_lock(&dev_lock);
+	opens = dev_rep->opens;
+	pthread_mutex_unlock(&dev_lock);
+	return opens > 0;
+}
+
+const struct doca_devinfo *ferry_devinfo_rep_manager(const struct doca_devinfo_rep *devinfo_rep)
+{
+	return devinfo_rep->manager;
+}
+
+const struct doca_devinfo *ferry_devinfo_rep_peer(const struct doca_devinfo_rep *devinfo_rep)
+{
+	return devinfo_rep->peer;
+}
+
+void ferry_dev_rep_get(struct doca_dev_rep *dev_rep)
+{
+	pthread_mutex_lock(&dev_lock);
+	dev_rep->users++;
+	pthread_mutex_unlock(&dev_lock);
+}
+
+void ferry_dev_rep_put(struct doca_dev_rep *dev_rep)
+{
+	pthread_mutex_lock(&dev_lock);
+	if (dev_rep->users == 0)
+		FERRY_ERR("ferry_dev_rep_put: representor %s has no reference to drop (internal bug)",
+			  dev_rep->info->iface);
+	else
+		dev_rep->users--;
+	pthread_mutex_unlock(&dev_lock);
+}
