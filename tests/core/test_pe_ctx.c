@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_pe_ctx.c - the generic progress engine, context state machine and task
+ * API, driven through a minimal fake context type that completes tasks in
+ * software. Walks invalid input first, then rules, then the happy paths.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sys/epoll.h>
+
+#include <doca_ctx.h>
+#include <doca_pe.h>
+
+#include "core/ferry_ctx.h"
+#include "ferry_test.h"
+
+/* ---- a fake context type: tasks wait in a FIFO until progress ---- */
+
+struct fake_task {
+	struct doca_task base;
+	doca_error_t result; /* what progress completes it with */
+};
+
+struct fake_ctx {
+	struct doca_ctx ctx;
+	struct ferry_task_pool pool;
+	struct doca_task *head, *tail; /* submitted, not yet completed */
+	bool stopping;
+	unsigned flushes;
+	unsigned starts, stopped;
+	doca_error_t start_result;
+	/* what the test observes */
+	unsigned successes, errors;
+	doca_error_t last_status;
+	void (*on_complete)(struct fake_ctx *fc, struct fake_task *task);
+};
+
+static struct fake_ctx *fake_of(struct doca_ctx *ctx)
+{
+	return (struct fake_ctx *)ctx;
+}
+
+static void fake_complete(struct doca_task *task, union doca_data task_ud, union doca_data ctx_ud, bool success)
+{
+	struct fake_ctx *fc = ctx_ud.ptr;
+
+	(void)task_ud;
+	if (success)
+		fc->successes++;
+	else
+		fc->errors++;
+	fc->last_status = doca_task_get_status(task);
+	if (fc->on_complete != NULL)
+		fc->on_complete(fc, (struct fake_task *)task);
+}
+
+static doca_error_t fake_start(struct doca_ctx *ctx)
+{
+	fake_of(ctx)->starts++;
+	return fake_of(ctx)->start_result;
+}
+
+static void fake_stop(struct doca_ctx *ctx)
+{
+	fake_of(ctx)->stopping = true;
+}
+
+static void fake_stopped(struct doca_ctx *ctx)
+{
+	fake_of(ctx)->stopped++;
+	fake_of(ctx)->stopping = false;
+}
+
+static doca_error_t fake_submit(struct doca_task *task)
+{
+	struct fake_ctx *fc = fake_of(task->ctx);
+
+	task->next = NULL;
+	if (fc->tail != NULL)
+		fc->tail->next = task;
+	else
+		fc->head = task;
+	fc->tail = task;
+	return DOCA_SUCCESS;
+}
+
+static void fake_flush(struct doca_ctx *ctx)
+{
+	fake_of(ctx)->flushes++;
+}
+
+static uint32_t fake_progress(struct doca_ctx *ctx)
+{
+	struct fake_ctx *fc = fake_of(ctx);
+	struct doca_task *list = fc->head;
+	uint32_t n = 0;
+
+	/* Detach first: callbacks may resubmit onto the list. */
+	fc->head = fc->tail = NULL;
+	while (list != NULL) {
+		struct doca_task *task = list;
+
+		list = task->next;
+		ferry_task_complete(task, fc->stopping ? DOCA_ERROR_IO_FAILED : ((struct fake_task *)task)->result);
+		n++;
+	}
+	return n;
+}
+
+static bool fake_has_pending(struct doca_ctx *ctx)
+{
+	return fake_of(ctx)->head != NULL;
+}
+
+static const struct ferry_ctx_ops fake_ops = {
+	.start = fake_start,
+	.stop = fake_stop,
+	.stopped = fake_stopped,
+	.submit = fake_submit,
+	.flush = fake_flush,
+	.progress = fake_progress,
+	.has_pending = fake_has_pending,
+};
+
+static struct fake_ctx *fake_create(uint32_t num_tasks)
+{
+	struct fake_ctx *fc = calloc(1, sizeof(*fc));
+	union doca_data ud = {.ptr = fc};
+
+	ferry_ctx_init(&fc->ctx, &fake_ops, "fake", NULL);
+	ferry_ctx_add_pool(&fc->ctx, &fc->pool, "fake", sizeof(struct fake_task), fake_complete);
+	if (num_tasks > 0)
+		assert_int_equal(ferry_task_pool_configure(&fc->pool, num_tasks, "fake_set_conf"), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_set_user_data(&fc->ctx, ud), DOCA_SUCCESS);
+	return fc;
+}
+
+static void fake_destroy(struct fake_ctx *fc)
+{
+	assert_int_equal(ferry_ctx_check_destroyable(&fc->ctx, "fake_destroy"), DOCA_SUCCESS);
+	ferry_ctx_fini(&fc->ctx);
+	free(fc);
+}
+
+static struct fake_task *fake_alloc(struct fake_ctx *fc)
+{
+	struct doca_task *task = NULL;
+
+	assert_int_equal(ferry_task_pool_get(&fc->pool, "fake_alloc", &task), DOCA_SUCCESS);
+	return (struct fake_task *)task;
+}
+
+/* Records every state change. */
+static enum doca_ctx_states transitions[16][2];
+static unsigned num_transitions;
+
+static void record_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+			 enum doca_ctx_states next)
+{
+	(void)ud;
+	(void)ctx;
+	if (num_transitions < 16) {
+		transitions[num_transitions][0] = prev;
+		transitions[num_transitions][1] = next;
+	}
+	num_transitions++;
+}
+
+struct fixture {
+	struct doca_pe *pe;
+	struct fake_ctx *fc;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	ferry_test_log_reset();
+	assert_int_equal(doca_pe_create(&f->pe), DOCA_SUCCESS);
+	f->fc = fake_create(4);
+	num_transitions = 0;
+	assert_int_equal(doca_ctx_set_state_changed_cb(&f->fc->ctx, record_state), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(f->pe, &f->fc->ctx), DOCA_SUCCESS);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	enum doca_ctx_states st;
+
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	if (st != DOCA_CTX_STATE_IDLE) {
+		(void)doca_ctx_stop(&f->fc->ctx);
+		while (doca_ctx_get_state(&f->fc->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE)
+			(void)doca_pe_progress(f->pe);
+	}
+	fake_destroy(f->fc);
+	assert_int_equal(doca_pe_destroy(f->pe), DOCA_SUCCESS);
+	free(f);
+	return 0;
+}
+
+static void start(struct fixture *f)
+{
+	assert_int_equal(doca_ctx_start(&f->fc->ctx), DOCA_SUCCESS);
+}
+
+/* ---- invalid input ---- */
+
+static void test_null_arguments(void **state)
+{
+	struct fixture *f = *state;
+	size_t n;
+	enum doca_ctx_states st;
+	union doca_data ud;
+	doca_notification_handle_t h;
+
+	(void)f;
+	assert_int_equal(doca_pe_create(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_pe_create");
+	assert_int_equal(doca_pe_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_connect_ctx(NULL, &f->fc->ctx), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_connect_ctx(f->pe, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_progress(NULL), 0);
+	assert_int_equal(doca_pe_get_notification_handle(NULL, &h), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_get_notification_handle(f->pe, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_request_notification(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_clear_notification(NULL, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_get_num_inflight_tasks(NULL, &n), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_get_num_inflight_tasks(f->pe, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_start(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_stop(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_get_state(NULL, &st), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_get_user_data(NULL, &ud), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_set_user_data(NULL, ud), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_get_num_inflight_tasks(NULL, &n), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_set_state_changed_cb(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_task_submit(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_task_try_submit(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_task_get_status(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_task_get_ctx(NULL));
+	doca_task_free(NULL); /* logged, no crash */
+	assert_logged("doca_task_free: task is NULL");
+	assert_int_equal(doca_pe_set_event_mode(f->pe, (enum doca_pe_event_mode)7), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_ctx_set_datapath_on_gpu(&f->fc->ctx, NULL), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ctx_set_datapath_on_dpa(&f->fc->ctx, NULL), DOCA_ERROR_NOT_SUPPORTED);
+}
+
+/* ---- rules ---- */
+
+static void test_connect_rules(void **state)
+{
+	struct fixture *f = *state;
+	struct doca_pe *other;
+
+	assert_int_equal(doca_pe_create(&other), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(f->pe, &f->fc->ctx), DOCA_ERROR_ALREADY_EXIST);
+	assert_int_equal(doca_pe_connect_ctx(other, &f->fc->ctx), DOCA_ERROR_ALREADY_EXIST);
+	assert_logged("already connected");
+	assert_int_equal(doca_pe_destroy(f->pe), DOCA_ERROR_IN_USE);
+	assert_logged("still connected");
+	assert_int_equal(doca_pe_destroy(other), DOCA_SUCCESS);
+}
+
+static void test_start_rules(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_ctx *lonely = fake_create(1);
+	struct fake_ctx *unconfigured = fake_create(0);
+	struct doca_task *task;
+
+	assert_int_equal(doca_ctx_start(&lonely->ctx), DOCA_ERROR_BAD_STATE);
+	assert_logged("not connected to a progress engine");
+	fake_destroy(lonely);
+
+	start(f);
+	assert_int_equal(doca_ctx_start(&f->fc->ctx), DOCA_ERROR_BAD_STATE);
+	assert_logged("start needs IDLE");
+	assert_int_equal(doca_ctx_set_state_changed_cb(&f->fc->ctx, NULL), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(ferry_task_pool_configure(&f->fc->pool, 8, "fake_set_conf"), DOCA_ERROR_BAD_STATE);
+	assert_logged("configuration needs IDLE");
+	assert_int_equal(ferry_ctx_check_destroyable(&f->fc->ctx, "fake_destroy"), DOCA_ERROR_BAD_STATE);
+	assert_logged("destroy needs IDLE");
+
+	assert_int_equal(doca_pe_connect_ctx(f->pe, &unconfigured->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&unconfigured->ctx), DOCA_SUCCESS);
+	assert_int_equal(ferry_task_pool_get(&unconfigured->pool, "fake_alloc", &task), DOCA_ERROR_BAD_STATE);
+	assert_logged("were not configured");
+	assert_int_equal(doca_ctx_stop(&unconfigured->ctx), DOCA_SUCCESS);
+	fake_destroy(unconfigured);
+	assert_int_equal(ferry_task_pool_configure(&f->fc->pool, 0, "x"), DOCA_ERROR_BAD_STATE);
+}
+
+static void test_failed_start_stays_idle(void **state)
+{
+	struct fixture *f = *state;
+	enum doca_ctx_states st;
+
+	f->fc->start_result = DOCA_ERROR_INITIALIZATION;
+	assert_int_equal(doca_ctx_start(&f->fc->ctx), DOCA_ERROR_INITIALIZATION);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(num_transitions, 0);
+	assert_int_equal(ferry_task_pool_configure(&f->fc->pool, 0, "fake_set_conf"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("at least 1 task");
+}
+
+static void test_alloc_before_start_and_exhaustion(void **state)
+{
+	struct fixture *f = *state;
+	struct doca_task *task;
+	struct fake_task *tasks[4];
+
+	assert_int_equal(ferry_task_pool_get(&f->fc->pool, "fake_alloc", &task), DOCA_ERROR_BAD_STATE);
+	assert_logged("task allocation needs RUNNING");
+	start(f);
+	for (int i = 0; i < 4; i++)
+		tasks[i] = fake_alloc(f->fc);
+	ferry_test_log_reset();
+	assert_int_equal(ferry_task_pool_get(&f->fc->pool, "fake_alloc", &task), DOCA_ERROR_NO_MEMORY);
+	assert_logged("all 4 fake tasks are allocated");
+	doca_task_free(&tasks[2]->base);
+	assert_int_equal(ferry_task_pool_get(&f->fc->pool, "fake_alloc", &task), DOCA_SUCCESS);
+	assert_ptr_equal(task, &tasks[2]->base);
+	doca_task_free(task);
+	doca_task_free(task);
+	assert_logged("already free");
+	for (int i = 0; i < 4; i++)
+		if (i != 2)
+			doca_task_free(&tasks[i]->base);
+}
+
+static void test_submit_rules(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t;
+	size_t n = 99;
+
+	start(f);
+	t = fake_alloc(f->fc);
+	assert_int_equal(doca_task_submit(&t->base), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(&t->base), DOCA_ERROR_BAD_STATE);
+	assert_logged("already in flight");
+	doca_task_free(&t->base); /* refused: in flight */
+	assert_logged("in flight");
+	assert_int_equal(doca_ctx_get_num_inflight_tasks(&f->fc->ctx, &n), DOCA_SUCCESS);
+	assert_int_equal(n, 1);
+	assert_int_equal(doca_task_submit_ex(&t->base, 0x80), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("unknown flags");
+
+	/* Stop with the task in flight, then submit while STOPPING. */
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_ERROR_IN_PROGRESS);
+	{
+		struct doca_task *extra;
+
+		assert_int_equal(ferry_task_pool_get(&f->fc->pool, "fake_alloc", &extra), DOCA_ERROR_BAD_STATE);
+	}
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(doca_task_submit(&t->base), DOCA_ERROR_BAD_STATE);
+	assert_logged("context 'fake' is IDLE; tasks need RUNNING");
+	doca_task_free(&t->base);
+}
+
+/* ---- the happy path and its details ---- */
+
+static void test_completion_only_from_progress(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t;
+	union doca_data ud = {.u64 = 0xfeed};
+	size_t n;
+
+	start(f);
+	t = fake_alloc(f->fc);
+	t->result = DOCA_SUCCESS;
+	doca_task_set_user_data(&t->base, ud);
+	assert_int_equal(doca_task_get_user_data(&t->base).u64, 0xfeed);
+	assert_ptr_equal(doca_task_get_ctx(&t->base), &f->fc->ctx);
+	assert_int_equal(doca_task_submit(&t->base), DOCA_SUCCESS);
+	assert_int_equal(f->fc->successes, 0); /* never inside submit */
+	assert_int_equal(f->fc->flushes, 1);
+	assert_int_equal(doca_pe_get_num_inflight_tasks(f->pe, &n), DOCA_SUCCESS);
+	assert_int_equal(n, 1);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(f->fc->successes, 1);
+	assert_int_equal(doca_task_get_status(&t->base), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(f->pe), 0);
+	assert_int_equal(doca_pe_get_num_inflight_tasks(f->pe, &n), DOCA_SUCCESS);
+	assert_int_equal(n, 0);
+
+	/* Error completion goes to the error path with the status. */
+	t->result = DOCA_ERROR_IO_FAILED;
+	assert_int_equal(doca_task_try_submit(&t->base), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(f->fc->errors, 1);
+	assert_int_equal(f->fc->last_status, DOCA_ERROR_IO_FAILED);
+	doca_task_free(&t->base);
+}
+
+static void test_submit_ex_defers_doorbell(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t;
+
+	start(f);
+	t = fake_alloc(f->fc);
+	assert_int_equal(doca_task_submit_ex(&t->base, DOCA_TASK_SUBMIT_FLAG_NONE), DOCA_SUCCESS);
+	assert_int_equal(f->fc->flushes, 0);
+	doca_ctx_flush_tasks(&f->fc->ctx);
+	assert_int_equal(f->fc->flushes, 1);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	doca_task_free(&t->base);
+}
+
+static void resubmit_until_3(struct fake_ctx *fc, struct fake_task *task)
+{
+	if (fc->successes < 3)
+		assert_int_equal(doca_task_submit(&task->base), DOCA_SUCCESS);
+	else
+		doca_task_free(&task->base);
+}
+
+static void test_callback_resubmits(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t;
+
+	start(f);
+	f->fc->on_complete = resubmit_until_3;
+	t = fake_alloc(f->fc);
+	assert_int_equal(doca_task_submit(&t->base), DOCA_SUCCESS);
+	while (f->fc->successes < 3)
+		(void)doca_pe_progress(f->pe);
+	assert_int_equal(f->fc->pool.num_free, 4);
+}
+
+static struct doca_pe *reentrant_pe;
+static uint8_t reentrant_result = 0xff;
+
+static void progress_from_callback(struct fake_ctx *fc, struct fake_task *task)
+{
+	(void)fc;
+	reentrant_result = doca_pe_progress(reentrant_pe);
+	doca_task_free(&task->base);
+}
+
+static void test_progress_not_reentrant(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t;
+
+	start(f);
+	reentrant_pe = f->pe;
+	f->fc->on_complete = progress_from_callback;
+	t = fake_alloc(f->fc);
+	assert_int_equal(doca_task_submit(&t->base), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(reentrant_result, 0);
+	assert_logged("must not be called from a callback");
+}
+
+static void test_sync_stop_transitions(void **state)
+{
+	struct fixture *f = *state;
+
+	start(f);
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_SUCCESS);
+	assert_int_equal(num_transitions, 3);
+	assert_int_equal(transitions[0][0], DOCA_CTX_STATE_IDLE);
+	assert_int_equal(transitions[0][1], DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(transitions[1][1], DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(transitions[2][0], DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(transitions[2][1], DOCA_CTX_STATE_IDLE);
+	assert_int_equal(f->fc->stopped, 1);
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_ERROR_BAD_STATE);
+	assert_logged("already IDLE");
+	/* Restart after stop works and reconfiguration is allowed in between. */
+	assert_int_equal(ferry_task_pool_configure(&f->fc->pool, 2, "fake_set_conf"), DOCA_SUCCESS);
+	start(f);
+	assert_int_equal(f->fc->pool.num_free, 2);
+}
+
+static void test_async_stop_flushes(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t[3];
+	enum doca_ctx_states st;
+
+	start(f);
+	for (int i = 0; i < 3; i++) {
+		t[i] = fake_alloc(f->fc);
+		assert_int_equal(doca_task_submit(&t[i]->base), DOCA_SUCCESS);
+	}
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(f->fc->errors, 0); /* flushed only through progress */
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(f->fc->errors, 3);
+	assert_int_equal(f->fc->last_status, DOCA_ERROR_IO_FAILED);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(transitions[num_transitions - 1][1], DOCA_CTX_STATE_IDLE);
+	for (int i = 0; i < 3; i++)
+		doca_task_free(&t[i]->base);
+}
+
+static void stop_from_callback(struct fake_ctx *fc, struct fake_task *task)
+{
+	if (fc->successes == 1)
+		assert_int_equal(doca_ctx_stop(&fc->ctx), DOCA_ERROR_IN_PROGRESS);
+	doca_task_free(&task->base);
+}
+
+static void test_stop_from_callback(void **state)
+{
+	struct fixture *f = *state;
+	enum doca_ctx_states st;
+
+	start(f);
+	f->fc->on_complete = stop_from_callback;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(doca_task_submit(&fake_alloc(f->fc)->base), DOCA_SUCCESS);
+	/* The first task completes, stops the context; the rest are flushed in the same pass. */
+	(void)doca_pe_progress(f->pe);
+	while (doca_ctx_get_state(&f->fc->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE)
+		(void)doca_pe_progress(f->pe);
+	assert_int_equal(f->fc->successes, 1);
+	assert_int_equal(f->fc->errors, 3);
+	assert_int_equal(f->fc->pool.num_free, 4);
+}
+
+/* ---- notification handle ---- */
+
+static int wait_readable(int fd, int timeout_ms)
+{
+	int ep = epoll_create1(0);
+	struct epoll_event ev = {.events = EPOLLIN}, out;
+	int n;
+
+	assert_true(ep >= 0);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), 0);
+	n = epoll_wait(ep, &out, 1, timeout_ms);
+	close(ep);
+	return n;
+}
+
+static void test_notification_pending_work(void **state)
+{
+	struct fixture *f = *state;
+	doca_notification_handle_t h;
+	struct fake_task *t;
+
+	start(f);
+	assert_int_equal(doca_pe_get_notification_handle(f->pe, &h), DOCA_SUCCESS);
+	assert_true(h >= 0);
+	assert_int_equal(doca_pe_request_notification(f->pe), DOCA_SUCCESS);
+	assert_int_equal(wait_readable(h, 0), 0); /* nothing pending */
+	assert_int_equal(doca_pe_clear_notification(f->pe, h), DOCA_SUCCESS);
+
+	t = fake_alloc(f->fc);
+	assert_int_equal(doca_task_submit(&t->base), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_request_notification(f->pe), DOCA_SUCCESS);
+	assert_int_equal(wait_readable(h, 1000), 1); /* work pending: readable at once */
+	assert_int_equal(doca_pe_clear_notification(f->pe, h), DOCA_SUCCESS);
+	assert_int_equal(wait_readable(h, 0), 0);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(doca_pe_clear_notification(f->pe, h + 1000), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("is not the notification handle");
+	doca_task_free(&t->base);
+}
+
+static void *wake_later(void *arg)
+{
+	usleep(20000);
+	ferry_pe_wake(arg);
+	return NULL;
+}
+
+static void test_notification_wake_from_thread(void **state)
+{
+	struct fixture *f = *state;
+	doca_notification_handle_t h;
+	pthread_t thread;
+
+	start(f);
+	assert_int_equal(doca_pe_get_notification_handle(f->pe, &h), DOCA_SUCCESS);
+	ferry_pe_wake(f->pe); /* not armed: no effect */
+	assert_int_equal(wait_readable(h, 0), 0);
+	assert_int_equal(doca_pe_request_notification(f->pe), DOCA_SUCCESS);
+	assert_int_equal(pthread_create(&thread, NULL, wake_later, f->pe), 0);
+	assert_int_equal(wait_readable(h, 5000), 1);
+	pthread_join(thread, NULL);
+	assert_int_equal(doca_pe_clear_notification(f->pe, h), DOCA_SUCCESS);
+	assert_int_equal(wait_readable(h, 0), 0);
+}
+
+static void test_event_mode_accepted(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(doca_pe_set_event_mode(f->pe, DOCA_PE_EVENT_MODE_PROGRESS_ALL), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_set_event_mode(f->pe, DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE), DOCA_SUCCESS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_null_arguments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connect_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_start_stays_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_before_start_and_exhaustion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completion_only_from_progress, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_ex_defers_doorbell, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callback_resubmits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_progress_not_reentrant, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_stop_transitions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_async_stop_flushes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_from_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notification_pending_work, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notification_wake_from_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_mode_accepted, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
