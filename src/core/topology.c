@@ -117,8 +117,8 @@ bool ferry_pci_addr_equal(const struct ferry_pci_addr *a, const struct ferry_pci
 
 static void format_pci(const struct ferry_pci_addr *a, char *full, size_t full_size, char *bdf, size_t bdf_size)
 {
-	snprintf(full, full_size, "%04x:%02x:%02x.%x", a->domain, a->bus, a->dev, a->fn);
-	snprintf(bdf, bdf_size, "%02x:%02x.%x", a->bus, a->dev, a->fn);
+	snprintf(full, full_size, "%04x:%02x:%02x.%x", a->domain, a->bus, a->dev & 0x1fu, a->fn & 7u);
+	snprintf(bdf, bdf_size, "%02x:%02x.%x", a->bus, a->dev & 0x1fu, a->fn & 7u);
 }
 
 /* ---- building ------------------------------------------------------------ */
