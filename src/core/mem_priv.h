@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mem_priv.h - the layout of mmaps, bufs and inventories, shared only by
+ * mmap.c, buf.c and buf_inventory.c. Other layers use ferry_mem.h.
+ */
+#ifndef FERRY_MEM_PRIV_H_
+#define FERRY_MEM_PRIV_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_mmap.h>
+#include <doca_types.h>
+
+/* Room for devices when the user never calls doca_mmap_set_max_num_devices. */
+#define FERRY_MMAP_DEFAULT_MAX_DEVS 16u
+
+struct doca_mmap {
+	void *addr;
+	size_t len;
+	bool memrange_set;
+	bool started;
+	bool ever_started;   /* max_num_devices is frozen; the free callback is due */
+	bool exported;
+	bool from_export;
+	bool valid;          /* false once an import's exporter is gone */
+	uint32_t access;     /* enum doca_access_flag bits */
+	uint32_t max_devs;
+	uint32_t num_devs;
+	struct doca_dev **devs; /* num_devs entries, each holding a ferry_dev_get reference */
+	union doca_data user_data;
+	doca_mmap_memrange_free_cb_t *free_cb;
+	void *free_cb_opaque;
+	/* Bufs pointing into the map; inventories of several threads may share one map. */
+	atomic_uint num_bufs;
+};
+
+/* Where a descriptor stands. */
+enum ferry_buf_state {
+	FERRY_BUF_FREE = 0,  /* in its inventory's free list */
+	FERRY_BUF_TAKEN = 1, /* owned by the user (alone, as a head, or inside a list) */
+};
+
+struct doca_buf {
+	void *head;
+	size_t len;
+	void *data;
+	size_t data_len;
+	struct doca_mmap *mmap;
+	struct doca_buf_inventory *inv;
+	struct doca_buf *next;     /* next in the user's list, or in the free list */
+	struct doca_buf *last;     /* on a head: the last buf of its list (itself when alone) */
+	uint32_t list_len;         /* on a head: bufs in its list */
+	uint16_t refcount;         /* on a head; 1 on later elements; 0 when free */
+	uint8_t state;             /* enum ferry_buf_state */
+	bool is_head;              /* false for the second and later bufs of a list */
+};
+
+struct doca_buf_inventory {
+	struct doca_buf *elems;    /* one array, allocated at first start */
+	struct doca_buf *free_list;
+	uint32_t num_elements;
+	uint32_t num_free;
+	bool started;
+	bool ever_started;
+	union doca_data user_data;
+};
+
+/* A buf starts its life as a lone head with one reference (buf_inventory.c). */
+void ferry_buf_init_taken(struct doca_buf *buf, struct doca_mmap *mmap, void *addr, size_t len,
+			  void *data, size_t data_len);
+
+/* Give one descriptor back to its inventory (buf.c, on the last reference). */
+void ferry_buf_inventory_put(struct doca_buf_inventory *inv, struct doca_buf *buf);
+
+/* Take one descriptor from a started inventory with a free element (buf.c, dup). */
+struct doca_buf *ferry_buf_inventory_take(struct doca_buf_inventory *inv);
+
+/* Count bufs pointing into an mmap. */
+static inline void ferry_mmap_buf_taken(struct doca_mmap *mmap)
+{
+	atomic_fetch_add_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
+}
+
+static inline void ferry_mmap_buf_released(struct doca_mmap *mmap)
+{
+	atomic_fetch_sub_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
+}
+
+/* True when [addr, addr + len) lies inside the mmap's range (no wrap-around). */
+bool ferry_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t len);
+
+#endif /* FERRY_MEM_PRIV_H_ */

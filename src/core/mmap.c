@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mmap.c - doca_mmap: a description of one range of the user's memory.
+ *
+ * States: created (stopped, never started) -> started <-> stopped -> destroyed.
+ * Configuration needs a stopped map; bufs can only be taken from a started
+ * one, and keep it from stopping. Nothing here touches the memory itself.
+ *
+ * Export and import (doca_mmap_export_*, doca_mmap_create_from_export) belong
+ * to the cross-process work of issue 3; until then they answer NOT_SUPPORTED.
+ */
+#include <stdlib.h>
+
+#include <doca_dev.h>
+#include <doca_mmap.h>
+
+#include "common/ferry_log.h"
+#include "core/ferry_dev.h"
+#include "core/ferry_mem.h"
+#include "core/mem_priv.h"
+
+FERRY_LOG_MODULE("mmap");
+
+/* Every access bit DOCA defines; anything else in a mask is a user error. */
+#define KNOWN_ACCESS_BITS                                                                          \
+	((uint32_t)(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |               \
+		    DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC |                   \
+		    DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |             \
+		    DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING))
+
+#define NOT_YET_MSG "not implemented yet in this build: see issue 3 (cross-process export/import)"
+
+/* ---- shared checks ---- */
+
+static doca_error_t check_configurable(const struct doca_mmap *mmap, const char *call, doca_error_t started_err)
+{
+	if (mmap == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: mmap is NULL", call);
+	if (mmap->from_export)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "%s: mmap %p was created from an export; it cannot be reconfigured", call,
+				  (const void *)mmap);
+	if (mmap->started)
+		return FERRY_RULE(started_err, "%s: mmap %p is started; configuration needs a stopped mmap",
+				  call, (const void *)mmap);
+	return DOCA_SUCCESS;
+}
+
+static int find_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	for (uint32_t i = 0; i < mmap->num_devs; i++)
+		if (mmap->devs[i] == dev)
+			return (int)i;
+	return -1;
+}
+
+bool ferry_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t len)
+{
+	uintptr_t start = (uintptr_t)addr;
+	uintptr_t map_start = (uintptr_t)mmap->addr;
+
+	if (start < map_start)
+		return false;
+	/* Compare offsets rather than end addresses so nothing can wrap. */
+	size_t offset = (size_t)(start - map_start);
+	return offset <= mmap->len && len <= mmap->len - offset;
+}
+
+/* ---- create / destroy / start / stop ---- */
+
+doca_error_t doca_mmap_create(struct doca_mmap **mmap)
+{
+	if (mmap == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_create: output pointer is NULL");
+
+	struct doca_mmap *m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_mmap_create: out of memory for a new mmap");
+
+	/* DOCA's DMA samples write into maps whose permissions they never set. */
+	m->access = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+	m->max_devs = FERRY_MMAP_DEFAULT_MAX_DEVS;
+	m->valid = true;
+	atomic_init(&m->num_bufs, 0);
+	*mmap = m;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_no_bufs(const struct doca_mmap *mmap, const char *call)
+{
+	unsigned int n = atomic_load_explicit(&mmap->num_bufs, memory_order_relaxed);
+
+	if (n != 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "%s: mmap %p still has %u buf(s) pointing into it; release them first", call,
+				  (const void *)mmap, n);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_destroy: mmap is NULL");
+	doca_error_t err = check_no_bufs(mmap, "doca_mmap_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+
+	/* Destroy implies stop. The range goes back to its owner only if it was ever handed over. */
+	mmap->started = false;
+	if (mmap->ever_started && mmap->memrange_set && mmap->free_cb != NULL)
+		mmap->free_cb(mmap->addr, mmap->len, mmap->free_cb_opaque);
+
+	for (uint32_t i = 0; i < mmap->num_devs; i++)
+		ferry_dev_put(mmap->devs[i]);
+	free(mmap->devs);
+	free(mmap);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_start(struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_start: mmap is NULL");
+	if (mmap->from_export)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "doca_mmap_start: mmap %p was created from an export; it is usable as is",
+				  (void *)mmap);
+	if (mmap->started)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_start: mmap %p is already started",
+				  (void *)mmap);
+	if (!mmap->memrange_set)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_mmap_start: mmap %p has no memory range; call doca_mmap_set_memrange first",
+				  (void *)mmap);
+	mmap->started = true;
+	mmap->ever_started = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_stop: mmap is NULL");
+	if (!mmap->started)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_stop: mmap %p is not started", (void *)mmap);
+	doca_error_t err = check_no_bufs(mmap, "doca_mmap_stop");
+	if (err != DOCA_SUCCESS)
+		return err;
+	mmap->started = false;
+	return DOCA_SUCCESS;
+}
+
+/* ---- devices ---- */
+
+doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
+{
+	doca_error_t err = check_configurable(mmap, "doca_mmap_add_dev", DOCA_ERROR_NOT_PERMITTED);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (dev == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_add_dev: dev is NULL (mmap %p)",
+				  (void *)mmap);
+	if (find_dev(mmap, dev) >= 0)
+		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST, "doca_mmap_add_dev: device %s is already in mmap %p",
+				  ferry_dev_name(dev), (void *)mmap);
+	if (mmap->num_devs >= mmap->max_devs)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
+				  "doca_mmap_add_dev: mmap %p already holds its maximum of %u device(s); "
+				  "raise it with doca_mmap_set_max_num_devices",
+				  (void *)mmap, mmap->max_devs);
+
+	struct doca_dev **devs = realloc(mmap->devs, (mmap->num_devs + 1) * sizeof(*devs));
+	if (devs == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_mmap_add_dev: out of memory (mmap %p)",
+				  (void *)mmap);
+	mmap->devs = devs;
+	ferry_dev_get(dev);
+	mmap->devs[mmap->num_devs++] = dev;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
+{
+	doca_error_t err = check_configurable(mmap, "doca_mmap_rm_dev", DOCA_ERROR_NOT_PERMITTED);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (dev == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_rm_dev: dev is NULL (mmap %p)",
+				  (void *)mmap);
+	int idx = find_dev(mmap, dev);
+	if (idx < 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "doca_mmap_rm_dev: device %s was never added to mmap %p",
+				  ferry_dev_name(dev), (void *)mmap);
+	/* Order of devices carries no meaning: move the last one into the hole. */
+	mmap->devs[idx] = mmap->devs[--mmap->num_devs];
+	ferry_dev_put(dev);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices)
+{
+	doca_error_t err = check_configurable(mmap, "doca_mmap_set_max_num_devices", DOCA_ERROR_NOT_PERMITTED);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (mmap->ever_started)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "doca_mmap_set_max_num_devices: mmap %p was started before; the limit is fixed "
+				  "at first start",
+				  (void *)mmap);
+	if (max_num_devices == 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_mmap_set_max_num_devices: mmap %p: the limit must be at least 1",
+				  (void *)mmap);
+	if (max_num_devices < mmap->num_devs)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_mmap_set_max_num_devices: mmap %p already holds %u device(s), more than %u",
+				  (void *)mmap, mmap->num_devs, max_num_devices);
+	mmap->max_devs = max_num_devices;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
+{
+	if (mmap == NULL || max_num_devices == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_max_num_devices: %s is NULL",
+				  mmap == NULL ? "mmap" : "max_num_devices");
+	*max_num_devices = mmap->max_devs;
+	return DOCA_SUCCESS;
+}
+
+/* ---- memory range, permissions, user data ---- */
+
+doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len)
+{
+	doca_error_t err = check_configurable(mmap, "doca_mmap_set_memrange", DOCA_ERROR_BAD_STATE);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (addr == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_memrange: mmap %p: addr is NULL",
+				  (void *)mmap);
+	if (len == 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_memrange: mmap %p: len is 0",
+				  (void *)mmap);
+	if ((uintptr_t)addr + len < (uintptr_t)addr)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_mmap_set_memrange: mmap %p: range %p + %zu wraps around the address space",
+				  (void *)mmap, addr, len);
+	if (mmap->memrange_set)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "doca_mmap_set_memrange: mmap %p already has range %p + %zu; it can be set once",
+				  (void *)mmap, mmap->addr, mmap->len);
+	mmap->addr = addr;
+	mmap->len = len;
+	mmap->memrange_set = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr,
+					   size_t dmabuf_offset, size_t len)
+{
+	(void)dmabuf_fd;
+	(void)addr;
+	(void)dmabuf_offset;
+	(void)len;
+	if (mmap == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_dmabuf_memrange: mmap is NULL");
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			  "doca_mmap_set_dmabuf_memrange: mmap %p: Ferry has no dmabuf support; "
+			  "use doca_mmap_set_memrange",
+			  (void *)mmap);
+}
+
+doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
+{
+	if (mmap == NULL || addr == NULL || len == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_memrange: %s is NULL",
+				  mmap == NULL ? "mmap" : (addr == NULL ? "addr" : "len"));
+	if (!mmap->memrange_set)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_get_memrange: mmap %p has no memory range yet",
+				  (const void *)mmap);
+	*addr = mmap->addr;
+	*len = mmap->len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask)
+{
+	doca_error_t err = check_configurable(mmap, "doca_mmap_set_permissions", DOCA_ERROR_BAD_STATE);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if ((access_mask & ~KNOWN_ACCESS_BITS) != 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_mmap_set_permissions: mmap %p: unknown access bits 0x%x",
+				  (void *)mmap, access_mask & ~KNOWN_ACCESS_BITS);
+	/* As in RDMA verbs: a peer may only write what the owner may write. */
+	if ((access_mask & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)) != 0 &&
+	    (access_mask & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_mmap_set_permissions: mmap %p: RDMA write/atomic access needs "
+				  "LOCAL_READ_WRITE too (mask 0x%x)",
+				  (void *)mmap, access_mask);
+	mmap->access = access_mask;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb, void *opaque)
+{
+	doca_error_t err = check_configurable(mmap, "doca_mmap_set_free_cb", DOCA_ERROR_BAD_STATE);
+	if (err != DOCA_SUCCESS)
+		return err;
+	mmap->free_cb = free_cb;
+	mmap->free_cb_opaque = opaque;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data)
+{
+	doca_error_t err = check_configurable(mmap, "doca_mmap_set_user_data", DOCA_ERROR_BAD_STATE);
+	if (err != DOCA_SUCCESS)
+		return err;
+	mmap->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
+{
+	if (mmap == NULL || user_data == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_user_data: %s is NULL",
+				  mmap == NULL ? "mmap" : "user_data");
+	*user_data = mmap->user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
+{
+	if (mmap == NULL || num_bufs == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_num_bufs: %s is NULL",
+				  mmap == NULL ? "mmap" : "num_bufs");
+	*num_bufs = atomic_load_explicit(&mmap->num_bufs, memory_order_relaxed);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
+{
+	if (mmap == NULL || exported == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_exported: %s is NULL",
+				  mmap == NULL ? "mmap" : "exported");
+	*exported = mmap->exported ? 1 : 0;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
+{
+	if (mmap == NULL || from_export == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_from_export: %s is NULL",
+				  mmap == NULL ? "mmap" : "from_export");
+	*from_export = mmap->from_export ? 1 : 0;
+	return DOCA_SUCCESS;
+}
+
+/* ---- export / import: issue 3 ---- */
+
+static doca_error_t export_not_yet(const char *call, struct doca_mmap *mmap, const struct doca_dev *dev,
+				   const void **export_desc, size_t *export_desc_len)
+{
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
+				  mmap == NULL ? "mmap" :
+				  dev == NULL  ? "dev" :
+				  export_desc == NULL ? "export_desc" : "export_desc_len");
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: mmap %p: " NOT_YET_MSG, call, (void *)mmap);
+}
+
+doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				  size_t *export_desc_len)
+{
+	return export_not_yet("doca_mmap_export_pci", mmap, dev, export_desc, export_desc_len);
+}
+
+doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				   size_t *export_desc_len)
+{
+	return export_not_yet("doca_mmap_export_rdma", mmap, dev, export_desc, export_desc_len);
+}
+
+doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
+					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
+{
+	(void)user_data;
+	if (export_desc == NULL || dev == NULL || mmap == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_create_from_export: %s is NULL",
+				  export_desc == NULL ? "export_desc" : (dev == NULL ? "dev" : "mmap"));
+	if (export_desc_len == 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_create_from_export: export_desc_len is 0");
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_mmap_create_from_export: " NOT_YET_MSG);
+}
+
+/* Until issue 3 lands no device can export or import: say so, as DOCA's caps do. */
+doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export)
+{
+	if (devinfo == NULL || mmap_export == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_cap_is_export_pci_supported: %s is NULL",
+				  devinfo == NULL ? "devinfo" : "mmap_export");
+	*mmap_export = 0;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
+							       uint8_t *from_export)
+{
+	if (devinfo == NULL || from_export == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_mmap_cap_is_create_from_export_pci_supported: %s is NULL",
+				  devinfo == NULL ? "devinfo" : "from_export");
+	*from_export = 0;
+	return DOCA_SUCCESS;
+}
+
+/* ---- internal view (ferry_mem.h) ---- */
+
+uint32_t ferry_mmap_access(const struct doca_mmap *mmap)
+{
+	return mmap->access;
+}
+
+bool ferry_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	return find_dev(mmap, dev) >= 0;
+}
+
+bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
+{
+	return mmap->started && mmap->valid;
+}
