@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ferry.sh - the project's front door on a fresh Debian 12 machine (as root).
+#
+#   scripts/ferry.sh demo [demo options]   build, then run the DMA demo (the main job)
+#   scripts/ferry.sh test                  build, then run the whole test suite:
+#                                          plain, ASan+UBSan, and TSan where threads meet
+#   scripts/ferry.sh build                 build only (build/)
+#
+# Each command first installs the Debian packages it needs (and only those), so
+# it works on a machine that has nothing but Debian 12. The last line of `test`
+# is "N passed, N failed"; the exit status is non-zero when anything failed.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+
+# Debian packages Ferry needs to build and test. gcc-12 brings the ASan, UBSan
+# and TSan runtimes (libasan8, libubsan1, libtsan2) through libgcc-12-dev.
+packages=(gcc libc6-dev meson ninja-build pkg-config libcmocka-dev)
+
+log() { printf '[ferry] %s\n' "$*" >&2; }
+
+install_missing() {
+	local missing=()
+	local p
+	for p in "${packages[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+			missing+=("$p")
+		fi
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		log "missing Debian packages: ${missing[*]}; run as root or install them first"
+		exit 1
+	fi
+	log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# configure <dir> [meson options...]: set up once, reconfigure when options change.
+configure() {
+	local dir=$1
+	shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson configure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+	ninja -C "$dir" >/dev/null
+}
+
+passed=0
+failed=0
+
+# run_suite <label> <dir> [meson test args...]: run and add to the totals.
+run_suite() {
+	local label=$1 dir=$2
+	shift 2
+	local out rc=0
+	log "tests: $label"
+	out=$(meson test -C "$dir" --no-rebuild --print-errorlogs "$@" 2>&1) || rc=$?
+	printf '%s\n' "$out" | grep -E '^ *[0-9]+/[0-9]+ ' || true
+	local ok fail timeout unexpected
+	ok=$(printf '%s\n' "$out" | sed -n 's/^Ok: *\([0-9]*\).*/\1/p' | tail -n1)
+	fail=$(printf '%s\n' "$out" | sed -n 's/^Fail: *\([0-9]*\).*/\1/p' | tail -n1)
+	timeout=$(printf '%s\n' "$out" | sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' | tail -n1)
+	unexpected=$(printf '%s\n' "$out" | sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' | tail -n1)
+	ok=${ok:-0}
+	fail=$(( ${fail:-0} + ${timeout:-0} + ${unexpected:-0} ))
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+		# meson itself failed (no summary): count the run as one failure.
+		printf '%s\n' "$out" | tail -n 20
+		fail=1
+	fi
+	[ "$fail" -ne 0 ] && printf '%s\n' "$out" | sed -n '/^=* *[0-9]*\/[0-9]* .*FAIL/,/^===*$/p' | tail -n 80
+	passed=$((passed + ok))
+	failed=$((failed + fail))
+}
+
+cmd_build() {
+	install_missing
+	configure build
+}
+
+cmd_demo() {
+	cmd_build
+	log "running the DMA demo"
+	exec ./build/examples/dma_demo/ferry-dma-demo "$@"
+}
+
+cmd_test() {
+	install_missing
+	local sanitizer_args=(-Dc_args=-fno-sanitize-recover=all -Db_lundef=false)
+
+	configure build
+	run_suite "plain" build
+
+	configure build-asan -Db_sanitize=address,undefined "${sanitizer_args[@]}"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		run_suite "ASan+UBSan" build-asan
+
+	# TSan where threads meet: the progress engine's wakeups, the worker copy
+	# engine and the DMA context on top of it. setarch -R: TSan's shadow layout
+	# needs the address space without the kernel's full mmap randomisation.
+	configure build-tsan -Db_sanitize=thread "${sanitizer_args[@]}"
+	TSAN_OPTIONS=halt_on_error=1 run_suite "TSan" build-tsan \
+		--wrapper 'setarch -R' --suite core --suite engine --suite dma
+
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+case "${1:-}" in
+build) shift; cmd_build "$@" ;;
+demo) shift; cmd_demo "$@" ;;
+test) shift; cmd_test "$@" ;;
+*)
+	echo "usage: $0 {demo|test|build}" >&2
+	exit 2
+	;;
+esac
