@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_pkgconfig.sh <source dir> <build dir>: a DOCA program builds with only
+# `cc prog.c $(pkg-config --cflags --libs doca-common doca-dma doca-argp)`,
+# (1) from the build tree (meson-uninstalled/) and (2) after `meson install`
+# into a fresh prefix; the -dpu flavour defines DOCA_ARCH_DPU.
+set -euo pipefail
+src=$1
+build=$2
+cc=${CC:-cc}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prog="$src/tests/build/prog_all_headers.c"
+
+check() { # check <label> <expected output prefix> <binary> <lib dir>
+	local out
+	out=$(LD_LIBRARY_PATH="$4" "$3")
+	case "$out" in
+	"$2"*) echo "ok: $1 ($out)" ;;
+	*) echo "FAIL: $1 printed '$out', expected '$2...'"; exit 1 ;;
+	esac
+}
+
+# 1. From the build tree.
+export PKG_CONFIG_PATH="$build/meson-uninstalled"
+# shellcheck disable=SC2046
+$cc -o "$work/host" "$prog" $(pkg-config --cflags --libs doca-common doca-dma doca-argp)
+check "build tree, host" "side=host" "$work/host" "$build/src"
+# shellcheck disable=SC2046
+$cc -o "$work/dpu" "$prog" $(pkg-config --cflags --libs doca-common-dpu doca-dma-dpu doca-argp-dpu)
+check "build tree, dpu flavour" "side=dpu" "$work/dpu" "$build/src"
+
+# 2. After installing into a prefix of our own.
+meson install -C "$build" --no-rebuild --quiet --destdir "$work/root" >/dev/null
+pcdir=$(dirname "$(find "$work/root" -name doca-dma.pc | head -n1)")
+libdir=$(dirname "$(find "$work/root" -name 'libdoca_dma.so' | head -n1)")
+export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$work/root"
+# shellcheck disable=SC2046
+$cc -o "$work/installed" "$prog" $(pkg-config --cflags --libs doca-common doca-dma doca-argp)
+check "installed prefix" "side=host" "$work/installed" "$libdir"
