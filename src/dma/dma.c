@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dma.c - DOCA DMA: the DMA context type and its memcpy task, on Ferry's copy
+ * engines.
+ *
+ * Call order (see ferry_ctx.h for the generic half):
+ *   doca_dma_create -> doca_dma_task_memcpy_set_conf -> doca_ctx_start
+ *     (dma_start opens one engine channel) -> alloc_init -> doca_task_submit
+ *     (dma_submit validates and enqueues, never completes) -> doca_pe_progress
+ *     (dma_progress polls the channel and completes tasks) -> doca_ctx_stop
+ *     (dma_stop cancels the channel; flushed tasks come back through progress
+ *     with DOCA_ERROR_IO_FAILED) -> IDLE (dma_stopped closes the channel)
+ *     -> doca_dma_destroy.
+ *
+ * The data-segment rules live in include/doca_dma.h; dma_priv.h explains how a
+ * task is cut into descriptors and why there is a backlog.
+ *
+ * Hot path (submit + progress): no allocation, no lock, no log line unless a
+ * rule is broken; the only calls out are the buf getters and the channel.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_buf.h>
+#include <doca_dev.h>
+
+#include "common/ferry_log.h"
+#include "core/ferry_mem.h"
+#include "dma/dma_priv.h"
+
+FERRY_LOG_MODULE("dma");
+
+/* Completions taken from the channel per poll call. */
+#define DMA_POLL_BATCH 64u
+/* Ring slots beyond this many tasks are not worth their memory: the backlog covers the rest. */
+#define DMA_CHAN_TASK_SLOTS_MAX (1u << 16)
+
+static inline struct doca_dma *dma_of_ctx(struct doca_ctx *ctx)
+{
+	return (struct doca_dma *)ctx; /* ctx is the first member */
+}
+
+static inline struct doca_dma *dma_of_task(const struct doca_dma_task_memcpy *task)
+{
+	return dma_of_ctx(task->base.ctx);
+}
+
+/* A later element of a const list, without -Wcast-qual noise: the getter only reads. */
+static inline struct doca_buf *buf_next(const struct doca_buf *buf)
+{
+	struct doca_buf *next = NULL;
+
+	(void)doca_buf_get_next_in_list((struct doca_buf *)(uintptr_t)buf, &next);
+	return next;
+}
+
+/* ---- task lists ---- */
+
+static inline void list_push(struct ferry_dma_task_list *list, struct doca_dma_task_memcpy *task)
+{
+	task->next = NULL;
+	if (list->tail != NULL)
+		list->tail->next = task;
+	else
+		list->head = task;
+	list->tail = task;
+}
+
+static inline struct doca_dma_task_memcpy *list_pop(struct ferry_dma_task_list *list)
+{
+	struct doca_dma_task_memcpy *task = list->head;
+
+	if (task != NULL) {
+		list->head = task->next;
+		if (list->head == NULL)
+			list->tail = NULL;
+		task->next = NULL;
+	}
+	return task;
+}
+
+/* ---- segments ---- */
+
+/* The source side of a buf: its data segment. */
+static inline void src_segment(const struct doca_buf *buf, const uint8_t **ptr, size_t *len)
+{
+	void *data = NULL;
+
+	(void)doca_buf_get_data(buf, &data);
+	(void)doca_buf_get_data_len(buf, len);
+	*ptr = data;
+}
+
+/* The destination side of a buf: the free space after its data segment. */
+static inline void dst_segment(const struct doca_buf *buf, uint8_t **ptr, size_t *room)
+{
+	void *head = NULL, *data = NULL;
+	size_t len = 0, data_len = 0;
+
+	(void)doca_buf_get_head(buf, &head);
+	(void)doca_buf_get_len(buf, &len);
+	(void)doca_buf_get_data(buf, &data);
+	(void)doca_buf_get_data_len(buf, &data_len);
+	*ptr = (uint8_t *)data + data_len;
+	*room = (size_t)(((uint8_t *)head + len) - *ptr);
+}
+
+/* ---- validation (submit) ---- */
+
+static doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma_task_memcpy *task,
+			       const struct doca_buf *buf, const char *side, bool need_write)
+{
+	const struct doca_mmap *mmap = ferry_buf_mmap(buf);
+	const uint32_t write_flags = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE |
+				     DOCA_ACCESS_FLAG_RDMA_WRITE;
+
+	if (mmap == NULL || !ferry_mmap_is_usable(mmap))
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "doca_task_submit: dma memcpy task %p: %s buf %p belongs to an mmap that is not started or no longer valid",
+				  (const void *)task, side, (const void *)buf);
+	if (!ferry_mmap_has_dev(mmap, dma->ctx.dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: dma memcpy task %p: %s buf %p: device %s was not added to its mmap %p (doca_mmap_add_dev)",
+				  (const void *)task, side, (const void *)buf, ferry_dev_name(dma->ctx.dev),
+				  (const void *)mmap);
+	if (need_write && (ferry_mmap_access(mmap) & write_flags) == 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "doca_task_submit: dma memcpy task %p: destination buf %p: mmap %p is read-only; a destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE",
+				  (const void *)task, (const void *)buf, (const void *)mmap);
+	return DOCA_SUCCESS;
+}
+
+/* Walk the source list: every mmap, the list length and the total data. */
+static doca_error_t check_src(const struct doca_dma *dma, struct doca_dma_task_memcpy *task)
+{
+	uint32_t count = 0;
+	uint64_t total = 0;
+
+	for (const struct doca_buf *buf = task->src; buf != NULL; buf = buf_next(buf)) {
+		const uint8_t *ptr;
+		size_t len;
+		doca_error_t err;
+
+		if (++count > dma->caps->max_buf_list_len)
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+					  "doca_task_submit: dma memcpy task %p: source list is longer than the device limit of %u bufs",
+					  (void *)task, dma->caps->max_buf_list_len);
+		err = check_mmap(dma, task, buf, "source", false);
+		if (err != DOCA_SUCCESS)
+			return err;
+		src_segment(buf, &ptr, &len);
+		if (count == 1) {
+			task->src_ptr = ptr;
+			task->src_avail = len;
+		}
+		total += len;
+	}
+	if (total == 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: dma memcpy task %p: source buf %p has no data (data_len 0; set it with doca_buf_set_data)",
+				  (void *)task, (const void *)task->src);
+	if (total > dma->caps->max_buf_size)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: dma memcpy task %p: copies %llu bytes, above the device limit of %llu",
+				  (void *)task, (unsigned long long)total, (unsigned long long)dma->caps->max_buf_size);
+	task->total = total;
+	return DOCA_SUCCESS;
+}
+
+/* Walk the destination list: every mmap, the list length and the free space. */
+static doca_error_t check_dst(const struct doca_dma *dma, struct doca_dma_task_memcpy *task)
+{
+	uint32_t count = 0;
+	uint64_t room_total = 0;
+
+	for (const struct doca_buf *buf = task->dst; buf != NULL; buf = buf_next(buf)) {
+		uint8_t *ptr;
+		size_t room;
+		doca_error_t err;
+
+		if (++count > dma->caps->max_buf_list_len)
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+					  "doca_task_submit: dma memcpy task %p: destination list is longer than the device limit of %u bufs",
+					  (void *)task, dma->caps->max_buf_list_len);
+		err = check_mmap(dma, task, buf, "destination", true);
+		if (err != DOCA_SUCCESS)
+			return err;
+		dst_segment(buf, &ptr, &room);
+		if (count == 1) {
+			task->dst_ptr = ptr;
+			task->dst_avail = room;
+		}
+		room_total += room;
+	}
+	if (room_total < task->total)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: dma memcpy task %p: destination has %llu free bytes after its data; the source holds %llu",
+				  (void *)task, (unsigned long long)room_total, (unsigned long long)task->total);
+	task->dst_is_list = count > 1;
+	if (!task->dst_is_list) {
+		size_t data_len = 0;
+
+		(void)doca_buf_get_data_len(task->dst, &data_len);
+		task->dst_new_len = data_len + task->total;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_task(const struct doca_dma *dma, struct doca_dma_task_memcpy *task)
+{
+	doca_error_t err;
+
+	if (task->src == NULL || task->dst == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: dma memcpy task %p has no %s buf (doca_dma_task_memcpy_set_%s)",
+				  (void *)task, task->src == NULL ? "source" : "destination",
+				  task->src == NULL ? "src" : "dst");
+	err = check_src(dma, task);
+	if (err != DOCA_SUCCESS)
+		return err;
+	return check_dst(dma, task);
+}
+
+/* ---- descriptors ---- */
+
+/*
+ * Enqueue the rest of the task's walk. Returns false when the channel is full
+ * (the walk stays where it stopped); true once every descriptor is enqueued or
+ * the engine refused the task for good (first_error then says why).
+ */
+static bool enqueue_walk(struct doca_dma *dma, struct doca_dma_task_memcpy *task)
+{
+	while (task->left > 0) {
+		struct ferry_copy_desc desc;
+		doca_error_t err;
+
+		/* Chained bufs may hold empty segments: skip them. */
+		while (task->src_avail == 0) {
+			task->cur_src = buf_next(task->cur_src);
+			src_segment(task->cur_src, &task->src_ptr, &task->src_avail);
+		}
+		while (task->dst_avail == 0) {
+			task->cur_dst = buf_next(task->cur_dst);
+			dst_segment(task->cur_dst, &task->dst_ptr, &task->dst_avail);
+		}
+		desc.dst = task->dst_ptr;
+		desc.src = task->src_ptr;
+		desc.len = task->src_avail < task->dst_avail ? task->src_avail : task->dst_avail;
+		if (desc.len > task->left)
+			desc.len = (size_t)task->left;
+		desc.cookie = (uint64_t)(uintptr_t)task;
+		err = ferry_chan_enqueue(dma->chan, &desc);
+		if (err == DOCA_ERROR_AGAIN)
+			return false;
+		if (err != DOCA_SUCCESS) {
+			FERRY_ERR("doca_task_submit: dma memcpy task %p: engine refused a copy of %zu bytes: %s",
+				  (void *)task, desc.len, doca_error_get_name(err));
+			task->first_error = err;
+			break;
+		}
+		task->outstanding++;
+		task->src_ptr += desc.len;
+		task->src_avail -= desc.len;
+		task->dst_ptr += desc.len;
+		task->dst_avail -= desc.len;
+		task->left -= desc.len;
+	}
+	task->all_enqueued = true;
+	return true;
+}
+
+/* A fully enqueued task with nothing to poll (the engine refused it) completes from progress. */
+static inline void park_if_orphan(struct doca_dma *dma, struct doca_dma_task_memcpy *task)
+{
+	if (task->outstanding == 0)
+		list_push(&dma->done, task);
+}
+
+/* Move backlog tasks into the channel, oldest first. True when anything was enqueued. */
+static bool drain_backlog(struct doca_dma *dma)
+{
+	bool moved = false;
+
+	while (dma->backlog.head != NULL) {
+		struct doca_dma_task_memcpy *task = dma->backlog.head;
+		uint32_t before = task->outstanding;
+		bool done = enqueue_walk(dma, task);
+
+		moved |= task->outstanding != before;
+		if (!done)
+			break;
+		(void)list_pop(&dma->backlog);
+		park_if_orphan(dma, task);
+	}
+	return moved;
+}
+
+/* ---- completion (progress only) ---- */
+
+/* On success the copied bytes join the destination data segments. */
+static void commit_dst(struct doca_dma_task_memcpy *task)
+{
+	uint64_t left = task->total;
+
+	if (!task->dst_is_list) {
+		(void)doca_buf_set_data_len(task->dst, task->dst_new_len);
+		return;
+	}
+	for (struct doca_buf *buf = task->dst; buf != NULL && left > 0; buf = buf_next(buf)) {
+		uint8_t *ptr;
+		size_t room, data_len = 0;
+		size_t take;
+
+		dst_segment(buf, &ptr, &room);
+		take = room < left ? room : (size_t)left;
+		if (take == 0)
+			continue;
+		(void)doca_buf_get_data_len(buf, &data_len);
+		(void)doca_buf_set_data_len(buf, data_len + take);
+		left -= take;
+	}
+}
+
+static void finish_task(struct doca_dma_task_memcpy *task)
+{
+	doca_error_t status = task->first_error;
+
+	if (status == DOCA_SUCCESS)
+		commit_dst(task);
+	ferry_task_complete(&task->base, status);
+}
+
+static uint32_t complete_done_list(struct doca_dma *dma)
+{
+	uint32_t n = 0;
+	struct doca_dma_task_memcpy *task;
+
+	while ((task = list_pop(&dma->done)) != NULL) {
+		finish_task(task);
+		n++;
+	}
+	return n;
+}
+
+/* After a stop, tasks still waiting for room will never be enqueued. */
+static void flush_backlog(struct doca_dma *dma)
+{
+	struct doca_dma_task_memcpy *task;
+
+	while ((task = list_pop(&dma->backlog)) != NULL) {
+		if (task->first_error == DOCA_SUCCESS)
+			task->first_error = DOCA_ERROR_IO_FAILED;
+		task->all_enqueued = true;
+		if (task->outstanding == 0)
+			list_push(&dma->done, task);
+		/* else: its enqueued descriptors come back cancelled and complete it */
+	}
+}
+
+static uint32_t dma_progress(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = dma_of_ctx(ctx);
+	struct ferry_copy_cpl cpl[DMA_POLL_BATCH];
+	uint32_t delivered = 0;
+	uint32_t n;
+
+	if (dma->chan == NULL)
+		return 0;
+	n = ferry_chan_poll(dma->chan, cpl, DMA_POLL_BATCH);
+	for (uint32_t i = 0; i < n; i++) {
+		struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)(uintptr_t)cpl[i].cookie;
+
+		if (cpl[i].status != DOCA_SUCCESS && task->first_error == DOCA_SUCCESS)
+			task->first_error = cpl[i].status;
+		if (--task->outstanding == 0 && task->all_enqueued) {
+			/* The callback may resubmit this very task; nothing below touches it. */
+			finish_task(task);
+			delivered++;
+		}
+	}
+	if (dma->flushing)
+		flush_backlog(dma);
+	else if (dma->backlog.head != NULL && drain_backlog(dma))
+		ferry_chan_doorbell(dma->chan);
+	delivered += complete_done_list(dma);
+	return delivered;
+}
+
+static bool dma_has_pending(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = dma_of_ctx(ctx);
+
+	if (dma->done.head != NULL || (dma->flushing && dma->backlog.head != NULL))
+		return true;
+	return dma->chan != NULL && ferry_chan_ready(dma->chan);
+}
+
+/* ---- context ops ---- */
+
+static void dma_notify(void *arg)
+{
+	ferry_pe_wake((struct doca_pe *)arg);
+}
+
+static doca_error_t dma_start(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = dma_of_ctx(ctx);
+	uint32_t task_slots = dma->pool.capacity;
+	struct ferry_chan_cfg cfg;
+	doca_error_t err;
+
+	if (dma->pool.capacity == 0)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "doca_ctx_start: dma %p: memcpy tasks are not configured (doca_dma_task_memcpy_set_conf)",
+				  (void *)dma);
+	if (task_slots > DMA_CHAN_TASK_SLOTS_MAX)
+		task_slots = DMA_CHAN_TASK_SLOTS_MAX;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.kind = dma->engine;
+	/* Every task's first descriptor, plus one whole task of the longest lists. */
+	cfg.depth = task_slots + 2 * dma->caps->max_buf_list_len;
+	cfg.notify = dma_notify;
+	cfg.notify_arg = ctx->pe;
+	err = ferry_chan_open(&cfg, &dma->chan);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err, "doca_ctx_start: dma %p: cannot open a %s copy channel of depth %u: %s",
+				  (void *)dma, ferry_engine_kind_name(cfg.kind), cfg.depth, doca_error_get_name(err));
+	dma->backlog.head = dma->backlog.tail = NULL;
+	dma->done.head = dma->done.tail = NULL;
+	dma->flushing = false;
+	return DOCA_SUCCESS;
+}
+
+static void dma_stop(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = dma_of_ctx(ctx);
+
+	dma->flushing = true;
+	if (dma->chan != NULL)
+		ferry_chan_cancel(dma->chan);
+	/* Completions are delivered by progress, never from here. */
+}
+
+static void dma_stopped(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = dma_of_ctx(ctx);
+
+	if (dma->chan != NULL)
+		ferry_chan_close(dma->chan);
+	dma->chan = NULL;
+	dma->flushing = false;
+}
+
+static doca_error_t dma_submit(struct doca_task *base)
+{
+	struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)base;
+	struct doca_dma *dma = dma_of_task(task);
+	doca_error_t err = check_task(dma, task);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	task->left = task->total;
+	task->cur_src = (struct doca_buf *)(uintptr_t)task->src;
+	task->cur_dst = task->dst;
+	task->outstanding = 0;
+	task->all_enqueued = false;
+	task->first_error = DOCA_SUCCESS;
+	/* Keep submission order: behind a backlog, wait in it. */
+	if (dma->backlog.head != NULL || !enqueue_walk(dma, task))
+		list_push(&dma->backlog, task);
+	else
+		park_if_orphan(dma, task);
+	return DOCA_SUCCESS;
+}
+
+static void dma_flush(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = dma_of_ctx(ctx);
+
+	if (dma->chan != NULL)
+		ferry_chan_doorbell(dma->chan);
+}
+
+static const struct ferry_ctx_ops dma_ops = {
+	.start = dma_start,
+	.stop = dma_stop,
+	.stopped = dma_stopped,
+	.submit = dma_submit,
+	.flush = dma_flush,
+	.progress = dma_progress,
+	.has_pending = dma_has_pending,
+};
+
+/* The pool's trampoline to the user's typed callbacks. */
+static void memcpy_complete(struct doca_task *base, union doca_data task_user_data, union doca_data ctx_user_data,
+			    bool success)
+{
+	struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)base;
+	struct doca_dma *dma = dma_of_task(task);
+
+	if (success)
+		dma->success_cb(task, task_user_data, ctx_user_data);
+	else
+		dma->error_cb(task, task_user_data, ctx_user_data);
+}
+
+/* ---- public: context ---- */
+
+doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
+{
+	const struct ferry_dma_caps *caps;
+	struct doca_dma *dma;
+
+	if (dev == NULL || dma_out == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_create: %s is NULL", dev == NULL ? "dev" : "dma");
+	caps = ferry_devinfo_dma_caps(doca_dev_as_devinfo(dev));
+	if (caps == NULL || !caps->memcpy_supported)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_dma_create: device %s cannot run DMA memcpy tasks",
+				  ferry_dev_name(dev));
+	dma = calloc(1, sizeof(*dma));
+	if (dma == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_dma_create: no memory for a DMA context");
+	ferry_ctx_init(&dma->ctx, &dma_ops, "dma", dev);
+	ferry_ctx_add_pool(&dma->ctx, &dma->pool, "dma memcpy", sizeof(struct doca_dma_task_memcpy), memcpy_complete);
+	dma->caps = caps;
+	dma->engine = FERRY_ENGINE_AUTO;
+	dma->ordered_completions = 1;
+	*dma_out = dma;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_destroy(struct doca_dma *dma)
+{
+	doca_error_t err;
+
+	if (dma == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_destroy: dma is NULL");
+	err = ferry_ctx_check_destroyable(&dma->ctx, "doca_dma_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	ferry_ctx_fini(&dma->ctx);
+	free(dma);
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_dma_as_ctx(struct doca_dma *dma)
+{
+	if (dma == NULL) {
+		FERRY_ERR("doca_dma_as_ctx: dma is NULL");
+		return NULL;
+	}
+	return &dma->ctx;
+}
+
+doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t ordered_completions)
+{
+	if (dma == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_set_ordered_completions: dma is NULL");
+	/* Completions are always in submission order; the flag is only remembered. */
+	dma->ordered_completions = ordered_completions;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_get_gpu_handle(struct doca_dma *dma, struct doca_gpu_dma **dma_gpu)
+{
+	if (dma == NULL || dma_gpu == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_get_gpu_handle: %s is NULL",
+				  dma == NULL ? "dma" : "dma_gpu");
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_dma_get_gpu_handle: dma %p: Ferry has no GPU data path",
+			  (void *)dma);
+}
+
+doca_error_t ferry_dma_set_engine(struct doca_dma *dma, enum ferry_engine_kind kind)
+{
+	doca_error_t err;
+
+	if (dma == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry_dma_set_engine: dma is NULL");
+	err = ferry_ctx_check_idle(&dma->ctx, "ferry_dma_set_engine");
+	if (err != DOCA_SUCCESS)
+		return err;
+	dma->engine = kind;
+	return DOCA_SUCCESS;
+}
+
+/* ---- public: capabilities ---- */
+
+static const struct ferry_dma_caps *caps_of(const struct doca_devinfo *devinfo, const char *call)
+{
+	const struct ferry_dma_caps *caps;
+
+	if (devinfo == NULL) {
+		FERRY_ERR("%s: devinfo is NULL", call);
+		return NULL;
+	}
+	caps = ferry_devinfo_dma_caps(devinfo);
+	if (caps == NULL)
+		FERRY_ERR("%s: devinfo %p has no DMA capabilities", call, (const void *)devinfo);
+	return caps;
+}
+
+doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo)
+{
+	const struct ferry_dma_caps *caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_is_supported");
+
+	if (caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	/* A plain "no" is an answer, not a broken rule: no log line. */
+	return caps->memcpy_supported ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size)
+{
+	const struct ferry_dma_caps *caps;
+
+	if (buf_size == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_cap_task_memcpy_get_max_buf_size: buf_size is NULL");
+	caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_get_max_buf_size");
+	if (caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*buf_size = caps->max_buf_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+							   uint32_t *max_buf_list_len)
+{
+	const struct ferry_dma_caps *caps;
+
+	if (max_buf_list_len == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_dma_cap_task_memcpy_get_max_buf_list_len: max_buf_list_len is NULL");
+	caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_get_max_buf_list_len");
+	if (caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_buf_list_len = caps->max_buf_list_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_num_tasks)
+{
+	if (dma == NULL || max_num_tasks == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_cap_get_max_num_tasks: %s is NULL",
+				  dma == NULL ? "dma" : "max_num_tasks");
+	*max_num_tasks = dma->caps->max_num_tasks;
+	return DOCA_SUCCESS;
+}
+
+/* ---- public: memcpy task ---- */
+
+doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma, doca_dma_task_memcpy_completion_cb_t task_completion_cb,
+					   doca_dma_task_memcpy_completion_cb_t task_error_cb, uint32_t num_memcpy_tasks)
+{
+	static const char call[] = "doca_dma_task_memcpy_set_conf";
+	doca_error_t err;
+
+	if (dma == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dma is NULL", call);
+	if (task_completion_cb == NULL || task_error_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dma %p: the %s callback is NULL; both are required", call,
+				  (void *)dma, task_completion_cb == NULL ? "completion" : "error");
+	err = ferry_ctx_check_idle(&dma->ctx, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (num_memcpy_tasks > dma->caps->max_num_tasks)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: dma %p: %u tasks is above the device limit of %u (doca_dma_cap_get_max_num_tasks)", call,
+				  (void *)dma, num_memcpy_tasks, dma->caps->max_num_tasks);
+	err = ferry_task_pool_configure(&dma->pool, num_memcpy_tasks, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	dma->success_cb = task_completion_cb;
+	dma->error_cb = task_error_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src, struct doca_buf *dst,
+					     union doca_data user_data, struct doca_dma_task_memcpy **task)
+{
+	static const char call[] = "doca_dma_task_memcpy_alloc_init";
+	struct doca_task *base;
+	struct doca_dma_task_memcpy *memcpy_task;
+	doca_error_t err;
+
+	if (dma == NULL || task == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call, dma == NULL ? "dma" : "task");
+	err = ferry_task_pool_get(&dma->pool, call, &base);
+	if (err != DOCA_SUCCESS)
+		return err;
+	memcpy_task = (struct doca_dma_task_memcpy *)base;
+	base->user_data = user_data;
+	memcpy_task->src = src;
+	memcpy_task->dst = dst;
+	*task = memcpy_task;
+	return DOCA_SUCCESS;
+}
+
+struct doca_task *doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task)
+{
+	if (task == NULL) {
+		FERRY_ERR("doca_dma_task_memcpy_as_task: task is NULL");
+		return NULL;
+	}
+	return &task->base;
+}
+
+/* Setters may not change a task the context owns. */
+static bool task_is_settable(const struct doca_dma_task_memcpy *task, const char *call)
+{
+	if (task == NULL) {
+		FERRY_ERR("%s: task is NULL", call);
+		return false;
+	}
+	if (task->base.state != FERRY_TASK_ALLOCATED) {
+		FERRY_ERR("%s: dma memcpy task %p is %s; only an allocated task that is not in flight can change", call,
+			  (const void *)task, task->base.state == FERRY_TASK_SUBMITTED ? "in flight" : "free");
+		return false;
+	}
+	return true;
+}
+
+void doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src)
+{
+	if (task_is_settable(task, "doca_dma_task_memcpy_set_src"))
+		task->src = src;
+}
+
+const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_memcpy *task)
+{
+	if (task == NULL) {
+		FERRY_ERR("doca_dma_task_memcpy_get_src: task is NULL");
+		return NULL;
+	}
+	return task->src;
+}
+
+void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst)
+{
+	if (task_is_settable(task, "doca_dma_task_memcpy_set_dst"))
+		task->dst = dst;
+}
+
+struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task)
+{
+	if (task == NULL) {
+		FERRY_ERR("doca_dma_task_memcpy_get_dst: task is NULL");
+		return NULL;
+	}
+	return task->dst;
+}

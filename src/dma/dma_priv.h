@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dma_priv.h - the layout of a DMA context and its memcpy task, for dma.c and
+ * Ferry's own tests and benchmarks (never for applications).
+ *
+ * How a task becomes copies: submit validates the task, then walks the source
+ * data segments and the destination free spaces side by side and cuts the copy
+ * into descriptors wherever either side crosses a buf boundary (so a task of
+ * an m-buf source and an n-buf destination needs at most m + n - 1
+ * descriptors). Every descriptor carries the task as its cookie; the task
+ * completes, from progress, when its last descriptor comes back.
+ *
+ * Why a backlog: the channel is sized for the task pool plus one task's worth
+ * of descriptors, not for the worst case of every task being a long list (that
+ * would cost num_tasks * (2 * max_list_len - 1) ring slots). When the channel
+ * is full, the task (or the rest of it) waits in a FIFO backlog that progress
+ * drains after polling, so submit of a legal task never fails for lack of room
+ * and tasks still enter the channel in submission order.
+ */
+#ifndef FERRY_DMA_PRIV_H_
+#define FERRY_DMA_PRIV_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_dma.h>
+
+#include "core/ferry_ctx.h"
+#include "core/ferry_dev.h"
+#include "engine/ferry_engine.h"
+
+struct doca_dma_task_memcpy {
+	struct doca_task base; /* first: the generic code sees this */
+	const struct doca_buf *src;
+	struct doca_buf *dst;
+
+	/* Set by submit. */
+	uint64_t total;              /* bytes the task copies */
+	size_t dst_new_len;          /* single-buf destination: data_len after success */
+	uint32_t outstanding;        /* descriptors enqueued and not yet polled */
+	bool all_enqueued;           /* no more descriptors will be enqueued */
+	bool dst_is_list;
+	doca_error_t first_error;
+
+	/* The walk: where the next descriptor starts. */
+	uint64_t left;
+	struct doca_buf *cur_src;
+	const uint8_t *src_ptr;
+	size_t src_avail;
+	struct doca_buf *cur_dst;
+	uint8_t *dst_ptr;
+	size_t dst_avail;
+
+	struct doca_dma_task_memcpy *next; /* backlog or done list */
+};
+
+/** A FIFO of tasks linked through their next field. */
+struct ferry_dma_task_list {
+	struct doca_dma_task_memcpy *head;
+	struct doca_dma_task_memcpy *tail;
+};
+
+struct doca_dma {
+	struct doca_ctx ctx; /* first: doca_dma_as_ctx and back */
+	struct ferry_task_pool pool;
+	doca_dma_task_memcpy_completion_cb_t success_cb;
+	doca_dma_task_memcpy_completion_cb_t error_cb;
+	const struct ferry_dma_caps *caps;
+	enum ferry_engine_kind engine;
+	struct ferry_chan *chan;     /* open while the context is not IDLE */
+	struct ferry_dma_task_list backlog; /* waiting for channel room */
+	struct ferry_dma_task_list done;    /* finished without a descriptor to poll */
+	bool flushing;               /* stop was requested: no more enqueues */
+	uint8_t ordered_completions;
+};
+
+/**
+ * Choose the copy engine of a DMA context (Ferry's tests and benchmarks). The
+ * environment variable FERRY_DMA_ENGINE, when set, still wins (ferry_chan_open).
+ * @return DOCA_ERROR_BAD_STATE unless IDLE, DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+doca_error_t ferry_dma_set_engine(struct doca_dma *dma, enum ferry_engine_kind kind);
+
+#endif /* FERRY_DMA_PRIV_H_ */
