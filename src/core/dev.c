@@ -440,8 +440,11 @@ doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint3
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (devinfo->func_type != DOCA_PCI_FUNC_TYPE_SF)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: device %s is not an SF", call, devinfo->bdf_str);
+	if (devinfo->func_type != DOCA_PCI_FUNC_TYPE_SF) {
+		/* Programs probe every device this way, so this is an answer, not a misuse: debug level. */
+		FERRY_DBG("%s: device %s is not an SF", call, devinfo->bdf_str);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
 	*sf_index = devinfo->sf_index;
 	return DOCA_SUCCESS;
 }
@@ -548,9 +551,10 @@ doca_error_t doca_devinfo_rep_get_sf_index(const struct doca_devinfo_rep *devinf
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (devinfo_rep->func_type != DOCA_PCI_FUNC_TYPE_SF)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: representor %s does not stand for an SF", call,
-				  devinfo_rep->iface);
+	if (devinfo_rep->func_type != DOCA_PCI_FUNC_TYPE_SF) {
+		FERRY_DBG("%s: representor %s does not stand for an SF", call, devinfo_rep->iface);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
 	*sf_index = devinfo_rep->sf_index;
 	return DOCA_SUCCESS;
 }
