@@ -63,7 +63,8 @@ static doca_error_t inline_open(const struct ferry_chan_cfg *cfg, struct ferry_c
 
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	c->slots = aligned_alloc(64, (size_t)size * sizeof(*c->slots));
+	/* aligned_alloc wants a multiple of the alignment; one slot is only 32 bytes. */
+	c->slots = aligned_alloc(64, ((size_t)size * sizeof(*c->slots) + 63) & ~(size_t)63);
 	if (c->slots == NULL) {
 		free(c);
 		return DOCA_ERROR_NO_MEMORY;

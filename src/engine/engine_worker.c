@@ -306,12 +306,13 @@ static bool worker_pass(struct worker *wk)
 
 static void worker_sleep(struct worker *wk)
 {
-	atomic_store_explicit(&wk->sleeping, 1, memory_order_relaxed);
 	/*
-	 * Pairs with the seq_cst fence in wake_workers: either the producer sees
-	 * sleeping == 1 and wakes us, or the pass below sees the items it pushed.
+	 * An exchange, not a store, pairs with the exchange in wake_worker: the two
+	 * RMWs on `sleeping` are ordered. If the producer's comes first, ours
+	 * synchronises with it and the pass below sees the items it pushed; if ours
+	 * comes first, the producer reads 1 and wakes us. (No fences: TSan can't see them.)
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	atomic_exchange_explicit(&wk->sleeping, 1, memory_order_acq_rel);
 	if (!worker_pass(wk) && !atomic_load_explicit(&pool.stop, memory_order_relaxed))
 		futex_wait_u32(&wk->sleeping, 1); /* returns at once if a waker cleared it */
 	atomic_store_explicit(&wk->sleeping, 0, memory_order_relaxed);
@@ -335,12 +336,11 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Call after publishing work (or stop): see worker_sleep for the pairing. */
 static void wake_worker(struct worker *wk)
 {
-	if (atomic_load_explicit(&wk->sleeping, memory_order_relaxed)) {
-		atomic_store_explicit(&wk->sleeping, 0, memory_order_relaxed);
+	if (atomic_exchange_explicit(&wk->sleeping, 0, memory_order_acq_rel) != 0)
 		futex_wake_u32(&wk->sleeping);
-	}
 }
 
 static void pool_start(void)
@@ -373,7 +373,6 @@ __attribute__((destructor)) static void pool_stop(void)
 	if (!atomic_load_explicit(&pool.running, memory_order_acquire))
 		return;
 	atomic_store_explicit(&pool.stop, true, memory_order_release);
-	atomic_thread_fence(memory_order_seq_cst); /* same pairing as wake_workers */
 	for (i = 0; i < pool.nworkers; i++) {
 		wake_worker(&pool.workers[i]);
 		pthread_join(pool.workers[i].thread, NULL);
@@ -567,11 +566,6 @@ static void wake_workers(uint64_t touched)
 {
 	unsigned int i;
 
-	/*
-	 * Pairs with the fence in worker_sleep: after our release stores of prod, either
-	 * a sleeping worker's pass sees the items or we see its sleeping flag here.
-	 */
-	atomic_thread_fence(memory_order_seq_cst);
 	for (i = 0; i < pool.nworkers; i++)
 		if (touched & (UINT64_C(1) << i))
 			wake_worker(&pool.workers[i]);
