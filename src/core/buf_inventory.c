@@ -36,6 +36,8 @@ void ferry_buf_inventory_put(struct doca_buf_inventory *inv, struct doca_buf *bu
 	buf->state = FERRY_BUF_FREE;
 	buf->refcount = 0;
 	buf->mmap = NULL;
+	buf->last = buf;
+	buf->list_len = 0;
 	buf->next = inv->free_list;
 	inv->free_list = buf;
 	inv->num_free++;
