@@ -7,12 +7,13 @@
  * caller's thread at doorbell, longer ones by the workers, and completions keep
  * enqueue order across both paths (engine_worker.c).
  *
- * Why 256 KiB: on the 2-core VM bench/engine_bench measured the inline engine at
- * memcpy speed for every size, while the worker engine pays a hand-off of a few
- * microseconds per descriptor (more when a worker has to be woken) and only gains
- * by splitting a copy across workers, which starts at 512 KiB (2 chunks of 256 KiB).
- * Below 256 KiB the hand-off costs more than a copy takes (~10 us), so it stays
- * inline. The environment variable FERRY_ENGINE_AUTO_THRESHOLD (bytes) overrides.
+ * Why 256 KiB: bench/engine_bench --sweep on the 2-core VM (queue depth 8, copies
+ * spread over 256 MiB): the inline engine runs at memcpy speed at every size; the
+ * worker engine pays a hand-off per descriptor and is slower up to 128 KiB
+ * (0.2x memcpy at 4 KiB, 0.84x at 64 KiB, 0.97x at 128 KiB), then wins from the
+ * size where it splits a copy across workers, 2 chunks of 128 KiB: 1.31x at
+ * 256 KiB, 1.41x at 1 MiB, 1.8x at 4 MiB. So copies of 256 KiB and more go to the
+ * workers. FERRY_ENGINE_AUTO_THRESHOLD (bytes) overrides.
  */
 #include <errno.h>
 #include <stdlib.h>
