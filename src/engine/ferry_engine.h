@@ -19,6 +19,18 @@
  *    of a descriptor after poll has returned it;
  *  - a channel is used by one thread at a time; engines may run their own
  *    threads behind it and call cfg.notify from them when a completion lands.
+ *
+ * Added by the engine implementation (engine_*.c):
+ *  - len 0 is legal: the descriptor touches no memory (dst/src may be NULL)
+ *    and completes with DOCA_SUCCESS;
+ *  - ferry_chan_open validates cfg (NULL, depth 1..FERRY_ENGINE_DEPTH_MAX in
+ *    engine_priv.h, kind); enqueue/doorbell/poll/cancel/ready check nothing
+ *    beyond the depth: they are the per-task fast path and their callers
+ *    (the DMA context) already validated the task;
+ *  - poll may copy part of the oldest unfinished descriptor itself when it has
+ *    nothing to return (worker/auto engines), so it can take tens of
+ *    microseconds; it still never calls back into the user;
+ *  - ops->name is "inline", "worker" or "auto", as ferry_engine_kind_name.
  */
 #ifndef FERRY_ENGINE_H_
 #define FERRY_ENGINE_H_
