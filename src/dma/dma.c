@@ -366,6 +366,7 @@ static uint32_t dma_progress(struct doca_ctx *ctx)
 
 	if (dma->chan == NULL)
 		return 0;
+	dma->in_progress = true;
 	n = ferry_chan_poll(dma->chan, cpl, DMA_POLL_BATCH);
 	for (uint32_t i = 0; i < n; i++) {
 		struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)(uintptr_t)cpl[i].cookie;
@@ -381,8 +382,17 @@ static uint32_t dma_progress(struct doca_ctx *ctx)
 	if (dma->flushing)
 		flush_backlog(dma);
 	else if (dma->backlog.head != NULL && drain_backlog(dma))
-		ferry_chan_doorbell(dma->chan);
+		dma->doorbell_due = true;
 	delivered += complete_done_list(dma);
+	dma->in_progress = false;
+	/*
+	 * One doorbell for everything the callbacks resubmitted: the engine sees a
+	 * batch. (A callback that stopped the context with nothing left in flight
+	 * has already closed the channel: chan is NULL then.)
+	 */
+	if (dma->doorbell_due && dma->chan != NULL)
+		ferry_chan_doorbell(dma->chan);
+	dma->doorbell_due = false;
 	return delivered;
 }
 
@@ -473,11 +483,20 @@ static doca_error_t dma_submit(struct doca_task *base)
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Inside progress (a callback resubmitting its task) the doorbell waits for the
+ * end of the progress call, so a window of resubmits is rung once; the tasks
+ * still reach the engine before doca_pe_progress returns.
+ */
 static void dma_flush(struct doca_ctx *ctx)
 {
 	struct doca_dma *dma = dma_of_ctx(ctx);
 
-	if (dma->chan != NULL)
+	if (dma->chan == NULL)
+		return;
+	if (dma->in_progress)
+		dma->doorbell_due = true;
+	else
 		ferry_chan_doorbell(dma->chan);
 }
 

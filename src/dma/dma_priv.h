@@ -72,6 +72,8 @@ struct doca_dma {
 	struct ferry_dma_task_list backlog; /* waiting for channel room */
 	struct ferry_dma_task_list done;    /* finished without a descriptor to poll */
 	bool flushing;               /* stop was requested: no more enqueues */
+	bool in_progress;            /* dma_progress is running (callbacks may submit) */
+	bool doorbell_due;           /* a flush asked for inside progress, rung at its end */
 	uint8_t ordered_completions;
 };
 
