@@ -89,7 +89,7 @@ cmd_build() {
 cmd_demo() {
 	cmd_build
 	log "running the DMA demo"
-	exec ./build/examples/dma_demo/ferry-dma-demo "$@"
+	exec ./build/examples/ferry-dma-demo "$@"
 }
 
 cmd_test() {
