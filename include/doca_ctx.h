@@ -66,12 +66,14 @@ DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
  *
  * Tasks still in flight are flushed: each completes through doca_pe_progress
  * with its error callback and a failure status (DOCA_ERROR_IO_FAILED unless
- * it already finished). May be called from a completion callback.
+ * it already finished). May be called from any callback; there the context
+ * stays STOPPING and reaches IDLE when the progress pass leaves the context's
+ * code, so the IDLE state callback may destroy the context.
  *
- * @param [in] ctx  a RUNNING or STARTING context.
- * @return DOCA_SUCCESS when IDLE already; DOCA_ERROR_IN_PROGRESS when the
- * context is STOPPING and reaches IDLE through progress; DOCA_ERROR_BAD_STATE
- * when it is already IDLE.
+ * @param [in] ctx  a context in any state; stopping an IDLE one does nothing.
+ * @return DOCA_SUCCESS when the context is IDLE on return (it was already, or
+ * nothing was in flight); DOCA_ERROR_IN_PROGRESS when it is STOPPING and
+ * reaches IDLE through progress; DOCA_ERROR_INVALID_VALUE on NULL.
  */
 DOCA_STABLE doca_error_t doca_ctx_stop(struct doca_ctx *ctx);
 

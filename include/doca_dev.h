@@ -122,8 +122,8 @@ DOCA_STABLE doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca
 
 /**
  * @brief Undo one doca_dev_open. The last close releases the device.
- * @param [in] dev  an open device.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a device that is not open;
+ * @param [in] dev  an open device, or NULL (nothing to do, DOCA_SUCCESS).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a device that is not open;
  *         DOCA_ERROR_IN_USE when this is the last open and an mmap or context still uses it.
  */
 DOCA_STABLE doca_error_t doca_dev_close(struct doca_dev *dev);

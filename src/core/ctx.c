@@ -276,9 +276,13 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_stop: ctx is NULL");
 	switch (ctx->state) {
 	case DOCA_CTX_STATE_IDLE:
-		/* Common in cleanup paths, so a warning rather than an error line. */
-		FERRY_WARN("doca_ctx_stop: context '%s' is already IDLE", ctx->name);
-		return DOCA_ERROR_BAD_STATE;
+		/*
+		 * DOCA documents no error for this, and its samples stop a context
+		 * that a callback already stopped and count anything but success as
+		 * a failure (dma_local_copy): stopping an IDLE context is a no-op.
+		 */
+		FERRY_DBG("doca_ctx_stop: context '%s' is already IDLE", ctx->name);
+		return DOCA_SUCCESS;
 	case DOCA_CTX_STATE_STOPPING:
 		return DOCA_ERROR_IN_PROGRESS;
 	case DOCA_CTX_STATE_STARTING:
@@ -286,6 +290,13 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 		break;
 	}
 	ctx_begin_stop(ctx);
+	/*
+	 * From a callback, the last steps (ops->stopped, the IDLE callback) wait
+	 * for the progress pass to leave the type's code: the IDLE callback may
+	 * destroy the context, which must not happen under the type's feet.
+	 */
+	if (ferry_pe_in_callback(ctx->pe))
+		return DOCA_ERROR_IN_PROGRESS;
 	if (ferry_ctx_try_finish_stop(ctx))
 		return DOCA_SUCCESS;
 	return DOCA_ERROR_IN_PROGRESS;

@@ -144,10 +144,14 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 			continue;
 		pe->current = ctx;
 		delivered += ctx->ops->progress(ctx);
-		/* A callback may have destroyed ctx: pe->current is cleared then. */
-		if (pe->current == ctx && ferry_ctx_try_finish_stop(ctx))
-			delivered++;
+		/*
+		 * The type's progress has returned, so the IDLE callback that
+		 * finishing a stop delivers may destroy ctx (DOCA's pe_reactive
+		 * sample does): clear current first, touch ctx no more after.
+		 */
 		pe->current = NULL;
+		if (ferry_ctx_try_finish_stop(ctx))
+			delivered++;
 	}
 	pe->iter_next = NULL;
 	pe->in_progress = false;

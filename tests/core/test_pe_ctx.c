@@ -480,8 +480,10 @@ static void test_sync_stop_transitions(void **state)
 	assert_int_equal(transitions[2][0], DOCA_CTX_STATE_STOPPING);
 	assert_int_equal(transitions[2][1], DOCA_CTX_STATE_IDLE);
 	assert_int_equal(f->fc->stopped, 1);
-	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_ERROR_BAD_STATE);
-	assert_logged("already IDLE");
+	/* Stopping an IDLE context is a no-op (DOCA's samples do it in cleanup). */
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_SUCCESS);
+	assert_int_equal(num_transitions, 3);
+	assert_int_equal(f->fc->stopped, 1);
 	/* Restart after stop works and reconfiguration is allowed in between. */
 	assert_int_equal(ferry_task_pool_configure(&f->fc->pool, 2, "fake_set_conf"), DOCA_SUCCESS);
 	start(f);
@@ -537,6 +539,129 @@ static void test_stop_from_callback(void **state)
 	assert_int_equal(f->fc->successes, 1);
 	assert_int_equal(f->fc->errors, 3);
 	assert_int_equal(f->fc->pool.num_free, 4);
+}
+
+static void test_stop_never_started(void **state)
+{
+	struct fixture *f = *state;
+	enum doca_ctx_states st;
+
+	/* dma_local_copy stops a context twice; the second call must succeed. */
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_SUCCESS);
+	assert_int_equal(num_transitions, 0);
+	assert_int_equal(f->fc->stopped, 0);
+	assert_false(f->fc->stopping);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_false(ferry_test_log_has("doca_ctx_stop"));
+	start(f); /* still startable */
+}
+
+static doca_error_t stop_result_in_callback;
+static enum doca_ctx_states state_in_callback;
+
+static void stop_last_from_callback(struct fake_ctx *fc, struct fake_task *task)
+{
+	doca_task_free(&task->base);
+	stop_result_in_callback = doca_ctx_stop(&fc->ctx);
+	(void)doca_ctx_get_state(&fc->ctx, &state_in_callback);
+}
+
+static void test_stop_last_task_from_callback(void **state)
+{
+	struct fixture *f = *state;
+	enum doca_ctx_states st;
+
+	start(f);
+	f->fc->on_complete = stop_last_from_callback;
+	assert_int_equal(doca_task_submit(&fake_alloc(f->fc)->base), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	/* Nothing was in flight, yet inside the callback the stop only begins... */
+	assert_int_equal(stop_result_in_callback, DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(state_in_callback, DOCA_CTX_STATE_STOPPING);
+	/* ...and the same progress call finishes it once the type's code is left. */
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(f->fc->stopped, 1);
+	assert_int_equal(transitions[num_transitions - 2][1], DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(transitions[num_transitions - 1][0], DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(transitions[num_transitions - 1][1], DOCA_CTX_STATE_IDLE);
+	assert_int_equal(f->fc->pool.num_free, 4);
+}
+
+/* The pe_reactive pattern: the IDLE state callback destroys its context. */
+static struct fake_ctx *reactive;
+static doca_error_t reactive_destroy_result;
+
+static void destroy_on_idle(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+			    enum doca_ctx_states next)
+{
+	(void)ud;
+	(void)prev;
+	if (next != DOCA_CTX_STATE_IDLE)
+		return;
+	reactive_destroy_result = ferry_ctx_check_destroyable(ctx, "fake_destroy");
+	if (reactive_destroy_result == DOCA_SUCCESS) {
+		ferry_ctx_fini(ctx);
+		free(reactive);
+		reactive = NULL;
+	}
+}
+
+static void test_destroy_from_idle_callback(void **state)
+{
+	struct fixture *f = *state;
+	size_t n;
+
+	reactive = fake_create(2);
+	reactive_destroy_result = DOCA_ERROR_UNKNOWN;
+	assert_int_equal(doca_ctx_set_state_changed_cb(&reactive->ctx, destroy_on_idle), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(f->pe, &reactive->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&reactive->ctx), DOCA_SUCCESS);
+	reactive->on_complete = stop_last_from_callback;
+	assert_int_equal(doca_task_submit(&fake_alloc(reactive)->base), DOCA_SUCCESS);
+	/* The fixture's context is connected too, so the loop goes on after the free. */
+	start(f);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(reactive_destroy_result, DOCA_SUCCESS);
+	assert_null(reactive);
+	assert_false(ferry_test_log_has("being progressed"));
+	assert_int_equal(doca_pe_get_num_inflight_tasks(f->pe, &n), DOCA_SUCCESS);
+	assert_int_equal(n, 0);
+	(void)doca_pe_progress(f->pe); /* the PE no longer knows the freed context */
+}
+
+/* A callback of one context stops another; the other finishes through progress. */
+static struct fake_ctx *other;
+
+static void stop_other_from_callback(struct fake_ctx *fc, struct fake_task *task)
+{
+	(void)fc;
+	doca_task_free(&task->base);
+	stop_result_in_callback = doca_ctx_stop(&other->ctx);
+}
+
+static void test_stop_other_context_from_callback(void **state)
+{
+	struct fixture *f = *state;
+	enum doca_ctx_states st;
+
+	other = fake_create(1);
+	assert_int_equal(doca_pe_connect_ctx(f->pe, &other->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&other->ctx), DOCA_SUCCESS);
+	start(f);
+	f->fc->on_complete = stop_other_from_callback;
+	assert_int_equal(doca_task_submit(&fake_alloc(f->fc)->base), DOCA_SUCCESS);
+	(void)doca_pe_progress(f->pe);
+	assert_int_equal(stop_result_in_callback, DOCA_ERROR_IN_PROGRESS);
+	for (int i = 0; i < 3; i++)
+		(void)doca_pe_progress(f->pe);
+	assert_int_equal(doca_ctx_get_state(&other->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(other->stopped, 1);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_RUNNING);
+	fake_destroy(other);
 }
 
 /* ---- notification handle ---- */
@@ -628,6 +753,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_stop_transitions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async_stop_flushes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_from_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_never_started, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_last_task_from_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_from_idle_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_other_context_from_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_pending_work, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_wake_from_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_mode_accepted, setup, teardown),
