@@ -664,6 +664,44 @@ static void test_stop_other_context_from_callback(void **state)
 	fake_destroy(other);
 }
 
+/*
+ * A type that sees a task fail in its engine puts the context in STOPPING from
+ * progress (ferry_ctx_fail), as DOCA DMA does after a failed task (sample
+ * pe_task_error): the rest is flushed, IDLE follows in the same progress call.
+ */
+static void fail_ctx_on_error(struct fake_ctx *fc, struct fake_task *task)
+{
+	if (doca_task_get_status(&task->base) == DOCA_ERROR_DRIVER)
+		ferry_ctx_fail(&fc->ctx);
+	doca_task_free(&task->base);
+}
+
+static void test_task_error_fails_context(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t[4];
+	enum doca_ctx_states st;
+
+	start(f);
+	f->fc->on_complete = fail_ctx_on_error;
+	for (int i = 0; i < 4; i++) {
+		t[i] = fake_alloc(f->fc);
+		t[i]->result = i == 1 ? DOCA_ERROR_DRIVER : DOCA_SUCCESS;
+		assert_int_equal(doca_task_submit(&t[i]->base), DOCA_SUCCESS);
+	}
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(f->fc->successes, 1);
+	assert_int_equal(f->fc->errors, 3); /* the failed one and the two flushed after it */
+	assert_int_equal(f->fc->last_status, DOCA_ERROR_IO_FAILED);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(transitions[num_transitions - 2][1], DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(transitions[num_transitions - 1][1], DOCA_CTX_STATE_IDLE);
+	assert_int_equal(f->fc->stopped, 1);
+	assert_int_equal(f->fc->pool.num_free, 4);
+	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_SUCCESS); /* the sample's cleanup */
+}
+
 /* ---- notification handle ---- */
 
 static int wait_readable(int fd, int timeout_ms)
@@ -757,6 +795,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_last_task_from_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_from_idle_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_other_context_from_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_error_fails_context, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_pending_work, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_wake_from_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_mode_accepted, setup, teardown),
