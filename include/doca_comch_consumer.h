@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file doca_comch_consumer.h
+ * @brief DOCA Comch fast path, receiving side: a consumer posts buffers of one mmap that
+ *        producers on the other side of a Comch connection fill.
+ *
+ * @note Ferry status: declared with DOCA's signatures; not implemented yet. Every call
+ *       that would create or use a consumer returns DOCA_ERROR_NOT_SUPPORTED and logs a
+ *       line saying so; the cap queries answer NOT_SUPPORTED too.
+ */
+#ifndef DOCA_COMCH_CONSUMER_H_
+#define DOCA_COMCH_CONSUMER_H_
+
+#include <stdint.h>
+
+#include <doca_compat.h>
+#include <doca_error.h>
+#include <doca_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct doca_buf;
+struct doca_ctx;
+struct doca_devinfo;
+struct doca_mmap;
+struct doca_task;
+struct doca_comch_connection;
+
+/** A fast-path receiver bound to one connection and one mmap. */
+struct doca_comch_consumer;
+/** Task that posts one buffer for a producer to fill. */
+struct doca_comch_consumer_task_post_recv;
+
+/**
+ * @brief Create a consumer on an established connection.
+ * @param [in] comch_connection the connection.
+ * @param [in] buf_mmap the mmap that posted buffers come from.
+ * @param [out] consumer the new consumer.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection,
+							  struct doca_mmap *buf_mmap,
+							  struct doca_comch_consumer **consumer);
+
+/**
+ * @brief Destroy an IDLE consumer.
+ * @param [in] consumer the consumer.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE for NULL, DOCA_ERROR_NOT_SUPPORTED.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer);
+
+/**
+ * @brief Whether a device can run consumers.
+ * @param [in] devinfo the device.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo);
+
+/**
+ * @brief The consumer's id, unique within its connection.
+ * @param [in] consumer the consumer.
+ * @param [out] id the id.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id);
+
+/**
+ * @brief Most post-receive tasks one consumer may configure.
+ * @param [in] devinfo the device.
+ * @param [out] max_num_tasks the limit.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
+									 uint32_t *max_num_tasks);
+
+/**
+ * @brief Largest buffer a consumer can receive.
+ * @param [in] devinfo the device.
+ * @param [out] max_buf_size bytes.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
+									uint32_t *max_buf_size);
+
+/**
+ * @brief Longest buffer list a consumer can receive into.
+ * @param [in] devinfo the device.
+ * @param [out] max_buf_list_len elements.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+									    uint32_t *max_buf_list_len);
+
+/**
+ * @brief Most consumers one connection may hold.
+ * @param [in] devinfo the device.
+ * @param [out] max_consumers the limit.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo,
+									 uint32_t *max_consumers);
+
+/**
+ * @brief Longest immediate data a consumer can take.
+ * @param [in] devinfo the device.
+ * @param [out] max_imm_data_len bytes.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
+									    uint32_t *max_imm_data_len);
+
+/**
+ * @brief The immediate-data length the consumer takes.
+ * @param [in] consumer the consumer.
+ * @param [out] imm_data_len bytes.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer,
+								    uint32_t *imm_data_len);
+
+/**
+ * @brief Set the immediate-data length the consumer takes.
+ * @param [in] consumer the consumer, IDLE.
+ * @param [in] imm_data_len bytes, at most the cap.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer,
+								    uint32_t imm_data_len);
+
+/**
+ * @brief The consumer as a generic DOCA context.
+ * @param [in] consumer the consumer.
+ * @return the context, or NULL.
+ */
+DOCA_EXPERIMENTAL struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer);
+
+/**
+ * @brief Called from doca_pe_progress when a posted buffer was filled (or the post failed).
+ * @param [in] task the task.
+ * @param [in] task_user_data the task's user data.
+ * @param [in] ctx_user_data the context's user data.
+ */
+typedef void (*doca_comch_consumer_task_post_recv_completion_cb_t)(struct doca_comch_consumer_task_post_recv *task,
+								   union doca_data task_user_data,
+								   union doca_data ctx_user_data);
+
+/**
+ * @brief Configure the consumer's post-receive tasks.
+ * @param [in] consumer the consumer, IDLE.
+ * @param [in] task_completion_cb success callback.
+ * @param [in] task_error_cb error callback.
+ * @param [in] num_post_recv_tasks pool size.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_task_post_recv_set_conf(
+	struct doca_comch_consumer *consumer, doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
+	doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb, uint32_t num_post_recv_tasks);
+
+/**
+ * @brief Take a post-receive task and fill it.
+ * @param [in] consumer the consumer, RUNNING.
+ * @param [in] buf a buffer of the consumer's mmap.
+ * @param [out] task the task.
+ * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_task_post_recv_alloc_init(
+	struct doca_comch_consumer *consumer, struct doca_buf *buf, struct doca_comch_consumer_task_post_recv **task);
+
+/**
+ * @brief The task's buffer.
+ * @param [in] task the task.
+ * @return the buffer, or NULL.
+ */
+DOCA_EXPERIMENTAL struct doca_buf *doca_comch_consumer_task_post_recv_get_buf(struct doca_comch_consumer_task_post_recv *task);
+
+/**
+ * @brief Replace the task's buffer.
+ * @param [in] task the task.
+ * @param [in] buf the new buffer.
+ */
+DOCA_EXPERIMENTAL void doca_comch_consumer_task_post_recv_set_buf(struct doca_comch_consumer_task_post_recv *task,
+								  struct doca_buf *buf);
+
+/**
+ * @brief Which producer filled the buffer (valid after a successful completion).
+ * @param [in] task the task.
+ * @return the producer id, 0 otherwise.
+ */
+DOCA_EXPERIMENTAL uint32_t doca_comch_consumer_task_post_recv_get_producer_id(struct doca_comch_consumer_task_post_recv *task);
+
+/**
+ * @brief The immediate data that came with the buffer (valid after a successful completion).
+ * @param [in] task the task.
+ * @return the data, or NULL.
+ */
+DOCA_EXPERIMENTAL uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(struct doca_comch_consumer_task_post_recv *task);
+
+/**
+ * @brief Length of the immediate data that came with the buffer.
+ * @param [in] task the task.
+ * @return bytes.
+ */
+DOCA_EXPERIMENTAL uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(struct doca_comch_consumer_task_post_recv *task);
+
+/**
+ * @brief The task as a generic task.
+ * @param [in] task the task.
+ * @return the generic task, or NULL.
+ */
+DOCA_EXPERIMENTAL struct doca_task *doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_COMCH_CONSUMER_H_ */

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * client.c - the host-side Comch client context.
+ *
+ * Call order: doca_comch_client_create (host-side device + server name) -> setters
+ * while IDLE -> doca_ctx_start returns DOCA_ERROR_IN_PROGRESS: the context is
+ * STARTING -> doca_pe_progress connects (retrying while no server listens, until
+ * FERRY_COMCH_CONNECT_TIMEOUT_MS, default 5000 ms), sends HELLO and waits for the
+ * server's answer: WELCOME makes the context RUNNING; REFUSE, a timeout or a lost
+ * server makes it leave STARTING/RUNNING (ferry_ctx_fail) with one log line that
+ * names the cause and DOCA's error -> messages and send tasks while RUNNING ->
+ * doca_ctx_stop (BYE to the server, backlogged sends fail) -> destroy.
+ *
+ * The PE watches the socket once it exists, so the notification handle wakes on a
+ * message or on the server's death. While no server listens yet, there is no
+ * socket to watch: has_pending stays true so event-driven programs keep polling.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_dev.h>
+
+#include "comch/comch_priv.h"
+#include "common/ferry_log.h"
+#include "core/ferry_dev.h"
+
+FERRY_LOG_MODULE("comch");
+
+#define CLIENT_CONNECT_MS_DEFAULT 5000u
+#define CLIENT_RETRY_NS 10000000ull
+
+static struct doca_comch_client *client_of_ctx(struct doca_ctx *ctx)
+{
+	return (struct doca_comch_client *)ctx;
+}
+
+static uint64_t connect_timeout_ns(void)
+{
+	const char *env = getenv("FERRY_COMCH_CONNECT_TIMEOUT_MS");
+	unsigned long ms = env != NULL ? strtoul(env, NULL, 10) : 0;
+
+	return (uint64_t)(ms != 0 ? ms : CLIENT_CONNECT_MS_DEFAULT) * 1000000ull;
+}
+
+static void client_fail(struct doca_comch_client *client, doca_error_t err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The context leaves STARTING or RUNNING: one line with the cause, then the generic stop. */
+static void client_fail(struct doca_comch_client *client, doca_error_t err, const char *fmt, ...)
+{
+	char why[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	FERRY_ERR("comch client '%s' (%s): %s (%s); context leaves %s", client->ep.name, client->host_function, why,
+		  doca_error_get_name(err), ferry_ctx_state_name(client->ep.ctx.state));
+	client->phase = CLIENT_DOWN;
+	ferry_ctx_fail(&client->ep.ctx);
+}
+
+/* ---- connecting ---- */
+
+static doca_error_t client_send_hello(struct doca_comch_client *client)
+{
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
+	size_t len = ferry_frame_build_hello(frame, client->ep.max_msg_size, client->ep.recv_queue_size,
+					     client->machine, client->host_function, client->ep.name);
+
+	return len == 0 ? DOCA_ERROR_INVALID_VALUE : ferry_link_send(client->conn.fd, frame, len);
+}
+
+/* One connect attempt; DOCA_ERROR_NOT_FOUND / AGAIN mean "try again later". */
+static doca_error_t client_try_connect(struct doca_comch_client *client)
+{
+	int fd = -1;
+	doca_error_t err = ferry_link_connect(&client->addr, &fd);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	client->conn.fd = fd;
+	err = ferry_pe_watch_fd(client->ep.ctx.pe, fd);
+	if (err == DOCA_SUCCESS)
+		err = client_send_hello(client);
+	if (err != DOCA_SUCCESS)
+		return err;
+	client->phase = CLIENT_HELLO_SENT;
+	return DOCA_SUCCESS;
+}
+
+static void client_progress_connecting(struct doca_comch_client *client)
+{
+	uint64_t now = ferry_link_now_ns();
+	doca_error_t err;
+
+	if (now < client->next_try_ns)
+		return;
+	err = client_try_connect(client);
+	if (err == DOCA_SUCCESS)
+		return;
+	if ((err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_AGAIN) && now < client->deadline_ns) {
+		client->next_try_ns = now + CLIENT_RETRY_NS;
+		return;
+	}
+	if (err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_AGAIN)
+		client_fail(client, DOCA_ERROR_NOT_FOUND,
+			    "no server named '%s' listens for host function %s (%s) within the connect timeout",
+			    client->ep.name, client->host_function, client->addr.text);
+	else
+		client_fail(client, err, "cannot connect to %s: %s", client->addr.text, strerror(errno));
+}
+
+/* ---- receiving ---- */
+
+/* Receive and validate one frame: true with *f filled, false when nothing came or the client failed. */
+static bool client_recv_frame(struct doca_comch_client *client, struct ferry_frame *f)
+{
+	struct comch_ep *ep = &client->ep;
+	const char *why = NULL;
+	size_t len = 0;
+	doca_error_t err = ferry_link_recv(client->conn.fd, ep->rx, ep->rx_cap, &len);
+
+	if (err == DOCA_ERROR_AGAIN)
+		return false;
+	if (err != DOCA_SUCCESS) {
+		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server closed the connection (server exited or was killed)");
+		return false;
+	}
+	if (len > ep->rx_cap) {
+		client_fail(client, DOCA_ERROR_TOO_BIG, "the server sent an oversized frame (%zu bytes)", len);
+		return false;
+	}
+	err = ferry_frame_parse(ep->rx, len, ep->max_msg_size, f, &why);
+	if (err != DOCA_SUCCESS) {
+		client_fail(client, err, "the server sent a bad frame: %s", why);
+		return false;
+	}
+	return true;
+}
+
+static uint32_t client_progress_handshake(struct doca_comch_client *client)
+{
+	struct ferry_frame f;
+
+	if (!client_recv_frame(client, &f)) {
+		if (client->phase == CLIENT_HELLO_SENT && ferry_link_now_ns() > client->deadline_ns)
+			client_fail(client, DOCA_ERROR_TIME_OUT, "the server did not answer the handshake in time");
+		return 0;
+	}
+	if (f.type == FERRY_FRAME_REFUSE) {
+		client_fail(client, f.u.refuse.error, "the server refused the connection: %.*s",
+			    (int)f.u.refuse.reason_len, f.u.refuse.reason);
+		return 1;
+	}
+	if (f.type != FERRY_FRAME_WELCOME) {
+		client_fail(client, DOCA_ERROR_INVALID_VALUE, "the server sent frame type %d instead of WELCOME",
+			    (int)f.type);
+		return 1;
+	}
+	if (f.u.welcome.max_msg_size != client->ep.max_msg_size) {
+		client_fail(client, DOCA_ERROR_INVALID_VALUE, "max message size mismatch: client %u, server %u",
+			    client->ep.max_msg_size, f.u.welcome.max_msg_size);
+		return 1;
+	}
+	client->conn.id = f.u.welcome.conn_id;
+	client->conn.established = true;
+	client->phase = CLIENT_UP;
+	ferry_ctx_set_running(&client->ep.ctx);
+	return 1;
+}
+
+static uint32_t client_progress_up(struct doca_comch_client *client)
+{
+	struct comch_ep *ep = &client->ep;
+	uint32_t n = 0;
+
+	if (client->conn.backlog.head != NULL)
+		(void)comch_conn_flush_backlog(ep, &client->conn);
+	if (client->conn.broken) {
+		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server cannot be written to (server gone)");
+		return n;
+	}
+	for (uint32_t i = 0; i < ep->recv_queue_size && client->phase == CLIENT_UP; i++) {
+		struct ferry_frame f;
+
+		if (!client_recv_frame(client, &f))
+			break;
+		n++;
+		if (f.type == FERRY_FRAME_MSG) {
+			if (ep->recv_cb != NULL)
+				ep->recv_cb(&ep->recv_event, (uint8_t *)(uintptr_t)f.payload, f.payload_len, &client->conn);
+		} else if (f.type == FERRY_FRAME_BYE) {
+			client_fail(client, DOCA_ERROR_CONNECTION_ABORTED, "the server ended the connection");
+		} else {
+			client_fail(client, DOCA_ERROR_INVALID_VALUE, "the server sent unexpected frame type %d",
+				    (int)f.type);
+		}
+	}
+	return n;
+}
+
+static uint32_t client_progress(struct doca_ctx *ctx)
+{
+	struct doca_comch_client *client = client_of_ctx(ctx);
+	uint32_t n = comch_ep_complete_done(&client->ep);
+
+	switch (client->phase) {
+	case CLIENT_CONNECTING:
+		client_progress_connecting(client);
+		break;
+	case CLIENT_HELLO_SENT:
+		n += client_progress_handshake(client);
+		break;
+	case CLIENT_UP:
+		n += client_progress_up(client);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+static bool client_has_pending(struct doca_ctx *ctx)
+{
+	struct doca_comch_client *client = client_of_ctx(ctx);
+
+	return client->ep.done.head != NULL || client->conn.backlog.head != NULL || client->conn.broken ||
+	       client->phase == CLIENT_CONNECTING || ctx->num_inflight > 0;
+}
+
+/* ---- start / stop ---- */
+
+static void client_close(struct doca_comch_client *client)
+{
+	if (client->conn.fd >= 0) {
+		ferry_pe_unwatch_fd(client->ep.ctx.pe, client->conn.fd);
+		close(client->conn.fd);
+	}
+	client->conn.fd = -1;
+}
+
+static doca_error_t client_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_client *client = client_of_ctx(ctx);
+	const char *why = NULL;
+	const char *domain = ferry_link_domain(&why);
+	doca_error_t err;
+
+	if (domain == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: comch client '%s': %s", client->ep.name, why);
+	if (ferry_link_comch_addr(&client->addr, domain, client->machine, client->host_function, client->ep.name) !=
+	    DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_ctx_start: comch client '%s': rendezvous address for domain '%s' is too long",
+				  client->ep.name, domain);
+	err = comch_ep_alloc_buffers(&client->ep);
+	if (err != DOCA_SUCCESS)
+		return err;
+	client->conn.magic = COMCH_CONN_MAGIC;
+	client->conn.ep = &client->ep;
+	client->conn.fd = -1;
+	client->conn.established = false;
+	client->conn.broken = false;
+	client->conn.user_data.u64 = 0;
+	client->conn.generation++;
+	client->ep.num_broken = 0;
+	client->phase = CLIENT_CONNECTING;
+	client->deadline_ns = ferry_link_now_ns() + connect_timeout_ns();
+	client->next_try_ns = ferry_link_now_ns() + CLIENT_RETRY_NS;
+	/* First attempt now; "nobody listens yet" is retried from progress. */
+	err = client_try_connect(client);
+	if (err == DOCA_SUCCESS || err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_AGAIN)
+		return DOCA_ERROR_IN_PROGRESS;
+	client_close(client);
+	comch_ep_free_buffers(&client->ep);
+	client->phase = CLIENT_IDLE;
+	return FERRY_RULE(err, "doca_ctx_start: comch client '%s': cannot connect to %s", client->ep.name,
+			  client->addr.text);
+}
+
+static void client_stop(struct doca_ctx *ctx)
+{
+	struct doca_comch_client *client = client_of_ctx(ctx);
+
+	if (client->phase == CLIENT_UP)
+		comch_conn_say_bye(&client->conn);
+	comch_conn_fail_backlog(&client->ep, &client->conn, DOCA_ERROR_CONNECTION_ABORTED);
+	client_close(client);
+	client->phase = CLIENT_DOWN;
+	client->conn.established = false;
+	client->conn.generation++;
+}
+
+static void client_stopped(struct doca_ctx *ctx)
+{
+	struct doca_comch_client *client = client_of_ctx(ctx);
+
+	comch_ep_free_buffers(&client->ep);
+	client->phase = CLIENT_IDLE;
+}
+
+static doca_error_t client_submit(struct doca_task *task)
+{
+	struct doca_comch_task_send *send = (struct doca_comch_task_send *)task;
+	struct doca_comch_client *client = (struct doca_comch_client *)send->ep;
+
+	if (client->phase != CLIENT_UP || client->conn.broken || send->conn_generation != client->conn.generation)
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
+				  "doca_task_submit: comch client '%s': the connection has ended; free the task",
+				  client->ep.name);
+	comch_conn_send_task(&client->ep, &client->conn, send);
+	return DOCA_SUCCESS;
+}
+
+static const struct ferry_ctx_ops client_ops = {
+	.start = client_start,
+	.stop = client_stop,
+	.stopped = client_stopped,
+	.submit = client_submit,
+	.progress = client_progress,
+	.has_pending = client_has_pending,
+};
+
+/* ---- create / destroy ---- */
+
+doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client)
+{
+	const struct doca_devinfo *devinfo;
+	struct doca_comch_client *client;
+	doca_error_t err;
+
+	if (dev == NULL || comch_client == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_client_create: dev and output must not be NULL");
+	err = comch_ep_check_name("doca_comch_client_create", name);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (!ferry_dev_is_open(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_client_create: dev %p is not an open device",
+				  (void *)dev);
+	devinfo = doca_dev_as_devinfo(dev);
+	if (ferry_devinfo_side(devinfo) != FERRY_SIDE_HOST)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "doca_comch_client_create: device %s is on the DPU side; a client needs a host-side device",
+				  ferry_dev_name(dev));
+	client = calloc(1, sizeof(*client));
+	if (client == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_client_create: no memory for client '%s'", name);
+	comch_ep_init(&client->ep, &client_ops, false, dev);
+	strcpy(client->ep.name, name); /* length checked above */
+	client->machine = ferry_devinfo_machine(devinfo);
+	snprintf(client->host_function, sizeof(client->host_function), "%s", ferry_devinfo_name(devinfo));
+	client->conn.fd = -1;
+	*comch_client = client;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
+{
+	doca_error_t err;
+
+	if (comch_client == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_client_destroy: comch_client is NULL");
+	err = ferry_ctx_check_destroyable(&comch_client->ep.ctx, "doca_comch_client_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	ferry_ctx_fini(&comch_client->ep.ctx);
+	comch_client->conn.magic = 0;
+	free(comch_client);
+	return DOCA_SUCCESS;
+}
+
+/* ---- setters and getters ---- */
+
+#define CLIENT_CHECK(call, c)                                                                                          \
+	do {                                                                                                           \
+		if ((c) == NULL)                                                                                       \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_client is NULL");                    \
+	} while (0)
+
+#define CLIENT_CHECK_OUT(call, c, out)                                                                                 \
+	do {                                                                                                           \
+		if ((c) == NULL || (out) == NULL)                                                                      \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_client and output must not be NULL"); \
+	} while (0)
+
+doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client, uint32_t size)
+{
+	CLIENT_CHECK("doca_comch_client_set_max_msg_size", comch_client);
+	return comch_ep_set_max_msg_size(&comch_client->ep, "doca_comch_client_set_max_msg_size", size);
+}
+
+doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client, uint32_t *size)
+{
+	CLIENT_CHECK_OUT("doca_comch_client_get_max_msg_size", comch_client, size);
+	*size = comch_client->ep.max_msg_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client, uint32_t size)
+{
+	CLIENT_CHECK("doca_comch_client_set_recv_queue_size", comch_client);
+	return comch_ep_set_recv_queue_size(&comch_client->ep, "doca_comch_client_set_recv_queue_size", size);
+}
+
+doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size)
+{
+	CLIENT_CHECK_OUT("doca_comch_client_get_recv_queue_size", comch_client, size);
+	*size = comch_client->ep.recv_queue_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client, struct doca_dev **dev)
+{
+	CLIENT_CHECK_OUT("doca_comch_client_get_device", comch_client, dev);
+	*dev = comch_client->ep.ctx.dev;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client)
+{
+	return comch_client == NULL ? NULL : &comch_client->ep.ctx;
+}
+
+doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
+					      struct doca_comch_connection **connection)
+{
+	CLIENT_CHECK_OUT("doca_comch_client_get_connection", comch_client, connection);
+	if (comch_client->phase != CLIENT_UP)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "doca_comch_client_get_connection: client '%s' is %s; the connection exists while RUNNING",
+				  comch_client->ep.name, ferry_ctx_state_name(comch_client->ep.ctx.state));
+	*connection = (struct doca_comch_connection *)(uintptr_t)&comch_client->conn;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comch_client,
+						  doca_comch_task_send_completion_cb_t task_completion_cb,
+						  doca_comch_task_send_completion_cb_t task_error_cb,
+						  uint32_t num_send_tasks)
+{
+	CLIENT_CHECK("doca_comch_client_task_send_set_conf", comch_client);
+	return comch_ep_task_send_set_conf(&comch_client->ep, "doca_comch_client_task_send_set_conf",
+					   task_completion_cb, task_error_cb, num_send_tasks);
+}
+
+doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
+						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
+						    struct doca_comch_task_send **task)
+{
+	CLIENT_CHECK("doca_comch_client_task_send_alloc_init", comch_client);
+	return comch_ep_task_send_alloc_init(&comch_client->ep, "doca_comch_client_task_send_alloc_init", peer, msg,
+					     len, task);
+}
+
+doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
+						       doca_comch_event_msg_recv_cb_t recv_event_cb)
+{
+	doca_error_t err;
+
+	if (comch_client == NULL || recv_event_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_client_event_msg_recv_register: comch_client and callback must not be NULL");
+	err = ferry_ctx_check_idle(&comch_client->ep.ctx, "doca_comch_client_event_msg_recv_register");
+	if (err == DOCA_SUCCESS)
+		comch_client->ep.recv_cb = recv_event_cb;
+	return err;
+}
+
+doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
+						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
+						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
+{
+	doca_error_t err;
+
+	if (comch_client == NULL || new_consumer_event_cb == NULL || expired_consumer_event_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_client_event_consumer_register: comch_client and both callbacks must not be NULL");
+	err = ferry_ctx_check_idle(&comch_client->ep.ctx, "doca_comch_client_event_consumer_register");
+	if (err == DOCA_SUCCESS) {
+		comch_client->ep.new_consumer_cb = new_consumer_event_cb;
+		comch_client->ep.expired_consumer_cb = expired_consumer_event_cb;
+	}
+	return err;
+}

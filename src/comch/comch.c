@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * comch.c - what the Comch server and client share: caps, connections, the send
+ * task (pool, slab, backlog, completion) and the endpoint's buffers. The design
+ * notes are in comch_priv.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_dev.h>
+
+#include "comch/comch_priv.h"
+#include "common/ferry_log.h"
+#include "core/ferry_dev.h"
+
+FERRY_LOG_MODULE("comch");
+
+#define COMCH_CACHE_LINE 64u
+
+/* ---- caps ---- */
+
+static doca_error_t cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out)
+{
+	if (devinfo == NULL || out == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: devinfo and output must not be NULL", call);
+	if (!ferry_devinfo_is_valid(devinfo))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: devinfo %p is not a device of this machine", call,
+				  (const void *)devinfo);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
+{
+	doca_error_t err = cap_check(call, devinfo, out);
+
+	if (err == DOCA_SUCCESS)
+		*out = value;
+	return err;
+}
+
+doca_error_t doca_comch_cap_get_max_name_len(const struct doca_devinfo *devinfo, uint32_t *max_name_len)
+{
+	return cap_u32("doca_comch_cap_get_max_name_len", devinfo, max_name_len, COMCH_CAP_MAX_NAME_LEN);
+}
+
+doca_error_t doca_comch_cap_get_max_msg_size(const struct doca_devinfo *devinfo, uint32_t *size)
+{
+	return cap_u32("doca_comch_cap_get_max_msg_size", devinfo, size, COMCH_CAP_MAX_MSG_SIZE);
+}
+
+doca_error_t doca_comch_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *size)
+{
+	return cap_u32("doca_comch_cap_get_max_recv_queue_size", devinfo, size, COMCH_CAP_MAX_RECV_QUEUE);
+}
+
+doca_error_t doca_comch_cap_get_max_clients(const struct doca_devinfo *devinfo, uint32_t *num_clients)
+{
+	return cap_u32("doca_comch_cap_get_max_clients", devinfo, num_clients, COMCH_CAP_MAX_CLIENTS);
+}
+
+doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinfo, uint32_t *max_send_tasks)
+{
+	return cap_u32("doca_comch_cap_get_max_send_tasks", devinfo, max_send_tasks, COMCH_CAP_MAX_SEND_TASKS);
+}
+
+static doca_error_t cap_side(const char *call, const struct doca_devinfo *devinfo, enum ferry_dev_side side)
+{
+	int dummy = 0;
+	doca_error_t err = cap_check(call, devinfo, &dummy);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (ferry_devinfo_side(devinfo) != side) {
+		/* A probe, not a broken rule: programs ask every device. */
+		FERRY_DBG("%s: device %s is on the %s side", call, ferry_devinfo_name(devinfo),
+			  side == FERRY_SIDE_DPU ? "host" : "DPU");
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_cap_server_is_supported(const struct doca_devinfo *devinfo)
+{
+	return cap_side("doca_comch_cap_server_is_supported", devinfo, FERRY_SIDE_DPU);
+}
+
+doca_error_t doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo)
+{
+	return cap_side("doca_comch_cap_client_is_supported", devinfo, FERRY_SIDE_HOST);
+}
+
+/* ---- connections ---- */
+
+static bool conn_valid(const struct doca_comch_connection *conn)
+{
+	return conn != NULL && conn->magic == COMCH_CONN_MAGIC;
+}
+
+doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data)
+{
+	if (!conn_valid(connection))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_connection_set_user_data: connection %p is NULL or not a connection",
+				  (void *)connection);
+	connection->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+union doca_data doca_comch_connection_get_user_data(const struct doca_comch_connection *connection)
+{
+	union doca_data none = {.u64 = 0};
+
+	if (!conn_valid(connection)) {
+		FERRY_ERR("doca_comch_connection_get_user_data: connection %p is NULL or not a connection",
+			  (const void *)connection);
+		return none;
+	}
+	return connection->user_data;
+}
+
+struct doca_comch_server *doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection)
+{
+	if (!conn_valid(connection) || !connection->ep->is_server)
+		return NULL;
+	return (struct doca_comch_server *)connection->ep;
+}
+
+struct doca_comch_client *doca_comch_client_get_client_ctx(const struct doca_comch_connection *connection)
+{
+	if (!conn_valid(connection) || connection->ep->is_server)
+		return NULL;
+	return (struct doca_comch_client *)connection->ep;
+}
+
+/* ---- endpoint ---- */
+
+static void send_task_complete(struct doca_task *task, union doca_data task_user_data, union doca_data ctx_user_data,
+			       bool success)
+{
+	struct doca_comch_task_send *send = (struct doca_comch_task_send *)task;
+	doca_comch_task_send_completion_cb_t cb = success ? send->ep->send_ok_cb : send->ep->send_err_cb;
+
+	cb(send, task_user_data, ctx_user_data);
+}
+
+void comch_ep_init(struct comch_ep *ep, const struct ferry_ctx_ops *ops, bool is_server, struct doca_dev *dev)
+{
+	ep->is_server = is_server;
+	ep->kind = is_server ? "comch server" : "comch client";
+	ferry_ctx_init(&ep->ctx, ops, is_server ? "comch_server" : "comch_client", dev);
+	ferry_ctx_add_pool(&ep->ctx, &ep->send_pool, "comch send", sizeof(struct doca_comch_task_send),
+			   send_task_complete);
+	ep->max_msg_size = COMCH_CAP_MAX_MSG_SIZE;
+	ep->recv_queue_size = COMCH_DEFAULT_RECV_QUEUE;
+	ep->recv_event.ep = ep;
+	ep->conn_event.ep = ep;
+}
+
+doca_error_t comch_ep_check_name(const char *call, const char *name)
+{
+	size_t len;
+
+	if (name == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: name is NULL", call);
+	len = strnlen(name, COMCH_CAP_MAX_NAME_LEN);
+	if (len == 0 || len >= COMCH_CAP_MAX_NAME_LEN)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: name must be 1..%u bytes before its NUL (doca_comch_cap_get_max_name_len)", call,
+				  COMCH_CAP_MAX_NAME_LEN - 1);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep)
+{
+	size_t frame = FERRY_FRAME_HDR_LEN + (size_t)ep->max_msg_size;
+
+	ep->slot_size = (frame + COMCH_CACHE_LINE - 1) & ~(size_t)(COMCH_CACHE_LINE - 1);
+	/* The receive buffer also takes handshake frames, whatever the message size. */
+	ep->rx_cap = frame > FERRY_FRAME_REFUSE_MAX ? frame : FERRY_FRAME_REFUSE_MAX;
+	if (ep->rx_cap < FERRY_FRAME_HELLO_MAX)
+		ep->rx_cap = FERRY_FRAME_HELLO_MAX;
+	ep->rx = malloc(ep->rx_cap);
+	ep->slab = ep->send_pool.capacity == 0 ? NULL
+					       : aligned_alloc(COMCH_CACHE_LINE, ep->slot_size * ep->send_pool.capacity);
+	if (ep->rx == NULL || (ep->send_pool.capacity != 0 && ep->slab == NULL)) {
+		comch_ep_free_buffers(ep);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: %s '%s': no memory for message buffers",
+				  ep->kind, ep->name);
+	}
+	ep->done.head = ep->done.tail = NULL;
+	ep->num_backlogged = 0;
+	return DOCA_SUCCESS;
+}
+
+void comch_ep_free_buffers(struct comch_ep *ep)
+{
+	free(ep->rx);
+	free(ep->slab);
+	ep->rx = NULL;
+	ep->slab = NULL;
+}
+
+doca_error_t comch_ep_set_max_msg_size(struct comch_ep *ep, const char *call, uint32_t size)
+{
+	doca_error_t err = ferry_ctx_check_idle(&ep->ctx, call);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (size == 0 || size > COMCH_CAP_MAX_MSG_SIZE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: %s '%s': max message size %u is outside 1..%u (doca_comch_cap_get_max_msg_size)",
+				  call, ep->kind, ep->name, size, COMCH_CAP_MAX_MSG_SIZE);
+	ep->max_msg_size = size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_ep_set_recv_queue_size(struct comch_ep *ep, const char *call, uint32_t size)
+{
+	doca_error_t err = ferry_ctx_check_idle(&ep->ctx, call);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (size == 0 || size > COMCH_CAP_MAX_RECV_QUEUE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: %s '%s': receive queue size %u is outside 1..%u (doca_comch_cap_get_max_recv_queue_size)",
+				  call, ep->kind, ep->name, size, COMCH_CAP_MAX_RECV_QUEUE);
+	ep->recv_queue_size = size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_ep_task_send_set_conf(struct comch_ep *ep, const char *call, doca_comch_task_send_completion_cb_t ok,
+					 doca_comch_task_send_completion_cb_t err_cb, uint32_t num)
+{
+	doca_error_t err;
+
+	if (ok == NULL || err_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': both completion callbacks are required", call,
+				  ep->kind, ep->name);
+	if (num > COMCH_CAP_MAX_SEND_TASKS)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: %s '%s': %u send tasks exceed the cap %u (doca_comch_cap_get_max_send_tasks)", call,
+				  ep->kind, ep->name, num, COMCH_CAP_MAX_SEND_TASKS);
+	err = ferry_task_pool_configure(&ep->send_pool, num, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	ep->send_ok_cb = ok;
+	ep->send_err_cb = err_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_ep_task_send_alloc_init(struct comch_ep *ep, const char *call, struct doca_comch_connection *conn,
+					   const void *msg, uint32_t len, struct doca_comch_task_send **task)
+{
+	struct doca_task *base = NULL;
+	struct doca_comch_task_send *send;
+	size_t index;
+	doca_error_t err;
+
+	if (task == NULL || (msg == NULL && len != 0))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': msg (when len > 0) and task must not be NULL",
+				  call, ep->kind, ep->name);
+	if (!conn_valid(conn) || conn->ep != ep)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': connection %p does not belong to this context",
+				  call, ep->kind, ep->name, (void *)conn);
+	if (len > ep->max_msg_size)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': message of %u bytes exceeds max message size %u",
+				  call, ep->kind, ep->name, len, ep->max_msg_size);
+	err = ferry_task_pool_get(&ep->send_pool, call, &base);
+	if (err != DOCA_SUCCESS)
+		return err;
+	send = (struct doca_comch_task_send *)base;
+	index = (size_t)((char *)base - (char *)ep->send_pool.mem) / ep->send_pool.elem_size;
+	send->ep = ep;
+	send->conn_slot = conn->slot;
+	send->conn_generation = conn->generation;
+	send->frame = ep->slab + index * ep->slot_size;
+	send->frame_len = FERRY_FRAME_HDR_LEN + len;
+	ferry_frame_put_header(send->frame, FERRY_FRAME_MSG, len);
+	if (len != 0)
+		memcpy(send->frame + FERRY_FRAME_HDR_LEN, msg, len);
+	*task = send;
+	return DOCA_SUCCESS;
+}
+
+struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task)
+{
+	return task == NULL ? NULL : &task->base;
+}
+
+/* ---- send path ---- */
+
+static void list_push(struct comch_task_list *list, struct doca_task *task)
+{
+	task->next = NULL;
+	if (list->tail != NULL)
+		list->tail->next = task;
+	else
+		list->head = task;
+	list->tail = task;
+}
+
+static struct doca_task *list_pop(struct comch_task_list *list)
+{
+	struct doca_task *task = list->head;
+
+	if (task != NULL) {
+		list->head = task->next;
+		if (list->head == NULL)
+			list->tail = NULL;
+		task->next = NULL;
+	}
+	return task;
+}
+
+void comch_ep_finish_task(struct comch_ep *ep, struct doca_comch_task_send *task, doca_error_t status)
+{
+	task->base.status = status;
+	list_push(&ep->done, &task->base);
+}
+
+void comch_conn_mark_broken(struct doca_comch_connection *conn)
+{
+	if (!conn->broken) {
+		conn->broken = true;
+		conn->ep->num_broken++;
+	}
+}
+
+void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *conn, struct doca_comch_task_send *task)
+{
+	doca_error_t err;
+
+	if (conn->backlog.head != NULL) {
+		list_push(&conn->backlog, &task->base); /* keep the order */
+		return;
+	}
+	err = ferry_link_send(conn->fd, task->frame, task->frame_len);
+	if (err == DOCA_SUCCESS) {
+		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
+	} else if (err == DOCA_ERROR_AGAIN) {
+		list_push(&conn->backlog, &task->base);
+		ep->num_backlogged++;
+	} else {
+		comch_conn_mark_broken(conn);
+		comch_ep_finish_task(ep, task, DOCA_ERROR_CONNECTION_RESET);
+	}
+}
+
+bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection *conn)
+{
+	while (conn->backlog.head != NULL) {
+		struct doca_comch_task_send *task = (struct doca_comch_task_send *)conn->backlog.head;
+		doca_error_t err = ferry_link_send(conn->fd, task->frame, task->frame_len);
+
+		if (err == DOCA_ERROR_AGAIN)
+			return true;
+		if (err != DOCA_SUCCESS) {
+			comch_conn_mark_broken(conn);
+			comch_conn_fail_backlog(ep, conn, DOCA_ERROR_CONNECTION_RESET);
+			return false;
+		}
+		(void)list_pop(&conn->backlog);
+		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
+	}
+	ep->num_backlogged--;
+	return true;
+}
+
+void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *conn, doca_error_t status)
+{
+	struct doca_task *task;
+
+	if (conn->backlog.head == NULL)
+		return;
+	while ((task = list_pop(&conn->backlog)) != NULL)
+		comch_ep_finish_task(ep, (struct doca_comch_task_send *)task, status);
+	ep->num_backlogged--;
+}
+
+uint32_t comch_ep_complete_done(struct comch_ep *ep)
+{
+	/* Take the list first: callbacks may submit, which appends to a fresh list. */
+	struct comch_task_list batch = ep->done;
+	struct doca_task *task;
+	uint32_t n = 0;
+
+	ep->done.head = ep->done.tail = NULL;
+	while ((task = list_pop(&batch)) != NULL) {
+		ferry_task_complete(task, task->status);
+		n++;
+	}
+	return n;
+}
+
+void comch_conn_say_bye(struct doca_comch_connection *conn)
+{
+	uint8_t bye[FERRY_FRAME_HDR_LEN];
+
+	if (conn->fd < 0)
+		return;
+	ferry_frame_put_header(bye, FERRY_FRAME_BYE, 0);
+	(void)ferry_link_send(conn->fd, bye, sizeof(bye));
+}

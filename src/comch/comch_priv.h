@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * comch_priv.h - what the Comch server and client share: the endpoint (a DOCA
+ * context with a send-task pool, a receive buffer and the registered callbacks),
+ * connections and send tasks.
+ *
+ * Send path: alloc_init copies the message into the task's slot of a slab (one
+ * frame-sized slot per task, header included), so the application's buffer is
+ * free at once and a send is one send() of one contiguous frame. Submit sends at
+ * once when the connection has no backlog; otherwise, or when the socket is full,
+ * the task waits in the connection's backlog, which progress retries in order.
+ * Either way the task completes from progress only (the endpoint's done list).
+ *
+ * Receive path: progress reads at most recv_queue_size frames per connection per
+ * call, validates each with ferry_frame_parse and delivers MSG frames to the
+ * msg-recv callback; a frame that breaks the protocol ends that connection.
+ *
+ * Lifetime of a connection: a server's connections live in a slot table; a task
+ * remembers (slot, generation) so a task for a connection that has gone since
+ * alloc_init fails cleanly at submit instead of touching freed memory.
+ */
+#ifndef FERRY_COMCH_PRIV_H_
+#define FERRY_COMCH_PRIV_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
+
+#include "core/ferry_ctx.h"
+#include "link/ferry_frame.h"
+#include "link/ferry_link.h"
+
+/* Caps of every Comch-capable device (a BlueField-3 answers similar values). */
+#define COMCH_CAP_MAX_NAME_LEN (FERRY_FRAME_NAME_MAX + 1u)
+#define COMCH_CAP_MAX_MSG_SIZE 4080u
+#define COMCH_CAP_MAX_RECV_QUEUE 8192u
+#define COMCH_CAP_MAX_CLIENTS 512u
+#define COMCH_CAP_MAX_SEND_TASKS 65536u
+#define COMCH_DEFAULT_RECV_QUEUE 64u
+
+#define COMCH_CONN_MAGIC 0x436f6e6eu /* "Conn": catches foreign pointers passed as connections */
+
+struct comch_ep;
+
+/** A FIFO of send tasks linked through base.next. */
+struct comch_task_list {
+	struct doca_task *head;
+	struct doca_task *tail;
+};
+
+struct doca_comch_event_msg_recv {
+	struct comch_ep *ep;
+};
+
+struct doca_comch_event_connection_status_changed {
+	struct comch_ep *ep;
+};
+
+struct doca_comch_event_consumer {
+	struct comch_ep *ep;
+};
+
+struct doca_comch_connection {
+	uint32_t magic;
+	struct comch_ep *ep;
+	int fd;
+	pid_t peer_pid;
+	uint32_t slot;         /* server: index in the slot table; client: 0 */
+	uint32_t generation;   /* bumped when the slot is reused */
+	uint32_t id;           /* server-assigned, for log lines */
+	bool established;      /* handshake done */
+	bool broken;           /* peer gone or protocol broken: reap in progress */
+	bool quiet;            /* ended by doca_comch_server_disconnect: no event */
+	uint64_t deadline_ns;  /* handshake must finish by then (server side, pending) */
+	union doca_data user_data;
+	struct comch_task_list backlog;
+	uint32_t num_producers;
+	uint32_t num_consumers;
+};
+
+struct doca_comch_task_send {
+	struct doca_task base;  /* first: generic header */
+	struct comch_ep *ep;
+	uint32_t conn_slot;
+	uint32_t conn_generation;
+	uint8_t *frame;         /* header + message, in the endpoint's slab */
+	uint32_t frame_len;
+};
+
+/** Server or client: the part they share. */
+struct comch_ep {
+	struct doca_ctx ctx;    /* first: as_ctx and back */
+	struct ferry_task_pool send_pool;
+	bool is_server;
+	const char *kind;       /* "comch server" / "comch client" in log lines */
+	char name[COMCH_CAP_MAX_NAME_LEN];
+	uint32_t max_msg_size;
+	uint32_t recv_queue_size;
+	doca_comch_task_send_completion_cb_t send_ok_cb;
+	doca_comch_task_send_completion_cb_t send_err_cb;
+	doca_comch_event_msg_recv_cb_t recv_cb;
+	doca_comch_event_consumer_cb_t new_consumer_cb;
+	doca_comch_event_consumer_cb_t expired_consumer_cb;
+	struct doca_comch_event_msg_recv recv_event;
+	struct doca_comch_event_connection_status_changed conn_event;
+	uint8_t *slab;          /* send_pool.capacity frame slots, from start to stopped */
+	size_t slot_size;
+	uint8_t *rx;            /* one frame, from start to stopped */
+	size_t rx_cap;
+	struct comch_task_list done; /* finished tasks, completed by the next progress */
+	uint32_t num_backlogged;     /* connections with a non-empty backlog */
+	uint32_t num_broken;         /* connections waiting to be reaped by progress */
+};
+
+struct doca_comch_server {
+	struct comch_ep ep;     /* first */
+	struct doca_dev_rep *repr;
+	uint32_t machine;
+	char host_function[FERRY_FRAME_DEV_MAX + 1];
+	doca_comch_event_connection_status_changed_cb_t connect_cb;
+	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
+	struct ferry_link_addr addr;
+	int listen_fd;
+	int epoll_fd;           /* the listen socket and every connection; the PE watches it */
+	struct doca_comch_connection **slots; /* COMCH_CAP_MAX_CLIENTS + pending headroom */
+	uint32_t num_slots;
+	uint32_t num_conns;     /* established */
+	uint32_t num_pending;   /* accepted, handshake not done */
+	uint32_t next_id;
+	uint32_t *generations;  /* per slot, survives the connection */
+};
+
+enum comch_client_phase {
+	CLIENT_IDLE = 0,
+	CLIENT_CONNECTING,  /* nobody listens yet: retry until the deadline */
+	CLIENT_HELLO_SENT,  /* waiting for WELCOME or REFUSE */
+	CLIENT_UP,
+	CLIENT_DOWN,        /* failed or stopping */
+};
+
+struct doca_comch_client {
+	struct comch_ep ep;     /* first */
+	uint32_t machine;
+	char host_function[FERRY_FRAME_DEV_MAX + 1];
+	struct ferry_link_addr addr;
+	enum comch_client_phase phase;
+	uint64_t deadline_ns;
+	uint64_t next_try_ns;
+	struct doca_comch_connection conn;
+};
+
+/* ---- shared helpers (comch.c) ---- */
+
+void comch_ep_init(struct comch_ep *ep, const struct ferry_ctx_ops *ops, bool is_server, struct doca_dev *dev);
+doca_error_t comch_ep_check_name(const char *call, const char *name);
+doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep);
+void comch_ep_free_buffers(struct comch_ep *ep);
+doca_error_t comch_ep_set_max_msg_size(struct comch_ep *ep, const char *call, uint32_t size);
+doca_error_t comch_ep_set_recv_queue_size(struct comch_ep *ep, const char *call, uint32_t size);
+doca_error_t comch_ep_task_send_set_conf(struct comch_ep *ep, const char *call, doca_comch_task_send_completion_cb_t ok,
+					 doca_comch_task_send_completion_cb_t err, uint32_t num);
+doca_error_t comch_ep_task_send_alloc_init(struct comch_ep *ep, const char *call, struct doca_comch_connection *conn,
+					   const void *msg, uint32_t len, struct doca_comch_task_send **task);
+
+/** Queue or send a task on a live connection (never completes it). */
+void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *conn, struct doca_comch_task_send *task);
+/** Move a task to the done list with @p status. */
+void comch_ep_finish_task(struct comch_ep *ep, struct doca_comch_task_send *task, doca_error_t status);
+/** Retry a connection's backlog; returns false if the connection broke. */
+bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection *conn);
+/** Fail every backlogged task of a connection with @p status. */
+void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *conn, doca_error_t status);
+/** Complete the tasks of the done list (from progress); returns how many. */
+uint32_t comch_ep_complete_done(struct comch_ep *ep);
+/** Mark a connection for reaping by progress (idempotent). */
+void comch_conn_mark_broken(struct doca_comch_connection *conn);
+/** Send a BYE, best effort. */
+void comch_conn_say_bye(struct doca_comch_connection *conn);
+
+#endif /* FERRY_COMCH_PRIV_H_ */

@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * server.c - the DPU-side Comch server context.
+ *
+ * Call order: doca_comch_server_create (DPU-side device + its representor of a host
+ * function + name) -> setters and event registration while IDLE -> doca_ctx_start
+ * (server_start listens at the rendezvous address, see ferry_link.h, and goes RUNNING
+ * at once) -> doca_pe_progress (server_progress: completes send tasks, accepts,
+ * runs handshakes, delivers messages and connection events, reaps dead peers) ->
+ * doca_ctx_stop (server_stop says BYE to every client, frees every connection
+ * without events, fails backlogged sends; IDLE once progress completed them) ->
+ * doca_comch_server_destroy.
+ *
+ * One internal epoll set holds the listening socket and every connection; the
+ * progress engine watches that one descriptor, so its notification handle wakes on
+ * a new client, a message or a dead peer, and progress costs one epoll_wait plus
+ * the work that is ready, however many clients there are.
+ *
+ * Untrusted peers: a connection is "pending" until its HELLO passed every check
+ * (exact name, the host function the representor stands for, equal max message
+ * size, room for one more client). A pending peer that sends anything else,
+ * nothing within FERRY_COMCH_HANDSHAKE_MS (default 2000 ms), or a bad frame is cut
+ * off without an event; an established one that breaks the protocol is cut off
+ * with a disconnect event and a log line.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <doca_dev.h>
+
+#include "comch/comch_priv.h"
+#include "common/ferry_log.h"
+#include "core/ferry_dev.h"
+
+FERRY_LOG_MODULE("comch");
+
+#define SERVER_SLOTS (COMCH_CAP_MAX_CLIENTS + 64u) /* headroom for pending handshakes */
+#define SERVER_LISTEN_TAG UINT64_MAX
+#define SERVER_EVENTS_PER_POLL 64
+#define SERVER_ACCEPTS_PER_POLL 64
+#define SERVER_HANDSHAKE_MS_DEFAULT 2000u
+#define SERVER_DEADLINE_SCAN_NS 50000000ull
+
+static struct doca_comch_server *server_of_ctx(struct doca_ctx *ctx)
+{
+	return (struct doca_comch_server *)ctx; /* ctx is the first member of ep, ep of server */
+}
+
+static uint64_t handshake_ns(void)
+{
+	const char *env = getenv("FERRY_COMCH_HANDSHAKE_MS");
+	unsigned long ms = env != NULL ? strtoul(env, NULL, 10) : 0;
+
+	return (uint64_t)(ms != 0 ? ms : SERVER_HANDSHAKE_MS_DEFAULT) * 1000000ull;
+}
+
+/* ---- connection table ---- */
+
+static void server_free_conn(struct doca_comch_server *server, struct doca_comch_connection *conn,
+			     doca_error_t task_status)
+{
+	struct comch_ep *ep = &server->ep;
+
+	if (server->slots[conn->slot] == conn) {
+		server->slots[conn->slot] = NULL;
+		server->generations[conn->slot]++;
+		if (conn->established)
+			server->num_conns--;
+		else
+			server->num_pending--;
+	}
+	if (conn->broken)
+		ep->num_broken--;
+	comch_conn_fail_backlog(ep, conn, task_status);
+	if (conn->fd >= 0) {
+		(void)epoll_ctl(server->epoll_fd, EPOLL_CTL_DEL, conn->fd, NULL);
+		close(conn->fd);
+	}
+	conn->magic = 0;
+	free(conn);
+}
+
+/*
+ * End a connection from progress. The connection leaves the table before the
+ * disconnect callback runs, so the callback may do anything (even stop the server)
+ * and the memory stays valid for the callback's duration.
+ */
+static uint32_t server_drop(struct doca_comch_server *server, struct doca_comch_connection *conn)
+{
+	bool notify = conn->established && !conn->quiet && server->disconnect_cb != NULL;
+
+	if (server->slots[conn->slot] == conn) {
+		server->slots[conn->slot] = NULL;
+		server->generations[conn->slot]++;
+		if (conn->established)
+			server->num_conns--;
+		else
+			server->num_pending--;
+	}
+	if (notify)
+		server->disconnect_cb(&server->ep.conn_event, conn, 1);
+	server_free_conn(server, conn, DOCA_ERROR_CONNECTION_ABORTED);
+	return notify ? 1 : 0;
+}
+
+static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, bool rule_broken,
+			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, bool rule_broken,
+			    const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (rule_broken)
+		FERRY_ERR("comch server '%s': client %u (pid %d) %s; connection closed", server->ep.name, conn->id,
+			  (int)conn->peer_pid, why);
+	else
+		FERRY_INFO("comch server '%s': client %u (pid %d) %s", server->ep.name, conn->id, (int)conn->peer_pid,
+			   why);
+	return server_drop(server, conn);
+}
+
+static int server_find_slot(const struct doca_comch_server *server)
+{
+	for (uint32_t i = 0; i < server->num_slots; i++) {
+		if (server->slots[i] == NULL)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pid)
+{
+	struct doca_comch_connection *conn;
+	struct epoll_event ev = {.events = EPOLLIN};
+	int slot = server_find_slot(server);
+
+	conn = slot < 0 ? NULL : calloc(1, sizeof(*conn));
+	if (conn == NULL) {
+		FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed", server->ep.name, (int)pid);
+		close(fd);
+		return;
+	}
+	conn->magic = COMCH_CONN_MAGIC;
+	conn->ep = &server->ep;
+	conn->fd = fd;
+	conn->peer_pid = pid;
+	conn->slot = (uint32_t)slot;
+	conn->generation = server->generations[slot];
+	conn->id = ++server->next_id;
+	conn->deadline_ns = ferry_link_now_ns() + handshake_ns();
+	ev.data.u64 = (uint64_t)slot;
+	if (epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		FERRY_WARN("comch server '%s': cannot watch the connection of pid %d: %s", server->ep.name, (int)pid,
+			   strerror(errno));
+		close(fd);
+		free(conn);
+		return;
+	}
+	server->slots[slot] = conn;
+	server->num_pending++;
+}
+
+static void server_accept_all(struct doca_comch_server *server)
+{
+	for (int i = 0; i < SERVER_ACCEPTS_PER_POLL; i++) {
+		int fd = -1;
+		pid_t pid = 0;
+
+		if (ferry_link_accept(server->listen_fd, &fd, &pid) != DOCA_SUCCESS)
+			return;
+		server_accept_one(server, fd, pid);
+	}
+}
+
+/* ---- handshake ---- */
+
+static void server_refuse(struct doca_comch_server *server, struct doca_comch_connection *conn, doca_error_t err,
+			  const char *reason)
+{
+	uint8_t frame[FERRY_FRAME_REFUSE_MAX];
+	size_t len = ferry_frame_build_refuse(frame, err, reason);
+
+	FERRY_WARN("comch server '%s': refused client %u (pid %d): %s (%s)", server->ep.name, conn->id,
+		   (int)conn->peer_pid, reason, doca_error_get_name(err));
+	(void)ferry_link_send(conn->fd, frame, len);
+	(void)server_drop(server, conn);
+}
+
+/* The first reason a HELLO is refused, or DOCA_SUCCESS. */
+static doca_error_t server_judge_hello(const struct doca_comch_server *server, const struct ferry_frame_hello *hello,
+				       char *reason, size_t reason_size)
+{
+	const struct comch_ep *ep = &server->ep;
+
+	if (hello->name_len != strlen(ep->name) || memcmp(hello->name, ep->name, hello->name_len) != 0) {
+		snprintf(reason, reason_size, "no server named '%.*s' here (this one is '%s')", (int)hello->name_len,
+			 hello->name, ep->name);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	if (hello->machine != server->machine || hello->dev_len != strlen(server->host_function) ||
+	    memcmp(hello->dev, server->host_function, hello->dev_len) != 0) {
+		snprintf(reason, reason_size,
+			 "client device %.*s (machine %u) is not the host function %s (machine %u) that the server's representor stands for",
+			 (int)hello->dev_len, hello->dev, hello->machine, server->host_function, server->machine);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (hello->max_msg_size != ep->max_msg_size) {
+		snprintf(reason, reason_size,
+			 "max message size mismatch: client %u, server %u (set the same value on both sides)",
+			 hello->max_msg_size, ep->max_msg_size);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (server->num_conns >= COMCH_CAP_MAX_CLIENTS) {
+		snprintf(reason, reason_size, "server already holds %u clients (doca_comch_cap_get_max_clients)",
+			 COMCH_CAP_MAX_CLIENTS);
+		return DOCA_ERROR_FULL;
+	}
+	return DOCA_SUCCESS;
+}
+
+static uint32_t server_on_hello(struct doca_comch_server *server, struct doca_comch_connection *conn,
+				const struct ferry_frame_hello *hello)
+{
+	uint8_t frame[FERRY_FRAME_HDR_LEN + 12];
+	char reason[FERRY_FRAME_REASON_MAX];
+	doca_error_t err = server_judge_hello(server, hello, reason, sizeof(reason));
+	size_t len;
+
+	if (err != DOCA_SUCCESS) {
+		server_refuse(server, conn, err, reason);
+		return 0;
+	}
+	len = ferry_frame_build_welcome(frame, server->ep.max_msg_size, server->ep.recv_queue_size, conn->id);
+	if (ferry_link_send(conn->fd, frame, len) != DOCA_SUCCESS)
+		return server_lost(server, conn, false, "went away during the handshake");
+	conn->established = true;
+	server->num_pending--;
+	server->num_conns++;
+	FERRY_DBG("comch server '%s': client %u (pid %d) connected", server->ep.name, conn->id, (int)conn->peer_pid);
+	if (server->connect_cb != NULL)
+		server->connect_cb(&server->ep.conn_event, conn, 1);
+	return 1;
+}
+
+/* ---- receive ---- */
+
+static bool server_running(const struct doca_comch_server *server)
+{
+	return server->ep.ctx.state == DOCA_CTX_STATE_RUNNING;
+}
+
+/* Handle one parsed frame; returns events delivered. Sets *stop when @p conn is gone or busy. */
+static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_comch_connection *conn,
+				const struct ferry_frame *f, bool *stop)
+{
+	struct comch_ep *ep = &server->ep;
+
+	if (!conn->established) {
+		*stop = true;
+		if (f->type != FERRY_FRAME_HELLO)
+			return server_lost(server, conn, true, "sent frame type %d before HELLO", (int)f->type);
+		return server_on_hello(server, conn, &f->u.hello);
+	}
+	switch (f->type) {
+	case FERRY_FRAME_MSG:
+		if (ep->recv_cb == NULL) {
+			FERRY_DBG("comch server '%s': message dropped: no msg-recv callback registered", ep->name);
+			return 0;
+		}
+		ep->recv_cb(&ep->recv_event, (uint8_t *)(uintptr_t)f->payload, f->payload_len, conn);
+		*stop = !server_running(server) || conn->broken;
+		return 1;
+	case FERRY_FRAME_BYE:
+		*stop = true;
+		return server_lost(server, conn, false, "disconnected");
+	default:
+		*stop = true;
+		return server_lost(server, conn, true, "sent unexpected frame type %d", (int)f->type);
+	}
+}
+
+static uint32_t server_read_conn(struct doca_comch_server *server, struct doca_comch_connection *conn)
+{
+	struct comch_ep *ep = &server->ep;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ep->recv_queue_size; i++) {
+		struct ferry_frame f;
+		const char *why = NULL;
+		bool stop = false;
+		size_t len = 0;
+		doca_error_t err = ferry_link_recv(conn->fd, ep->rx, ep->rx_cap, &len);
+
+		if (err == DOCA_ERROR_AGAIN)
+			break;
+		if (err != DOCA_SUCCESS)
+			return n + server_lost(server, conn, false, "closed the connection (peer exited or was killed)");
+		if (len > ep->rx_cap)
+			return n + server_lost(server, conn, true, "sent an oversized frame (%zu bytes, limit %zu)", len,
+					       ep->rx_cap);
+		err = ferry_frame_parse(ep->rx, len, ep->max_msg_size, &f, &why);
+		if (err != DOCA_SUCCESS)
+			return n + server_lost(server, conn, true, "sent a bad frame: %s (%s)", why,
+					       doca_error_get_name(err));
+		n += server_on_frame(server, conn, &f, &stop);
+		if (stop)
+			break;
+	}
+	return n;
+}
+
+/* ---- progress ---- */
+
+static uint32_t server_poll_sockets(struct doca_comch_server *server)
+{
+	struct epoll_event evs[SERVER_EVENTS_PER_POLL];
+	uint32_t n = 0;
+	int ready = epoll_wait(server->epoll_fd, evs, SERVER_EVENTS_PER_POLL, 0);
+
+	for (int i = 0; i < ready && server_running(server); i++) {
+		struct doca_comch_connection *conn;
+
+		if (evs[i].data.u64 == SERVER_LISTEN_TAG) {
+			server_accept_all(server);
+			continue;
+		}
+		conn = server->slots[evs[i].data.u64];
+		if (conn != NULL && !conn->broken)
+			n += server_read_conn(server, conn);
+	}
+	return n;
+}
+
+/* Backlogs, broken connections and handshake deadlines: scanned only when some exist. */
+static uint32_t server_housekeeping(struct doca_comch_server *server)
+{
+	struct comch_ep *ep = &server->ep;
+	uint64_t now = server->num_pending > 0 ? ferry_link_now_ns() : 0;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < server->num_slots && server_running(server); i++) {
+		struct doca_comch_connection *conn = server->slots[i];
+
+		if (conn == NULL)
+			continue;
+		if (conn->backlog.head != NULL && !conn->broken)
+			(void)comch_conn_flush_backlog(ep, conn);
+		if (conn->broken)
+			n += server_lost(server, conn, false, "%s",
+					 conn->quiet ? "was disconnected by the server" : "cannot be written to (peer gone)");
+		else if (!conn->established && now > conn->deadline_ns)
+			n += server_lost(server, conn, true, "did not complete the handshake in time");
+	}
+	return n;
+}
+
+static uint32_t server_progress(struct doca_ctx *ctx)
+{
+	struct doca_comch_server *server = server_of_ctx(ctx);
+	struct comch_ep *ep = &server->ep;
+	uint32_t n = comch_ep_complete_done(ep);
+
+	if (!server_running(server))
+		return n;
+	n += server_poll_sockets(server);
+	if (server_running(server) && (ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0))
+		n += server_housekeeping(server);
+	return n;
+}
+
+static bool server_has_pending(struct doca_ctx *ctx)
+{
+	struct doca_comch_server *server = server_of_ctx(ctx);
+	const struct comch_ep *ep = &server->ep;
+
+	/* Sockets need no answer here: the PE watches the epoll set itself. */
+	return ep->done.head != NULL || ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0 ||
+	       ctx->num_inflight > 0;
+}
+
+/* ---- start / stop ---- */
+
+static doca_error_t server_open_sockets(struct doca_comch_server *server, const char *domain)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = SERVER_LISTEN_TAG};
+	doca_error_t err;
+
+	err = ferry_link_listen(&server->addr, &server->listen_fd);
+	if (err == DOCA_ERROR_ALREADY_EXIST)
+		return FERRY_RULE(err, "doca_ctx_start: comch server '%s': another server already listens under this name for host function %s in domain '%s'",
+				  server->ep.name, server->host_function, domain);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err, "doca_ctx_start: comch server '%s': cannot listen at %s: %s", server->ep.name,
+				  server->addr.text, strerror(errno));
+	server->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (server->epoll_fd < 0 || epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->listen_fd, &ev) != 0)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "doca_ctx_start: comch server '%s': epoll: %s",
+				  server->ep.name, strerror(errno));
+	return ferry_pe_watch_fd(server->ep.ctx.pe, server->epoll_fd);
+}
+
+static void server_close_sockets(struct doca_comch_server *server)
+{
+	if (server->epoll_fd >= 0) {
+		ferry_pe_unwatch_fd(server->ep.ctx.pe, server->epoll_fd);
+		close(server->epoll_fd);
+	}
+	if (server->listen_fd >= 0)
+		close(server->listen_fd);
+	server->epoll_fd = -1;
+	server->listen_fd = -1;
+}
+
+static doca_error_t server_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_server *server = server_of_ctx(ctx);
+	const char *why = NULL;
+	const char *domain = ferry_link_domain(&why);
+	doca_error_t err;
+
+	if (domain == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: comch server '%s': %s", server->ep.name, why);
+	if (ferry_link_comch_addr(&server->addr, domain, server->machine, server->host_function, server->ep.name) !=
+	    DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_ctx_start: comch server '%s': rendezvous address for domain '%s' is too long",
+				  server->ep.name, domain);
+	err = comch_ep_alloc_buffers(&server->ep);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = server_open_sockets(server, domain);
+	if (err != DOCA_SUCCESS) {
+		server_close_sockets(server);
+		comch_ep_free_buffers(&server->ep);
+		return err;
+	}
+	FERRY_DBG("comch server '%s': listening at %s", server->ep.name, server->addr.text);
+	return DOCA_SUCCESS;
+}
+
+static void server_stop(struct doca_ctx *ctx)
+{
+	struct doca_comch_server *server = server_of_ctx(ctx);
+
+	/* No events during stop (it may run outside progress): clients hear BYE, tasks fail. */
+	for (uint32_t i = 0; i < server->num_slots; i++) {
+		struct doca_comch_connection *conn = server->slots[i];
+
+		if (conn == NULL)
+			continue;
+		if (conn->established)
+			comch_conn_say_bye(conn);
+		server_free_conn(server, conn, DOCA_ERROR_CONNECTION_ABORTED);
+	}
+	server_close_sockets(server);
+}
+
+static void server_stopped(struct doca_ctx *ctx)
+{
+	comch_ep_free_buffers(&server_of_ctx(ctx)->ep);
+}
+
+static doca_error_t server_submit(struct doca_task *task)
+{
+	struct doca_comch_task_send *send = (struct doca_comch_task_send *)task;
+	struct doca_comch_server *server = (struct doca_comch_server *)send->ep;
+	struct doca_comch_connection *conn = server->slots[send->conn_slot];
+
+	if (conn == NULL || server->generations[send->conn_slot] != send->conn_generation || conn->broken)
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
+				  "doca_task_submit: comch server '%s': the task's connection has ended; free the task",
+				  server->ep.name);
+	comch_conn_send_task(&server->ep, conn, send);
+	return DOCA_SUCCESS;
+}
+
+static const struct ferry_ctx_ops server_ops = {
+	.start = server_start,
+	.stop = server_stop,
+	.stopped = server_stopped,
+	.submit = server_submit,
+	.progress = server_progress,
+	.has_pending = server_has_pending,
+};
+
+/* ---- create / destroy ---- */
+
+static doca_error_t server_check_devices(struct doca_dev *dev, struct doca_dev_rep *repr)
+{
+	const struct doca_devinfo *devinfo;
+	const struct doca_devinfo_rep *rep_info;
+
+	if (!ferry_dev_is_open(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_create: dev %p is not an open device",
+				  (void *)dev);
+	devinfo = doca_dev_as_devinfo(dev);
+	if (ferry_devinfo_side(devinfo) != FERRY_SIDE_DPU)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "doca_comch_server_create: device %s is on the host side; a server needs a DPU-side device",
+				  ferry_dev_name(dev));
+	if (!ferry_dev_rep_is_open(repr))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_create: repr %p is not an open representor",
+				  (void *)repr);
+	rep_info = ferry_dev_rep_info(repr);
+	if (ferry_devinfo_rep_manager(rep_info) != devinfo)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_create: representor %s does not belong to device %s",
+				  ferry_dev_rep_name(repr), ferry_dev_name(dev));
+	if (ferry_devinfo_rep_peer(rep_info) == NULL)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "doca_comch_server_create: representor %s stands for no host function a client could open",
+				  ferry_dev_rep_name(repr));
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const char *name,
+				      struct doca_comch_server **comch_server)
+{
+	const struct doca_devinfo *peer;
+	struct doca_comch_server *server;
+	doca_error_t err;
+
+	if (dev == NULL || repr == NULL || comch_server == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_create: dev, repr and output must not be NULL");
+	err = comch_ep_check_name("doca_comch_server_create", name);
+	if (err == DOCA_SUCCESS)
+		err = server_check_devices(dev, repr);
+	if (err != DOCA_SUCCESS)
+		return err;
+	server = calloc(1, sizeof(*server));
+	if (server != NULL) {
+		server->slots = calloc(SERVER_SLOTS, sizeof(*server->slots));
+		server->generations = calloc(SERVER_SLOTS, sizeof(*server->generations));
+	}
+	if (server == NULL || server->slots == NULL || server->generations == NULL) {
+		if (server != NULL) {
+			free(server->slots);
+			free(server->generations);
+		}
+		free(server);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_server_create: no memory for server '%s'", name);
+	}
+	comch_ep_init(&server->ep, &server_ops, true, dev);
+	strcpy(server->ep.name, name); /* length checked above */
+	peer = ferry_devinfo_rep_peer(ferry_dev_rep_info(repr));
+	server->machine = ferry_devinfo_machine(peer);
+	snprintf(server->host_function, sizeof(server->host_function), "%s", ferry_devinfo_name(peer));
+	server->repr = repr;
+	ferry_dev_rep_get(repr);
+	server->num_slots = SERVER_SLOTS;
+	server->listen_fd = -1;
+	server->epoll_fd = -1;
+	*comch_server = server;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
+{
+	doca_error_t err;
+
+	if (comch_server == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_destroy: comch_server is NULL");
+	err = ferry_ctx_check_destroyable(&comch_server->ep.ctx, "doca_comch_server_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	ferry_ctx_fini(&comch_server->ep.ctx);
+	ferry_dev_rep_put(comch_server->repr);
+	free(comch_server->slots);
+	free(comch_server->generations);
+	free(comch_server);
+	return DOCA_SUCCESS;
+}
+
+/* ---- setters and getters ---- */
+
+#define SERVER_CHECK(call, s)                                                                                          \
+	do {                                                                                                           \
+		if ((s) == NULL)                                                                                       \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_server is NULL");                    \
+	} while (0)
+
+#define SERVER_CHECK_OUT(call, s, out)                                                                                 \
+	do {                                                                                                           \
+		if ((s) == NULL || (out) == NULL)                                                                      \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_server and output must not be NULL"); \
+	} while (0)
+
+doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size)
+{
+	SERVER_CHECK("doca_comch_server_set_max_msg_size", comch_server);
+	return comch_ep_set_max_msg_size(&comch_server->ep, "doca_comch_server_set_max_msg_size", size);
+}
+
+doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size)
+{
+	SERVER_CHECK_OUT("doca_comch_server_get_max_msg_size", comch_server, size);
+	*size = comch_server->ep.max_msg_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server, uint32_t size)
+{
+	SERVER_CHECK("doca_comch_server_set_recv_queue_size", comch_server);
+	return comch_ep_set_recv_queue_size(&comch_server->ep, "doca_comch_server_set_recv_queue_size", size);
+}
+
+doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size)
+{
+	SERVER_CHECK_OUT("doca_comch_server_get_recv_queue_size", comch_server, size);
+	*size = comch_server->ep.recv_queue_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server, struct doca_dev **dev)
+{
+	SERVER_CHECK_OUT("doca_comch_server_get_device", comch_server, dev);
+	*dev = comch_server->ep.ctx.dev;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *comch_server, struct doca_dev_rep **repr)
+{
+	SERVER_CHECK_OUT("doca_comch_server_get_device_repr", comch_server, repr);
+	*repr = comch_server->repr;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
+{
+	return comch_server == NULL ? NULL : &comch_server->ep.ctx;
+}
+
+doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
+						  doca_comch_task_send_completion_cb_t task_completion_cb,
+						  doca_comch_task_send_completion_cb_t task_error_cb,
+						  uint32_t num_send_tasks)
+{
+	SERVER_CHECK("doca_comch_server_task_send_set_conf", comch_server);
+	return comch_ep_task_send_set_conf(&comch_server->ep, "doca_comch_server_task_send_set_conf",
+					   task_completion_cb, task_error_cb, num_send_tasks);
+}
+
+doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *comch_server,
+						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
+						    struct doca_comch_task_send **task)
+{
+	SERVER_CHECK("doca_comch_server_task_send_alloc_init", comch_server);
+	return comch_ep_task_send_alloc_init(&comch_server->ep, "doca_comch_server_task_send_alloc_init", peer, msg,
+					     len, task);
+}
+
+doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
+						       doca_comch_event_msg_recv_cb_t recv_event_cb)
+{
+	doca_error_t err;
+
+	if (comch_server == NULL || recv_event_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_event_msg_recv_register: comch_server and callback must not be NULL");
+	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_msg_recv_register");
+	if (err == DOCA_SUCCESS)
+		comch_server->ep.recv_cb = recv_event_cb;
+	return err;
+}
+
+doca_error_t doca_comch_server_event_connection_status_changed_register(
+	struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_event_cb,
+	doca_comch_event_connection_status_changed_cb_t disconnect_event_cb)
+{
+	doca_error_t err;
+
+	if (comch_server == NULL || connect_event_cb == NULL || disconnect_event_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_event_connection_status_changed_register: comch_server and both callbacks must not be NULL");
+	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_connection_status_changed_register");
+	if (err == DOCA_SUCCESS) {
+		comch_server->connect_cb = connect_event_cb;
+		comch_server->disconnect_cb = disconnect_event_cb;
+	}
+	return err;
+}
+
+doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,
+						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
+						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
+{
+	doca_error_t err;
+
+	if (comch_server == NULL || new_consumer_event_cb == NULL || expired_consumer_event_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_event_consumer_register: comch_server and both callbacks must not be NULL");
+	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_consumer_register");
+	if (err == DOCA_SUCCESS) {
+		comch_server->ep.new_consumer_cb = new_consumer_event_cb;
+		comch_server->ep.expired_consumer_cb = expired_consumer_event_cb;
+	}
+	return err;
+}
+
+doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
+					  struct doca_comch_connection *connection)
+{
+	if (comch_server == NULL || connection == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_disconnect: comch_server and connection must not be NULL");
+	if (connection->magic != COMCH_CONN_MAGIC || connection->ep != &comch_server->ep || !connection->established)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_disconnect: server '%s': connection %p is not one of its clients",
+				  comch_server->ep.name, (void *)connection);
+	if (comch_server->ep.ctx.state != DOCA_CTX_STATE_RUNNING)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_comch_server_disconnect: server '%s' is %s; needs RUNNING",
+				  comch_server->ep.name, ferry_ctx_state_name(comch_server->ep.ctx.state));
+	if (connection->num_producers != 0 || connection->num_consumers != 0)
+		return FERRY_RULE(DOCA_ERROR_IN_USE,
+				  "doca_comch_server_disconnect: server '%s': client %u still has %u producers and %u consumers; destroy them first",
+				  comch_server->ep.name, connection->id, connection->num_producers,
+				  connection->num_consumers);
+	if (connection->broken)
+		return DOCA_SUCCESS; /* already on its way out */
+	comch_conn_say_bye(connection);
+	connection->quiet = true;
+	comch_conn_mark_broken(connection);
+	return DOCA_SUCCESS;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_frame.h - the frames of the emulated PCIe link's control sockets.
+ *
+ * One SOCK_SEQPACKET datagram carries exactly one frame. All integers are
+ * little-endian. A frame is a 12-byte header and a payload:
+ *
+ *   offset 0  u32 magic   FERRY_FRAME_MAGIC ("FRCH" in memory order)
+ *          4  u8  version FERRY_FRAME_VERSION
+ *          5  u8  type    enum ferry_frame_type
+ *          6  u16 flags   0 (reserved; a non-zero value is refused)
+ *          8  u32 length  payload bytes; must equal datagram size - 12
+ *
+ * Payloads:
+ *   HELLO   (client -> server, first frame)
+ *           u32 max_msg_size, u32 recv_queue_size, u32 machine,
+ *           u16 dev_len, u16 name_len, dev[dev_len], name[name_len]
+ *           (dev: the client's host-side PCI address; name: the server name;
+ *            neither NUL-terminated, neither may contain a NUL byte)
+ *   WELCOME (server -> client) u32 max_msg_size, u32 recv_queue_size, u32 conn_id
+ *   REFUSE  (server -> client) u32 doca_error, u16 reason_len, reason[reason_len]
+ *   MSG     (either way) the application's message, 0..max_msg_size bytes
+ *   BYE     (either way) empty: the sender ends the connection
+ *
+ * Everything here is pure (bytes in, result out): the peer is untrusted and the
+ * parser is the fuzz target (tests/comch/fuzz_frame.c).
+ */
+#ifndef FERRY_FRAME_H_
+#define FERRY_FRAME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#define FERRY_FRAME_MAGIC 0x48435246u /* bytes 'F' 'R' 'C' 'H' */
+#define FERRY_FRAME_VERSION 1u
+#define FERRY_FRAME_HDR_LEN 12u
+#define FERRY_FRAME_DEV_MAX 32u      /* longest device identity in a HELLO */
+#define FERRY_FRAME_NAME_MAX 119u    /* longest server name (cap 120 with the NUL) */
+#define FERRY_FRAME_REASON_MAX 256u  /* longest refusal text */
+#define FERRY_FRAME_HELLO_FIXED 16u
+#define FERRY_FRAME_HELLO_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_HELLO_FIXED + FERRY_FRAME_DEV_MAX + FERRY_FRAME_NAME_MAX)
+#define FERRY_FRAME_REFUSE_MAX (FERRY_FRAME_HDR_LEN + 6u + FERRY_FRAME_REASON_MAX)
+
+enum ferry_frame_type {
+	FERRY_FRAME_HELLO = 1,
+	FERRY_FRAME_WELCOME = 2,
+	FERRY_FRAME_REFUSE = 3,
+	FERRY_FRAME_MSG = 4,
+	FERRY_FRAME_BYE = 5,
+};
+
+struct ferry_frame_hello {
+	uint32_t max_msg_size;
+	uint32_t recv_queue_size;
+	uint32_t machine;
+	const char *dev;  /* points into the datagram; not NUL-terminated */
+	uint16_t dev_len;
+	const char *name; /* idem */
+	uint16_t name_len;
+};
+
+struct ferry_frame_welcome {
+	uint32_t max_msg_size;
+	uint32_t recv_queue_size;
+	uint32_t conn_id;
+};
+
+struct ferry_frame_refuse {
+	doca_error_t error;
+	const char *reason; /* not NUL-terminated */
+	uint16_t reason_len;
+};
+
+/** A parsed frame; pointers refer into the buffer given to ferry_frame_parse. */
+struct ferry_frame {
+	enum ferry_frame_type type;
+	const uint8_t *payload;
+	uint32_t payload_len;
+	union {
+		struct ferry_frame_hello hello;
+		struct ferry_frame_welcome welcome;
+		struct ferry_frame_refuse refuse;
+	} u;
+};
+
+/**
+ * Parse and validate one received datagram.
+ * @param buf the datagram, @p len its full size as the kernel reported it.
+ * @param max_msg_size the largest MSG payload accepted.
+ * @param out the parsed frame (only valid on success).
+ * @param why on error, a static text naming the broken rule.
+ * @return DOCA_SUCCESS, DOCA_ERROR_UNSUPPORTED_VERSION for a foreign version,
+ *         DOCA_ERROR_TOO_BIG for an oversized frame, DOCA_ERROR_INVALID_VALUE otherwise.
+ */
+doca_error_t ferry_frame_parse(const void *buf, size_t len, uint32_t max_msg_size, struct ferry_frame *out,
+			       const char **why);
+
+/** Write a header for @p type with @p payload_len into @p buf (FERRY_FRAME_HDR_LEN bytes). */
+void ferry_frame_put_header(uint8_t *buf, enum ferry_frame_type type, uint32_t payload_len);
+
+/** Build a HELLO into @p buf (FERRY_FRAME_HELLO_MAX bytes); returns its size, 0 if too long. */
+size_t ferry_frame_build_hello(uint8_t *buf, uint32_t max_msg_size, uint32_t recv_queue_size, uint32_t machine,
+			       const char *dev, const char *name);
+
+/** Build a WELCOME into @p buf (FERRY_FRAME_HDR_LEN + 12 bytes); returns its size. */
+size_t ferry_frame_build_welcome(uint8_t *buf, uint32_t max_msg_size, uint32_t recv_queue_size, uint32_t conn_id);
+
+/** Build a REFUSE into @p buf (FERRY_FRAME_REFUSE_MAX bytes); the reason is cut to fit. */
+size_t ferry_frame_build_refuse(uint8_t *buf, doca_error_t error, const char *reason);
+
+#endif /* FERRY_FRAME_H_ */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_link.h - the emulated PCIe link's rendezvous and control sockets.
+ *
+ * Rendezvous: processes of one emulated machine meet in a domain, named by the
+ * environment variable FERRY_DOMAIN ("default" when unset; [A-Za-z0-9._-], at most
+ * FERRY_LINK_DOMAIN_MAX bytes). A Comch server listens on an abstract Unix socket
+ * (nothing is left in the file system when a process dies) named
+ *
+ *   "\0ferry.<uid>.<domain>.comch.<machine>.<host function>.<fnv1a64(name) hex>"
+ *
+ * where <host function> is the host-side PCI address that the server's representor
+ * stands for, which is also the device a client opens: both sides compute the same
+ * address from what they hold. The name enters as a hash because an abstract
+ * address has at most 107 bytes; the exact name is then checked in the handshake.
+ * The uid keeps users apart; accept() also checks SO_PEERCRED (same uid).
+ *
+ * Control sockets are SOCK_SEQPACKET (message boundaries, ordered, reliable,
+ * EOF when the peer dies) and non-blocking; one datagram is one frame
+ * (ferry_frame.h). Error convention: doca_error_t; the caller logs.
+ */
+#ifndef FERRY_LINK_H_
+#define FERRY_LINK_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <doca_error.h>
+
+#define FERRY_LINK_DOMAIN_MAX 48u
+#define FERRY_LINK_DOMAIN_ENV "FERRY_DOMAIN"
+
+/** A rendezvous address. */
+struct ferry_link_addr {
+	struct sockaddr_un sun;
+	socklen_t len;
+	char text[112]; /* printable form for log lines ('@' for the leading NUL) */
+};
+
+/**
+ * The current domain (FERRY_DOMAIN or "default"). Returns NULL and sets @p why
+ * when the variable holds an invalid name.
+ */
+const char *ferry_link_domain(const char **why);
+
+/** Fill @p addr with the Comch rendezvous address; DOCA_ERROR_INVALID_VALUE when it does not fit. */
+doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *domain, uint32_t machine,
+				   const char *host_function, const char *name);
+
+/** Bind and listen; DOCA_ERROR_ALREADY_EXIST when someone listens there already. */
+doca_error_t ferry_link_listen(const struct ferry_link_addr *addr, int *fd);
+
+/**
+ * Start a non-blocking connect. DOCA_ERROR_NOT_FOUND when nobody listens there,
+ * DOCA_ERROR_AGAIN when the listener's backlog is full (retry later).
+ */
+doca_error_t ferry_link_connect(const struct ferry_link_addr *addr, int *fd);
+
+/**
+ * Accept one pending connection whose peer runs as our uid (others are closed).
+ * DOCA_ERROR_AGAIN when none is pending. @p pid gets the peer's pid.
+ */
+doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid);
+
+/**
+ * Send one datagram without blocking. DOCA_ERROR_AGAIN when the socket is full,
+ * DOCA_ERROR_CONNECTION_RESET when the peer is gone.
+ */
+doca_error_t ferry_link_send(int fd, const void *buf, size_t len);
+
+/** Like ferry_link_send with the frame split in two parts (header, payload). */
+doca_error_t ferry_link_send2(int fd, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len);
+
+/**
+ * Receive one datagram without blocking. @p len gets its full size even when it
+ * was larger than @p cap (then it was cut: the caller refuses it).
+ * DOCA_ERROR_AGAIN when nothing is there, DOCA_ERROR_CONNECTION_RESET on EOF or error.
+ */
+doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len);
+
+/** Monotonic clock in nanoseconds. */
+uint64_t ferry_link_now_ns(void);
+
+#endif /* FERRY_LINK_H_ */

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rendezvous.c - domain names, abstract socket addresses and the non-blocking
+ * SEQPACKET socket calls of the emulated link (contract in ferry_link.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "link/ferry_link.h"
+
+#define LINK_LISTEN_BACKLOG 1024
+
+static int domain_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+	       c == '-';
+}
+
+const char *ferry_link_domain(const char **why)
+{
+	const char *domain = getenv(FERRY_LINK_DOMAIN_ENV);
+	size_t len;
+
+	if (domain == NULL || domain[0] == '\0')
+		return "default";
+	len = strlen(domain);
+	if (len > FERRY_LINK_DOMAIN_MAX) {
+		*why = "FERRY_DOMAIN is longer than 48 bytes";
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (!domain_char_ok(domain[i])) {
+			*why = "FERRY_DOMAIN may hold only letters, digits, '.', '_' and '-'";
+			return NULL;
+		}
+	}
+	return domain;
+}
+
+static uint64_t fnv1a64(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s != '\0'; s++) {
+		h ^= (uint8_t)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *domain, uint32_t machine,
+				   const char *host_function, const char *name)
+{
+	char path[sizeof(addr->sun.sun_path)];
+	int n;
+
+	n = snprintf(path, sizeof(path), "ferry.%u.%s.comch.%u.%s.%016llx", (unsigned)getuid(), domain, machine,
+		     host_function, (unsigned long long)fnv1a64(name));
+	if (n < 0 || (size_t)n + 1 > sizeof(path))
+		return DOCA_ERROR_INVALID_VALUE;
+	memset(addr, 0, sizeof(*addr));
+	addr->sun.sun_family = AF_UNIX;
+	addr->sun.sun_path[0] = '\0'; /* abstract namespace */
+	memcpy(addr->sun.sun_path + 1, path, (size_t)n);
+	addr->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	snprintf(addr->text, sizeof(addr->text), "@%s", path);
+	return DOCA_SUCCESS;
+}
+
+static int seqpacket_socket(void)
+{
+	return socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+doca_error_t ferry_link_listen(const struct ferry_link_addr *addr, int *fd)
+{
+	int s = seqpacket_socket();
+
+	if (s < 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	if (bind(s, (const struct sockaddr *)&addr->sun, addr->len) != 0) {
+		int err = errno;
+
+		close(s);
+		return err == EADDRINUSE ? DOCA_ERROR_ALREADY_EXIST : DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	if (listen(s, LINK_LISTEN_BACKLOG) != 0) {
+		close(s);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	*fd = s;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_connect(const struct ferry_link_addr *addr, int *fd)
+{
+	int s = seqpacket_socket();
+
+	if (s < 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	if (connect(s, (const struct sockaddr *)&addr->sun, addr->len) != 0) {
+		int err = errno;
+
+		close(s);
+		if (err == ECONNREFUSED || err == ENOENT)
+			return DOCA_ERROR_NOT_FOUND;
+		if (err == EAGAIN || err == EINPROGRESS)
+			return DOCA_ERROR_AGAIN;
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	*fd = s;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t cred_len = sizeof(cred);
+		int s = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (s < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN : DOCA_ERROR_OPERATING_SYSTEM;
+		}
+		if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 || cred.uid != getuid()) {
+			close(s); /* another user's process: never talk to it */
+			continue;
+		}
+		*fd = s;
+		*pid = cred.pid;
+		return DOCA_SUCCESS;
+	}
+}
+
+static doca_error_t send_errno(void)
+{
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+		return DOCA_ERROR_AGAIN;
+	return DOCA_ERROR_CONNECTION_RESET;
+}
+
+doca_error_t ferry_link_send(int fd, const void *buf, size_t len)
+{
+	ssize_t rc;
+
+	do {
+		rc = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (rc < 0 && errno == EINTR);
+	return rc < 0 ? send_errno() : DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_send2(int fd, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len)
+{
+	struct iovec iov[2] = {{.iov_base = (void *)(uintptr_t)hdr, .iov_len = hdr_len},
+			       {.iov_base = (void *)(uintptr_t)payload, .iov_len = payload_len}};
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = payload_len > 0 ? 2 : 1};
+	ssize_t rc;
+
+	do {
+		rc = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (rc < 0 && errno == EINTR);
+	return rc < 0 ? send_errno() : DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len)
+{
+	ssize_t rc;
+
+	do {
+		/* MSG_TRUNC: report the datagram's real size so oversized frames are caught. */
+		rc = recv(fd, buf, cap, MSG_DONTWAIT | MSG_TRUNC);
+	} while (rc < 0 && errno == EINTR);
+	if (rc < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN : DOCA_ERROR_CONNECTION_RESET;
+	if (rc == 0)
+		return DOCA_ERROR_CONNECTION_RESET; /* EOF: frames are never empty */
+	*len = (size_t)rc;
+	return DOCA_SUCCESS;
+}
+
+uint64_t ferry_link_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
