@@ -16,6 +16,9 @@
 #include <doca_mmap.h>
 #include <doca_types.h>
 
+struct ferry_link_export;
+struct ferry_link_import;
+
 /* Room for devices when the user never calls doca_mmap_set_max_num_devices. */
 #define FERRY_MMAP_DEFAULT_MAX_DEVS 16u
 
@@ -35,6 +38,9 @@ struct doca_mmap {
 	union doca_data user_data;
 	doca_mmap_memrange_free_cb_t *free_cb;
 	void *free_cb_opaque;
+	/* Cross-process link (src/link): the live export of a started map, or an import. */
+	struct ferry_link_export *link_export;
+	struct ferry_link_import *link_import;
 	/* Bufs pointing into the map; inventories of several threads may share one map. */
 	atomic_uint num_bufs;
 };

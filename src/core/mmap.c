@@ -6,8 +6,10 @@
  * Configuration needs a stopped map; bufs can only be taken from a started
  * one, and keep it from stopping. Nothing here touches the memory itself.
  *
- * Export and import (doca_mmap_export_*, doca_mmap_create_from_export) belong
- * to the cross-process work of issue 3; until then they answer NOT_SUPPORTED.
+ * Export and import (doca_mmap_export_pci, doca_mmap_create_from_export) go
+ * through src/link: an export lives while its map is started; an import is a
+ * started map of the exporter's addresses that stays usable while the
+ * exporter's map is started and its process alive.
  */
 #include <stdlib.h>
 
@@ -18,6 +20,7 @@
 #include "core/ferry_dev.h"
 #include "core/ferry_mem.h"
 #include "core/mem_priv.h"
+#include "link/ferry_export.h"
 
 FERRY_LOG_MODULE("mmap");
 
@@ -28,7 +31,7 @@ FERRY_LOG_MODULE("mmap");
 		    DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |             \
 		    DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING))
 
-#define NOT_YET_MSG "not implemented yet in this build: see issue 3 (cross-process export/import)"
+static void unexport(struct doca_mmap *mmap);
 
 /* ---- shared checks ---- */
 
@@ -107,6 +110,9 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 
 	/* Destroy implies stop. The range goes back to its owner only if it was ever handed over. */
 	mmap->started = false;
+	unexport(mmap);
+	if (mmap->link_import != NULL)
+		ferry_link_import_close(mmap->link_import);
 	if (mmap->ever_started && mmap->memrange_set && mmap->free_cb != NULL)
 		mmap->free_cb(mmap->addr, mmap->len, mmap->free_cb_opaque);
 
@@ -147,6 +153,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap->started = false;
+	unexport(mmap);
 	return DOCA_SUCCESS;
 }
 
@@ -358,50 +365,120 @@ doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *fr
 	return DOCA_SUCCESS;
 }
 
-/* ---- export / import: issue 3 ---- */
+/* ---- export / import (src/link: the emulated PCIe link) ---- */
 
-static doca_error_t export_not_yet(const char *call, struct doca_mmap *mmap, const struct doca_dev *dev,
-				   const void **export_desc, size_t *export_desc_len)
+#define PCI_ACCESS_BITS ((uint32_t)(DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE))
+
+/* Revoke the export of a map that stops or goes away: importers fail from now on. */
+static void unexport(struct doca_mmap *mmap)
 {
-	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  mmap == NULL ? "mmap" :
-				  dev == NULL  ? "dev" :
-				  export_desc == NULL ? "export_desc" : "export_desc_len");
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: mmap %p: " NOT_YET_MSG, call, (void *)mmap);
+	if (mmap->link_export != NULL) {
+		ferry_link_export_close(mmap->link_export);
+		mmap->link_export = NULL;
+	}
 }
 
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				  size_t *export_desc_len)
 {
-	return export_not_yet("doca_mmap_export_pci", mmap, dev, export_desc, export_desc_len);
+	const char *call = "doca_mmap_export_pci";
+
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
+				  mmap == NULL ? "mmap" :
+				  dev == NULL  ? "dev" :
+				  export_desc == NULL ? "export_desc" : "export_desc_len");
+	if (mmap->from_export)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "%s: mmap %p was created from an export; it cannot be re-exported",
+				  call, (void *)mmap);
+	if (!mmap->started)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: mmap %p is not started; export needs a started mmap", call,
+				  (void *)mmap);
+	if (find_dev(mmap, dev) < 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: device %s was not added to mmap %p (doca_mmap_add_dev)",
+				  call, ferry_dev_name(dev), (void *)mmap);
+	uint32_t pci = mmap->access & PCI_ACCESS_BITS;
+	if (pci == 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "%s: mmap %p has no PCI permission; set DOCA_ACCESS_FLAG_PCI_READ_ONLY or "
+				  "DOCA_ACCESS_FLAG_PCI_READ_WRITE before start",
+				  call, (void *)mmap);
+	if (mmap->link_export == NULL) {
+		/* Both bits: write wins, the wider grant the owner asked for. */
+		uint32_t access = (pci & DOCA_ACCESS_FLAG_PCI_READ_WRITE) ? DOCA_ACCESS_FLAG_PCI_READ_WRITE :
+									 DOCA_ACCESS_FLAG_PCI_READ_ONLY;
+		doca_error_t err = ferry_link_export_open(mmap->addr, mmap->len, access,
+							  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), call,
+							  &mmap->link_export);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	mmap->exported = true;
+	ferry_link_export_desc(mmap->link_export, export_desc, export_desc_len);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				   size_t *export_desc_len)
 {
-	return export_not_yet("doca_mmap_export_rdma", mmap, dev, export_desc, export_desc_len);
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_export_rdma: %s is NULL",
+				  mmap == NULL ? "mmap" :
+				  dev == NULL  ? "dev" :
+				  export_desc == NULL ? "export_desc" : "export_desc_len");
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			  "doca_mmap_export_rdma: mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci",
+			  (void *)mmap);
 }
 
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
 {
-	(void)user_data;
+	const char *call = "doca_mmap_create_from_export";
+	struct ferry_link_view view;
+	struct ferry_link_import *imp;
+	struct doca_mmap *m = NULL;
+
 	if (export_desc == NULL || dev == NULL || mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_create_from_export: %s is NULL",
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
 				  export_desc == NULL ? "export_desc" : (dev == NULL ? "dev" : "mmap"));
 	if (export_desc_len == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_create_from_export: export_desc_len is 0");
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_mmap_create_from_export: " NOT_YET_MSG);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: export_desc_len is 0", call);
+	doca_error_t err = ferry_link_import_open(export_desc, export_desc_len,
+						  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), call, &imp, &view);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = doca_mmap_create(&m);
+	if (err == DOCA_SUCCESS)
+		err = doca_mmap_add_dev(m, dev);
+	if (err != DOCA_SUCCESS) {
+		if (m != NULL)
+			doca_mmap_destroy(m);
+		ferry_link_import_close(imp);
+		return err;
+	}
+	/* The map describes the exporter's addresses, mapped at the same place here. */
+	m->addr = view.addr;
+	m->len = view.len;
+	m->memrange_set = true;
+	m->access = view.access;
+	m->from_export = true;
+	m->started = true;
+	m->ever_started = true;
+	m->link_import = imp;
+	if (user_data != NULL)
+		m->user_data = *user_data;
+	*mmap = m;
+	return DOCA_SUCCESS;
 }
 
-/* Until issue 3 lands no device can export or import: say so, as DOCA's caps do. */
+/* Every device can reach the emulated link. */
 doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export)
 {
 	if (devinfo == NULL || mmap_export == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_cap_is_export_pci_supported: %s is NULL",
 				  devinfo == NULL ? "devinfo" : "mmap_export");
-	*mmap_export = 0;
+	*mmap_export = 1;
 	return DOCA_SUCCESS;
 }
 
@@ -412,7 +489,7 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_mmap_cap_is_create_from_export_pci_supported: %s is NULL",
 				  devinfo == NULL ? "devinfo" : "from_export");
-	*from_export = 0;
+	*from_export = 1;
 	return DOCA_SUCCESS;
 }
 
@@ -430,5 +507,7 @@ bool ferry_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev
 
 bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
 {
+	if (mmap->link_import != NULL && !ferry_link_import_alive(mmap->link_import))
+		return false;
 	return mmap->started && mmap->valid;
 }

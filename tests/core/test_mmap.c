@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_mmap.c - doca_mmap: invalid input, configuration rules, state rules,
- * devices, free callback, user data, export stubs, the ferry_mem.h view.
+ * devices, free callback, user data, export/import rules, the ferry_mem.h view.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <string.h>
 
 #include <doca_dev.h>
 #include <doca_mmap.h>
@@ -457,9 +458,9 @@ static void test_max_num_devices(void **state)
 	assert_int_equal(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
 
-/* ---- export / import: next issue ---- */
+/* ---- export / import within one process (cross-process: tests/link) ---- */
 
-static void test_export_import_not_yet(void **state)
+static void test_export_import_rules(void **state)
 {
 	struct devs *d = *state;
 	struct doca_mmap *m = new_mmap();
@@ -470,38 +471,83 @@ static void test_export_import_not_yet(void **state)
 	char blob[16] = {0};
 
 	assert_int_equal(doca_mmap_add_dev(m, d->dev[0]), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(m, mem, sizeof(mem)), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
 
 	ferry_test_log_reset();
 	assert_int_equal(doca_mmap_export_pci(NULL, d->dev[0], &desc, &desc_len), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], NULL, &desc_len), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &desc, &desc_len), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &desc, &desc_len), DOCA_ERROR_BAD_STATE);
 	assert_logged("doca_mmap_export_pci");
-	assert_logged("not implemented yet in this build: see issue 3");
+	/* Started, but without a PCI permission: DOCA refuses the export. */
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &desc, &desc_len), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("no PCI permission");
+	assert_int_equal(doca_mmap_stop(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_export_pci(m, d->dev[1], &desc, &desc_len), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("was not added");
 	ferry_test_log_reset();
 	assert_int_equal(doca_mmap_export_rdma(m, d->dev[0], &desc, &desc_len), DOCA_ERROR_NOT_SUPPORTED);
 	assert_logged("doca_mmap_export_rdma");
+
 	ferry_test_log_reset();
 	assert_int_equal(doca_mmap_create_from_export(NULL, NULL, 16, d->dev[1], &imported), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_mmap_create_from_export(NULL, blob, 0, d->dev[1], &imported), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_mmap_create_from_export(NULL, blob, sizeof(blob), d->dev[1], &imported),
-			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_logged("doca_mmap_create_from_export: not implemented yet in this build: see issue 3");
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_mmap_create_from_export: descriptor refused");
 	assert_null(imported);
 
+	/* Success: the descriptor is stable while the map stays started. */
+	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &desc, &desc_len), DOCA_SUCCESS);
+	assert_non_null(desc);
+	assert_true(desc_len > 0);
+	const void *again = NULL;
+	size_t again_len = 0;
+	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &again, &again_len), DOCA_SUCCESS);
+	assert_ptr_equal(again, desc);
+	assert_int_equal(again_len, desc_len);
 	assert_int_equal(doca_mmap_get_exported(m, &flag), DOCA_SUCCESS);
-	assert_int_equal(flag, 0);
-	assert_int_equal(doca_mmap_get_from_export(m, &flag), DOCA_SUCCESS);
-	assert_int_equal(flag, 0);
+	assert_int_equal(flag, 1);
+	/* The map owns the bytes until it stops: keep a copy for after. */
+	uint8_t saved[512];
+	assert_true(desc_len <= sizeof(saved));
+	memcpy(saved, desc, desc_len);
+
+	/* Import in the same process: the same addresses, read back. */
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, desc_len, d->dev[1], &imported), DOCA_SUCCESS);
+	void *addr = NULL;
+	size_t len = 0;
+	assert_int_equal(doca_mmap_get_memrange(imported, &addr, &len), DOCA_SUCCESS);
+	assert_ptr_equal(addr, mem);
+	assert_int_equal(len, sizeof(mem));
+	assert_int_equal(doca_mmap_get_from_export(imported, &flag), DOCA_SUCCESS);
+	assert_int_equal(flag, 1);
+	assert_true(ferry_mmap_is_usable(imported));
+	assert_true(ferry_mmap_has_dev(imported, d->dev[1]));
+	assert_int_equal(doca_mmap_export_pci(imported, d->dev[1], &again, &again_len), DOCA_ERROR_NOT_PERMITTED);
+
+	/* Stopping the exporter revokes: the import turns unusable, new imports are refused. */
+	assert_int_equal(doca_mmap_stop(m), DOCA_SUCCESS);
+	assert_false(ferry_mmap_is_usable(imported));
+	ferry_test_log_reset();
+	struct doca_mmap *late = NULL;
+	assert_int_equal(doca_mmap_create_from_export(NULL, saved, desc_len, d->dev[1], &late),
+			 DOCA_ERROR_NOT_FOUND);
+	assert_logged("no longer exists");
+	assert_null(late);
+	assert_int_equal(doca_mmap_destroy(imported), DOCA_SUCCESS);
+
 	flag = 9;
 	assert_int_equal(doca_mmap_cap_is_export_pci_supported(doca_dev_as_devinfo(d->dev[0]), &flag), DOCA_SUCCESS);
-	assert_int_equal(flag, 0);
+	assert_int_equal(flag, 1);
 	flag = 9;
 	assert_int_equal(doca_mmap_cap_is_create_from_export_pci_supported(doca_dev_as_devinfo(d->dev[1]), &flag),
 			 DOCA_SUCCESS);
-	assert_int_equal(flag, 0);
+	assert_int_equal(flag, 1);
 	assert_int_equal(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
 
@@ -520,7 +566,7 @@ int main(void)
 		cmocka_unit_test(test_stop_and_destroy_refused_while_bufs_exist),
 		cmocka_unit_test_setup_teardown(test_add_rm_dev, devs_setup, devs_teardown),
 		cmocka_unit_test_setup_teardown(test_max_num_devices, devs_setup, devs_teardown),
-		cmocka_unit_test_setup_teardown(test_export_import_not_yet, devs_setup, devs_teardown),
+		cmocka_unit_test_setup_teardown(test_export_import_rules, devs_setup, devs_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

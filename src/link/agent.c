@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * agent.c - the exporter side of the link: the table of live exports and the
+ * memory agent, one thread per process started at the first export, that
+ * answers importers on an abstract Unix socket.
+ *
+ * The socket lives in the abstract namespace so that nothing is left on disk
+ * when the process dies, even by SIGKILL. Anyone may connect; the agent talks
+ * only to peers of its own uid (SO_PEERCRED) that present the export's 128-bit
+ * token, and hands out only the pages of exported, shareable ranges.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <doca_types.h>
+
+#include "common/ferry_log.h"
+#include "link/export_desc.h"
+#include "link/ferry_export.h"
+#include "link/ferry_link.h"
+#include "link/link_priv.h"
+
+FERRY_LOG_MODULE("link");
+
+struct ferry_link_export {
+	struct ferry_link_export *next;
+	uint64_t id;
+	uint8_t token[FERRY_DESC_TOKEN_LEN];
+	uint32_t access;
+	int mem_fd;          /* -1 unless the range is shareable */
+	uint64_t map_base;   /* page-aligned pages holding the range */
+	uint64_t map_len;
+	uint64_t mem_off;
+	int state_fd;
+	void *state_map;
+	_Atomic uint32_t *state;  /* in state_map */
+	size_t page;
+	uint8_t desc[FERRY_DESC_MAX_LEN];
+	size_t desc_len;
+};
+
+static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ferry_link_export *exports;
+static uint64_t next_export_id = 1;
+static int agent_fd = -1;
+static char agent_name[FERRY_DESC_MAX_AGENT + 1];
+static pid_t agent_pid;
+
+/* ---- serving ---- */
+
+static int token_equal(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t diff = 0;
+
+	/* Constant time: the comparison must not tell how many bytes matched. */
+	for (size_t i = 0; i < FERRY_DESC_TOKEN_LEN; i++)
+		diff |= (uint8_t)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+static int reopen_fd(int fd, int flags)
+{
+	char path[64];
+
+	if (flags == O_RDWR)
+		return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, flags | O_CLOEXEC);
+}
+
+void ferry_link_serve(const struct link_req *req, struct link_rep *rep, int *mem_fd, int *state_fd)
+{
+	struct ferry_link_export *e;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->magic = LINK_MSG_MAGIC;
+	*mem_fd = -1;
+	*state_fd = -1;
+	if (req->magic != LINK_MSG_MAGIC || req->version != LINK_MSG_VERSION) {
+		rep->status = DOCA_ERROR_UNSUPPORTED_VERSION;
+		return;
+	}
+	pthread_mutex_lock(&agent_lock);
+	for (e = exports; e != NULL && e->id != req->export_id; e = e->next)
+		;
+	if (e == NULL)
+		rep->status = DOCA_ERROR_NOT_FOUND;
+	else if (!token_equal(e->token, req->token))
+		rep->status = DOCA_ERROR_NOT_PERMITTED;
+	else {
+		int mode = e->access == DOCA_ACCESS_FLAG_PCI_READ_WRITE ? O_RDWR : O_RDONLY;
+		/* A read-only export hands out a read-only fd: the kernel refuses a writable map. */
+		if (e->mem_fd >= 0)
+			*mem_fd = reopen_fd(e->mem_fd, mode);
+		*state_fd = reopen_fd(e->state_fd, O_RDONLY);
+		rep->status = (*state_fd >= 0 && (*mem_fd >= 0 || e->mem_fd < 0)) ? DOCA_SUCCESS :
+										       DOCA_ERROR_OPERATING_SYSTEM;
+		rep->map_base = e->map_base;
+		rep->map_len = e->map_len;
+		rep->mem_off = e->mem_off;
+	}
+	pthread_mutex_unlock(&agent_lock);
+	if (rep->status != DOCA_SUCCESS) {
+		if (*mem_fd >= 0)
+			close(*mem_fd);
+		if (*state_fd >= 0)
+			close(*state_fd);
+		*mem_fd = *state_fd = -1;
+	}
+}
+
+static void send_reply(int conn, const struct link_rep *rep, int mem_fd, int state_fd)
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = (void *)(uintptr_t)rep, .iov_len = sizeof(*rep)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (state_fd >= 0) {
+		int fds[2] = {state_fd, mem_fd};
+		size_t nfds = mem_fd >= 0 ? 2 : 1;
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	(void)sendmsg(conn, &msg, MSG_NOSIGNAL);
+}
+
+static void serve_conn(int conn)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct timeval tv = {.tv_sec = 2};
+	struct link_req req;
+	struct link_rep rep;
+	int mem_fd = -1, state_fd = -1;
+
+	/* Another user's process gets nothing, not even an answer. */
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.uid != getuid()) {
+		FERRY_WARN("ferry agent: refused a connection from uid %u (only uid %u may import)",
+			   (unsigned)cred.uid, (unsigned)getuid());
+		return;
+	}
+	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (recv(conn, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
+		return;
+	ferry_link_serve(&req, &rep, &mem_fd, &state_fd);
+	if (rep.status == DOCA_ERROR_NOT_PERMITTED)
+		FERRY_WARN("ferry agent: pid %d presented a wrong token for export %llu", (int)cred.pid,
+			   (unsigned long long)req.export_id);
+	send_reply(conn, &rep, mem_fd, state_fd);
+	if (mem_fd >= 0)
+		close(mem_fd);
+	if (state_fd >= 0)
+		close(state_fd);
+}
+
+static void *agent_main(void *arg)
+{
+	int lfd = (int)(intptr_t)arg;
+
+	for (;;) {
+		int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (conn < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			FERRY_ERR("ferry agent: accept failed: %s; imports of this process's exports stop here",
+				  strerror(errno));
+			return NULL;
+		}
+		serve_conn(conn);
+		close(conn);
+	}
+}
+
+/* Start the agent once per process (again in a forked child, which has no thread). */
+static doca_error_t agent_ensure(const char *call)
+{
+	uint64_t start = 0;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	pthread_t thr;
+	pthread_attr_t attr;
+	int n, fd;
+
+	const char *why = NULL;
+	const char *domain;
+
+	if (agent_fd >= 0 && agent_pid == getpid())
+		return DOCA_SUCCESS;
+	domain = ferry_link_domain(&why);
+	if (domain == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s", call, why);
+	(void)ferry_link_pid_start_time(getpid(), &start);
+	n = snprintf(agent_name, sizeof(agent_name), "ferry-%u-%s-agent-%d-%llu", (unsigned)getuid(),
+		     domain, (int)getpid(), (unsigned long long)start);
+	if (n < 0 || (size_t)n >= sizeof(agent_name))
+		return FERRY_RULE(DOCA_ERROR_UNEXPECTED, "%s: agent socket name too long", call);
+	memcpy(sa.sun_path + 1, agent_name, (size_t)n);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) != 0 ||
+	    listen(fd, 64) != 0) {
+		int saved = errno;
+		if (fd >= 0)
+			close(fd);
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot start the memory agent (socket @%s): %s", call,
+				  agent_name, strerror(saved));
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	n = pthread_create(&thr, &attr, agent_main, (void *)(intptr_t)fd);
+	pthread_attr_destroy(&attr);
+	if (n != 0) {
+		close(fd);
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot start the memory agent thread: %s", call,
+				  strerror(n));
+	}
+	agent_fd = fd;
+	agent_pid = getpid();
+	return DOCA_SUCCESS;
+}
+
+/* ---- exports ---- */
+
+static doca_error_t make_state_page(struct ferry_link_export *e, const char *call)
+{
+	e->state_fd = memfd_create("ferry-export-state", MFD_CLOEXEC);
+	if (e->state_fd < 0 || ftruncate(e->state_fd, (off_t)e->page) != 0)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot create the export's state page: %s", call,
+				  strerror(errno));
+	void *p = mmap(NULL, e->page, PROT_READ | PROT_WRITE, MAP_SHARED, e->state_fd, 0);
+	if (p == MAP_FAILED)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot map the export's state page: %s", call,
+				  strerror(errno));
+	e->state_map = p;
+	e->state = p;
+	atomic_store_explicit(e->state, LINK_STATE_LIVE, memory_order_release);
+	return DOCA_SUCCESS;
+}
+
+static void find_shareable(struct ferry_link_export *e, void *addr, size_t len)
+{
+	void *block;
+	uintptr_t a = (uintptr_t)addr;
+
+	if (ferry_shm_lookup(addr, len, &e->mem_fd, &block) != DOCA_SUCCESS) {
+		e->mem_fd = -1;
+		return;
+	}
+	/* Blocks are whole pages, so the pages around the range are inside the block. */
+	e->map_base = a & ~(uint64_t)(e->page - 1);
+	e->map_len = ((a + len + e->page - 1) & ~(uint64_t)(e->page - 1)) - e->map_base;
+	e->mem_off = e->map_base - (uintptr_t)block;
+}
+
+static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t len, uint32_t machine,
+			      const char *call)
+{
+	struct ferry_export_desc d;
+	doca_error_t err;
+
+	memset(&d, 0, sizeof(d));
+	err = ferry_link_boot_id(d.boot_id);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (ferry_link_pid_start_time(getpid(), &d.start_time) != DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot read this process's start time", call);
+	d.version = FERRY_DESC_VERSION;
+	d.hints = (uint16_t)(FERRY_DESC_HINT_CMA | (e->mem_fd >= 0 ? FERRY_DESC_HINT_SHAREABLE : 0));
+	d.pid = (uint32_t)getpid();
+	d.uid = (uint32_t)getuid();
+	d.export_id = e->id;
+	memcpy(d.token, e->token, sizeof(d.token));
+	d.addr = (uintptr_t)addr;
+	d.len = len;
+	d.access = e->access;
+	d.machine = machine;
+	d.agent_len = (uint16_t)strlen(agent_name);
+	memcpy(d.agent, agent_name, d.agent_len + 1);
+	e->desc_len = ferry_export_desc_encode(&d, e->desc, sizeof(e->desc));
+	if (e->desc_len == 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: range %p + %zu cannot be described", call, addr, len);
+	return DOCA_SUCCESS;
+}
+
+static void export_free(struct ferry_link_export *e)
+{
+	if (e->state != NULL) {
+		/* Importers poll this word: from now on their tasks fail. */
+		atomic_store_explicit(e->state, LINK_STATE_REVOKED, memory_order_release);
+		munmap(e->state_map, e->page);
+	}
+	if (e->state_fd >= 0)
+		close(e->state_fd);
+	if (e->mem_fd >= 0)
+		close(e->mem_fd);
+	free(e);
+}
+
+doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine, const char *call,
+				    struct ferry_link_export **exp)
+{
+	struct ferry_link_export *e = calloc(1, sizeof(*e));
+	doca_error_t err;
+
+	if (e == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: out of memory for an export", call);
+	e->state_fd = -1;
+	e->mem_fd = -1;
+	e->access = access;
+	e->page = (size_t)sysconf(_SC_PAGESIZE);
+	if (getrandom(e->token, sizeof(e->token), 0) != (ssize_t)sizeof(e->token)) {
+		export_free(e);
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: no randomness for the export token", call);
+	}
+	find_shareable(e, addr, len);
+	err = make_state_page(e, call);
+	if (err == DOCA_SUCCESS) {
+		pthread_mutex_lock(&agent_lock);
+		err = agent_ensure(call);
+		e->id = next_export_id++;
+		if (err == DOCA_SUCCESS)
+			err = fill_desc(e, addr, len, machine, call);
+		if (err == DOCA_SUCCESS) {
+			e->next = exports;
+			exports = e;
+		}
+		pthread_mutex_unlock(&agent_lock);
+	}
+	if (err != DOCA_SUCCESS) {
+		export_free(e);
+		return err;
+	}
+	*exp = e;
+	return DOCA_SUCCESS;
+}
+
+void ferry_link_export_desc(const struct ferry_link_export *exp, const void **desc, size_t *len)
+{
+	*desc = exp->desc;
+	*len = exp->desc_len;
+}
+
+void ferry_link_export_close(struct ferry_link_export *exp)
+{
+	pthread_mutex_lock(&agent_lock);
+	for (struct ferry_link_export **l = &exports; *l != NULL; l = &(*l)->next) {
+		if (*l == exp) {
+			*l = exp->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&agent_lock);
+	export_free(exp);
+}

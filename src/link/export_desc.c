@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * export_desc.c - encode and decode export descriptors (format in export_desc.h).
+ * Pure functions: they read and write only the buffers they are given, so the
+ * decoder can be fuzzed on its own.
+ */
+#include <string.h>
+
+#include <doca_types.h>
+
+#include "link/export_desc.h"
+
+#define OFF_MAGIC 0
+#define OFF_VERSION 4
+#define OFF_HINTS 6
+#define OFF_TOTAL 8
+#define OFF_CRC 12
+#define OFF_BOOT 16
+#define OFF_PID 32
+#define OFF_UID 36
+#define OFF_START 40
+#define OFF_EXPORT_ID 48
+#define OFF_TOKEN 56
+#define OFF_ADDR 72
+#define OFF_LEN 80
+#define OFF_ACCESS 88
+#define OFF_MACHINE 92
+#define OFF_AGENT_LEN 96
+#define OFF_RESERVED 98
+#define OFF_AGENT 100
+
+_Static_assert(OFF_AGENT == FERRY_DESC_FIXED_LEN, "fixed part of the descriptor");
+
+uint32_t ferry_desc_crc32(const uint8_t *p, size_t len)
+{
+	uint32_t crc = 0xffffffffu;
+
+	for (size_t i = 0; i < len; i++) {
+		crc ^= p[i];
+		for (int b = 0; b < 8; b++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+	}
+	return ~crc;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Exactly one PCI permission: the exporter chose read-only or read-write. */
+static int access_is_valid(uint32_t access)
+{
+	return access == DOCA_ACCESS_FLAG_PCI_READ_ONLY || access == DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+}
+
+/* A socket name is printable ASCII without '/' tricks that matter: just printable. */
+static int agent_is_valid(const char *name, size_t len)
+{
+	if (len == 0 || len > FERRY_DESC_MAX_AGENT)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (name[i] < 0x21 || name[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+static const char *check_fields(const struct ferry_export_desc *d)
+{
+	if ((d->hints & ~FERRY_DESC_KNOWN_HINTS) != 0)
+		return "unknown transport hints";
+	if (d->hints == 0)
+		return "no transport hint";
+	if (!access_is_valid(d->access))
+		return "access is not exactly one of PCI_READ_ONLY and PCI_READ_WRITE";
+	if (d->len == 0)
+		return "empty range";
+	if (d->addr == 0)
+		return "range starts at address 0";
+	if (d->addr + d->len < d->addr)
+		return "range wraps around the address space";
+	if (d->pid == 0)
+		return "pid 0";
+	if (!agent_is_valid(d->agent, d->agent_len))
+		return "agent socket name is empty, too long or not printable";
+	return NULL;
+}
+
+size_t ferry_export_desc_encode(const struct ferry_export_desc *desc, uint8_t *out, size_t room)
+{
+	size_t total = FERRY_DESC_FIXED_LEN + desc->agent_len;
+
+	if (check_fields(desc) != NULL || room < total || strlen(desc->agent) != desc->agent_len)
+		return 0;
+	memset(out, 0, total);
+	put32(out + OFF_MAGIC, FERRY_DESC_MAGIC);
+	put16(out + OFF_VERSION, FERRY_DESC_VERSION);
+	put16(out + OFF_HINTS, desc->hints);
+	put32(out + OFF_TOTAL, (uint32_t)total);
+	memcpy(out + OFF_BOOT, desc->boot_id, FERRY_DESC_BOOT_ID_LEN);
+	put32(out + OFF_PID, desc->pid);
+	put32(out + OFF_UID, desc->uid);
+	put64(out + OFF_START, desc->start_time);
+	put64(out + OFF_EXPORT_ID, desc->export_id);
+	memcpy(out + OFF_TOKEN, desc->token, FERRY_DESC_TOKEN_LEN);
+	put64(out + OFF_ADDR, desc->addr);
+	put64(out + OFF_LEN, desc->len);
+	put32(out + OFF_ACCESS, desc->access);
+	put32(out + OFF_MACHINE, desc->machine);
+	put16(out + OFF_AGENT_LEN, desc->agent_len);
+	memcpy(out + OFF_AGENT, desc->agent, desc->agent_len);
+	put32(out + OFF_CRC, ferry_desc_crc32(out, total));
+	return total;
+}
+
+/* Header checks: everything needed before the body may be read. */
+static doca_error_t check_header(const uint8_t *p, size_t len, const char **why)
+{
+	if (len < OFF_CRC + 4) {
+		*why = "shorter than the descriptor header";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (get32(p + OFF_MAGIC) != FERRY_DESC_MAGIC) {
+		*why = "bad magic (not a Ferry export descriptor)";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (get16(p + OFF_VERSION) != FERRY_DESC_VERSION) {
+		*why = "descriptor format version is not 1";
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (get32(p + OFF_TOTAL) != len) {
+		*why = "length field does not match the number of bytes given (truncated or padded)";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (len < FERRY_DESC_FIXED_LEN || len > FERRY_DESC_MAX_LEN) {
+		*why = "length outside the possible range";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static int crc_matches(const uint8_t *p, size_t len)
+{
+	uint8_t copy[FERRY_DESC_MAX_LEN];
+
+	memcpy(copy, p, len);
+	put32(copy + OFF_CRC, 0);
+	return ferry_desc_crc32(copy, len) == get32(p + OFF_CRC);
+}
+
+doca_error_t ferry_export_desc_decode(const void *buf, size_t len, struct ferry_export_desc *desc, const char **why)
+{
+	const uint8_t *p = buf;
+	struct ferry_export_desc d;
+	const char *dummy;
+
+	if (why == NULL)
+		why = &dummy;
+	if (buf == NULL || desc == NULL) {
+		*why = "NULL buffer";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	doca_error_t err = check_header(p, len, why);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (!crc_matches(p, len)) {
+		*why = "checksum mismatch (corrupted in transit)";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (get16(p + OFF_RESERVED) != 0) {
+		*why = "reserved field is not zero";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memset(&d, 0, sizeof(d));
+	d.version = get16(p + OFF_VERSION);
+	d.hints = get16(p + OFF_HINTS);
+	memcpy(d.boot_id, p + OFF_BOOT, FERRY_DESC_BOOT_ID_LEN);
+	d.pid = get32(p + OFF_PID);
+	d.uid = get32(p + OFF_UID);
+	d.start_time = get64(p + OFF_START);
+	d.export_id = get64(p + OFF_EXPORT_ID);
+	memcpy(d.token, p + OFF_TOKEN, FERRY_DESC_TOKEN_LEN);
+	d.addr = get64(p + OFF_ADDR);
+	d.len = get64(p + OFF_LEN);
+	d.access = get32(p + OFF_ACCESS);
+	d.machine = get32(p + OFF_MACHINE);
+	d.agent_len = get16(p + OFF_AGENT_LEN);
+	if ((size_t)FERRY_DESC_FIXED_LEN + d.agent_len != len) {
+		*why = "agent name length does not match the descriptor length";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(d.agent, p + OFF_AGENT, d.agent_len);
+	d.agent[d.agent_len] = '\0';
+	*why = check_fields(&d);
+	if (*why != NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*desc = d;
+	return DOCA_SUCCESS;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_export.h - memory across the emulated PCIe link: exports, imports,
+ * the per-process memory agent, shareable memory and the identity facts an
+ * export descriptor carries. (The rendezvous and control sockets of Comch are
+ * in ferry_link.h, and so is the domain's name, ferry_link_domain.)
+ *
+ * Call order:
+ *   exporter: ferry_link_export_open (at doca_mmap_export_pci) ... ferry_link_export_close
+ *             (at doca_mmap_stop / destroy: importers see the export revoked);
+ *   importer: ferry_link_import_open (at doca_mmap_create_from_export),
+ *             ferry_link_import_alive (before each use), ferry_link_import_close.
+ * All functions are thread-safe. Each process runs one memory agent thread,
+ * started at its first export, that hands file descriptors of shareable
+ * exports to importers of the same user who present the export's token.
+ * Error convention: doca_error_t, and these functions log their own one line.
+ */
+#ifndef FERRY_EXPORT_H_
+#define FERRY_EXPORT_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct ferry_link_export;
+struct ferry_link_import;
+
+/** Where an import's memory is, as the importer sees it. */
+struct ferry_link_view {
+	void *addr;      /* the exporter's address of the range; mapped at the same address here */
+	size_t len;
+	uint32_t access; /* DOCA_ACCESS_FLAG_PCI_READ_ONLY or DOCA_ACCESS_FLAG_PCI_READ_WRITE */
+};
+
+/**
+ * Export [addr, addr + len) with one PCI permission, from a device on emulated
+ * machine @p machine. @p call names the public call for log lines.
+ */
+doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine, const char *call,
+				    struct ferry_link_export **exp);
+
+/** The descriptor bytes, owned by the export. */
+void ferry_link_export_desc(const struct ferry_link_export *exp, const void **desc, size_t *len);
+
+/** Revoke and free: importers' alive checks fail from now on, new imports are refused. */
+void ferry_link_export_close(struct ferry_link_export *exp);
+
+/**
+ * Validate a descriptor and attach to its memory for a device on @p machine.
+ * Errors: DOCA_ERROR_INVALID_VALUE (garbage, truncated, corrupt, another
+ * machine), DOCA_ERROR_UNSUPPORTED_VERSION, DOCA_ERROR_NOT_PERMITTED (another
+ * user, wrong token), DOCA_ERROR_NOT_FOUND (another boot, exporter gone or
+ * restarted, export revoked), DOCA_ERROR_NOT_SUPPORTED (memory not shareable),
+ * DOCA_ERROR_NO_MEMORY (the range's addresses are taken here).
+ */
+doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, const char *call,
+				    struct ferry_link_import **imp, struct ferry_link_view *view);
+
+/** False once the exporter revoked the export or exited. Cheap: one load and one poll. */
+bool ferry_link_import_alive(const struct ferry_link_import *imp);
+
+void ferry_link_import_close(struct ferry_link_import *imp);
+
+/**
+ * Create (if needed) and return the per-user runtime directory of the domain,
+ * mode 0700 and owned by the caller: $XDG_RUNTIME_DIR/ferry/<domain>, else
+ * /run/user/<uid>/ferry/<domain>, else /tmp/ferry-<uid>/<domain>.
+ */
+doca_error_t ferry_link_runtime_dir(char *out, size_t room);
+
+/** The kernel's boot id (16 bytes). */
+doca_error_t ferry_link_boot_id(uint8_t out[16]);
+
+/** Start time of @p pid in clock ticks since boot; DOCA_ERROR_NOT_FOUND if there is no such process. */
+doca_error_t ferry_link_pid_start_time(int pid, uint64_t *start);
+
+/**
+ * Find the shareable block (ferry_mem_alloc_shared) holding [addr, addr + len):
+ * a dup of its memfd and the block's base. DOCA_ERROR_NOT_FOUND for other memory.
+ */
+doca_error_t ferry_shm_lookup(const void *addr, size_t len, int *fd_dup, void **block_base);
+
+#endif /* FERRY_EXPORT_H_ */

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * link_env.c - the domain's per-user runtime directory, and the identity
+ * facts an export descriptor carries (boot id, a process's start time).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/ferry_log.h"
+#include "link/ferry_export.h"
+#include "link/ferry_link.h"
+
+FERRY_LOG_MODULE("link");
+
+/* mkdir that accepts an existing directory only if it is ours and private. */
+static doca_error_t private_dir(const char *path, bool must_be_private)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: cannot create %s: %s", path, strerror(errno));
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: %s is not a directory", path);
+	if (must_be_private && (st.st_uid != getuid() || (st.st_mode & 0077) != 0))
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "ferry link: %s must be owned by uid %u with mode 0700 (it has uid %u, mode %03o)", path,
+				  (unsigned)getuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+	return DOCA_SUCCESS;
+}
+
+/* The per-user base: XDG_RUNTIME_DIR, /run/user/<uid>, or a private folder in /tmp. */
+static int user_base(char *out, size_t room, bool *base_is_private)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char run_user[64];
+	struct stat st;
+
+	*base_is_private = false;
+	if (xdg != NULL && xdg[0] == '/')
+		return snprintf(out, room, "%s/ferry", xdg);
+	snprintf(run_user, sizeof(run_user), "/run/user/%u", (unsigned)getuid());
+	if (stat(run_user, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+		return snprintf(out, room, "%s/ferry", run_user);
+	*base_is_private = true;
+	return snprintf(out, room, "/tmp/ferry-%u", (unsigned)getuid());
+}
+
+doca_error_t ferry_link_runtime_dir(char *out, size_t room)
+{
+	bool base_private;
+	char base[4096];
+	int n = user_base(base, sizeof(base), &base_private);
+
+	if (out == NULL || n < 0 || (size_t)n >= sizeof(base))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: runtime directory path too long");
+	/* In /tmp anyone could have made the folder first: insist it is ours and 0700. */
+	doca_error_t err = private_dir(base, base_private);
+	if (err != DOCA_SUCCESS)
+		return err;
+	const char *why = NULL;
+	const char *domain = ferry_link_domain(&why);
+	if (domain == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: %s", why);
+	n = snprintf(out, room, "%s/%s", base, domain);
+	if (n < 0 || (size_t)n >= room)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: runtime directory path too long");
+	return private_dir(out, true);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+doca_error_t ferry_link_boot_id(uint8_t out[16])
+{
+	char text[64] = {0};
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+	size_t k = 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: cannot read the boot id");
+	for (ssize_t i = 0; i + 1 < n && k < 16; i++) {
+		int hi = hexval(text[i]), lo;
+		if (hi < 0)
+			continue; /* dashes */
+		lo = hexval(text[i + 1]);
+		if (lo < 0)
+			break;
+		out[k++] = (uint8_t)(hi << 4 | lo);
+		i++;
+	}
+	if (k != 16)
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: boot id '%.40s' is not a UUID", text);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_pid_start_time(int pid, uint64_t *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return DOCA_ERROR_NOT_FOUND;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return DOCA_ERROR_NOT_FOUND;
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': fields restart after the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (p == NULL)
+		return DOCA_ERROR_NOT_FOUND;
+	/* After ')' come field 3 (state) ... field 22 (starttime): skip 19 fields. */
+	p++;
+	for (int field = 3; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return DOCA_ERROR_NOT_FOUND;
+	*start = strtoull(p + 1, NULL, 10);
+	return DOCA_SUCCESS;
+}

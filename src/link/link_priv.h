@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * link_priv.h - what the exporter side (agent.c) and the importer side
+ * (import.c) share: the agent's request/reply messages and the local serve call.
+ */
+#ifndef FERRY_LINK_PRIV_H_
+#define FERRY_LINK_PRIV_H_
+
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#include "link/export_desc.h"
+
+#define LINK_MSG_MAGIC 0x4b4e4c46u /* "FLNK" */
+#define LINK_MSG_VERSION 1u
+
+/* Importer -> agent: which export, proved by its token. */
+struct link_req {
+	uint32_t magic;
+	uint32_t version;
+	uint64_t export_id;
+	uint8_t token[FERRY_DESC_TOKEN_LEN];
+};
+
+/*
+ * Agent -> importer; on success fds ride along (SCM_RIGHTS): the state page,
+ * then the memory when the export is shareable.
+ */
+struct link_rep {
+	uint32_t magic;
+	int32_t status;     /* doca_error_t */
+	uint64_t map_base;  /* page-aligned start of the exported pages in the exporter */
+	uint64_t map_len;
+	uint64_t mem_off;   /* offset of map_base in the memory fd */
+};
+
+/* Values of the export's state word, in a page the importers map read-only. */
+#define LINK_STATE_LIVE 0x4c495645u
+#define LINK_STATE_REVOKED 0u
+
+/*
+ * Answer @p req; on success *state_fd is a new read-only fd and *mem_fd a new
+ * fd of the memory (read-only for a PCI_READ_ONLY export) or -1 when the range
+ * is not shareable. The caller closes them.
+ */
+void ferry_link_serve(const struct link_req *req, struct link_rep *rep, int *mem_fd, int *state_fd);
+
+#endif /* FERRY_LINK_PRIV_H_ */

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * shm.c - ferry_mem_alloc_shared: memfd-backed blocks that an exporter's
+ * memory agent can hand to importers. A small registry maps addresses back
+ * to their memfd so doca_mmap_export_pci can tell shareable ranges apart.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ferry_mem.h>
+
+#include "link/ferry_export.h"
+
+struct shm_block {
+	struct shm_block *next;
+	void *base;
+	size_t len;
+	int fd;
+};
+
+static pthread_mutex_t shm_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shm_block *shm_blocks;
+
+static size_t round_to_pages(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (size > SIZE_MAX - page)
+		return 0;
+	return (size + page - 1) & ~(page - 1);
+}
+
+void *ferry_mem_alloc_shared(size_t size)
+{
+	size_t len = round_to_pages(size);
+	struct shm_block *blk;
+
+	if (size == 0 || len == 0) {
+		errno = size == 0 ? EINVAL : ENOMEM;
+		return NULL;
+	}
+	blk = calloc(1, sizeof(*blk));
+	if (blk == NULL)
+		return NULL;
+	blk->fd = memfd_create("ferry-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (blk->fd < 0)
+		goto fail_blk;
+	if (ftruncate(blk->fd, (off_t)len) != 0)
+		goto fail_fd;
+	/* Fixed size from now on: no peer can shrink it under the other (SIGBUS). */
+	(void)fcntl(blk->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	blk->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, blk->fd, 0);
+	if (blk->base == MAP_FAILED)
+		goto fail_fd;
+	blk->len = len;
+	pthread_mutex_lock(&shm_lock);
+	blk->next = shm_blocks;
+	shm_blocks = blk;
+	pthread_mutex_unlock(&shm_lock);
+	return blk->base;
+
+fail_fd:;
+	int saved = errno;
+	close(blk->fd);
+	errno = saved;
+fail_blk:
+	free(blk);
+	return NULL;
+}
+
+int ferry_mem_free_shared(void *addr)
+{
+	struct shm_block **link, *blk = NULL;
+
+	if (addr == NULL)
+		return 0;
+	pthread_mutex_lock(&shm_lock);
+	for (link = &shm_blocks; *link != NULL; link = &(*link)->next) {
+		if ((*link)->base == addr) {
+			blk = *link;
+			*link = blk->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&shm_lock);
+	if (blk == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	munmap(blk->base, blk->len);
+	close(blk->fd);
+	free(blk);
+	return 0;
+}
+
+doca_error_t ferry_shm_lookup(const void *addr, size_t len, int *fd_dup, void **block_base)
+{
+	uintptr_t a = (uintptr_t)addr;
+	doca_error_t err = DOCA_ERROR_NOT_FOUND;
+
+	pthread_mutex_lock(&shm_lock);
+	for (struct shm_block *blk = shm_blocks; blk != NULL; blk = blk->next) {
+		uintptr_t base = (uintptr_t)blk->base;
+		if (a < base || a - base > blk->len || len > blk->len - (a - base))
+			continue;
+		*fd_dup = fcntl(blk->fd, F_DUPFD_CLOEXEC, 0);
+		*block_base = blk->base;
+		err = *fd_dup >= 0 ? DOCA_SUCCESS : DOCA_ERROR_OPERATING_SYSTEM;
+		break;
+	}
+	pthread_mutex_unlock(&shm_lock);
+	return err;
+}
