@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_link_xproc.c - host and DPU as two processes: link_host exports, link_dpu
+ * imports and DMAs both ways. Each test runs in its own FERRY_DOMAIN, under a
+ * time limit, and kills what it started. Failure cases: garbage, truncated,
+ * forged token, another boot, user, machine or process incarnation, exporter
+ * exited, SIGKILLed or stopped its mmap, read-only export, non-shareable memory,
+ * another user's process. Nothing may be left in /dev/shm.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "link/export_desc.h"
+#include "link/link_priv.h"
+
+#define LINE_MAX_LEN 1024
+#define LINE_TIMEOUT_MS 60000
+
+struct proc {
+	pid_t pid;
+	int in;  /* its stdin */
+	int out; /* its stdout */
+};
+
+struct host {
+	struct proc p;
+	char hex[2 * FERRY_DESC_MAX_LEN + 1];
+	char addr[32];
+	char len[32];
+	char sum[32];
+};
+
+static const char *host_exe, *dpu_exe;
+
+/* execv takes char *const[]; it does not write the strings. */
+#define ARG(s) ((char *)(uintptr_t)(s))
+
+static void spawn(struct proc *p, char *const argv[], uid_t as_uid)
+{
+	int in[2], out[2];
+
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	p->pid = fork();
+	assert_true(p->pid >= 0);
+	if (p->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		if (as_uid != 0 && setuid(as_uid) != 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	p->in = in[1];
+	p->out = out[0];
+}
+
+/* One line of the child's output (without the newline); fails the test on timeout or EOF. */
+static void read_line(struct proc *p, char *buf, size_t room)
+{
+	size_t n = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = p->out, .events = POLLIN};
+		assert_int_equal(poll(&pfd, 1, LINE_TIMEOUT_MS), 1);
+		char c;
+		ssize_t r = read(p->out, &c, 1);
+		assert_int_equal(r, 1);
+		if (c == '\n')
+			break;
+		if (n + 1 < room)
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+}
+
+static void say(struct proc *p, const char *line)
+{
+	assert_int_equal(write(p->in, line, strlen(line)), (ssize_t)strlen(line));
+}
+
+static int finish(struct proc *p)
+{
+	int status = 0;
+
+	close(p->in);
+	close(p->out);
+	assert_int_equal(waitpid(p->pid, &status, 0), p->pid);
+	return status;
+}
+
+static void start_host(struct host *h, const char *bytes, const char *kind, const char *perm)
+{
+	char line[LINE_MAX_LEN];
+	char *argv[] = {ARG(host_exe), ARG(bytes), ARG(kind), ARG(perm), ARG("77"), NULL};
+
+	spawn(&h->p, argv, 0);
+	read_line(&h->p, line, sizeof(line));
+	assert_int_equal(sscanf(line, "%430s %31s %31s %31s", h->hex, h->addr, h->len, h->sum), 4);
+}
+
+static void stop_host(struct host *h)
+{
+	say(&h->p, "exit\n");
+	int status = finish(&h->p);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Start link_dpu on @p hex with commands; the caller reads its lines. */
+static void start_dpu(struct proc *d, const struct host *h, const char *hex, uid_t as_uid, ...)
+{
+	char *argv[16] = {ARG(dpu_exe), ARG(hex), ARG(h->addr), ARG(h->len)};
+	int argc = 4;
+	va_list ap;
+
+	va_start(ap, as_uid);
+	for (const char *a = va_arg(ap, const char *); a != NULL && argc < 15; a = va_arg(ap, const char *))
+		argv[argc++] = ARG(a);
+	va_end(ap);
+	argv[argc] = NULL;
+	spawn(d, argv, as_uid);
+}
+
+static void expect_line(struct proc *p, const char *want)
+{
+	char line[LINE_MAX_LEN];
+
+	read_line(p, line, sizeof(line));
+	if (strncmp(line, want, strlen(want)) != 0)
+		fail_msg("expected '%s', got '%s'", want, line);
+}
+
+static void dpu_done(struct proc *d)
+{
+	int status = finish(d);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* ---- descriptor surgery ---- */
+
+static void hex_to_bytes(const char *hex, uint8_t *out, size_t *len)
+{
+	size_t n = strlen(hex) / 2;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+		out[i] = (uint8_t)v;
+	}
+	*len = n;
+}
+
+static void bytes_to_hex(const uint8_t *in, size_t len, char *hex)
+{
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", in[i]);
+	hex[2 * len] = '\0';
+}
+
+/* Decode the host's descriptor, let @p edit change it, encode it again (valid checksum). */
+static void forge(const struct host *h, void (*edit)(struct ferry_export_desc *), char *out_hex)
+{
+	uint8_t buf[FERRY_DESC_MAX_LEN];
+	size_t len;
+	struct ferry_export_desc d;
+
+	hex_to_bytes(h->hex, buf, &len);
+	assert_int_equal(ferry_export_desc_decode(buf, len, &d, NULL), DOCA_SUCCESS);
+	edit(&d);
+	len = ferry_export_desc_encode(&d, buf, sizeof(buf));
+	assert_true(len > 0);
+	bytes_to_hex(buf, len, out_hex);
+}
+
+static void edit_token(struct ferry_export_desc *d)
+{
+	d->token[5] ^= 0x40;
+}
+
+static void edit_boot(struct ferry_export_desc *d)
+{
+	d->boot_id[0] ^= 1;
+}
+
+static void edit_uid(struct ferry_export_desc *d)
+{
+	d->uid += 1;
+}
+
+static void edit_start(struct ferry_export_desc *d)
+{
+	d->start_time += 1;
+}
+
+static void edit_machine(struct ferry_export_desc *d)
+{
+	d->machine = 1;
+}
+
+static void edit_export_id(struct ferry_export_desc *d)
+{
+	d->export_id += 1000;
+}
+
+static void edit_agent(struct ferry_export_desc *d)
+{
+	strcpy(d->agent, "ferry-squatter");
+	d->agent_len = (uint16_t)strlen(d->agent);
+}
+
+static void edit_to_nobody(struct ferry_export_desc *d)
+{
+	d->uid = 65534;
+}
+
+/* ---- /dev/shm must stay as it was ---- */
+
+static int count_dir(const char *path)
+{
+	DIR *dir = opendir(path);
+	int n = 0;
+
+	if (dir == NULL)
+		return -1;
+	for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir))
+		n++;
+	closedir(dir);
+	return n;
+}
+
+static int shm_before;
+
+static int setup(void **state)
+{
+	char domain[64];
+
+	(void)state;
+	snprintf(domain, sizeof(domain), "xproc-%d", (int)getpid());
+	setenv("FERRY_DOMAIN", domain, 1);
+	shm_before = count_dir("/dev/shm");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return count_dir("/dev/shm") == shm_before ? 0 : -1;
+}
+
+/* ---- tests ---- */
+
+static void test_shared_both_ways(void **state)
+{
+	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN], sum[64];
+
+	(void)state;
+	/* Not a multiple of the page size: the last page is partly outside the range. */
+	start_host(&h, "1000003", "shared", "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "1234", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	read_line(&d, line, sizeof(line));
+	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
+	dpu_done(&d);
+	say(&h.p, "sum\n");
+	read_line(&h.p, line, sizeof(line));
+	assert_string_equal(line, sum); /* the host sees what the DPU wrote */
+	stop_host(&h);
+}
+
+static void test_256mib_by_checksum(void **state)
+{
+	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN], sum[64];
+
+	(void)state;
+	start_host(&h, "268435456", "shared", "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "99", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	read_line(&d, line, sizeof(line));
+	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
+	dpu_done(&d);
+	say(&h.p, "sum\n");
+	read_line(&h.p, line, sizeof(line));
+	assert_string_equal(line, sum);
+	stop_host(&h);
+}
+
+static void test_many_imports(void **state)
+{
+	struct host h;
+	struct proc d[4];
+
+	(void)state;
+	start_host(&h, "65536", "shared", "rw");
+	/* Four importing processes at once, each importing the export 33 times in all. */
+	for (int i = 0; i < 4; i++)
+		start_dpu(&d[i], &h, h.hex, 0, "import", "imports", "32", "read", h.sum, NULL);
+	for (int i = 0; i < 4; i++) {
+		expect_line(&d[i], "import DOCA_SUCCESS");
+		expect_line(&d[i], "imports OK");
+		expect_line(&d[i], "read OK");
+		dpu_done(&d[i]);
+	}
+	stop_host(&h);
+}
+
+static void test_read_only_export(void **state)
+{
+	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN];
+
+	(void)state;
+	start_host(&h, "65536", "shared", "ro");
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "5", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	expect_line(&d, "write DOCA_ERROR_NOT_PERMITTED");
+	dpu_done(&d);
+	say(&h.p, "sum\n");
+	read_line(&h.p, line, sizeof(line));
+	assert_string_equal(line, h.sum); /* untouched */
+	stop_host(&h);
+}
+
+static void expect_import(const struct host *h, const char *hex, const char *want)
+{
+	struct proc d;
+
+	start_dpu(&d, h, hex, 0, "import", NULL);
+	expect_line(&d, want);
+	dpu_done(&d);
+}
+
+static void test_bad_descriptors(void **state)
+{
+	struct host h;
+	char hex[2 * FERRY_DESC_MAX_LEN + 64];
+
+	(void)state;
+	start_host(&h, "65536", "shared", "rw");
+	/* Garbage and truncation. */
+	expect_import(&h, "00112233445566778899", "import DOCA_ERROR_INVALID_VALUE");
+	snprintf(hex, sizeof(hex), "%.*s", (int)strlen(h.hex) - 2, h.hex);
+	expect_import(&h, hex, "import DOCA_ERROR_INVALID_VALUE");
+	snprintf(hex, sizeof(hex), "%s00", h.hex);
+	expect_import(&h, hex, "import DOCA_ERROR_INVALID_VALUE");
+	/* Corrupted in transit: checksum. */
+	strcpy(hex, h.hex);
+	hex[130] = hex[130] == '0' ? '1' : '0';
+	expect_import(&h, hex, "import DOCA_ERROR_INVALID_VALUE");
+	/* Well-formed lies. */
+	forge(&h, edit_token, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_PERMITTED");
+	forge(&h, edit_boot, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_FOUND");
+	forge(&h, edit_uid, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_PERMITTED");
+	forge(&h, edit_start, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_FOUND");
+	forge(&h, edit_machine, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_INVALID_VALUE");
+	forge(&h, edit_export_id, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_FOUND");
+	forge(&h, edit_agent, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_FOUND");
+	/* The genuine one still works after all that. */
+	expect_import(&h, h.hex, "import DOCA_SUCCESS");
+	stop_host(&h);
+}
+
+static void test_exporter_exited(void **state)
+{
+	struct host h;
+
+	(void)state;
+	start_host(&h, "65536", "shared", "rw");
+	stop_host(&h);
+	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
+}
+
+static void test_exporter_sigkilled(void **state)
+{
+	struct host h;
+	struct proc d;
+
+	(void)state;
+	start_host(&h, "65536", "shared", "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "wait", "read", h.sum, "write", "3", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	expect_line(&d, "waiting");
+	assert_int_equal(kill(h.p.pid, SIGKILL), 0);
+	int status = finish(&h.p);
+	assert_true(WIFSIGNALED(status));
+	say(&d, "go\n");
+	expect_line(&d, "read DOCA_ERROR_BAD_STATE");
+	expect_line(&d, "write DOCA_ERROR_BAD_STATE");
+	dpu_done(&d);
+	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
+}
+
+static void test_exporter_stopped_mmap(void **state)
+{
+	struct host h;
+	struct proc d;
+
+	(void)state;
+	start_host(&h, "65536", "shared", "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "wait", "read", h.sum, NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "waiting");
+	say(&h.p, "stop\n");
+	expect_line(&h.p, "stopped DOCA_SUCCESS");
+	say(&d, "go\n");
+	expect_line(&d, "read DOCA_ERROR_BAD_STATE");
+	dpu_done(&d);
+	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
+	stop_host(&h);
+}
+
+static void test_plain_malloc_memory(void **state)
+{
+	struct host h;
+
+	(void)state;
+	start_host(&h, "65536", "malloc", "rw");
+	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_SUPPORTED");
+	stop_host(&h);
+}
+
+/*
+ * Connect to the exporter's agent as @p uid with the genuine export id and token,
+ * in a child process; its exit code is the number of fds received.
+ */
+static int raw_request_as(const struct host *h, uid_t uid)
+{
+	uint8_t buf[FERRY_DESC_MAX_LEN];
+	size_t len;
+	struct ferry_export_desc d;
+	int status = 0;
+
+	hex_to_bytes(h->hex, buf, &len);
+	assert_int_equal(ferry_export_desc_decode(buf, len, &d, NULL), DOCA_SUCCESS);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		struct link_req req = {.magic = LINK_MSG_MAGIC, .version = LINK_MSG_VERSION, .export_id = d.export_id};
+		struct link_rep rep;
+		union {
+			char b[CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} ctl;
+		struct iovec iov = {.iov_base = &rep, .iov_len = sizeof(rep)};
+		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+		int fd;
+
+		if (uid != 0 && setuid(uid) != 0)
+			_exit(100);
+		memcpy(req.token, d.token, sizeof(req.token));
+		memcpy(sa.sun_path + 1, d.agent, d.agent_len);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		if (connect(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + d.agent_len)) != 0)
+			_exit(101);
+		(void)send(fd, &req, sizeof(req), MSG_NOSIGNAL);
+		if (recvmsg(fd, &msg, 0) <= 0)
+			_exit(0);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		_exit(c == NULL ? 0 : (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int)));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void test_another_user(void **state)
+{
+	struct host h;
+	struct proc d;
+	char hex[2 * FERRY_DESC_MAX_LEN + 1];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* needs root to run a process as another user */
+	start_host(&h, "65536", "shared", "rw");
+	/* The genuine descriptor in another user's hands: refused by uid. */
+	start_dpu(&d, &h, h.hex, 65534, "import", NULL);
+	expect_line(&d, "import DOCA_ERROR_NOT_PERMITTED");
+	dpu_done(&d);
+	/* Forged to claim that user: the importer sees the agent runs as someone else (SO_PEERCRED). */
+	forge(&h, edit_to_nobody, hex);
+	start_dpu(&d, &h, hex, 65534, "import", NULL);
+	expect_line(&d, "import DOCA_ERROR_NOT_PERMITTED");
+	dpu_done(&d);
+	/* A hand-made client bypassing the library: the agent itself gives it nothing. */
+	assert_int_equal(raw_request_as(&h, 65534), 0);
+	/* The same hand-made request from the right user gets the fds: the check above is real. */
+	assert_int_equal(raw_request_as(&h, 0), 2);
+	stop_host(&h);
+}
+
+int main(void)
+{
+	host_exe = getenv("LINK_HOST");
+	dpu_exe = getenv("LINK_DPU");
+	if (host_exe == NULL || dpu_exe == NULL) {
+		fprintf(stderr, "LINK_HOST and LINK_DPU must name the test programs\n");
+		return 77;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	alarm(170); /* the whole run; each line also has its own timeout */
+
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_shared_both_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_256mib_by_checksum, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_imports, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_only_export, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_descriptors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exporter_exited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exporter_sigkilled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exporter_stopped_mmap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plain_malloc_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_another_user, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
