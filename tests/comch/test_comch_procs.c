@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_comch_procs.c - Comch across processes: fork and exec comch_peer as the
+ * DPU-side server and as host-side clients, each run in its own FERRY_DOMAIN,
+ * every child under a time limit (a hung child fails the test, never the run).
+ * The peer program is named by the environment variable COMCH_PEER (meson sets it).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHILD_LIMIT_MS 20000
+
+struct child {
+	pid_t pid;
+	int out;           /* the child's stdout */
+	char err_path[64]; /* the child's stderr, in a file */
+	char seen[4096];   /* stdout read so far */
+	size_t seen_len;
+};
+
+static char g_domain[64];
+static unsigned g_run;
+
+static void new_domain(void)
+{
+	snprintf(g_domain, sizeof(g_domain), "comch-test-%d-%u", (int)getpid(), ++g_run);
+}
+
+static void spawn(struct child *c, const char *const *args, const char *const *extra_env)
+{
+	int out[2];
+	const char *peer = getenv("COMCH_PEER");
+
+	assert_non_null(peer);
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	snprintf(c->err_path, sizeof(c->err_path), "/tmp/comch-test-%d-%u-XXXXXX", (int)getpid(), g_run);
+	{
+		int fd = mkstemp(c->err_path);
+
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	c->seen_len = 0;
+	c->seen[0] = '\0';
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		char *argv[16];
+		int n = 0;
+		int err = open(c->err_path, O_WRONLY | O_TRUNC);
+
+		dup2(out[1], 1);
+		if (err >= 0)
+			dup2(err, 2);
+		setenv("FERRY_DOMAIN", g_domain, 1);
+		for (const char *const *e = extra_env; e != NULL && *e != NULL; e += 2)
+			setenv(e[0], e[1], 1);
+		argv[n++] = (char *)(uintptr_t)peer;
+		for (const char *const *a = args; *a != NULL && n < 15; a++)
+			argv[n++] = (char *)(uintptr_t)*a;
+		argv[n] = NULL;
+		execv(peer, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	c->out = out[0];
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until the child printed a line containing @p word; false on EOF or timeout. */
+static bool wait_output(struct child *c, const char *word, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+
+	while (strstr(c->seen, word) == NULL) {
+		struct pollfd p = {.fd = c->out, .events = POLLIN};
+		long left = end - now_ms();
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return false;
+		n = read(c->out, c->seen + c->seen_len, sizeof(c->seen) - 1 - c->seen_len);
+		if (n <= 0)
+			return false;
+		c->seen_len += (size_t)n;
+		c->seen[c->seen_len] = '\0';
+	}
+	return true;
+}
+
+/* Read what an exited child left in the pipe (read returns 0 at EOF). */
+static void drain(struct child *c)
+{
+	ssize_t n;
+
+	while (c->seen_len < sizeof(c->seen) - 1 &&
+	       (n = read(c->out, c->seen + c->seen_len, sizeof(c->seen) - 1 - c->seen_len)) > 0)
+		c->seen_len += (size_t)n;
+	c->seen[c->seen_len] = '\0';
+}
+
+/* The child's exit code; kills it and returns -1 after @p timeout_ms. */
+static int wait_exit(struct child *c, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+	int status = 0;
+
+	for (;;) {
+		pid_t r = waitpid(c->pid, &status, WNOHANG);
+
+		if (r == c->pid)
+			break;
+		if (now_ms() > end) {
+			kill(c->pid, SIGKILL);
+			waitpid(c->pid, &status, 0);
+			close(c->out);
+			return -1;
+		}
+		usleep(2000);
+	}
+	drain(c);
+	close(c->out);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static bool stderr_has(const struct child *c, const char *needle)
+{
+	char buf[16384];
+	FILE *f = fopen(c->err_path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+static void forget(struct child *c)
+{
+	unlink(c->err_path);
+}
+
+/* ---- tests ---- */
+
+static void echo_test(const char *size, const char *count)
+{
+	struct child server, client;
+	const char *sargs[] = {"server", "svc", "--expect", "1", NULL};
+	const char *cargs[] = {"client", "svc", "--count", count, "--size", size, NULL};
+
+	new_domain();
+	spawn(&server, sargs, NULL);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&client, cargs, NULL);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 0);
+	assert_int_equal(wait_exit(&server, CHILD_LIMIT_MS), 0);
+	assert_non_null(strstr(server.seen, "connect\n"));
+	assert_non_null(strstr(server.seen, "disconnect\n"));
+	forget(&server);
+	forget(&client);
+}
+
+static void test_echo_64(void **state)
+{
+	(void)state;
+	echo_test("64", "1000");
+}
+
+static void test_echo_max_size(void **state)
+{
+	(void)state;
+	echo_test("4080", "200");
+}
+
+static void test_client_waits_for_late_server(void **state)
+{
+	struct child server, client;
+	const char *sargs[] = {"server", "late", "--expect", "1", NULL};
+	const char *cargs[] = {"client", "late", "--count", "3", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&client, cargs, NULL); /* STARTING until the server shows up */
+	usleep(200000);
+	spawn(&server, sargs, NULL);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 0);
+	assert_int_equal(wait_exit(&server, CHILD_LIMIT_MS), 0);
+	forget(&server);
+	forget(&client);
+}
+
+static void test_wrong_name_is_refused(void **state)
+{
+	struct child server, client;
+	const char *sargs[] = {"server", "svc", NULL};
+	const char *cargs[] = {"client", "svc2", NULL};
+	const char *cenv[] = {"FERRY_COMCH_CONNECT_TIMEOUT_MS", "300", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&server, sargs, NULL);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&client, cargs, cenv);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 3);
+	assert_true(stderr_has(&client, "no server named 'svc2'"));
+	assert_true(stderr_has(&client, "DOCA_ERROR_NOT_FOUND"));
+	assert_null(strstr(server.seen, "connect\n"));
+	kill(server.pid, SIGTERM);
+	(void)wait_exit(&server, CHILD_LIMIT_MS);
+	forget(&server);
+	forget(&client);
+}
+
+static void test_other_domain_is_invisible(void **state)
+{
+	struct child server, client;
+	const char *sargs[] = {"server", "svc", NULL};
+	const char *cargs[] = {"client", "svc", NULL};
+	const char *cenv[] = {"FERRY_COMCH_CONNECT_TIMEOUT_MS", "300", "FERRY_DOMAIN", "elsewhere", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&server, sargs, NULL);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&client, cargs, cenv);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 3);
+	assert_true(stderr_has(&client, "DOCA_ERROR_NOT_FOUND"));
+	kill(server.pid, SIGTERM);
+	(void)wait_exit(&server, CHILD_LIMIT_MS);
+	forget(&server);
+	forget(&client);
+}
+
+static void test_max_msg_size_mismatch_is_refused(void **state)
+{
+	struct child server, client;
+	const char *sargs[] = {"server", "svc", NULL};
+	const char *cargs[] = {"client", "svc", "--max-msg", "1024", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&server, sargs, NULL);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&client, cargs, NULL);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 3);
+	assert_true(stderr_has(&client, "max message size mismatch: client 1024, server 4080"));
+	assert_true(stderr_has(&client, "DOCA_ERROR_INVALID_VALUE"));
+	kill(server.pid, SIGTERM);
+	(void)wait_exit(&server, CHILD_LIMIT_MS);
+	forget(&server);
+	forget(&client);
+}
+
+static void test_killed_client_is_disconnected(void **state)
+{
+	struct child server, client;
+	const char *sargs[] = {"server", "svc", "--expect", "1", NULL};
+	const char *cargs[] = {"client", "svc", "--count", "1", "--hold", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&server, sargs, NULL);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&client, cargs, NULL);
+	assert_true(wait_output(&client, "running", CHILD_LIMIT_MS));
+	assert_true(wait_output(&server, "connect", CHILD_LIMIT_MS));
+	kill(client.pid, SIGKILL);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 128 + SIGKILL);
+	/* The server exits 0 only after its disconnect event. */
+	assert_int_equal(wait_exit(&server, CHILD_LIMIT_MS), 0);
+	assert_non_null(strstr(server.seen, "disconnect\n"));
+	forget(&server);
+	forget(&client);
+}
+
+static void test_killed_server_fails_clients(void **state)
+{
+	struct child server, client;
+	const char *sargs[] = {"server", "svc", NULL};
+	const char *cargs[] = {"client", "svc", "--clients", "3", "--count", "1", "--hold", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&server, sargs, NULL);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&client, cargs, NULL);
+	assert_true(wait_output(&client, "running", CHILD_LIMIT_MS));
+	kill(server.pid, SIGKILL);
+	(void)wait_exit(&server, CHILD_LIMIT_MS);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 3);
+	assert_true(stderr_has(&client, "the server closed the connection"));
+	assert_true(stderr_has(&client, "context leaves RUNNING"));
+	forget(&server);
+	forget(&client);
+}
+
+static void test_128_clients(void **state)
+{
+	struct child server, c1, c2;
+	const char *sargs[] = {"server", "busy", "--expect", "128", NULL};
+	const char *cargs[] = {"client", "busy", "--clients", "64", "--count", "20", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&server, sargs, NULL);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&c1, cargs, NULL);
+	spawn(&c2, cargs, NULL);
+	assert_int_equal(wait_exit(&c1, CHILD_LIMIT_MS), 0);
+	assert_int_equal(wait_exit(&c2, CHILD_LIMIT_MS), 0);
+	assert_int_equal(wait_exit(&server, CHILD_LIMIT_MS), 0);
+	forget(&server);
+	forget(&c1);
+	forget(&c2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_echo_64),
+		cmocka_unit_test(test_echo_max_size),
+		cmocka_unit_test(test_client_waits_for_late_server),
+		cmocka_unit_test(test_wrong_name_is_refused),
+		cmocka_unit_test(test_other_domain_is_invisible),
+		cmocka_unit_test(test_max_msg_size_mismatch_is_refused),
+		cmocka_unit_test(test_killed_client_is_disconnected),
+		cmocka_unit_test(test_killed_server_fails_clients),
+		cmocka_unit_test(test_128_clients),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
