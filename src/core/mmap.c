@@ -21,6 +21,7 @@
 #include "core/ferry_mem.h"
 #include "core/mem_priv.h"
 #include "link/ferry_export.h"
+#include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("mmap");
 
@@ -503,6 +504,11 @@ uint32_t ferry_mmap_access(const struct doca_mmap *mmap)
 bool ferry_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
 {
 	return find_dev(mmap, dev) >= 0;
+}
+
+const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap)
+{
+	return mmap->link_import != NULL ? ferry_link_import_remote(mmap->link_import) : NULL;
 }
 
 bool ferry_mmap_is_usable(const struct doca_mmap *mmap)

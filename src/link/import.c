@@ -26,6 +26,7 @@
 #include "link/export_desc.h"
 #include "link/ferry_export.h"
 #include "link/link_priv.h"
+#include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("link");
 
@@ -42,6 +43,8 @@ struct link_mapping {
 	const _Atomic uint32_t *state; /* in state_map */
 	size_t page;
 	int pidfd;           /* -1 for our own export */
+	bool is_remote;      /* reached by cross-memory attach; `remote` is valid */
+	struct ferry_remote remote;
 };
 
 struct ferry_link_import {
@@ -203,8 +206,28 @@ static void mapping_free(struct link_mapping *m)
 	free(m);
 }
 
+/* Ordinary memory, or a shared range whose addresses are taken here: copy by pid. */
+static doca_error_t use_cma(struct link_mapping *m, const struct ferry_export_desc *d, const char *call)
+{
+	if (!ferry_link_cma_enabled())
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "%s: the exported range is ordinary memory; only memory from ferry_mem_alloc_shared "
+				  "can be imported by another process in this build",
+				  call);
+	m->is_remote = true;
+	m->remote.pid = (int)d->pid;
+	m->remote.addr = d->addr;
+	m->remote.len = d->len;
+	m->remote.access = d->access;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Map the exporter's pages at the exporter's addresses. When they are taken
+ * here and @p may_fall_back, leave map_base NULL and succeed (CMA takes over).
+ */
 static doca_error_t map_memory(struct link_mapping *m, const struct ferry_export_desc *d, const struct link_rep *rep,
-			       int mem_fd, const char *call)
+			       int mem_fd, const char *call, bool may_fall_back)
 {
 	int prot = d->access == DOCA_ACCESS_FLAG_PCI_READ_WRITE ? PROT_READ | PROT_WRITE : PROT_READ;
 
@@ -216,6 +239,8 @@ static doca_error_t map_memory(struct link_mapping *m, const struct ferry_export
 	if (p == MAP_FAILED || p != (void *)(uintptr_t)rep->map_base) {
 		if (p != MAP_FAILED)
 			munmap(p, rep->map_len); /* old kernels ignore NOREPLACE and pick another place */
+		if (may_fall_back)
+			return DOCA_SUCCESS;
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
 				  "%s: cannot map the exporter's range %p + %llu at the same address here (address in use)",
 				  call, (void *)(uintptr_t)d->addr, (unsigned long long)d->len);
@@ -248,13 +273,10 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 	m->state_map = st;
 	m->state = st;
 	if (d->pid != (uint32_t)getpid()) {
-		if (fds[1] < 0)
-			err = FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-					 "%s: the exported range is ordinary memory; only memory from ferry_mem_alloc_shared "
-					 "can be imported by another process in this build",
-					 call);
-		else
-			err = map_memory(m, d, rep, fds[1], call);
+		if (fds[1] >= 0)
+			err = map_memory(m, d, rep, fds[1], call, ferry_link_cma_enabled());
+		if (fds[1] < 0 || m->map_base == NULL)
+			err = err != DOCA_SUCCESS ? err : use_cma(m, d, call);
 		/* Liveness of the exporter, immune to pid reuse. */
 		if (err == DOCA_SUCCESS) {
 			m->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)d->pid, 0);
@@ -263,6 +285,8 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 			    start != d->start_time)
 				err = FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: exporter pid %u exited during the import", call,
 						 (unsigned)d->pid);
+			m->remote.state = m->state;
+			m->remote.pidfd = m->pidfd;
 		}
 	}
 	if (err != DOCA_SUCCESS) {
@@ -281,17 +305,22 @@ static struct link_mapping *mapping_find(const struct ferry_export_desc *d)
 	return NULL;
 }
 
-static bool mapping_alive(const struct link_mapping *m)
+bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd)
 {
-	if (atomic_load_explicit(m->state, memory_order_acquire) != LINK_STATE_LIVE)
+	if (atomic_load_explicit(state, memory_order_acquire) != LINK_STATE_LIVE)
 		return false;
-	if (m->pidfd >= 0) {
+	if (pidfd >= 0) {
 		/* A pidfd turns readable when its process exits. */
-		struct pollfd p = {.fd = m->pidfd, .events = POLLIN};
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
 		if (poll(&p, 1, 0) != 0)
 			return false;
 	}
 	return true;
+}
+
+static bool mapping_alive(const struct link_mapping *m)
+{
+	return ferry_link_peer_alive(m->state, m->pidfd);
 }
 
 doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, const char *call,
@@ -344,6 +373,11 @@ doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t 
 bool ferry_link_import_alive(const struct ferry_link_import *imp)
 {
 	return mapping_alive(imp->m);
+}
+
+const struct ferry_remote *ferry_link_import_remote(const struct ferry_link_import *imp)
+{
+	return imp->m->is_remote ? &imp->m->remote : NULL;
 }
 
 void ferry_link_import_close(struct ferry_link_import *imp)

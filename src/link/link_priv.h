@@ -6,6 +6,7 @@
 #ifndef FERRY_LINK_PRIV_H_
 #define FERRY_LINK_PRIV_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <doca_error.h>
@@ -45,5 +46,21 @@ struct link_rep {
  * is not shareable. The caller closes them.
  */
 void ferry_link_serve(const struct link_req *req, struct link_rep *rep, int *mem_fd, int *state_fd);
+
+/*
+ * An import reached by cross-memory attach: the exporter's pid and range, and
+ * what tells whether it is still there (import.c fills it, remote.c copies).
+ */
+struct ferry_remote {
+	int pid;
+	uint64_t addr;
+	uint64_t len;
+	uint32_t access;
+	const _Atomic uint32_t *state; /* the export's state word */
+	int pidfd;                     /* readable once the exporter exited */
+};
+
+/* False once the export was revoked or its process exited (import.c). */
+bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd);
 
 #endif /* FERRY_LINK_PRIV_H_ */

@@ -5,7 +5,8 @@
  * time limit, and kills what it started. Failure cases: garbage, truncated,
  * forged token, another boot, user, machine or process incarnation, exporter
  * exited, SIGKILLed or stopped its mmap, read-only export, non-shareable memory,
- * another user's process. Nothing may be left in /dev/shm.
+ * another user's process; the cross-memory-attach path for plain malloc memory
+ * (both ways, bounds, read-only, revoked, SIGKILL). Nothing may be left in /dev/shm.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,7 +45,7 @@ struct host {
 	char sum[32];
 };
 
-static const char *host_exe, *dpu_exe;
+static const char *host_exe, *dpu_exe, *cma_exe;
 
 /* execv takes char *const[]; it does not write the strings. */
 #define ARG(s) ((char *)(uintptr_t)(s))
@@ -124,11 +125,17 @@ static void stop_host(struct host *h)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* Pass as as_uid to run link_cma (the cross-memory-attach importer) instead of link_dpu. */
+#define CMA_IMPORTER ((uid_t)-2)
+
 /* Start link_dpu on @p hex with commands; the caller reads its lines. */
 static void start_dpu(struct proc *d, const struct host *h, const char *hex, uid_t as_uid, ...)
 {
-	char *argv[16] = {ARG(dpu_exe), ARG(hex), ARG(h->addr), ARG(h->len)};
+	char *argv[16] = {ARG(as_uid == CMA_IMPORTER ? cma_exe : dpu_exe), ARG(hex), ARG(h->addr), ARG(h->len)};
 	int argc = 4;
+
+	if (as_uid == CMA_IMPORTER)
+		as_uid = 0;
 	va_list ap;
 
 	va_start(ap, as_uid);
@@ -442,6 +449,66 @@ static void test_exporter_stopped_mmap(void **state)
 	stop_host(&h);
 }
 
+static void test_cma_both_ways(void **state)
+{
+	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN], sum[64];
+
+	(void)state;
+	start_host(&h, "4194401", "malloc", "rw");
+	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "read", h.sum, "outside", "write", "42", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	expect_line(&d, "outside DOCA_ERROR_INVALID_VALUE DOCA_ERROR_INVALID_VALUE DOCA_ERROR_INVALID_VALUE");
+	read_line(&d, line, sizeof(line));
+	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
+	dpu_done(&d);
+	say(&h.p, "sum\n");
+	read_line(&h.p, line, sizeof(line));
+	assert_string_equal(line, sum);
+	stop_host(&h);
+}
+
+static void test_cma_read_only_and_revoked(void **state)
+{
+	struct host h;
+	struct proc d;
+
+	(void)state;
+	start_host(&h, "65536", "malloc", "ro");
+	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "read", h.sum, "write", "1", "wait", "read", h.sum, NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	expect_line(&d, "write DOCA_ERROR_NOT_PERMITTED");
+	expect_line(&d, "waiting");
+	say(&h.p, "stop\n");
+	expect_line(&h.p, "stopped DOCA_SUCCESS");
+	say(&d, "go\n");
+	expect_line(&d, "read DOCA_ERROR_NOT_CONNECTED");
+	dpu_done(&d);
+	stop_host(&h);
+}
+
+static void test_cma_exporter_sigkilled(void **state)
+{
+	struct host h;
+	struct proc d;
+
+	(void)state;
+	start_host(&h, "65536", "malloc", "rw");
+	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "wait", "read", h.sum, "write", "2", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "waiting");
+	assert_int_equal(kill(h.p.pid, SIGKILL), 0);
+	int status = finish(&h.p);
+	assert_true(WIFSIGNALED(status));
+	say(&d, "go\n");
+	expect_line(&d, "read DOCA_ERROR_NOT_CONNECTED");
+	expect_line(&d, "write DOCA_ERROR_NOT_CONNECTED");
+	dpu_done(&d);
+}
+
 static void test_plain_malloc_memory(void **state)
 {
 	struct host h;
@@ -527,8 +594,9 @@ int main(void)
 {
 	host_exe = getenv("LINK_HOST");
 	dpu_exe = getenv("LINK_DPU");
-	if (host_exe == NULL || dpu_exe == NULL) {
-		fprintf(stderr, "LINK_HOST and LINK_DPU must name the test programs\n");
+	cma_exe = getenv("LINK_CMA");
+	if (host_exe == NULL || dpu_exe == NULL || cma_exe == NULL) {
+		fprintf(stderr, "LINK_HOST, LINK_DPU and LINK_CMA must name the test programs\n");
 		return 77;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -544,6 +612,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exporter_stopped_mmap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plain_malloc_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cma_both_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cma_read_only_and_revoked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cma_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_another_user, setup, teardown),
 	};
 

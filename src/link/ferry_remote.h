@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_remote.h - cross-memory attach: copies to and from an imported range
+ * that is not mapped in this process (the exporter's memory was ordinary,
+ * e.g. malloc). For the copy engines and the DMA context.
+ *
+ * How a copy engine adopts it (the engine and DMA code are not changed yet):
+ *  1. at submit, for each buf: `r = ferry_mmap_remote(ferry_buf_mmap(buf))`;
+ *     NULL means the addresses are usable here (local memory or a shared
+ *     mapping at the same address) and memcpy is right;
+ *  2. the copy descriptor carries r for its source and/or destination
+ *     (struct ferry_copy_desc would grow `const struct ferry_remote *src_remote,
+ *     *dst_remote`, NULL for local);
+ *  3. the engine copies with ferry_remote_read (remote source, local
+ *     destination), ferry_remote_write (local source, remote destination), or
+ *     both through a bounce buffer when both are remote; a non-success status
+ *     becomes the task's status (the exporter vanished mid-copy: IO_FAILED);
+ *  4. the DMA library calls ferry_link_enable_cma() once: until then imports of
+ *     ordinary memory are refused (NOT_SUPPORTED), so no engine ever
+ *     dereferences a remote address as if it were local.
+ *
+ * The functions are thread-safe and do not block beyond the copy itself.
+ */
+#ifndef FERRY_REMOTE_H_
+#define FERRY_REMOTE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+#include <doca_mmap.h>
+
+struct ferry_remote;
+struct ferry_link_import;
+
+/** Allow imports reached by cross-memory attach (process-wide, cannot be undone). */
+void ferry_link_enable_cma(void);
+
+/** True once ferry_link_enable_cma was called. */
+bool ferry_link_cma_enabled(void);
+
+/** The remote handle of an imported map, or NULL when its addresses are usable here (mmap.c). */
+const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap);
+
+/** The remote handle of an import, or NULL (import.c). */
+const struct ferry_remote *ferry_link_import_remote(const struct ferry_link_import *imp);
+
+/**
+ * Copy @p len bytes from the exporter's address @p src into local @p dst.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (outside the exported range);
+ *         DOCA_ERROR_NOT_CONNECTED (exporter revoked or gone, before or during
+ *         the copy: @p dst holds no valid data); DOCA_ERROR_IO_FAILED.
+ */
+doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t src, size_t len);
+
+/**
+ * Copy @p len bytes from local @p src to the exporter's address @p dst.
+ * @return as ferry_remote_read, plus DOCA_ERROR_NOT_PERMITTED for a
+ *         PCI_READ_ONLY export.
+ */
+doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, const void *src, size_t len);
+
+#endif /* FERRY_REMOTE_H_ */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * link_cma.c - the importer of the cross-memory-attach tests. The DMA context
+ * cannot yet copy through ferry_remote (see src/link/ferry_remote.h), so this
+ * program enables the path and drives the copy functions a copy engine will call.
+ *
+ * usage: link_cma <descriptor hex> <host address> <length> <command>...
+ *   import | read <sum> | write <seed> | outside | wait   (as link_dpu; "outside"
+ *   tries one byte before and after the range)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_dev.h>
+#include <doca_mmap.h>
+
+#include "link/ferry_remote.h"
+#include "xproc_common.h"
+
+static struct doca_dev *open_dev(const char *pci)
+{
+	struct doca_devinfo **list = NULL;
+	struct doca_dev *dev = NULL;
+	uint32_t n = 0;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++) {
+		uint8_t eq = 0;
+		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &eq) == DOCA_SUCCESS && eq)
+			(void)doca_dev_open(list[i], &dev);
+	}
+	doca_devinfo_destroy_list(list);
+	return dev;
+}
+
+int main(int argc, char **argv)
+{
+	uint8_t desc[512];
+	size_t desc_len = strlen(argv[1]) / 2;
+	struct doca_mmap *remote_mmap = NULL;
+	const struct ferry_remote *r = NULL;
+
+	if (argc < 4 || desc_len > sizeof(desc))
+		return 2;
+	for (size_t i = 0; i < desc_len; i++) {
+		unsigned v;
+		if (sscanf(argv[1] + 2 * i, "%2x", &v) != 1)
+			return 2;
+		desc[i] = (uint8_t)v;
+	}
+	uint64_t host = strtoull(argv[2], NULL, 0);
+	size_t len = strtoull(argv[3], NULL, 0);
+	uint8_t *local = malloc(len + 1);
+	struct doca_dev *dev = open_dev("03:00.0");
+	if (local == NULL || dev == NULL)
+		return 3;
+	ferry_link_enable_cma();
+	for (int i = 4; i < argc; i++) {
+		doca_error_t err;
+		if (strcmp(argv[i], "import") == 0) {
+			err = doca_mmap_create_from_export(NULL, desc, desc_len, dev, &remote_mmap);
+			if (err == DOCA_SUCCESS)
+				r = ferry_mmap_remote(remote_mmap);
+			printf("import %s%s\n", doca_error_get_name(err), err == DOCA_SUCCESS && r == NULL ? " (mapped)" : "");
+			if (err != DOCA_SUCCESS || r == NULL)
+				break;
+		} else if (strcmp(argv[i], "read") == 0 && i + 1 < argc) {
+			uint64_t want = strtoull(argv[++i], NULL, 16);
+			err = ferry_remote_read(r, local, host, len);
+			if (err != DOCA_SUCCESS)
+				printf("read %s\n", doca_error_get_name(err));
+			else
+				printf("read %s\n", xp_sum(local, len) == want ? "OK" : "MISMATCH");
+		} else if (strcmp(argv[i], "write") == 0 && i + 1 < argc) {
+			xp_fill(local, len, strtoull(argv[++i], NULL, 0));
+			err = ferry_remote_write(r, host, local, len);
+			if (err != DOCA_SUCCESS)
+				printf("write %s\n", doca_error_get_name(err));
+			else
+				printf("write OK %" PRIx64 "\n", xp_sum(local, len));
+		} else if (strcmp(argv[i], "outside") == 0) {
+			doca_error_t before = ferry_remote_read(r, local, host - 1, 2);
+			doca_error_t after = ferry_remote_read(r, local, host + len, 1);
+			doca_error_t wrap = ferry_remote_read(r, local, host + 1, SIZE_MAX);
+			printf("outside %s %s %s\n", doca_error_get_name(before), doca_error_get_name(after),
+			       doca_error_get_name(wrap));
+		} else if (strcmp(argv[i], "wait") == 0) {
+			char line[16];
+			printf("waiting\n");
+			fflush(stdout);
+			if (fgets(line, sizeof(line), stdin) == NULL)
+				break;
+		}
+		fflush(stdout);
+	}
+	fflush(stdout);
+	if (remote_mmap != NULL)
+		doca_mmap_destroy(remote_mmap);
+	doca_dev_close(dev);
+	free(local);
+	return 0;
+}
