@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_comch_api.c - the Comch control path in one process: server and client on
+ * one progress engine, in a domain of their own. Rules first (NULLs, wrong side,
+ * names, sizes, states), then the handshake and messages, the event-driven
+ * notification handle, server_disconnect, and rogue peers on raw sockets that send
+ * garbage, truncated, oversized or lying frames (the server must survive each,
+ * free the connection and keep serving).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
+#include <doca_ctx.h>
+#include <doca_pe.h>
+
+#include "comch/comch_priv.h"
+#include "comch_util.h"
+#include "core/ferry_dev.h"
+#include "ferry_test.h"
+
+struct fix {
+	struct doca_pe *pe;
+	struct doca_dev *host, *dpu;
+	struct doca_dev_rep *rep;
+	struct doca_comch_server *server;
+	struct doca_comch_client *client;
+	/* what callbacks saw */
+	unsigned connects, disconnects, server_msgs, client_msgs, sent_ok, sent_err;
+	struct doca_comch_connection *server_conn;
+	uint8_t last_msg[4096];
+	uint32_t last_len;
+};
+
+static struct fix *F;
+static unsigned g_domain_seq;
+
+static void send_ok(struct doca_comch_task_send *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	F->sent_ok++;
+	doca_task_free(doca_comch_task_send_as_task(t));
+}
+
+static void send_err(struct doca_comch_task_send *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	F->sent_err++;
+	doca_task_free(doca_comch_task_send_as_task(t));
+}
+
+static void server_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len,
+			struct doca_comch_connection *conn)
+{
+	(void)ev;
+	(void)conn;
+	F->server_msgs++;
+	F->last_len = len;
+	memcpy(F->last_msg, buf, len);
+}
+
+static void client_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len,
+			struct doca_comch_connection *conn)
+{
+	(void)ev;
+	(void)conn;
+	F->client_msgs++;
+	F->last_len = len;
+	memcpy(F->last_msg, buf, len);
+}
+
+static void on_connect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *conn,
+		       uint8_t ok)
+{
+	(void)ev;
+	assert_int_equal(ok, 1);
+	F->connects++;
+	F->server_conn = conn;
+}
+
+static void on_disconnect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *conn,
+			  uint8_t ok)
+{
+	(void)ev;
+	(void)ok;
+	F->disconnects++;
+	if (F->server_conn == conn)
+		F->server_conn = NULL;
+}
+
+static int setup(void **state)
+{
+	char domain[64];
+
+	F = calloc(1, sizeof(*F));
+	snprintf(domain, sizeof(domain), "comch-api-%d-%u", (int)getpid(), ++g_domain_seq);
+	setenv("FERRY_DOMAIN", domain, 1);
+	setenv("FERRY_COMCH_CONNECT_TIMEOUT_MS", "500", 1);
+	setenv("FERRY_COMCH_HANDSHAKE_MS", "150", 1);
+	assert_int_equal(doca_pe_create(&F->pe), DOCA_SUCCESS);
+	F->host = cu_open_host_dev();
+	F->dpu = cu_open_dpu_dev();
+	assert_non_null(F->host);
+	assert_non_null(F->dpu);
+	F->rep = cu_open_rep(F->dpu);
+	assert_non_null(F->rep);
+	ferry_test_log_reset();
+	*state = F;
+	return 0;
+}
+
+static enum doca_ctx_states state_of(struct doca_ctx *ctx)
+{
+	enum doca_ctx_states st;
+
+	assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
+	return st;
+}
+
+static void stop_idle(struct doca_ctx *ctx)
+{
+	if (state_of(ctx) != DOCA_CTX_STATE_IDLE)
+		(void)doca_ctx_stop(ctx);
+	for (int i = 0; i < 100000 && state_of(ctx) != DOCA_CTX_STATE_IDLE; i++)
+		doca_pe_progress(F->pe);
+	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_IDLE);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (F->client != NULL) {
+		stop_idle(doca_comch_client_as_ctx(F->client));
+		assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
+	}
+	if (F->server != NULL) {
+		stop_idle(doca_comch_server_as_ctx(F->server));
+		assert_int_equal(doca_comch_server_destroy(F->server), DOCA_SUCCESS);
+	}
+	doca_dev_rep_close(F->rep);
+	doca_dev_close(F->dpu);
+	doca_dev_close(F->host);
+	doca_pe_destroy(F->pe);
+	free(F);
+	return 0;
+}
+
+static void make_server(const char *name)
+{
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 64), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_event_msg_recv_register(F->server, server_recv), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+}
+
+static void make_client(const char *name)
+{
+	assert_int_equal(doca_comch_client_create(F->host, name, &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, 64), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_event_msg_recv_register(F->client, client_recv), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(state_of(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
+}
+
+static void progress_until(bool (*cond)(void), int max_loops)
+{
+	for (int i = 0; i < max_loops && !cond(); i++) {
+		if (doca_pe_progress(F->pe) == 0)
+			usleep(100);
+	}
+	assert_true(cond());
+}
+
+static bool client_running(void)
+{
+	return state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING && F->connects > 0;
+}
+
+static bool client_left_running(void)
+{
+	enum doca_ctx_states st = state_of(doca_comch_client_as_ctx(F->client));
+
+	return st == DOCA_CTX_STATE_STOPPING || st == DOCA_CTX_STATE_IDLE;
+}
+
+static bool client_idle(void)
+{
+	return state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_IDLE;
+}
+
+/* ---- rules ---- */
+
+static void test_caps(void **state)
+{
+	uint32_t v = 0;
+
+	(void)state;
+	assert_int_equal(doca_comch_cap_server_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_cap_client_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(NULL, &v), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(F->host), NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_cap_server_is_supported(doca_dev_as_devinfo(F->host)), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_cap_client_is_supported(doca_dev_as_devinfo(F->dpu)), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_cap_server_is_supported(doca_dev_as_devinfo(F->dpu)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_client_is_supported(doca_dev_as_devinfo(F->host)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(F->host), &v), DOCA_SUCCESS);
+	assert_int_equal(v, COMCH_CAP_MAX_MSG_SIZE);
+	assert_int_equal(doca_comch_cap_get_max_name_len(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(v, 120);
+	assert_int_equal(doca_comch_cap_get_max_recv_queue_size(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_true(v >= 64);
+	assert_int_equal(doca_comch_cap_get_max_clients(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_true(v >= 128);
+	assert_int_equal(doca_comch_cap_get_max_send_tasks(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_true(v >= 1024);
+}
+
+static void test_create_rules(void **state)
+{
+	struct doca_comch_server *s = NULL;
+	struct doca_comch_client *c = NULL;
+	char long_name[200];
+
+	(void)state;
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_int_equal(doca_comch_server_create(NULL, F->rep, "s", &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->dpu, NULL, "s", &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, NULL, &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "s", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "", &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, long_name, &s), DOCA_ERROR_INVALID_VALUE);
+	assert_true(ferry_test_log_has("doca_comch_server_create: name must be 1..119 bytes"));
+	assert_int_equal(doca_comch_server_create(F->host, F->rep, "s", &s), DOCA_ERROR_NOT_SUPPORTED);
+	assert_true(ferry_test_log_has("a server needs a DPU-side device"));
+	assert_null(s);
+	assert_int_equal(doca_comch_client_create(NULL, "c", &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(F->host, NULL, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(F->host, "c", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(F->host, long_name, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(F->dpu, "c", &c), DOCA_ERROR_NOT_SUPPORTED);
+	assert_true(ferry_test_log_has("a client needs a host-side device"));
+	assert_null(c);
+	assert_int_equal(doca_comch_server_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_comch_server_as_ctx(NULL));
+	assert_null(doca_comch_client_as_ctx(NULL));
+	assert_null(doca_comch_task_send_as_task(NULL));
+	assert_null(doca_comch_server_get_server_ctx(NULL));
+	assert_null(doca_comch_client_get_client_ctx(NULL));
+}
+
+static void test_setters_and_getters(void **state)
+{
+	struct doca_dev *dev = NULL;
+	struct doca_dev_rep *rep = NULL;
+	struct doca_comch_connection *conn = NULL;
+	uint32_t v = 0;
+
+	(void)state;
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "setters", &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->host, "setters", &F->client), DOCA_SUCCESS);
+	/* defaults */
+	assert_int_equal(doca_comch_server_get_max_msg_size(F->server, &v), DOCA_SUCCESS);
+	assert_int_equal(v, COMCH_CAP_MAX_MSG_SIZE);
+	assert_int_equal(doca_comch_client_get_recv_queue_size(F->client, &v), DOCA_SUCCESS);
+	assert_int_equal(v, COMCH_DEFAULT_RECV_QUEUE);
+	/* out of range */
+	assert_int_equal(doca_comch_server_set_max_msg_size(F->server, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_set_max_msg_size(F->server, COMCH_CAP_MAX_MSG_SIZE + 1),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_true(ferry_test_log_has("max message size 4081 is outside 1..4080"));
+	assert_int_equal(doca_comch_client_set_recv_queue_size(F->client, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_set_recv_queue_size(F->client, COMCH_CAP_MAX_RECV_QUEUE + 1),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, NULL, send_err, 4), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_event_msg_recv_register(F->server, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, NULL),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_get_connection(F->client, &conn), DOCA_ERROR_BAD_STATE);
+	assert_true(ferry_test_log_has("the connection exists while RUNNING"));
+	/* boundaries accepted, read back */
+	assert_int_equal(doca_comch_server_set_max_msg_size(F->server, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_get_max_msg_size(F->server, &v), DOCA_SUCCESS);
+	assert_int_equal(v, 1);
+	assert_int_equal(doca_comch_client_set_max_msg_size(F->client, COMCH_CAP_MAX_MSG_SIZE), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_get_max_msg_size(F->client, &v), DOCA_SUCCESS);
+	assert_int_equal(v, COMCH_CAP_MAX_MSG_SIZE);
+	assert_int_equal(doca_comch_server_set_recv_queue_size(F->server, COMCH_CAP_MAX_RECV_QUEUE), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_get_recv_queue_size(F->server, &v), DOCA_SUCCESS);
+	assert_int_equal(v, COMCH_CAP_MAX_RECV_QUEUE);
+	assert_int_equal(doca_comch_server_get_device(F->server, &dev), DOCA_SUCCESS);
+	assert_ptr_equal(dev, F->dpu);
+	assert_int_equal(doca_comch_server_get_device_repr(F->server, &rep), DOCA_SUCCESS);
+	assert_ptr_equal(rep, F->rep);
+	assert_int_equal(doca_comch_client_get_device(F->client, &dev), DOCA_SUCCESS);
+	assert_ptr_equal(dev, F->host);
+	/* a server holds its device: closing it is refused while the server exists */
+	assert_int_equal(doca_dev_close(F->dpu), DOCA_ERROR_IN_USE);
+}
+
+static void test_fast_path_not_supported(void **state)
+{
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_consumer *c = NULL;
+	uint32_t v;
+
+	(void)state;
+	assert_int_equal(doca_comch_producer_create((struct doca_comch_connection *)F, &p), DOCA_ERROR_NOT_SUPPORTED);
+	assert_true(ferry_test_log_has("fast path (producer/consumer) is not implemented"));
+	assert_int_equal(doca_comch_consumer_create((struct doca_comch_connection *)F, (struct doca_mmap *)F, &c),
+			 DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->host), &v),
+			 DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_producer_create(NULL, &p), DOCA_ERROR_INVALID_VALUE);
+}
+
+/* ---- connection ---- */
+
+static void connect_pair(const char *name)
+{
+	make_server(name);
+	make_client(name);
+	progress_until(client_running, 100000);
+	assert_non_null(F->server_conn);
+}
+
+static void client_send(const void *msg, uint32_t len)
+{
+	struct doca_comch_connection *conn = NULL;
+	struct doca_comch_task_send *task = NULL;
+
+	assert_int_equal(doca_comch_client_get_connection(F->client, &conn), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(F->client, conn, msg, len, &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+}
+
+static unsigned want_server_msgs;
+static bool server_got(void)
+{
+	return F->server_msgs >= want_server_msgs;
+}
+
+static unsigned want_client_msgs;
+static bool client_got(void)
+{
+	return F->client_msgs >= want_client_msgs;
+}
+
+static void test_connect_and_exchange(void **state)
+{
+	struct doca_comch_connection *conn = NULL;
+	struct doca_comch_task_send *task = NULL;
+	union doca_data ud = {.u64 = 77};
+	char msg[COMCH_CAP_MAX_MSG_SIZE + 1];
+
+	(void)state;
+	connect_pair("exchange");
+	assert_int_equal(F->connects, 1);
+	assert_ptr_equal(doca_comch_server_get_server_ctx(F->server_conn), F->server);
+	assert_null(doca_comch_client_get_client_ctx(F->server_conn));
+	assert_int_equal(doca_comch_client_get_connection(F->client, &conn), DOCA_SUCCESS);
+	assert_ptr_equal(doca_comch_client_get_client_ctx(conn), F->client);
+	assert_null(doca_comch_server_get_server_ctx(conn));
+	/* user data */
+	assert_int_equal(doca_comch_connection_get_user_data(F->server_conn).u64, 0);
+	assert_int_equal(doca_comch_connection_set_user_data(NULL, ud), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_connection_set_user_data(F->server_conn, ud), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_connection_get_user_data(F->server_conn).u64, 77);
+	/* alloc_init rules */
+	memset(msg, 'm', sizeof(msg));
+	assert_int_equal(doca_comch_client_task_send_alloc_init(F->client, conn, msg, sizeof(msg), &task),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_true(ferry_test_log_has("exceeds max message size 4080"));
+	assert_int_equal(doca_comch_client_task_send_alloc_init(F->client, F->server_conn, msg, 1, &task),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(F->client, conn, NULL, 1, &task),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_alloc_init(F->server, conn, msg, 1, &task),
+			 DOCA_ERROR_INVALID_VALUE);
+	/* client -> server: the message is copied at alloc_init */
+	memcpy(msg, "hello server", 12);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(F->client, conn, msg, 12, &task), DOCA_SUCCESS);
+	memset(msg, 0, 12);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	assert_int_equal(F->sent_ok, 0); /* completions only from progress */
+	want_server_msgs = 1;
+	progress_until(server_got, 100000);
+	assert_int_equal(F->last_len, 12);
+	assert_memory_equal(F->last_msg, "hello server", 12);
+	assert_int_equal(F->sent_ok, 1);
+	/* server -> client, max size and empty */
+	memset(msg, 'z', COMCH_CAP_MAX_MSG_SIZE);
+	assert_int_equal(doca_comch_server_task_send_alloc_init(F->server, F->server_conn, msg, COMCH_CAP_MAX_MSG_SIZE,
+								&task),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	want_client_msgs = 1;
+	progress_until(client_got, 100000);
+	assert_int_equal(F->last_len, COMCH_CAP_MAX_MSG_SIZE);
+	assert_int_equal(F->last_msg[COMCH_CAP_MAX_MSG_SIZE - 1], 'z');
+	client_send(NULL, 0);
+	want_server_msgs = 2;
+	progress_until(server_got, 100000);
+	assert_int_equal(F->last_len, 0);
+	/* the client's stop is a disconnect for the server */
+	stop_idle(doca_comch_client_as_ctx(F->client));
+	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
+		doca_pe_progress(F->pe);
+	assert_int_equal(F->disconnects, 1);
+	assert_null(F->server_conn);
+	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
+}
+
+static void test_notification_handle_wakes_on_messages(void **state)
+{
+	doca_notification_handle_t handle;
+	struct epoll_event ev = {.events = EPOLLIN};
+	int ep = epoll_create1(0);
+
+	(void)state;
+	connect_pair("events");
+	while (doca_pe_progress(F->pe) != 0)
+		;
+	assert_int_equal(doca_pe_get_notification_handle(F->pe, &handle), DOCA_SUCCESS);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, handle, &ev), 0);
+	assert_int_equal(doca_pe_request_notification(F->pe), DOCA_SUCCESS);
+	assert_int_equal(epoll_wait(ep, &ev, 1, 0), 0); /* nothing pending: asleep */
+	client_send("ping", 4);
+	/* the send completion and the message make the handle readable without progress */
+	assert_int_equal(epoll_wait(ep, &ev, 1, 1000), 1);
+	assert_int_equal(doca_pe_clear_notification(F->pe, handle), DOCA_SUCCESS);
+	want_server_msgs = 1;
+	progress_until(server_got, 1000);
+	close(ep);
+}
+
+static void test_server_disconnect(void **state)
+{
+	struct doca_comch_connection *conn = NULL;
+	struct doca_comch_task_send *task = NULL;
+
+	(void)state;
+	connect_pair("kick");
+	assert_int_equal(doca_comch_client_get_connection(F->client, &conn), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(F->client, conn, "late", 4, &task), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_disconnect(NULL, F->server_conn), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_disconnect(F->server, conn), DOCA_ERROR_INVALID_VALUE);
+	assert_true(ferry_test_log_has("is not one of its clients"));
+	assert_int_equal(doca_comch_server_disconnect(F->server, F->server_conn), DOCA_SUCCESS);
+	progress_until(client_left_running, 100000);
+	assert_true(ferry_test_log_has("the server ended the connection"));
+	assert_int_equal(F->disconnects, 0); /* the server's own disconnect raises no event */
+	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
+	/* the task outlived its connection: submit refuses it; once freed, the client reaches IDLE */
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_ERROR_BAD_STATE);
+	doca_task_free(doca_comch_task_send_as_task(task));
+	progress_until(client_idle, 100000);
+}
+
+static void test_stop_flushes_backlog(void **state)
+{
+	(void)state;
+	connect_pair("flush");
+	/* Fill the socket without progressing the server: later sends wait in the backlog. */
+	for (int i = 0; i < 64; i++)
+		client_send("0123456789abcdef0123456789abcdef", 32);
+	stop_idle(doca_comch_client_as_ctx(F->client));
+	assert_int_equal(F->sent_ok + F->sent_err, 64);
+}
+
+/* ---- rogue peers ---- */
+
+static int rogue_connect(const char *name)
+{
+	struct ferry_link_addr addr;
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->host);
+	int fd = -1;
+
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), name),
+			 DOCA_SUCCESS);
+	assert_int_equal(ferry_link_connect(&addr, &fd), DOCA_SUCCESS);
+	return fd;
+}
+
+/* Progress the server until the rogue socket is closed by it; returns what it got first. */
+static size_t rogue_wait_closed(int fd, uint8_t *got, size_t cap)
+{
+	size_t first = 0;
+
+	for (int i = 0; i < 20000; i++) {
+		size_t len = 0;
+		doca_error_t err;
+
+		doca_pe_progress(F->pe);
+		err = ferry_link_recv(fd, got, cap, &len);
+		if (err == DOCA_ERROR_CONNECTION_RESET)
+			return first;
+		if (err == DOCA_SUCCESS && first == 0)
+			first = len;
+		usleep(50);
+	}
+	fail_msg("the server did not close the rogue connection");
+	return 0;
+}
+
+static void rogue_send(int fd, const void *buf, size_t len)
+{
+	assert_int_equal(ferry_link_send(fd, buf, len), DOCA_SUCCESS);
+}
+
+static void expect_refusal(const uint8_t *got, size_t len, doca_error_t want)
+{
+	struct ferry_frame f;
+	const char *why;
+
+	assert_true(len > 0);
+	assert_int_equal(ferry_frame_parse(got, len, 0, &f, &why), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_REFUSE);
+	assert_int_equal(f.u.refuse.error, want);
+}
+
+static void test_rogue_peers(void **state)
+{
+	static uint8_t big[65536];
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
+	uint8_t got[1024];
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->host);
+	uint32_t machine = ferry_devinfo_machine(host);
+	const char *dev = ferry_devinfo_name(host);
+	size_t len;
+	int fd;
+
+	(void)state;
+	make_server("guarded");
+
+	fd = rogue_connect("guarded"); /* too short for a header */
+	rogue_send(fd, "abc", 3);
+	assert_int_equal(rogue_wait_closed(fd, got, sizeof(got)), 0);
+	close(fd);
+	assert_true(ferry_test_log_has("frame shorter than its header"));
+
+	fd = rogue_connect("guarded"); /* bad magic */
+	memset(frame, 0x41, 32);
+	rogue_send(fd, frame, 32);
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_true(ferry_test_log_has("bad frame magic"));
+
+	fd = rogue_connect("guarded"); /* oversized datagram */
+	ferry_frame_put_header(big, FERRY_FRAME_MSG, sizeof(big) - FERRY_FRAME_HDR_LEN);
+	rogue_send(fd, big, sizeof(big));
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_true(ferry_test_log_has("oversized frame"));
+
+	fd = rogue_connect("guarded"); /* truncated HELLO */
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, machine, dev, "guarded");
+	rogue_send(fd, frame, len - 3);
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+
+	fd = rogue_connect("guarded"); /* MSG before HELLO */
+	ferry_frame_put_header(frame, FERRY_FRAME_MSG, 0);
+	rogue_send(fd, frame, FERRY_FRAME_HDR_LEN);
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_true(ferry_test_log_has("before HELLO"));
+
+	fd = rogue_connect("guarded"); /* right address, wrong name (as if the hash collided) */
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, machine, dev, "guarded2");
+	rogue_send(fd, frame, len);
+	expect_refusal(got, rogue_wait_closed(fd, got, sizeof(got)), DOCA_ERROR_NOT_FOUND);
+	close(fd);
+
+	fd = rogue_connect("guarded"); /* a device the representor does not stand for */
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, machine, "aa:00.0", "guarded");
+	rogue_send(fd, frame, len);
+	expect_refusal(got, rogue_wait_closed(fd, got, sizeof(got)), DOCA_ERROR_NOT_PERMITTED);
+	close(fd);
+
+	fd = rogue_connect("guarded"); /* says nothing: cut off after FERRY_COMCH_HANDSHAKE_MS */
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_true(ferry_test_log_has("did not complete the handshake in time"));
+
+	fd = rogue_connect("guarded"); /* a valid HELLO, then garbage: disconnect event */
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, machine, dev, "guarded");
+	rogue_send(fd, frame, len);
+	for (int i = 0; i < 10000 && F->connects == 0; i++)
+		doca_pe_progress(F->pe);
+	assert_int_equal(F->connects, 1);
+	ferry_frame_put_header(frame, FERRY_FRAME_HELLO, 0);
+	rogue_send(fd, frame, FERRY_FRAME_HDR_LEN);
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_int_equal(F->disconnects, 1);
+	assert_int_equal(F->server_msgs, 0);
+
+	/* The server is unharmed: nothing pending, still RUNNING, a real client is served. */
+	assert_int_equal(((struct doca_comch_server *)F->server)->num_pending, 0);
+	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
+	assert_int_equal(state_of(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
+	make_client("guarded");
+	progress_until(client_running, 100000);
+	client_send("still here", 10);
+	want_server_msgs = 1;
+	progress_until(server_got, 100000);
+}
+
+static void test_second_server_same_name_refused(void **state)
+{
+	struct doca_comch_server *twin = NULL;
+
+	(void)state;
+	make_server("twin");
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "twin", &twin), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(twin)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(twin)), DOCA_ERROR_ALREADY_EXIST);
+	assert_true(ferry_test_log_has("another server already listens under this name"));
+	assert_int_equal(state_of(doca_comch_server_as_ctx(twin)), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(doca_comch_server_destroy(twin), DOCA_SUCCESS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setters_and_getters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_not_supported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connect_and_exchange, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_disconnect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_flushes_backlog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_peers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_server_same_name_refused, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

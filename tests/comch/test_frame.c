@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_frame.c - the control-socket frame parser (src/link/frame.c): every rule
+ * of ferry_frame.h broken once, every truncation of valid frames, random garbage
+ * and bit flips (must never crash or read past the datagram: run under ASan),
+ * then the valid frames and what they parse to.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "link/ferry_frame.h"
+
+#define MAX_MSG 4080u
+
+static doca_error_t parse(const uint8_t *buf, size_t len, struct ferry_frame *f)
+{
+	const char *why = NULL;
+	doca_error_t err = ferry_frame_parse(buf, len, MAX_MSG, f, &why);
+
+	if (err != DOCA_SUCCESS)
+		assert_non_null(why); /* every refusal names its rule */
+	return err;
+}
+
+/* A heap copy of exactly @p len bytes, so ASan catches any read beyond. */
+static doca_error_t parse_exact(const uint8_t *buf, size_t len, struct ferry_frame *f)
+{
+	uint8_t *copy = malloc(len == 0 ? 1 : len);
+	doca_error_t err;
+
+	assert_non_null(copy);
+	memcpy(copy, buf, len);
+	err = parse(copy, len, f);
+	free(copy);
+	return err;
+}
+
+static void test_null_arguments(void **state)
+{
+	uint8_t buf[FERRY_FRAME_HDR_LEN];
+	struct ferry_frame f;
+	const char *why;
+
+	(void)state;
+	ferry_frame_put_header(buf, FERRY_FRAME_BYE, 0);
+	assert_int_equal(ferry_frame_parse(NULL, sizeof(buf), MAX_MSG, &f, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(ferry_frame_parse(buf, sizeof(buf), MAX_MSG, NULL, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(ferry_frame_parse(buf, sizeof(buf), MAX_MSG, &f, NULL), DOCA_ERROR_INVALID_VALUE);
+}
+
+static void test_header_rules(void **state)
+{
+	uint8_t buf[FERRY_FRAME_HDR_LEN + 4];
+	struct ferry_frame f;
+
+	(void)state;
+	ferry_frame_put_header(buf, FERRY_FRAME_MSG, 4);
+	memset(buf + FERRY_FRAME_HDR_LEN, 7, 4);
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_SUCCESS);
+	for (size_t len = 0; len < FERRY_FRAME_HDR_LEN; len++)
+		assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	buf[0] ^= 1; /* magic */
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+	buf[0] ^= 1;
+	buf[4] = FERRY_FRAME_VERSION + 1;
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_UNSUPPORTED_VERSION);
+	buf[4] = FERRY_FRAME_VERSION;
+	buf[6] = 1; /* reserved flags */
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+	buf[6] = 0;
+	buf[5] = 0; /* unknown types */
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+	buf[5] = 6;
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+	buf[5] = 0xff;
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+	buf[5] = FERRY_FRAME_MSG;
+	/* length field disagreeing with the datagram, both ways, and absurd */
+	assert_int_equal(parse(buf, sizeof(buf) - 1, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_put_header(buf, FERRY_FRAME_MSG, 3);
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_put_header(buf, FERRY_FRAME_MSG, UINT32_MAX);
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+}
+
+static void test_msg_size_boundaries(void **state)
+{
+	static uint8_t buf[FERRY_FRAME_HDR_LEN + MAX_MSG + 1];
+	struct ferry_frame f;
+
+	(void)state;
+	ferry_frame_put_header(buf, FERRY_FRAME_MSG, 0);
+	assert_int_equal(parse(buf, FERRY_FRAME_HDR_LEN, &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_MSG);
+	assert_int_equal(f.payload_len, 0);
+	ferry_frame_put_header(buf, FERRY_FRAME_MSG, MAX_MSG);
+	assert_int_equal(parse(buf, FERRY_FRAME_HDR_LEN + MAX_MSG, &f), DOCA_SUCCESS);
+	assert_int_equal(f.payload_len, MAX_MSG);
+	assert_ptr_equal(f.payload, buf + FERRY_FRAME_HDR_LEN);
+	ferry_frame_put_header(buf, FERRY_FRAME_MSG, MAX_MSG + 1);
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_TOO_BIG);
+}
+
+static void test_bye_rules(void **state)
+{
+	uint8_t buf[FERRY_FRAME_HDR_LEN + 1] = {0};
+	struct ferry_frame f;
+
+	(void)state;
+	ferry_frame_put_header(buf, FERRY_FRAME_BYE, 1);
+	assert_int_equal(parse(buf, sizeof(buf), &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_put_header(buf, FERRY_FRAME_BYE, 0);
+	assert_int_equal(parse(buf, FERRY_FRAME_HDR_LEN, &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_BYE);
+}
+
+static void test_hello_rules(void **state)
+{
+	uint8_t buf[FERRY_FRAME_HELLO_MAX + 8];
+	char long_name[FERRY_FRAME_NAME_MAX + 2];
+	struct ferry_frame f;
+	size_t len;
+
+	(void)state;
+	memset(long_name, 'n', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_int_equal(ferry_frame_build_hello(buf, 4080, 64, 0, "b1:00.0", long_name), 0);
+	assert_int_equal(ferry_frame_build_hello(buf, 4080, 64, 0, "", "svc"), 0);
+	assert_int_equal(ferry_frame_build_hello(buf, 4080, 64, 0, "b1:00.0", ""), 0);
+
+	len = ferry_frame_build_hello(buf, 4080, 64, 3, "b1:00.0", "svc");
+	assert_int_equal(len, FERRY_FRAME_HDR_LEN + FERRY_FRAME_HELLO_FIXED + 7 + 3);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_int_not_equal(parse_exact(buf, cut, &f), DOCA_SUCCESS);
+	/* string lengths that do not add up, are zero, or too long */
+	buf[FERRY_FRAME_HDR_LEN + 14] = 4;
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	buf[FERRY_FRAME_HDR_LEN + 14] = 0;
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	buf[FERRY_FRAME_HDR_LEN + 14] = 3;
+	buf[FERRY_FRAME_HDR_LEN + 12] = FERRY_FRAME_DEV_MAX + 1;
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	buf[FERRY_FRAME_HDR_LEN + 12] = 7;
+	/* a NUL inside a string */
+	buf[len - 2] = '\0';
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	buf[len - 2] = 'v';
+	/* zero sizes */
+	memset(buf + FERRY_FRAME_HDR_LEN, 0, 4);
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+
+	len = ferry_frame_build_hello(buf, 4080, 64, 3, "b1:00.0", "svc");
+	assert_int_equal(parse(buf, len, &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_HELLO);
+	assert_int_equal(f.u.hello.max_msg_size, 4080);
+	assert_int_equal(f.u.hello.recv_queue_size, 64);
+	assert_int_equal(f.u.hello.machine, 3);
+	assert_int_equal(f.u.hello.dev_len, 7);
+	assert_memory_equal(f.u.hello.dev, "b1:00.0", 7);
+	assert_int_equal(f.u.hello.name_len, 3);
+	assert_memory_equal(f.u.hello.name, "svc", 3);
+}
+
+static void test_welcome_and_refuse(void **state)
+{
+	uint8_t buf[FERRY_FRAME_REFUSE_MAX + 16];
+	char long_reason[FERRY_FRAME_REASON_MAX + 50];
+	struct ferry_frame f;
+	size_t len;
+
+	(void)state;
+	len = ferry_frame_build_welcome(buf, 4080, 16, 9);
+	assert_int_equal(parse(buf, len, &f), DOCA_SUCCESS);
+	assert_int_equal(f.u.welcome.max_msg_size, 4080);
+	assert_int_equal(f.u.welcome.recv_queue_size, 16);
+	assert_int_equal(f.u.welcome.conn_id, 9);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_int_not_equal(parse_exact(buf, cut, &f), DOCA_SUCCESS);
+	ferry_frame_put_header(buf, FERRY_FRAME_WELCOME, 12);
+	memset(buf + FERRY_FRAME_HDR_LEN, 0, 4); /* zero max_msg_size */
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+
+	len = ferry_frame_build_refuse(buf, DOCA_ERROR_NOT_FOUND, "no such server");
+	assert_int_equal(parse(buf, len, &f), DOCA_SUCCESS);
+	assert_int_equal(f.u.refuse.error, DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(f.u.refuse.reason_len, strlen("no such server"));
+	assert_memory_equal(f.u.refuse.reason, "no such server", f.u.refuse.reason_len);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_int_not_equal(parse_exact(buf, cut, &f), DOCA_SUCCESS);
+	buf[FERRY_FRAME_HDR_LEN] = 0; /* DOCA_SUCCESS is no refusal */
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	buf[FERRY_FRAME_HDR_LEN] = 200; /* unknown error code */
+	assert_int_equal(parse(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+
+	memset(long_reason, 'r', sizeof(long_reason) - 1);
+	long_reason[sizeof(long_reason) - 1] = '\0';
+	len = ferry_frame_build_refuse(buf, DOCA_ERROR_FULL, long_reason); /* cut to fit */
+	assert_int_equal(len, FERRY_FRAME_REFUSE_MAX);
+	assert_int_equal(parse(buf, len, &f), DOCA_SUCCESS);
+	assert_int_equal(f.u.refuse.reason_len, FERRY_FRAME_REASON_MAX);
+}
+
+/* Deterministic garbage: random datagrams, and random bit flips of valid frames. */
+static void test_garbage_never_crashes(void **state)
+{
+	static uint8_t buf[FERRY_FRAME_HDR_LEN + MAX_MSG + 64];
+	uint8_t valid[FERRY_FRAME_HELLO_MAX];
+	size_t valid_len = ferry_frame_build_hello(valid, 4080, 64, 0, "b1:00.0", "server-name");
+	unsigned seed = 12345;
+	uint32_t accepted = 0;
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		struct ferry_frame f;
+		size_t len = (size_t)rand_r(&seed) % sizeof(buf);
+
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (uint8_t)rand_r(&seed);
+		if (round % 2 == 0 && len >= 8) /* a plausible header half the time */
+			ferry_frame_put_header(buf, (enum ferry_frame_type)(rand_r(&seed) % 7),
+					       (uint32_t)(len - FERRY_FRAME_HDR_LEN));
+		if (parse_exact(buf, len, &f) == DOCA_SUCCESS) {
+			accepted++;
+			assert_true(f.payload_len <= MAX_MSG);
+			assert_true(f.payload + f.payload_len <= f.payload + len);
+		}
+	}
+	for (int round = 0; round < 20000; round++) {
+		struct ferry_frame f;
+
+		memcpy(buf, valid, valid_len);
+		for (int k = 0; k <= round % 4; k++)
+			buf[(size_t)rand_r(&seed) % valid_len] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+		if (parse_exact(buf, valid_len, &f) == DOCA_SUCCESS && f.type == FERRY_FRAME_HELLO) {
+			assert_true(f.u.hello.dev_len + f.u.hello.name_len + FERRY_FRAME_HELLO_FIXED == f.payload_len);
+			assert_null(memchr(f.u.hello.name, '\0', f.u.hello.name_len));
+		}
+	}
+	assert_true(accepted > 0); /* the header-shaped half reaches the type parsers */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_arguments),
+		cmocka_unit_test(test_header_rules),
+		cmocka_unit_test(test_msg_size_boundaries),
+		cmocka_unit_test(test_bye_rules),
+		cmocka_unit_test(test_hello_rules),
+		cmocka_unit_test(test_welcome_and_refuse),
+		cmocka_unit_test(test_garbage_never_crashes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
