@@ -4,7 +4,8 @@
  * over every file named on the command line, then over a deterministic corpus
  * of mutations of a valid descriptor (bit flips, byte edits with and without a
  * resealed checksum, truncations, extensions, random bytes). CI checks the
- * parser this way even without clang.
+ * parser this way even without clang. `--write-seed FILE` writes the valid
+ * descriptor the fuzzer's corpus starts from.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +59,12 @@ int main(int argc, char **argv)
 
 	if (len == 0)
 		return 1;
+	if (argc == 3 && strcmp(argv[1], "--write-seed") == 0) {
+		FILE *f = fopen(argv[2], "wb");
+		if (f == NULL || fwrite(good, 1, len, f) != len || fclose(f) != 0)
+			return 1;
+		return 0;
+	}
 	run_files(argc, argv);
 	run(good, len);
 	for (size_t bit = 0; bit < len * 8; bit++, runs++) {
