@@ -44,6 +44,7 @@ struct link_mapping {
 	size_t page;
 	int pidfd;           /* -1 for our own export */
 	bool is_remote;      /* reached by cross-memory attach; `remote` is valid */
+	_Atomic uint64_t checked_ns;
 	struct ferry_remote remote;
 };
 
@@ -287,6 +288,7 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 						 (unsigned)d->pid);
 			m->remote.state = m->state;
 			m->remote.pidfd = m->pidfd;
+			m->remote.checked_ns = &m->checked_ns;
 		}
 	}
 	if (err != DOCA_SUCCESS) {

@@ -58,6 +58,7 @@ struct ferry_remote {
 	uint32_t access;
 	const _Atomic uint32_t *state; /* the export's state word */
 	int pidfd;                     /* readable once the exporter exited */
+	_Atomic uint64_t *checked_ns;  /* when pidfd last said "alive" (in the import's mapping) */
 };
 
 /* False once the export was revoked or its process exited (import.c). */

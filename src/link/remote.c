@@ -6,14 +6,20 @@
  *
  * The kernel checks that we may attach to the exporter (same uid, and Yama's
  * ptrace scope where it is enabled); the range check here is what keeps an
- * importer inside the exported bytes. A pid can be reused once its process
- * is gone, so liveness is checked before and after each copy through the
- * exporter's pidfd: a copy that raced with the exit is reported as failed.
+ * importer inside the exported bytes.
+ *
+ * Liveness: the export's state word is read before every copy (revocation by
+ * doca_mmap_stop). An exporter that exited makes process_vm_* fail with ESRCH.
+ * The remaining danger is a reused pid: after the copy, the exporter's pidfd
+ * is polled, at most once per millisecond (a poll per 4 KiB copy would cost
+ * a quarter of the bandwidth); wrapping the kernel's pid space takes far
+ * longer than that, so a copy that reached a stranger is reported as failed.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <doca_types.h>
 
@@ -43,9 +49,32 @@ static doca_error_t check_range(const struct ferry_remote *r, uint64_t addr, siz
 				  "ferry remote %s: [0x%llx, +%zu) lies outside the export [0x%llx, +%llu) of pid %d", what,
 				  (unsigned long long)addr, len, (unsigned long long)r->addr, (unsigned long long)r->len,
 				  r->pid);
-	if (!ferry_link_peer_alive(r->state, r->pidfd))
+	if (!ferry_link_peer_alive(r->state, -1))
 		return DOCA_ERROR_NOT_CONNECTED;
 	return DOCA_SUCCESS;
+}
+
+#define PIDFD_CHECK_NS 1000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The exporter still holds its pid (see the file comment for why not every time). */
+static bool exporter_alive(const struct ferry_remote *r)
+{
+	uint64_t t = mono_ns();
+
+	if (t - atomic_load_explicit(r->checked_ns, memory_order_relaxed) < PIDFD_CHECK_NS)
+		return ferry_link_peer_alive(r->state, -1);
+	if (!ferry_link_peer_alive(r->state, r->pidfd))
+		return false;
+	atomic_store_explicit(r->checked_ns, t, memory_order_relaxed);
+	return true;
 }
 
 /* Move all bytes, retrying short transfers; one syscall per 1 GiB at most. */
@@ -70,8 +99,8 @@ static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t
 		}
 		done += (size_t)got;
 	}
-	/* The pid might have been reused while we copied: trust the bytes only if the exporter lives. */
-	return ferry_link_peer_alive(r->state, r->pidfd) ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED;
+	/* Trust the bytes only if they came from the exporter, not from a process that reused its pid. */
+	return exporter_alive(r) ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED;
 }
 
 doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t src, size_t len)

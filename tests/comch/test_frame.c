@@ -228,7 +228,7 @@ static void test_garbage_never_crashes(void **state)
 		if (parse_exact(buf, len, &f) == DOCA_SUCCESS) {
 			accepted++;
 			assert_true(f.payload_len <= MAX_MSG);
-			assert_true(f.payload + f.payload_len <= f.payload + len);
+			assert_int_equal(f.payload_len + FERRY_FRAME_HDR_LEN, len);
 		}
 	}
 	for (int round = 0; round < 20000; round++) {
@@ -237,10 +237,15 @@ static void test_garbage_never_crashes(void **state)
 		memcpy(buf, valid, valid_len);
 		for (int k = 0; k <= round % 4; k++)
 			buf[(size_t)rand_r(&seed) % valid_len] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
-		if (parse_exact(buf, valid_len, &f) == DOCA_SUCCESS && f.type == FERRY_FRAME_HELLO) {
+		uint8_t *copy = malloc(valid_len); /* exact size: ASan sees any overread */
+
+		assert_non_null(copy);
+		memcpy(copy, buf, valid_len);
+		if (parse(copy, valid_len, &f) == DOCA_SUCCESS && f.type == FERRY_FRAME_HELLO) {
 			assert_true(f.u.hello.dev_len + f.u.hello.name_len + FERRY_FRAME_HELLO_FIXED == f.payload_len);
 			assert_null(memchr(f.u.hello.name, '\0', f.u.hello.name_len));
 		}
+		free(copy);
 	}
 	assert_true(accepted > 0); /* the header-shaped half reaches the type parsers */
 }

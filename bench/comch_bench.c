@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * comch_bench.c - DOCA Comch control path against a raw Unix SEQPACKET ping-pong,
+ * in one run (a command, not a test):
+ *
+ *   build-<dir>/bench/comch_bench [--iters N] [--seconds S] [--window W]
+ *
+ * For 64 B and maximum-size (4080 B) messages: the round-trip time (one message
+ * out, its echo back, N times) and the message rate (W messages kept in flight,
+ * echoed, for S seconds). The peer is a forked process on the same machine that
+ * echoes every message; both sides busy-poll (doca_pe_progress, or recv with
+ * MSG_DONTWAIT for the raw baseline), so the ratios compare the software paths.
+ * Prints a table, ratios (Comch / raw) and one "comch_bench:" line per size for
+ * scripts. Targets (issue 4): RTT <= 1.3x raw, rate >= 0.8x raw.
+ */
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doca_comch.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_pe.h>
+
+#define BENCH_NAME "comch-bench"
+#define MAX_SIZE 4080u
+
+struct result {
+	double rtt_us;
+	double rate;
+};
+
+/* Client on one CPU, echo peer on another (when there are two): steadier figures. */
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- devices (public API, as a DOCA program does it) ---- */
+
+static struct doca_dev *open_dev(doca_error_t (*cap)(const struct doca_devinfo *))
+{
+	struct doca_devinfo **list = NULL;
+	struct doca_dev *dev = NULL;
+	uint32_t n = 0;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (cap(list[i]) == DOCA_SUCCESS && doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
+			dev = NULL;
+	doca_devinfo_destroy_list(list);
+	return dev;
+}
+
+static struct doca_dev_rep *open_rep(struct doca_dev *dpu)
+{
+	struct doca_devinfo_rep **reps = NULL;
+	struct doca_dev_rep *rep = NULL;
+	uint32_t n = 0;
+
+	if (doca_devinfo_rep_create_list(dpu, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n) != DOCA_SUCCESS)
+		return NULL;
+	if (n == 0 || doca_dev_rep_open(reps[0], &rep) != DOCA_SUCCESS)
+		rep = NULL;
+	doca_devinfo_rep_destroy_list(reps);
+	return rep;
+}
+
+static void free_task(struct doca_comch_task_send *task, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	doca_task_free(doca_comch_task_send_as_task(task));
+}
+
+/* ---- Comch echo server (child) ---- */
+
+static bool server_done;
+
+static void server_echo(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len,
+			struct doca_comch_connection *conn)
+{
+	struct doca_comch_task_send *task;
+
+	(void)ev;
+	if (doca_comch_server_task_send_alloc_init(doca_comch_server_get_server_ctx(conn), conn, buf, len, &task) ==
+	    DOCA_SUCCESS)
+		(void)doca_task_submit(doca_comch_task_send_as_task(task));
+}
+
+static void server_conn_cb(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *conn,
+			   uint8_t ok)
+{
+	(void)ev;
+	(void)conn;
+	(void)ok;
+}
+
+static void server_disc_cb(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *conn,
+			   uint8_t ok)
+{
+	(void)ev;
+	(void)conn;
+	(void)ok;
+	server_done = true;
+}
+
+static int comch_server_main(int ready_fd)
+{
+	struct doca_pe *pe = NULL;
+	struct doca_dev *dev = open_dev(doca_comch_cap_server_is_supported);
+	struct doca_dev_rep *rep = dev != NULL ? open_rep(dev) : NULL;
+	struct doca_comch_server *server = NULL;
+	struct doca_ctx *ctx;
+
+	if (rep == NULL || doca_pe_create(&pe) != DOCA_SUCCESS ||
+	    doca_comch_server_create(dev, rep, BENCH_NAME, &server) != DOCA_SUCCESS)
+		return 2;
+	ctx = doca_comch_server_as_ctx(server);
+	if (doca_comch_server_task_send_set_conf(server, free_task, free_task, 1024) != DOCA_SUCCESS ||
+	    doca_comch_server_event_msg_recv_register(server, server_echo) != DOCA_SUCCESS ||
+	    doca_comch_server_event_connection_status_changed_register(server, server_conn_cb, server_disc_cb) !=
+		    DOCA_SUCCESS ||
+	    doca_pe_connect_ctx(pe, ctx) != DOCA_SUCCESS || doca_ctx_start(ctx) != DOCA_SUCCESS)
+		return 2;
+	if (write(ready_fd, "r", 1) != 1)
+		return 2;
+	while (!server_done)
+		doca_pe_progress(pe);
+	return 0; /* the process ends; the bench measures, not teardown */
+}
+
+/* ---- Comch client (parent) ---- */
+
+static struct {
+	struct doca_pe *pe;
+	struct doca_comch_client *client;
+	struct doca_comch_connection *conn;
+	uint8_t msg[MAX_SIZE];
+	uint32_t size;
+	uint64_t echoed, sent, target;
+	uint32_t window;
+} cc;
+
+static void comch_send_one(void)
+{
+	struct doca_comch_task_send *task;
+
+	if (doca_comch_client_task_send_alloc_init(cc.client, cc.conn, cc.msg, cc.size, &task) != DOCA_SUCCESS ||
+	    doca_task_submit(doca_comch_task_send_as_task(task)) != DOCA_SUCCESS) {
+		fprintf(stderr, "comch_bench: send failed\n");
+		exit(1);
+	}
+	cc.sent++;
+}
+
+static void client_echo(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len,
+			struct doca_comch_connection *conn)
+{
+	(void)ev;
+	(void)buf;
+	(void)len;
+	(void)conn;
+	cc.echoed++;
+	if (cc.sent < cc.target)
+		comch_send_one(); /* keeps the window full during the rate run */
+}
+
+static int comch_client_setup(void)
+{
+	struct doca_dev *dev = open_dev(doca_comch_cap_client_is_supported);
+	struct doca_ctx *ctx;
+	enum doca_ctx_states st = DOCA_CTX_STATE_STARTING;
+	double deadline = now_s() + 5;
+
+	if (dev == NULL || doca_pe_create(&cc.pe) != DOCA_SUCCESS ||
+	    doca_comch_client_create(dev, BENCH_NAME, &cc.client) != DOCA_SUCCESS)
+		return -1;
+	ctx = doca_comch_client_as_ctx(cc.client);
+	if (doca_comch_client_task_send_set_conf(cc.client, free_task, free_task, 1024) != DOCA_SUCCESS ||
+	    doca_comch_client_event_msg_recv_register(cc.client, client_echo) != DOCA_SUCCESS ||
+	    doca_pe_connect_ctx(cc.pe, ctx) != DOCA_SUCCESS || doca_ctx_start(ctx) != DOCA_ERROR_IN_PROGRESS)
+		return -1;
+	while (st != DOCA_CTX_STATE_RUNNING && now_s() < deadline) {
+		doca_pe_progress(cc.pe);
+		doca_ctx_get_state(ctx, &st);
+	}
+	if (st != DOCA_CTX_STATE_RUNNING)
+		return -1;
+	return doca_comch_client_get_connection(cc.client, &cc.conn) == DOCA_SUCCESS ? 0 : -1;
+}
+
+static struct result comch_measure(uint32_t size, uint64_t iters, double seconds, uint32_t window)
+{
+	struct result r;
+	double t0;
+	uint64_t start;
+
+	cc.size = size;
+	/* round trips, one at a time */
+	cc.target = 0;
+	t0 = now_s();
+	for (uint64_t i = 0; i < iters; i++) {
+		uint64_t want = cc.echoed + 1;
+
+		comch_send_one();
+		while (cc.echoed < want)
+			doca_pe_progress(cc.pe);
+	}
+	r.rtt_us = (now_s() - t0) / (double)iters * 1e6;
+	/* rate with a window in flight */
+	cc.target = UINT64_MAX;
+	start = cc.echoed;
+	t0 = now_s();
+	for (uint32_t i = 0; i < window; i++)
+		comch_send_one();
+	while (now_s() - t0 < seconds)
+		for (int k = 0; k < 64; k++)
+			doca_pe_progress(cc.pe);
+	r.rate = (double)(cc.echoed - start) / (now_s() - t0);
+	cc.target = 0; /* drain the window */
+	while (cc.echoed < cc.sent)
+		doca_pe_progress(cc.pe);
+	return r;
+}
+
+/* ---- raw SEQPACKET ping-pong ---- */
+
+static void raw_echo_main(int fd)
+{
+	static uint8_t buf[MAX_SIZE];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n == 0)
+			_exit(0);
+		if (n > 0 && send(fd, buf, (size_t)n, MSG_NOSIGNAL) < 0)
+			_exit(0);
+	}
+}
+
+static void raw_recv_one(int fd, uint8_t *buf)
+{
+	while (recv(fd, buf, MAX_SIZE, MSG_DONTWAIT) <= 0)
+		;
+}
+
+static struct result raw_measure(int fd, uint32_t size, uint64_t iters, double seconds, uint32_t window)
+{
+	static uint8_t buf[MAX_SIZE];
+	struct result r;
+	uint64_t done = 0;
+	double t0 = now_s();
+
+	for (uint64_t i = 0; i < iters; i++) {
+		(void)send(fd, buf, size, MSG_NOSIGNAL);
+		raw_recv_one(fd, buf);
+	}
+	r.rtt_us = (now_s() - t0) / (double)iters * 1e6;
+	for (uint32_t i = 0; i < window; i++)
+		(void)send(fd, buf, size, MSG_NOSIGNAL);
+	t0 = now_s();
+	while (now_s() - t0 < seconds) {
+		for (int k = 0; k < 64; k++) {
+			raw_recv_one(fd, buf);
+			done++;
+			(void)send(fd, buf, size, MSG_NOSIGNAL);
+		}
+	}
+	r.rate = (double)done / (now_s() - t0);
+	for (uint32_t i = 0; i < window; i++)
+		raw_recv_one(fd, buf);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	const uint32_t sizes[] = {64, MAX_SIZE};
+	struct result comch[2], raw[2];
+	uint64_t iters = 20000;
+	double seconds = 1.0;
+	uint32_t window = 32;
+	char domain[64];
+	int ready[2], sv[2];
+	pid_t server, echo;
+	char c;
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--iters") == 0)
+			iters = strtoull(argv[i + 1], NULL, 0);
+		else if (strcmp(argv[i], "--seconds") == 0)
+			seconds = atof(argv[i + 1]);
+		else if (strcmp(argv[i], "--window") == 0)
+			window = (uint32_t)strtoul(argv[i + 1], NULL, 0);
+	}
+	if (iters == 0 || window == 0 || window > 512 || seconds <= 0) {
+		fprintf(stderr, "usage: comch_bench [--iters N] [--seconds S] [--window 1..512]\n");
+		return 2;
+	}
+	pin_to(0);
+	snprintf(domain, sizeof(domain), "comch-bench-%d", (int)getpid());
+	setenv("FERRY_DOMAIN", domain, 1);
+
+	/* Comch */
+	if (pipe(ready) != 0)
+		return 1;
+	server = fork();
+	if (server == 0) {
+		pin_to(1);
+		close(ready[0]);
+		_exit(comch_server_main(ready[1]));
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1 || comch_client_setup() != 0) {
+		fprintf(stderr, "comch_bench: cannot set up the Comch pair\n");
+		kill(server, SIGKILL);
+		return 1;
+	}
+	memset(cc.msg, 0x5a, sizeof(cc.msg));
+	for (int i = 0; i < 2; i++)
+		comch[i] = comch_measure(sizes[i], iters, seconds, window);
+	doca_ctx_stop(doca_comch_client_as_ctx(cc.client));
+	for (int i = 0; i < 1000; i++)
+		doca_pe_progress(cc.pe);
+	waitpid(server, NULL, 0);
+
+	/* raw */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
+		return 1;
+	echo = fork();
+	if (echo == 0) {
+		pin_to(1);
+		close(sv[0]);
+		raw_echo_main(sv[1]);
+	}
+	close(sv[1]);
+	for (int i = 0; i < 2; i++)
+		raw[i] = raw_measure(sv[0], sizes[i], iters, seconds, window);
+	close(sv[0]);
+	waitpid(echo, NULL, 0);
+
+	printf("%-6s %12s %12s %8s %14s %14s %8s\n", "size", "comch RTT us", "raw RTT us", "ratio", "comch msg/s",
+	       "raw msg/s", "ratio");
+	for (int i = 0; i < 2; i++)
+		printf("%-6u %12.2f %12.2f %8.2f %14.0f %14.0f %8.2f\n", sizes[i], comch[i].rtt_us, raw[i].rtt_us,
+		       comch[i].rtt_us / raw[i].rtt_us, comch[i].rate, raw[i].rate, comch[i].rate / raw[i].rate);
+	for (int i = 0; i < 2; i++)
+		printf("comch_bench: size=%u comch_rtt_us=%.3f raw_rtt_us=%.3f rtt_ratio=%.3f comch_msgs=%.0f raw_msgs=%.0f rate_ratio=%.3f window=%u\n",
+		       sizes[i], comch[i].rtt_us, raw[i].rtt_us, comch[i].rtt_us / raw[i].rtt_us, comch[i].rate,
+		       raw[i].rate, comch[i].rate / raw[i].rate, window);
+	return 0;
+}
