@@ -340,6 +340,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(cc.msg, 0x5a, sizeof(cc.msg));
+	(void)comch_measure(sizes[0], iters / 4 + 1, seconds / 4, window); /* warm up */
 	for (int i = 0; i < 2; i++)
 		comch[i] = comch_measure(sizes[i], iters, seconds, window);
 	doca_ctx_stop(doca_comch_client_as_ctx(cc.client));
@@ -357,6 +358,7 @@ int main(int argc, char **argv)
 		raw_echo_main(sv[1]);
 	}
 	close(sv[1]);
+	(void)raw_measure(sv[0], sizes[0], iters / 4 + 1, seconds / 4, window); /* warm up */
 	for (int i = 0; i < 2; i++)
 		raw[i] = raw_measure(sv[0], sizes[i], iters, seconds, window);
 	close(sv[0]);
