@@ -146,9 +146,9 @@ static void resubmit(struct dma_run *r, uint32_t slot)
 	r->next_off = (r->next_off + r->size) % SPAN;
 	if (r->next_off + r->size > SPAN)
 		r->next_off = 0;
-	doca_buf_set_data(r->src[slot], r->remote + off, r->size);
-	doca_buf_set_data(r->dst[slot], r->local + off, 0);
-	if (doca_task_submit(doca_dma_task_memcpy_as_task(r->task[slot])) != DOCA_SUCCESS)
+	if (doca_buf_set_data(r->src[slot], r->remote + off, r->size) != DOCA_SUCCESS ||
+	    doca_buf_set_data(r->dst[slot], r->local + off, 0) != DOCA_SUCCESS ||
+	    doca_task_submit(doca_dma_task_memcpy_as_task(r->task[slot])) != DOCA_SUCCESS)
 		r->failed = true;
 	else
 		r->inflight++;
@@ -272,17 +272,30 @@ int main(int argc, char **argv)
 	ferry_link_enable_cma(); /* for the plain-memory export; DMA is not used on it */
 	struct doca_dev *dev = open_dev("03:00.0");
 	struct doca_mmap *shared_mmap = NULL, *plain_mmap = NULL, *local_mmap = NULL;
-	uint8_t *local = aligned_alloc(4096, SPAN), *local2 = aligned_alloc(4096, SPAN);
+	uint8_t *local = NULL, *local2 = NULL;
 	struct doca_buf_inventory *inv = NULL;
 	struct dma_run run = {0};
 	union doca_data ud = {.ptr = &run};
 
-	if (dev == NULL || local == NULL || local2 == NULL ||
+	/*
+	 * Import before allocating anything big: the forked host placed its buffers
+	 * where this process's next allocations would go, and the shared import must
+	 * map them at those very addresses.
+	 */
+	if (dev == NULL ||
 	    doca_mmap_create_from_export(NULL, shared_exp.desc, shared_exp.len, dev, &shared_mmap) != DOCA_SUCCESS ||
 	    doca_mmap_create_from_export(NULL, plain_exp.desc, plain_exp.len, dev, &plain_mmap) != DOCA_SUCCESS) {
 		fprintf(stderr, "export_bench: import failed\n");
 		return 1;
 	}
+	if (ferry_mmap_remote(shared_mmap) != NULL) {
+		fprintf(stderr, "export_bench: the shared export could not be mapped at its own addresses\n");
+		return 1;
+	}
+	local = aligned_alloc(4096, SPAN);
+	local2 = aligned_alloc(4096, SPAN);
+	if (local == NULL || local2 == NULL)
+		return 1;
 	memset(local, 1, SPAN);
 	memset(local2, 2, SPAN);
 	if (doca_mmap_create(&local_mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(local_mmap, local, SPAN) != DOCA_SUCCESS ||
@@ -301,7 +314,16 @@ int main(int argc, char **argv)
 	const struct ferry_remote *rem = ferry_mmap_remote(plain_mmap);
 
 	for (int i = 0; i < 4; i++) {
+		memset(local, 0, SPAN);
 		res[i][0] = bench_dma(&run, inv, shared_mmap, local_mmap, sizes[i]);
+		/* The copies really happened: the host filled its buffer with 0x5a. */
+		uint64_t copied = run.done * sizes[i] < SPAN ? run.done * sizes[i] : SPAN - SPAN % sizes[i];
+		for (uint64_t off = 0; off < copied; off += 4093)
+			if (local[off] != 0x5a) {
+				fprintf(stderr, "export_bench: DMA result wrong at offset %llu (0x%02x)\n",
+					(unsigned long long)off, local[off]);
+				return 1;
+			}
 		res[i][1] = bench_peer(PEER_MEMCPY, NULL, local2, local, sizes[i], host);
 		res[i][2] = bench_peer(PEER_REMOTE, rem, plain_exp.addr, local, sizes[i], host);
 		res[i][3] = bench_peer(PEER_RAW_CMA, NULL, plain_exp.addr, local, sizes[i], host);

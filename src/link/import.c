@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <doca_types.h>
@@ -320,9 +321,31 @@ bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd)
 	return true;
 }
 
-static bool mapping_alive(const struct link_mapping *m)
+#define PIDFD_CHECK_NS 1000000ull
+
+static uint64_t mono_ns(void)
 {
-	return ferry_link_peer_alive(m->state, m->pidfd);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool ferry_link_peer_alive_cached(const _Atomic uint32_t *state, int pidfd, _Atomic uint64_t *checked_ns)
+{
+	uint64_t t = mono_ns();
+
+	if (t - atomic_load_explicit(checked_ns, memory_order_relaxed) < PIDFD_CHECK_NS)
+		return ferry_link_peer_alive(state, -1);
+	if (!ferry_link_peer_alive(state, pidfd))
+		return false;
+	atomic_store_explicit(checked_ns, t, memory_order_relaxed);
+	return true;
+}
+
+static bool mapping_alive(struct link_mapping *m)
+{
+	return ferry_link_peer_alive_cached(m->state, m->pidfd, &m->checked_ns);
 }
 
 doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, const char *call,

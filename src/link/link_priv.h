@@ -64,4 +64,12 @@ struct ferry_remote {
 /* False once the export was revoked or its process exited (import.c). */
 bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd);
 
+/*
+ * The same, for every task: the state word is read each time, the pidfd is
+ * polled only when *checked_ns (its last "alive") is 1 ms old or older, since
+ * a poll per small copy costs a quarter of the bandwidth. An exporter's death
+ * is thus seen within a millisecond; its pages stay mapped meanwhile.
+ */
+bool ferry_link_peer_alive_cached(const _Atomic uint32_t *state, int pidfd, _Atomic uint64_t *checked_ns);
+
 #endif /* FERRY_LINK_PRIV_H_ */

@@ -11,15 +11,14 @@
  * Liveness: the export's state word is read before every copy (revocation by
  * doca_mmap_stop). An exporter that exited makes process_vm_* fail with ESRCH.
  * The remaining danger is a reused pid: after the copy, the exporter's pidfd
- * is polled, at most once per millisecond (a poll per 4 KiB copy would cost
- * a quarter of the bandwidth); wrapping the kernel's pid space takes far
- * longer than that, so a copy that reached a stranger is reported as failed.
+ * is consulted (ferry_link_peer_alive_cached: an answer at most 1 ms old);
+ * wrapping the kernel's pid space takes far longer than that, so a copy that
+ * reached a stranger is reported as failed.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <time.h>
 
 #include <doca_types.h>
 
@@ -54,29 +53,6 @@ static doca_error_t check_range(const struct ferry_remote *r, uint64_t addr, siz
 	return DOCA_SUCCESS;
 }
 
-#define PIDFD_CHECK_NS 1000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The exporter still holds its pid (see the file comment for why not every time). */
-static bool exporter_alive(const struct ferry_remote *r)
-{
-	uint64_t t = mono_ns();
-
-	if (t - atomic_load_explicit(r->checked_ns, memory_order_relaxed) < PIDFD_CHECK_NS)
-		return ferry_link_peer_alive(r->state, -1);
-	if (!ferry_link_peer_alive(r->state, r->pidfd))
-		return false;
-	atomic_store_explicit(r->checked_ns, t, memory_order_relaxed);
-	return true;
-}
-
 /* Move all bytes, retrying short transfers; one syscall per 1 GiB at most. */
 static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t remote, size_t len, bool write)
 {
@@ -100,7 +76,8 @@ static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t
 		done += (size_t)got;
 	}
 	/* Trust the bytes only if they came from the exporter, not from a process that reused its pid. */
-	return exporter_alive(r) ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED;
+	return ferry_link_peer_alive_cached(r->state, r->pidfd, r->checked_ns) ? DOCA_SUCCESS :
+									     DOCA_ERROR_NOT_CONNECTED;
 }
 
 doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t src, size_t len)

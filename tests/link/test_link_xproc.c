@@ -423,6 +423,7 @@ static void test_exporter_sigkilled(void **state)
 	assert_int_equal(kill(h.p.pid, SIGKILL), 0);
 	int status = finish(&h.p);
 	assert_true(WIFSIGNALED(status));
+	usleep(5000); /* importers learn of a death within 1 ms (ferry_link_peer_alive_cached) */
 	say(&d, "go\n");
 	expect_line(&d, "read DOCA_ERROR_BAD_STATE");
 	expect_line(&d, "write DOCA_ERROR_BAD_STATE");
