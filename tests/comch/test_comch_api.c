@@ -454,6 +454,60 @@ static void test_notification_handle_wakes_on_messages(void **state)
 	close(ep);
 }
 
+/* A server alone on its PE: the handle wakes for a new client and for a client that leaves. */
+static bool handle_readable(int ep, struct doca_pe *pe)
+{
+	struct epoll_event ev;
+	doca_notification_handle_t handle;
+	bool readable;
+
+	assert_int_equal(doca_pe_get_notification_handle(pe, &handle), DOCA_SUCCESS);
+	readable = epoll_wait(ep, &ev, 1, 2000) == 1;
+	assert_int_equal(doca_pe_clear_notification(pe, handle), DOCA_SUCCESS);
+	return readable;
+}
+
+static void test_notification_handle_wakes_on_connection_events(void **state)
+{
+	struct doca_pe *client_pe = NULL;
+	doca_notification_handle_t handle;
+	struct epoll_event ev = {.events = EPOLLIN};
+	int ep = epoll_create1(0);
+
+	(void)state;
+	make_server("wake");
+	assert_int_equal(doca_pe_create(&client_pe), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_get_notification_handle(F->pe, &handle), DOCA_SUCCESS);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, handle, &ev), 0);
+	while (doca_pe_progress(F->pe) != 0)
+		;
+	assert_int_equal(doca_pe_request_notification(F->pe), DOCA_SUCCESS);
+	assert_int_equal(epoll_wait(ep, &ev, 1, 0), 0);
+
+	assert_int_equal(doca_comch_client_create(F->host, "wake", &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(client_pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
+	assert_true(handle_readable(ep, F->pe)); /* the new client, before any server progress */
+	for (int i = 0; i < 100000 && !client_running(); i++) {
+		doca_pe_progress(F->pe);
+		doca_pe_progress(client_pe);
+	}
+	assert_true(client_running());
+
+	while (doca_pe_progress(F->pe) != 0)
+		;
+	assert_int_equal(doca_pe_request_notification(F->pe), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_stop(doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_true(handle_readable(ep, F->pe)); /* the BYE of the leaving client */
+	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
+		doca_pe_progress(F->pe);
+	assert_int_equal(F->disconnects, 1);
+	assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
+	F->client = NULL;
+	assert_int_equal(doca_pe_destroy(client_pe), DOCA_SUCCESS);
+	close(ep);
+}
+
 static void test_server_disconnect(void **state)
 {
 	struct doca_comch_connection *conn = NULL;
@@ -651,6 +705,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_not_supported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_and_exchange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_connection_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_disconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes_backlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_peers, setup, teardown),
