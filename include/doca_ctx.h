@@ -68,11 +68,14 @@ DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
  * with its error callback and a failure status (DOCA_ERROR_IO_FAILED unless
  * it already finished). May be called from any callback; there the context
  * stays STOPPING and reaches IDLE when the progress pass leaves the context's
- * code, so the IDLE state callback may destroy the context.
+ * code, so the IDLE state callback may destroy the context. The context
+ * reaches IDLE only once no task is in flight and every task has been freed
+ * (doca_task_free): free tasks in their callbacks, or free them and progress
+ * again.
  *
  * @param [in] ctx  a context in any state; stopping an IDLE one does nothing.
  * @return DOCA_SUCCESS when the context is IDLE on return (it was already, or
- * nothing was in flight); DOCA_ERROR_IN_PROGRESS when it is STOPPING and
+ * no task was in flight or held); DOCA_ERROR_IN_PROGRESS when it is STOPPING and
  * reaches IDLE through progress; DOCA_ERROR_INVALID_VALUE on NULL.
  */
 DOCA_STABLE doca_error_t doca_ctx_stop(struct doca_ctx *ctx);

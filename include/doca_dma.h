@@ -27,9 +27,12 @@
  *    it, so the copied bytes become part of its data segment. On failure the
  *    destination's data_len is left as it was (its free space may hold any part
  *    of the copy).
+ *  - A source that holds no data at all is accepted by submit (with a log
+ *    line) and fails as the hardware fails it: the task completes through the
+ *    error callback with DOCA_ERROR_INVALID_VALUE.
  *  - Submit refuses the task (DOCA_ERROR_INVALID_VALUE, nothing is copied) when
  *    the destination's free space is smaller than the source's data, when the
- *    source holds no data at all, when the total exceeds
+ *    total exceeds
  *    doca_dma_cap_task_memcpy_get_max_buf_size, or when a list is longer than
  *    doca_dma_cap_task_memcpy_get_max_buf_list_len.
  *  - Every buf must come from a started mmap to which the DMA's device was
@@ -43,7 +46,9 @@
  * doca_task_submit. Tasks of one DMA context complete in the order they were
  * submitted. doca_ctx_stop with tasks in flight completes each of them through
  * the error callback with status DOCA_ERROR_IO_FAILED (unless the copy already
- * finished), then the context reaches IDLE.
+ * finished); the context reaches IDLE once every task has been freed. A task
+ * that fails (any error status while RUNNING) stops the context by itself, as
+ * on DOCA: the tasks behind it are flushed the same way.
  *
  * Threading: a DMA context is used from the thread that progresses its PE.
  */

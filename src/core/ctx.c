@@ -131,10 +131,6 @@ static doca_error_t pool_prepare(struct ferry_task_pool *pool)
 {
 	if (pool->capacity == 0)
 		return DOCA_SUCCESS;
-	if (pool->mem != NULL && pool->num_free != pool->capacity) {
-		FERRY_WARN("doca_ctx_start: context '%s': %u %s tasks were not freed before the last stop; reclaimed",
-			   pool->ctx->name, pool->capacity - pool->num_free, pool->task_name);
-	}
 	free(pool->mem);
 	pool->mem = aligned_alloc(FERRY_CACHE_LINE, (size_t)pool->capacity * pool->elem_size);
 	if (pool->mem == NULL)
@@ -220,9 +216,30 @@ static void ctx_finish_stop(struct doca_ctx *ctx)
 	ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
 }
 
+/* Every task of every pool is back in its pool (none in flight, none held by the user). */
+static bool ctx_all_tasks_free(const struct doca_ctx *ctx)
+{
+	for (uint32_t i = 0; i < ctx->num_pools; i++) {
+		const struct ferry_task_pool *pool = ctx->pools[i];
+
+		if (pool->mem != NULL && pool->num_free != pool->capacity)
+			return false;
+	}
+	return true;
+}
+
+bool ferry_ctx_can_finish_stop(const struct doca_ctx *ctx)
+{
+	return ctx->state == DOCA_CTX_STATE_STOPPING && ctx->num_inflight == 0 && ctx_all_tasks_free(ctx);
+}
+
+/*
+ * As in DOCA, a stopping context reaches IDLE only once nothing is in flight
+ * and the user has freed every task: the pools are rebuilt at the next start.
+ */
 bool ferry_ctx_try_finish_stop(struct doca_ctx *ctx)
 {
-	if (ctx->state != DOCA_CTX_STATE_STOPPING || ctx->num_inflight != 0)
+	if (!ferry_ctx_can_finish_stop(ctx))
 		return false;
 	ctx_finish_stop(ctx);
 	return true;

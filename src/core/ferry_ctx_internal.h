@@ -10,7 +10,10 @@
 
 #include "core/ferry_ctx.h"
 
-/** STOPPING with nothing in flight -> run ops->stopped and go IDLE. True when it did. */
+/** STOPPING, nothing in flight and every task freed: the next progress moves it to IDLE. */
+bool ferry_ctx_can_finish_stop(const struct doca_ctx *ctx);
+
+/** When ferry_ctx_can_finish_stop: run ops->stopped and go IDLE. True when it did. */
 bool ferry_ctx_try_finish_stop(struct doca_ctx *ctx);
 
 /** Unlink a context from its PE (called by ferry_ctx_fini). */

@@ -181,7 +181,7 @@ static bool ctx_has_pending(struct doca_ctx *ctx)
 {
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return false;
-	if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->num_inflight == 0)
+	if (ferry_ctx_can_finish_stop(ctx))
 		return true; /* progress must move it to IDLE */
 	if (ctx->ops->has_pending != NULL)
 		return ctx->ops->has_pending(ctx);

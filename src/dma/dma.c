@@ -155,10 +155,17 @@ static doca_error_t check_src(const struct doca_dma *dma, struct doca_dma_task_m
 		}
 		total += len;
 	}
-	if (total == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: dma memcpy task %p: source buf %p has no data (data_len 0; set it with doca_buf_set_data)",
-				  (void *)task, (const void *)task->src);
+	if (total == 0) {
+		/*
+		 * DOCA accepts an empty source at submit and the hardware fails the
+		 * copy: the task completes with an error through progress and the
+		 * context stops (DOCA's pe_task_error sample depends on exactly
+		 * this), so the rule is reported here and enforced at completion.
+		 */
+		FERRY_ERR("doca_task_submit: dma memcpy task %p: source buf %p has no data (data_len 0; set it with doca_buf_set_data); the task will fail and stop the context",
+			  (void *)task, (const void *)task->src);
+		task->first_error = DOCA_ERROR_INVALID_VALUE;
+	}
 	if (total > dma->caps->max_buf_size)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_task_submit: dma memcpy task %p: copies %llu bytes, above the device limit of %llu",
@@ -327,6 +334,8 @@ static void finish_task(struct doca_dma_task_memcpy *task)
 
 	if (status == DOCA_SUCCESS)
 		commit_dst(task);
+	else
+		ferry_ctx_fail(task->base.ctx); /* a failed copy stops the context, as DOCA's DMA does */
 	ferry_task_complete(&task->base, status);
 }
 
@@ -465,8 +474,10 @@ static doca_error_t dma_submit(struct doca_task *base)
 {
 	struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)base;
 	struct doca_dma *dma = dma_of_task(task);
-	doca_error_t err = check_task(dma, task);
+	doca_error_t err;
 
+	task->first_error = DOCA_SUCCESS;
+	err = check_task(dma, task);
 	if (err != DOCA_SUCCESS)
 		return err;
 	task->left = task->total;
@@ -474,7 +485,6 @@ static doca_error_t dma_submit(struct doca_task *base)
 	task->cur_dst = task->dst;
 	task->outstanding = 0;
 	task->all_enqueued = false;
-	task->first_error = DOCA_SUCCESS;
 	/* Keep submission order: behind a backlog, wait in it. */
 	if (dma->backlog.head != NULL || !enqueue_walk(dma, task))
 		list_push(&dma->backlog, task);

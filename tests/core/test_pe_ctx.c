@@ -198,8 +198,12 @@ static int teardown(void **state)
 	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
 	if (st != DOCA_CTX_STATE_IDLE) {
 		(void)doca_ctx_stop(&f->fc->ctx);
-		while (doca_ctx_get_state(&f->fc->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE)
+		/* Bounded: a test that still holds a task would keep the context STOPPING. */
+		for (int i = 0; i < 1000 && st != DOCA_CTX_STATE_IDLE; i++) {
 			(void)doca_pe_progress(f->pe);
+			assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+		}
+		assert_int_equal(st, DOCA_CTX_STATE_IDLE);
 	}
 	fake_destroy(f->fc);
 	assert_int_equal(doca_pe_destroy(f->pe), DOCA_SUCCESS);
@@ -364,9 +368,13 @@ static void test_submit_rules(void **state)
 		assert_int_equal(ferry_task_pool_get(&f->fc->pool, "fake_alloc", &extra), DOCA_ERROR_BAD_STATE);
 	}
 	assert_int_equal(doca_pe_progress(f->pe), 1);
+	/* Flushed, but the test still holds the task: the context stays STOPPING. */
 	assert_int_equal(doca_task_submit(&t->base), DOCA_ERROR_BAD_STATE);
-	assert_logged("context 'fake' is IDLE; tasks need RUNNING");
+	assert_logged("context 'fake' is STOPPING; tasks need RUNNING");
 	doca_task_free(&t->base);
+	assert_int_equal(doca_pe_progress(f->pe), 1); /* now IDLE */
+	assert_int_equal(doca_task_submit(&t->base), DOCA_ERROR_BAD_STATE);
+	assert_logged("is free");
 }
 
 /* ---- the happy path and its details ---- */
@@ -509,11 +517,19 @@ static void test_async_stop_flushes(void **state)
 	assert_int_equal(doca_pe_progress(f->pe), 1);
 	assert_int_equal(f->fc->errors, 3);
 	assert_int_equal(f->fc->last_status, DOCA_ERROR_IO_FAILED);
+	/* As in DOCA, the context waits in STOPPING until every task is freed. */
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_STOPPING);
+	doca_task_free(&t[0]->base);
+	doca_task_free(&t[1]->base);
+	assert_int_equal(doca_pe_progress(f->pe), 0);
+	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_STOPPING);
+	doca_task_free(&t[2]->base);
+	assert_int_equal(doca_pe_progress(f->pe), 1);
 	assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
 	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
 	assert_int_equal(transitions[num_transitions - 1][1], DOCA_CTX_STATE_IDLE);
-	for (int i = 0; i < 3; i++)
-		doca_task_free(&t[i]->base);
 }
 
 static void stop_from_callback(struct fake_ctx *fc, struct fake_task *task)

@@ -166,6 +166,21 @@ static inline bool fix_drain_to_idle(struct dma_fix *f)
 	return false;
 }
 
+/* Progress until no task is in flight (or give up after many rounds). */
+static inline bool fix_drain_inflight(struct dma_fix *f)
+{
+	size_t inflight = 1;
+
+	for (unsigned long i = 0; i < 100000000ul; i++) {
+		if (doca_ctx_get_num_inflight_tasks(f->ctx, &inflight) != DOCA_SUCCESS)
+			return false;
+		if (inflight == 0)
+			return true;
+		(void)doca_pe_progress(f->pe);
+	}
+	return false;
+}
+
 /* Stop (if needed) and progress to IDLE. */
 static inline bool fix_stop(struct dma_fix *f)
 {

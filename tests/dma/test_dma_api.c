@@ -316,11 +316,39 @@ static void test_submit_empty_source(void **state)
 	struct doca_buf *s = fix_dst_buf(f, f->src_mmap, f->src_mem, 0, 64);
 	struct doca_buf *d = fix_dst_buf(f, f->dst_mmap, f->dst_mem, 0, 64);
 
+	struct doca_buf *s2 = fix_src_buf(f, f->src_mmap, f->src_mem, 64, 64);
+	struct doca_buf *d2 = fix_dst_buf(f, f->dst_mmap, f->dst_mem, 64, 64);
+	struct doca_dma_task_memcpy *bad = NULL, *later = NULL;
+	enum doca_ctx_states st;
+
+	/*
+	 * As on DOCA (its pe_task_error sample): submit accepts the task and logs
+	 * the rule; the copy fails through progress and the context stops itself.
+	 */
 	fix_start(f, 4, FERRY_ENGINE_INLINE);
-	expect_submit_refused(f, s, d, DOCA_ERROR_INVALID_VALUE, "has no data (data_len 0");
+	f->num_states = 0;
+	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, s, d, no_data, &bad), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, s2, d2, no_data, &later), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(bad)), DOCA_SUCCESS);
+	assert_logged("has no data (data_len 0");
+	assert_int_equal(f->errors, 0); /* never inside submit */
+	fix_wait_completions(f, 1);
+	assert_int_equal(f->errors, 1);
+	assert_int_equal(doca_task_get_status(doca_dma_task_memcpy_as_task(bad)), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(fix_data_len(d), 0);
+	assert_int_equal(doca_ctx_get_state(f->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(later)), DOCA_ERROR_BAD_STATE);
+	/* IDLE once the tasks are freed. */
+	doca_task_free(doca_dma_task_memcpy_as_task(bad));
+	doca_task_free(doca_dma_task_memcpy_as_task(later));
+	assert_true(fix_drain_to_idle(f));
+	assert_int_equal(f->states[f->num_states - 1], DOCA_CTX_STATE_IDLE);
 	fix_put(s);
 	fix_put(d);
+	fix_put(s2);
+	fix_put(d2);
 }
 
 static void test_submit_dst_too_small(void **state)
@@ -478,12 +506,14 @@ static void test_submit_not_running(void **state)
 
 	fix_start(f, 4, FERRY_ENGINE_INLINE);
 	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, s, d, no_data, &task), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_stop(f->ctx), DOCA_SUCCESS); /* nothing in flight: IDLE at once */
+	/* Nothing in flight, but the test still holds a task: STOPPING until it is freed. */
+	assert_int_equal(doca_ctx_stop(f->ctx), DOCA_ERROR_IN_PROGRESS);
 	ferry_test_log_reset();
 	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task)), DOCA_ERROR_BAD_STATE);
-	assert_logged("doca_task_submit: context 'dma' is IDLE; tasks need RUNNING");
+	assert_logged("doca_task_submit: context 'dma' is STOPPING; tasks need RUNNING");
 	assert_int_equal(fix_data_len(d), 0);
 	doca_task_free(doca_dma_task_memcpy_as_task(task));
+	assert_true(fix_drain_to_idle(f));
 	fix_put(s);
 	fix_put(d);
 }

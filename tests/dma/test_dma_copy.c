@@ -353,8 +353,11 @@ static void run_stop_in_flight(struct dma_fix *f, enum ferry_engine_kind engine,
 	assert_int_equal(inflight, N);
 	/* No new work while stopping. */
 	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task[0])), DOCA_ERROR_BAD_STATE);
-	assert_true(fix_drain_to_idle(f));
+	assert_true(fix_drain_inflight(f));
 	assert_int_equal(f->successes + f->errors, N);
+	/* Every task flushed but still held by the test: the context waits for them. */
+	assert_int_equal(doca_ctx_get_state(f->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_STOPPING);
 	if (!ring_doorbell && engine == FERRY_ENGINE_INLINE)
 		assert_int_equal(f->errors, N); /* never rung: nothing could have started */
 	for (unsigned i = 0; i < N; i++) {
@@ -371,6 +374,7 @@ static void run_stop_in_flight(struct dma_fix *f, enum ferry_engine_kind engine,
 		fix_put(src[i]);
 		fix_put(dst[i]);
 	}
+	assert_true(fix_drain_to_idle(f));
 	assert_int_equal(f->num_states, 3);
 	assert_int_equal(f->states[0], DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(f->states[1], DOCA_CTX_STATE_STOPPING);
