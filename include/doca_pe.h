@@ -86,7 +86,12 @@ DOCA_STABLE doca_error_t doca_pe_get_notification_handle(const struct doca_pe *p
  */
 DOCA_STABLE doca_error_t doca_pe_request_notification(struct doca_pe *pe);
 
-/** @brief Consume the notification after waking; call before progressing. */
+/**
+ * @brief Consume the notification after waking; call before progressing.
+ * @param [in] pe
+ * @param [in] handle  the handle that was waited on; any value is accepted
+ * (DOCA programs pass 0) and the PE's own handle is cleared.
+ */
 DOCA_STABLE doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
 
 /** @brief Tasks in flight over all contexts of the PE. */
