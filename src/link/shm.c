@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <ferry_mem.h>
@@ -24,6 +25,36 @@ struct shm_block {
 
 static pthread_mutex_t shm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shm_block *shm_blocks;
+
+/*
+ * Where blocks go. An importer maps a block at the exporter's own address, so
+ * the address must be free in the importer too; the kernel's default spot is
+ * the same in two processes forked from one parent (or started alike). Blocks
+ * therefore go to a random 2 MiB-aligned place in a 64 TiB window that neither
+ * the kernel's mmap area nor the heap use on 47-bit x86-64 and 48-bit arm64.
+ * If that fails (another layout, a sanitizer's shadow) the kernel picks.
+ */
+#define SHM_WINDOW_START 0x200000000000ull
+#define SHM_WINDOW_LEN 0x400000000000ull
+#define SHM_ALIGN (2ull << 20)
+#define SHM_TRIES 8
+
+static void *map_block(int fd, size_t len)
+{
+	for (int i = 0; i < SHM_TRIES && len < SHM_WINDOW_LEN; i++) {
+		uint64_t r;
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			break;
+		uint64_t slots = (SHM_WINDOW_LEN - len) / SHM_ALIGN;
+		void *hint = (void *)(uintptr_t)(SHM_WINDOW_START + (r % slots) * SHM_ALIGN);
+		void *p = mmap(hint, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+		if (p == hint)
+			return p;
+		if (p != MAP_FAILED)
+			munmap(p, len); /* a kernel without NOREPLACE took it as a mere hint */
+	}
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+}
 
 static size_t round_to_pages(size_t size)
 {
@@ -53,7 +84,7 @@ void *ferry_mem_alloc_shared(size_t size)
 		goto fail_fd;
 	/* Fixed size from now on: no peer can shrink it under the other (SIGBUS). */
 	(void)fcntl(blk->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-	blk->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, blk->fd, 0);
+	blk->base = map_block(blk->fd, len);
 	if (blk->base == MAP_FAILED)
 		goto fail_fd;
 	blk->len = len;
