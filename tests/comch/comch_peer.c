@@ -3,10 +3,10 @@
  * comch_peer.c - a small DOCA Comch program (public API only) that the process
  * tests fork and exec: an echo server on the DPU side, or clients on the host side.
  *
- *   comch_peer server NAME [--max-msg N] [--expect N]
+ *   comch_peer server NAME [--max-msg N] [--expect N] [--rep PCI]
  *       echo every message back; print "connect" / "disconnect" lines; with
  *       --expect, exit 0 once N clients connected and all of them left.
- *   comch_peer client NAME [--max-msg N] [--clients K] [--count N] [--size S] [--hold]
+ *   comch_peer client NAME [--max-msg N] [--clients K] [--count N] [--size S] [--hold] [--dev PCI]
  *       K client contexts, each sends N messages of S bytes and checks each echo;
  *       prints "running" when all are connected; with --hold, then waits until the
  *       context leaves RUNNING (the server died) and exits 3.
@@ -35,6 +35,7 @@ struct peer {
 	uint32_t max_msg;
 	uint32_t count, size, nclients;
 	bool hold;
+	const char *pci; /* --dev (client) or --rep (server) */
 	/* server */
 	struct doca_comch_server *server;
 	uint32_t expect, connects, disconnects;
@@ -108,7 +109,7 @@ static void server_disconnect(struct doca_comch_event_connection_status_changed 
 static int run_server(const char *name)
 {
 	struct doca_dev *dev = cu_open_dpu_dev();
-	struct doca_dev_rep *rep = dev != NULL ? cu_open_rep(dev) : NULL;
+	struct doca_dev_rep *rep = dev != NULL ? cu_open_rep_at(dev, g.pci) : NULL;
 	struct doca_ctx *ctx;
 	enum doca_ctx_states st;
 
@@ -227,7 +228,7 @@ static bool clients_done(void)
 
 static int run_clients(const char *name)
 {
-	struct doca_dev *dev = cu_open_host_dev();
+	struct doca_dev *dev = cu_open_dev_at(doca_comch_cap_client_is_supported, g.pci);
 	bool announced = false;
 	int rc;
 
@@ -284,7 +285,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		i++;
-		if (strcmp(opt, "--max-msg") == 0)
+		if (strcmp(opt, "--dev") == 0 || strcmp(opt, "--rep") == 0)
+			g.pci = i < argc ? argv[i] : NULL;
+		else if (strcmp(opt, "--max-msg") == 0)
 			g.max_msg = val;
 		else if (strcmp(opt, "--expect") == 0)
 			g.expect = val;

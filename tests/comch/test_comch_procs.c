@@ -340,6 +340,40 @@ static void test_128_clients(void **state)
 	forget(&c2);
 }
 
+/*
+ * Two DPUs (tests/core/topologies/two_dpus.topo): the server listens for b1:00.0 on
+ * DPU 0. Only a client on b1:00.0 reaches it; the VF b1:00.2 of the same DPU and
+ * c1:00.0 of the other DPU have other representors, so no server is there for them.
+ */
+static void test_only_the_represented_function_connects(void **state)
+{
+	struct child server, good, vf, other;
+	const char *topo[] = {"FERRY_TOPOLOGY", TOPO_DIR "/two_dpus.topo", "FERRY_COMCH_CONNECT_TIMEOUT_MS", "300", NULL};
+	const char *sargs[] = {"server", "svc", "--rep", "b1:00.0", "--expect", "1", NULL};
+	const char *gargs[] = {"client", "svc", "--dev", "b1:00.0", NULL};
+	const char *vargs[] = {"client", "svc", "--dev", "b1:00.2", NULL};
+	const char *oargs[] = {"client", "svc", "--dev", "c1:00.0", NULL};
+
+	(void)state;
+	new_domain();
+	spawn(&server, sargs, topo);
+	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	spawn(&vf, vargs, topo);
+	spawn(&other, oargs, topo);
+	assert_int_equal(wait_exit(&vf, CHILD_LIMIT_MS), 3);
+	assert_int_equal(wait_exit(&other, CHILD_LIMIT_MS), 3);
+	assert_true(stderr_has(&vf, "for host function b1:00.2"));
+	assert_true(stderr_has(&other, "for host function c1:00.0"));
+	assert_null(strstr(server.seen, "connect\n"));
+	spawn(&good, gargs, topo);
+	assert_int_equal(wait_exit(&good, CHILD_LIMIT_MS), 0);
+	assert_int_equal(wait_exit(&server, CHILD_LIMIT_MS), 0);
+	forget(&server);
+	forget(&good);
+	forget(&vf);
+	forget(&other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_killed_client_is_disconnected),
 		cmocka_unit_test(test_killed_server_fails_clients),
 		cmocka_unit_test(test_128_clients),
+		cmocka_unit_test(test_only_the_represented_function_connects),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
