@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	size_t len = ferry_export_desc_encode(&d, good, sizeof(good));
 	unsigned long runs = 0;
 
-	if (len == 0)
+	if (len == 0 || len > FERRY_DESC_MAX_LEN) /* the bound also tells the compiler */
 		return 1;
 	if (argc == 3 && strcmp(argv[1], "--write-seed") == 0) {
 		FILE *f = fopen(argv[2], "wb");
