@@ -45,6 +45,7 @@ struct ferry_link_export {
 	void *state_map;
 	_Atomic uint32_t *state;  /* in state_map */
 	size_t page;
+	pid_t owner;         /* a forked child that inherits the export must not revoke it */
 	uint8_t desc[FERRY_DESC_MAX_LEN];
 	size_t desc_len;
 };
@@ -305,7 +306,8 @@ static void export_free(struct ferry_link_export *e)
 {
 	if (e->state != NULL) {
 		/* Importers poll this word: from now on their tasks fail. */
-		atomic_store_explicit(e->state, LINK_STATE_REVOKED, memory_order_release);
+		if (e->owner == getpid())
+			atomic_store_explicit(e->state, LINK_STATE_REVOKED, memory_order_release);
 		munmap(e->state_map, e->page);
 	}
 	if (e->state_fd >= 0)
@@ -326,6 +328,7 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	e->state_fd = -1;
 	e->mem_fd = -1;
 	e->access = access;
+	e->owner = getpid();
 	e->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (getrandom(e->token, sizeof(e->token), 0) != (ssize_t)sizeof(e->token)) {
 		export_free(e);

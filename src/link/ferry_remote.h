@@ -61,4 +61,12 @@ doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t
  */
 doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, const void *src, size_t len);
 
+/**
+ * One copy where either side may be remote (NULL handle: a local address).
+ * Both remote: through a bounce buffer, 1 MiB at a time. This is the call a
+ * copy engine puts where it would call memcpy.
+ */
+doca_error_t ferry_link_copy(void *dst, const struct ferry_remote *dst_r, const void *src,
+			     const struct ferry_remote *src_r, size_t len);
+
 #endif /* FERRY_REMOTE_H_ */

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -95,4 +96,42 @@ doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, cons
 	doca_error_t err = check_range(r, dst, len, "write");
 
 	return err != DOCA_SUCCESS ? err : transfer(r, (void *)(uintptr_t)src, dst, len, true);
+}
+
+#define BOUNCE_LEN (1u << 20)
+
+/* Remote to remote: read into a local bounce buffer, then write. */
+static doca_error_t copy_both_remote(uint64_t dst, const struct ferry_remote *dst_r, uint64_t src,
+				     const struct ferry_remote *src_r, size_t len)
+{
+	uint8_t *bounce = malloc(len < BOUNCE_LEN ? len : BOUNCE_LEN);
+	doca_error_t err = DOCA_SUCCESS;
+
+	if (bounce == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "ferry remote copy: no memory for a bounce buffer");
+	for (size_t done = 0; done < len && err == DOCA_SUCCESS;) {
+		size_t n = len - done < BOUNCE_LEN ? len - done : BOUNCE_LEN;
+		err = ferry_remote_read(src_r, bounce, src + done, n);
+		if (err == DOCA_SUCCESS)
+			err = ferry_remote_write(dst_r, dst + done, bounce, n);
+		done += n;
+	}
+	free(bounce);
+	return err;
+}
+
+doca_error_t ferry_link_copy(void *dst, const struct ferry_remote *dst_r, const void *src,
+			     const struct ferry_remote *src_r, size_t len)
+{
+	if (len == 0)
+		return DOCA_SUCCESS;
+	if (dst_r == NULL && src_r == NULL) {
+		memcpy(dst, src, len);
+		return DOCA_SUCCESS;
+	}
+	if (dst_r == NULL)
+		return ferry_remote_read(src_r, dst, (uintptr_t)src, len);
+	if (src_r == NULL)
+		return ferry_remote_write(dst_r, (uintptr_t)dst, src, len);
+	return copy_both_remote((uintptr_t)dst, dst_r, (uintptr_t)src, src_r, len);
 }

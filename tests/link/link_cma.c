@@ -5,8 +5,10 @@
  * program enables the path and drives the copy functions a copy engine will call.
  *
  * usage: link_cma <descriptor hex> <host address> <length> <command>...
- *   import | read <sum> | write <seed> | outside | wait   (as link_dpu; "outside"
- *   tries one byte before and after the range)
+ *   import | read <sum> | write <seed> | outside | selfcopy | wait   (as link_dpu;
+ *   "outside" tries one byte before and after the range and a wrapping length;
+ *   "selfcopy" copies the first half of the range onto the second, remote to
+ *   remote, and checks it)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -81,6 +83,16 @@ int main(int argc, char **argv)
 				printf("write %s\n", doca_error_get_name(err));
 			else
 				printf("write OK %" PRIx64 "\n", xp_sum(local, len));
+		} else if (strcmp(argv[i], "selfcopy") == 0) {
+			/* Remote to remote through ferry_link_copy: first half onto the second. */
+			size_t half = len / 2;
+			err = ferry_link_copy((void *)(uintptr_t)(host + half), r, (const void *)(uintptr_t)host, r, half);
+			if (err == DOCA_SUCCESS)
+				err = ferry_link_copy(local, NULL, (const void *)(uintptr_t)host, r, 2 * half);
+			if (err != DOCA_SUCCESS)
+				printf("selfcopy %s\n", doca_error_get_name(err));
+			else
+				printf("selfcopy %s\n", memcmp(local, local + half, half) == 0 ? "OK" : "MISMATCH");
 		} else if (strcmp(argv[i], "outside") == 0) {
 			doca_error_t before = ferry_remote_read(r, local, host - 1, 2);
 			doca_error_t after = ferry_remote_read(r, local, host + len, 1);

@@ -458,10 +458,11 @@ static void test_cma_both_ways(void **state)
 
 	(void)state;
 	start_host(&h, "4194401", "malloc", "rw");
-	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "read", h.sum, "outside", "write", "42", NULL);
+	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "read", h.sum, "outside", "selfcopy", "write", "42", NULL);
 	expect_line(&d, "import DOCA_SUCCESS");
 	expect_line(&d, "read OK");
 	expect_line(&d, "outside DOCA_ERROR_INVALID_VALUE DOCA_ERROR_INVALID_VALUE DOCA_ERROR_INVALID_VALUE");
+	expect_line(&d, "selfcopy OK");
 	read_line(&d, line, sizeof(line));
 	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
 	dpu_done(&d);

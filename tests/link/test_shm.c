@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_shm.c - ferry_mem_alloc_shared / ferry_mem_free_shared and the lookup
- * doca_mmap_export_pci uses to tell shareable ranges from ordinary memory.
+ * doca_mmap_export_pci uses to tell shareable ranges from ordinary memory;
+ * exports across fork.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
+#include <doca_dev.h>
+#include <doca_mmap.h>
 #include <ferry_mem.h>
 
+#include "core/ferry_mem.h"
 #include "link/ferry_export.h"
 
 static void test_invalid_input(void **state)
@@ -102,6 +108,42 @@ static void test_forked_processes_get_different_addresses(void **state)
 	ferry_mem_free_shared(blk);
 }
 
+/* A forked child inherits the exporter's mmap; tearing it down there must not revoke the parent's export. */
+static void test_forked_child_does_not_revoke(void **state)
+{
+	struct doca_devinfo **list = NULL;
+	uint32_t n = 0;
+	struct doca_dev *dev = NULL;
+	struct doca_mmap *m = NULL, *imp = NULL;
+	const void *desc;
+	size_t desc_len;
+	uint8_t *blk = ferry_mem_alloc_shared(4096);
+	int status = 0;
+
+	(void)state;
+	assert_int_equal(doca_devinfo_create_list(&list, &n), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_open(list[0], &dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(m, dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(m, blk, 4096), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_pci(m, dev, &desc, &desc_len), DOCA_SUCCESS);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(doca_mmap_destroy(m) == DOCA_SUCCESS ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, desc_len, dev, &imp), DOCA_SUCCESS);
+	assert_true(ferry_mmap_is_usable(imp));
+	assert_int_equal(doca_mmap_destroy(imp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(m), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+	doca_devinfo_destroy_list(list);
+	ferry_mem_free_shared(blk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +151,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_is_zeroed_aligned_and_distinct),
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_forked_processes_get_different_addresses),
+		cmocka_unit_test(test_forked_child_does_not_revoke),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
