@@ -445,6 +445,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 				  export_desc == NULL ? "export_desc" : (dev == NULL ? "dev" : "mmap"));
 	if (export_desc_len == 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: export_desc_len is 0", call);
+	if (!ferry_dev_is_open(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dev %p is not an open device", call, (void *)dev);
 	doca_error_t err = ferry_link_import_open(export_desc, export_desc_len,
 						  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), call, &imp, &view);
 	if (err != DOCA_SUCCESS)

@@ -500,6 +500,13 @@ static void test_export_import_rules(void **state)
 			 DOCA_ERROR_INVALID_VALUE);
 	assert_logged("doca_mmap_create_from_export: descriptor refused");
 	assert_null(imported);
+	/* A pointer that is not an open device is refused before anything reads it. */
+	uint64_t not_a_dev[16] = {0};
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_create_from_export(NULL, blob, sizeof(blob), (struct doca_dev *)(void *)not_a_dev,
+						      &imported),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("is not an open device");
 
 	/* Success: the descriptor is stable while the map stays started. */
 	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &desc, &desc_len), DOCA_SUCCESS);
