@@ -117,30 +117,45 @@ static void client_progress_connecting(struct doca_comch_client *client)
 
 /* ---- receiving ---- */
 
+/* Validate one received datagram: true with *f filled; false when the client failed. */
+static bool client_parse(struct doca_comch_client *client, const uint8_t *buf, size_t len, struct ferry_frame *f)
+{
+	struct comch_ep *ep = &client->ep;
+	const char *why = NULL;
+	doca_error_t err;
+
+	if (len > ep->rx_cap) {
+		client_fail(client, DOCA_ERROR_TOO_BIG, "the server sent an oversized frame (more than %zu bytes)",
+			    ep->rx_cap);
+		return false;
+	}
+	err = ferry_frame_parse(buf, len, ep->max_msg_size, f, &why);
+	if (err != DOCA_SUCCESS) {
+		client_fail(client, err, "the server sent a bad frame: %s", why);
+		return false;
+	}
+	return true;
+}
+
+static void client_lost(struct doca_comch_client *client)
+{
+	client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server closed the connection (server exited or was killed)");
+}
+
 /* Receive and validate one frame: true with *f filled, false when nothing came or the client failed. */
 static bool client_recv_frame(struct doca_comch_client *client, struct ferry_frame *f)
 {
 	struct comch_ep *ep = &client->ep;
-	const char *why = NULL;
 	size_t len = 0;
 	doca_error_t err = ferry_link_recv(client->conn.fd, ep->rx, ep->rx_cap, &len);
 
 	if (err == DOCA_ERROR_AGAIN)
 		return false;
 	if (err != DOCA_SUCCESS) {
-		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server closed the connection (server exited or was killed)");
+		client_lost(client);
 		return false;
 	}
-	if (len > ep->rx_cap) {
-		client_fail(client, DOCA_ERROR_TOO_BIG, "the server sent an oversized frame (%zu bytes)", len);
-		return false;
-	}
-	err = ferry_frame_parse(ep->rx, len, ep->max_msg_size, f, &why);
-	if (err != DOCA_SUCCESS) {
-		client_fail(client, err, "the server sent a bad frame: %s", why);
-		return false;
-	}
-	return true;
+	return client_parse(client, ep->rx, len, f);
 }
 
 static uint32_t client_progress_handshake(struct doca_comch_client *client)
@@ -174,9 +189,27 @@ static uint32_t client_progress_handshake(struct doca_comch_client *client)
 	return 1;
 }
 
+/* One frame while UP; returns false when the client is done (failed or stopped by a callback). */
+static bool client_on_frame(struct doca_comch_client *client, const struct ferry_frame *f)
+{
+	struct comch_ep *ep = &client->ep;
+
+	if (f->type == FERRY_FRAME_MSG) {
+		if (ep->recv_cb != NULL)
+			ep->recv_cb(&ep->recv_event, (uint8_t *)(uintptr_t)f->payload, f->payload_len, &client->conn);
+		return client->phase == CLIENT_UP;
+	}
+	if (f->type == FERRY_FRAME_BYE)
+		client_fail(client, DOCA_ERROR_CONNECTION_ABORTED, "the server ended the connection");
+	else
+		client_fail(client, DOCA_ERROR_INVALID_VALUE, "the server sent unexpected frame type %d", (int)f->type);
+	return false;
+}
+
 static uint32_t client_progress_up(struct doca_comch_client *client)
 {
 	struct comch_ep *ep = &client->ep;
+	uint32_t budget = ep->recv_queue_size;
 	uint32_t n = 0;
 
 	if (client->conn.backlog.head != NULL)
@@ -185,21 +218,29 @@ static uint32_t client_progress_up(struct doca_comch_client *client)
 		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server cannot be written to (server gone)");
 		return n;
 	}
-	for (uint32_t i = 0; i < ep->recv_queue_size && client->phase == CLIENT_UP; i++) {
-		struct ferry_frame f;
+	while (budget > 0) {
+		uint32_t max = budget < ep->rx_batch ? budget : ep->rx_batch;
+		uint32_t got = 0;
+		doca_error_t err = ferry_link_recv_batch(client->conn.fd, ep->rx, ep->rx_stride, ep->rx_cap, max,
+							 ep->rx_lens, &got);
 
-		if (!client_recv_frame(client, &f))
+		if (err == DOCA_ERROR_AGAIN)
 			break;
-		n++;
-		if (f.type == FERRY_FRAME_MSG) {
-			if (ep->recv_cb != NULL)
-				ep->recv_cb(&ep->recv_event, (uint8_t *)(uintptr_t)f.payload, f.payload_len, &client->conn);
-		} else if (f.type == FERRY_FRAME_BYE) {
-			client_fail(client, DOCA_ERROR_CONNECTION_ABORTED, "the server ended the connection");
-		} else {
-			client_fail(client, DOCA_ERROR_INVALID_VALUE, "the server sent unexpected frame type %d",
-				    (int)f.type);
+		if (err != DOCA_SUCCESS) {
+			client_lost(client);
+			break;
 		}
+		for (uint32_t i = 0; i < got; i++) {
+			struct ferry_frame f;
+
+			n++;
+			if (!client_parse(client, ep->rx + (size_t)i * ep->rx_stride, ep->rx_lens[i], &f) ||
+			    !client_on_frame(client, &f))
+				return n;
+		}
+		if (got < max)
+			break; /* drained */
+		budget -= got;
 	}
 	return n;
 }

@@ -179,7 +179,9 @@ doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep)
 	ep->rx_cap = frame > FERRY_FRAME_REFUSE_MAX ? frame : FERRY_FRAME_REFUSE_MAX;
 	if (ep->rx_cap < FERRY_FRAME_HELLO_MAX)
 		ep->rx_cap = FERRY_FRAME_HELLO_MAX;
-	ep->rx = malloc(ep->rx_cap);
+	ep->rx_stride = (ep->rx_cap + COMCH_CACHE_LINE - 1) & ~(size_t)(COMCH_CACHE_LINE - 1);
+	ep->rx_batch = ep->recv_queue_size < COMCH_RX_BATCH_MAX ? ep->recv_queue_size : COMCH_RX_BATCH_MAX;
+	ep->rx = aligned_alloc(COMCH_CACHE_LINE, ep->rx_stride * ep->rx_batch);
 	ep->slab = ep->send_pool.capacity == 0 ? NULL
 					       : aligned_alloc(COMCH_CACHE_LINE, ep->slot_size * ep->send_pool.capacity);
 	if (ep->rx == NULL || (ep->send_pool.capacity != 0 && ep->slab == NULL)) {

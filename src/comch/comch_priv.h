@@ -12,7 +12,7 @@
  * Either way the task completes from progress only (the endpoint's done list).
  *
  * Receive path: progress reads at most recv_queue_size frames per connection per
- * call, validates each with ferry_frame_parse and delivers MSG frames to the
+ * call, up to COMCH_RX_BATCH_MAX per recvmmsg (one system call for a burst), validates each with ferry_frame_parse and delivers MSG frames to the
  * msg-recv callback; a frame that breaks the protocol ends that connection.
  *
  * Lifetime of a connection: a server's connections live in a slot table; a task
@@ -41,6 +41,7 @@
 #define COMCH_CAP_MAX_CLIENTS 512u
 #define COMCH_CAP_MAX_SEND_TASKS 65536u
 #define COMCH_DEFAULT_RECV_QUEUE 64u
+#define COMCH_RX_BATCH_MAX 16u   /* frames per receive system call */
 
 #define COMCH_CONN_MAGIC 0x436f6e6eu /* "Conn": catches foreign pointers passed as connections */
 
@@ -109,8 +110,11 @@ struct comch_ep {
 	struct doca_comch_event_connection_status_changed conn_event;
 	uint8_t *slab;          /* send_pool.capacity frame slots, from start to stopped */
 	size_t slot_size;
-	uint8_t *rx;            /* one frame, from start to stopped */
-	size_t rx_cap;
+	uint8_t *rx;            /* rx_batch frame slots, from start to stopped */
+	size_t rx_cap;          /* bytes of one slot that a frame may fill */
+	size_t rx_stride;       /* rx_cap rounded up to a cache line */
+	uint32_t rx_batch;      /* frames taken per recvmmsg */
+	size_t rx_lens[COMCH_RX_BATCH_MAX];
 	struct comch_task_list done; /* finished tasks, completed by the next progress */
 	uint32_t num_backlogged;     /* connections with a non-empty backlog */
 	uint32_t num_broken;         /* connections waiting to be reaped by progress */
@@ -132,6 +136,8 @@ struct doca_comch_server {
 	uint32_t num_pending;   /* accepted, handshake not done */
 	uint32_t next_id;
 	uint32_t *generations;  /* per slot, survives the connection */
+	struct doca_comch_connection *solo; /* the one client, while it is the only one */
+	uint32_t poll_tick;     /* counts progress calls that skipped epoll_wait */
 };
 
 enum comch_client_phase {

@@ -81,6 +81,17 @@ doca_error_t ferry_link_send2(int fd, const void *hdr, size_t hdr_len, const voi
  */
 doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len);
 
+/**
+ * Receive up to @p max datagrams in one system call (recvmmsg), without blocking,
+ * into @p max slots of @p stride bytes at @p bufs (each takes @p cap bytes).
+ * lens[i] gets each datagram's full size, cap + 1 when it was cut. *got gets the
+ * count. DOCA_ERROR_AGAIN when nothing is there; DOCA_ERROR_CONNECTION_RESET on
+ * EOF or error before any datagram (an EOF after some datagrams is reported by
+ * the next call).
+ */
+doca_error_t ferry_link_recv_batch(int fd, uint8_t *bufs, size_t stride, size_t cap, uint32_t max, size_t *lens,
+				   uint32_t *got);
+
 /** Monotonic clock in nanoseconds. */
 uint64_t ferry_link_now_ns(void);
 

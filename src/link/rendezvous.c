@@ -185,6 +185,39 @@ doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len)
 	return DOCA_SUCCESS;
 }
 
+#define LINK_BATCH_MAX 32u
+
+doca_error_t ferry_link_recv_batch(int fd, uint8_t *bufs, size_t stride, size_t cap, uint32_t max, size_t *lens,
+				   uint32_t *got)
+{
+	struct mmsghdr msgs[LINK_BATCH_MAX];
+	struct iovec iovs[LINK_BATCH_MAX];
+	int n;
+
+	if (max > LINK_BATCH_MAX)
+		max = LINK_BATCH_MAX;
+	for (uint32_t i = 0; i < max; i++) {
+		iovs[i].iov_base = bufs + (size_t)i * stride;
+		iovs[i].iov_len = cap;
+		memset(&msgs[i], 0, sizeof(msgs[i]));
+		msgs[i].msg_hdr.msg_iov = &iovs[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	do {
+		n = recvmmsg(fd, msgs, max, MSG_DONTWAIT, NULL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN : DOCA_ERROR_CONNECTION_RESET;
+	*got = 0;
+	for (int i = 0; i < n; i++) {
+		if (msgs[i].msg_len == 0) /* EOF: frames are never empty */
+			return *got > 0 ? DOCA_SUCCESS : DOCA_ERROR_CONNECTION_RESET;
+		lens[i] = (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) ? cap + 1 : msgs[i].msg_len;
+		(*got)++;
+	}
+	return DOCA_SUCCESS;
+}
+
 uint64_t ferry_link_now_ns(void)
 {
 	struct timespec ts;
