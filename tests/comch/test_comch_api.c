@@ -696,6 +696,39 @@ static void test_second_server_same_name_refused(void **state)
 	assert_int_equal(doca_comch_server_destroy(twin), DOCA_SUCCESS);
 }
 
+/* A server that stops tells its clients: each leaves RUNNING with a clear line. */
+static void test_server_stop_ends_clients(void **state)
+{
+	(void)state;
+	connect_pair("stopping");
+	stop_idle(doca_comch_server_as_ctx(F->server));
+	progress_until(client_idle, 100000);
+	assert_true(ferry_test_log_has("the server ended the connection"));
+	assert_true(ferry_test_log_has("context leaves RUNNING"));
+	assert_int_equal(F->disconnects, 0); /* no events from a stopping server */
+}
+
+/* Many silent peers: each is cut off at the handshake deadline; nothing is left behind. */
+static void test_silent_flood_is_cleaned_up(void **state)
+{
+	enum { FLOOD = 100 };
+	int fds[FLOOD];
+	uint8_t got[64];
+
+	(void)state;
+	make_server("flood");
+	for (int i = 0; i < FLOOD; i++)
+		fds[i] = rogue_connect("flood");
+	for (int i = 0; i < FLOOD; i++) {
+		(void)rogue_wait_closed(fds[i], got, sizeof(got));
+		close(fds[i]);
+	}
+	assert_int_equal(((struct doca_comch_server *)F->server)->num_pending, 0);
+	assert_int_equal(F->connects, 0);
+	make_client("flood");
+	progress_until(client_running, 100000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +743,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_flushes_backlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_peers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_server_same_name_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_stop_ends_clients, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_silent_flood_is_cleaned_up, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
