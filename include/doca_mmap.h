@@ -110,11 +110,16 @@ DOCA_STABLE doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_de
  * link can create a map of the same memory (doca_mmap_create_from_export).
  * @param [in] mmap              a started map with a PCI permission.
  * @param [in] dev               a device added to the map.
- * @param [out] export_desc      the descriptor, owned by the map (valid until stop).
+ * @param [out] export_desc      the descriptor, owned by the map (valid until stop);
+ *                               send it to the importer by any channel.
  * @param [out] export_desc_len  its length in bytes.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL), DOCA_ERROR_NOT_FOUND,
- *         DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_NOT_SUPPORTED.
- * @note Not implemented yet in this build: always DOCA_ERROR_NOT_SUPPORTED after the NULL checks.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL, or @p dev not added to the map),
+ *         DOCA_ERROR_BAD_STATE (map not started), DOCA_ERROR_NOT_PERMITTED (no PCI
+ *         permission, or the map was itself created from an export).
+ * @note Exporting again returns the same descriptor. Stopping or destroying the
+ *       map revokes it: importers' tasks fail and new imports are refused. In
+ *       Ferry, another process can import memory from ferry_mem_alloc_shared
+ *       (ferry_mem.h); see docs/remote-memory.md.
  */
 DOCA_STABLE doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev,
 					      const void **export_desc, size_t *export_desc_len);
@@ -136,9 +141,16 @@ DOCA_STABLE doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const str
  * @param [in] export_desc      descriptor from doca_mmap_export_pci/_rdma.
  * @param [in] export_desc_len  its length in bytes.
  * @param [in] dev              a local device linked to the exporter's device.
- * @param [out] mmap            the new, already usable map.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_NO_MEMORY, DOCA_ERROR_NOT_SUPPORTED.
- * @note Not implemented yet in this build: always DOCA_ERROR_NOT_SUPPORTED after the NULL checks.
+ * @param [out] mmap            the new, already usable map; its range is the
+ *                              exporter's addresses of the memory.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, garbage, truncated or
+ *         corrupt descriptor, device on another DPU); DOCA_ERROR_UNSUPPORTED_VERSION;
+ *         DOCA_ERROR_NOT_PERMITTED (another user's export, wrong secret);
+ *         DOCA_ERROR_NOT_FOUND (exporter gone, another boot, export revoked);
+ *         DOCA_ERROR_NOT_SUPPORTED (the exporter's memory is not shareable);
+ *         DOCA_ERROR_NO_MEMORY.
+ * @note The map stays valid while the exporter keeps its map started and its
+ *       process alive; afterwards tasks on it fail. Destroy it as usual.
  */
 DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
 						      const void *export_desc, size_t export_desc_len,
