@@ -16,6 +16,12 @@
  * DOCA, Ferry makes the progress engine's notification handle wake on Comch messages and
  * connection changes too, so event-driven programs need no busy polling.
  *
+ * Ferry's environment variables: FERRY_DOMAIN (the rendezvous domain);
+ * FERRY_COMCH_CONNECT_TIMEOUT_MS (default 5000: how long a STARTING client waits for
+ * its server to appear and answer before it fails with DOCA_ERROR_NOT_FOUND or
+ * DOCA_ERROR_TIME_OUT); FERRY_COMCH_HANDSHAKE_MS (default 2000: how long a server
+ * waits for a new peer's handshake before it drops the peer).
+ *
  * Threading: a context, its connections and its progress engine are used from one thread.
  */
 #ifndef DOCA_COMCH_H_
