@@ -5,8 +5,10 @@
 #ifndef DOCA_TYPES_H_
 #define DOCA_TYPES_H_
 
-#include <stdint.h>
+/* inttypes.h: DOCA programs print with PRIu64 and friends without including it themselves. */
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <doca_compat.h>
 
