@@ -12,15 +12,35 @@
  *
  * Values handed to a flag callback, by type: STRING a `char *`, INT an `int *`,
  * BOOLEAN a `bool *` (always true: a boolean flag takes no argument), DOUBLE a
- * `double *`. The pointer is only valid during the callback: copy what you keep.
+ * `double *`, DEVICE a `struct doca_argp_device_ctx *`, DEVICE_REP a
+ * `struct doca_argp_device_rep_ctx *`. The pointer is only valid during the
+ * callback: copy what you keep (devargs text stays valid until doca_argp_destroy).
+ *
+ * Device flags: DEVICE takes "<device>[,<devargs>]", DEVICE_REP takes
+ * "<device>,<representor>[,<devargs>]". <device> is "pci/<address>", a bare PCI
+ * address, an IB device name or an interface name, and must match exactly one
+ * device; <representor> is the representor's interface name (pf0hpf, pf0vf1), its
+ * vuid or its PCI address. The parser opens them (the device through the callback
+ * of doca_argp_register_dev_open_callback when one is set) and hands them to the
+ * flag's callback, which owns them from then on and closes them.
  *
  * Built-in flags, present in every program:
  *   -h, --help             print the usage on stdout and exit(EXIT_SUCCESS)
  *   -v, --version          call the version callback, or print the versions and exit(EXIT_SUCCESS)
  *   -l, --log-level L      set the global lower limit of application logs
  *   --sdk-log-level L      set the global SDK log limit
- *   -j, --json FILE        take flags from a JSON file (not supported by Ferry yet)
+ *   -j, --json FILE        take flags from a JSON file (read after the command line;
+ *                          a flag given on the command line keeps that value)
  * L is a level number (10 disable ... 70 trace) or its name (error, info, debug ...).
+ *
+ * JSON files: one object with "doca_general_flags" ({"log-level": 60, ...}) and
+ * "doca_program_flags" ({"<long name>": value, ...}); // and block comments are
+ * allowed. Values have the flag's JSON type (string, integer, number, true/false;
+ * false means "not given"); a flag with multiplicity takes an array. Unknown keys
+ * and command-line-only flags (set_cli_only, or no long name) fail with
+ * DOCA_ERROR_NOT_SUPPORTED unless doca_argp_disable_pedantic_config_parsing() was
+ * called; an unreadable or malformed file fails with DOCA_ERROR_IO_FAILED, a value
+ * of the wrong type with DOCA_ERROR_INVALID_VALUE.
  *
  * Failures in doca_argp_start (unknown flag, missing argument or mandatory flag, a
  * value that does not fit its type, a callback or the validation callback failing)
@@ -76,8 +96,8 @@ enum doca_argp_type {
 	DOCA_ARGP_TYPE_STRING,     /**< text, passed as char * */
 	DOCA_ARGP_TYPE_INT,        /**< decimal or 0x-hex integer, passed as int * */
 	DOCA_ARGP_TYPE_BOOLEAN,    /**< no argument; passed as bool * (true) */
-	DOCA_ARGP_TYPE_DEVICE,     /**< a DOCA device (not supported by Ferry yet) */
-	DOCA_ARGP_TYPE_DEVICE_REP, /**< a DOCA device representor (not supported by Ferry yet) */
+	DOCA_ARGP_TYPE_DEVICE,     /**< a device, opened; passed as struct doca_argp_device_ctx * */
+	DOCA_ARGP_TYPE_DEVICE_REP, /**< a representor, opened; passed as struct doca_argp_device_rep_ctx * */
 	DOCA_ARGP_TYPE_DOUBLE,     /**< floating-point number, passed as double * */
 };
 
@@ -146,8 +166,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_argp_register_version_callback(doca_argp_par
 DOCA_EXPERIMENTAL doca_error_t doca_argp_register_validation_callback(doca_argp_validation_cb_t callback);
 
 /**
- * @brief Set how DEVICE flags open devices.
- * @param [in] callback  the opener.
+ * @brief Set how DEVICE and DEVICE_REP flags open the device they name (default:
+ *        doca_dev_open). Called once per device flag; the program closes the device.
+ * @param [in] callback  the opener: gets the matching devinfo, @p usr_ctx, and returns the device.
  * @param [in] usr_ctx   handed to it.
  * @return DOCA_SUCCESS; DOCA_ERROR_BAD_STATE when not initialized; DOCA_ERROR_INVALID_VALUE for NULL.
  */
@@ -174,7 +195,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_argp_disable_logger_callback(void);
  * @return DOCA_SUCCESS; DOCA_ERROR_BAD_STATE when not initialized;
  *         DOCA_ERROR_NOT_SUPPORTED for an unknown flag or an unsupported feature;
  *         DOCA_ERROR_INVALID_VALUE for a bad or missing value, a missing mandatory flag,
- *         a repeated flag without multiplicity;
+ *         a repeated flag without multiplicity, a device that matches none or several;
+ *         DOCA_ERROR_IO_FAILED for a JSON file that cannot be read or is not JSON;
  *         any error a callback returns.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_argp_start(int argc, char **argv);

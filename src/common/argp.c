@@ -13,17 +13,22 @@
  * touches a freed flag afterwards.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <doca_argp.h>
+#include <doca_dev.h>
 #include <doca_log.h>
 #include <doca_version.h>
 
+#include "ferry_json.h"
 #include "ferry_log.h"
 #include "ferry_log_internal.h"
 
@@ -76,6 +81,13 @@ struct argp_state {
 	bool sdk_log_level_given;
 	int log_level;
 	int sdk_log_level;
+	struct kept_string *kept; /* devargs handed to callbacks, alive until destroy */
+};
+
+/* A copy of text a callback may keep a pointer to (DOCA's flow samples store devargs). */
+struct kept_string {
+	struct kept_string *next;
+	char text[];
 };
 
 static struct argp_state argp;
@@ -101,7 +113,9 @@ static const struct builtin {
 	{BUILTIN_LOG_LEVEL, "l", "log-level", "<level>",
 	 "Application log level: 10=DISABLE 20=CRITICAL 30=ERROR 40=WARNING 50=INFO 60=DEBUG 70=TRACE (or the name)"},
 	{BUILTIN_SDK_LOG_LEVEL, NULL, "sdk-log-level", "<level>", "SDK (library) log level, same values as --log-level"},
-	{BUILTIN_JSON, "j", "json", "<path>", "Read the flags from a JSON file (not supported by Ferry yet)"},
+	{BUILTIN_JSON, "j", "json", "<path>",
+	 "Read flags from a JSON file: {\"doca_general_flags\": {...}, \"doca_program_flags\": {...}}, "
+	 "keys are long flag names; flags on the command line win"},
 };
 
 #define NB_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
@@ -242,6 +256,12 @@ doca_error_t doca_argp_destroy(void)
 	if (!argp.initialized)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_argp_destroy: not initialized (or destroyed twice)");
 	cmd_free_children(&argp.root);
+	while (argp.kept != NULL) {
+		struct kept_string *next = argp.kept->next;
+
+		free(argp.kept);
+		argp.kept = next;
+	}
 	free(argp.program_name);
 	argp.program_name = NULL;
 	argp.initialized = false;
@@ -485,6 +505,8 @@ static doca_error_t cmd_add_param(struct doca_argp_cmd *cmd, struct doca_argp_pa
 		;
 	*tail = param;
 	param->registered = true;
+	if (param->long_name == NULL)
+		param->cli_only = true; /* JSON keys are long names (DOCA changes is_cli_only here too) */
 	return DOCA_SUCCESS;
 }
 
@@ -699,6 +721,9 @@ struct parse_ctx {
 	struct doca_argp_cmd *cmd;   /* the deepest command selected so far */
 	unsigned int generation;     /* argp.generation when the parse began */
 	unsigned int program_flags;  /* program flags seen, for singular flags */
+	const char *json_path;       /* the -j/--json file, read once the command line is parsed */
+	bool log_level_on_cli;       /* the command line wins over the JSON file */
+	bool sdk_log_level_on_cli;
 };
 
 /* True when a callback destroyed the parser under our feet. */
@@ -764,45 +789,236 @@ static doca_error_t take_value(struct parse_ctx *ctx, const char *inline_value, 
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t call_param(struct parse_ctx *ctx, struct doca_argp_param *p, const char *value, const char *shown)
+/* Runs a flag's callback with its converted value; a failure names the flag. */
+static doca_error_t invoke_param(struct parse_ctx *ctx, struct doca_argp_param *p, void *arg, const char *shown)
 {
-	doca_error_t err;
-	int int_value;
-	double double_value;
-	bool bool_value = true;
-	void *arg;
+	doca_error_t err = p->callback(arg, argp.config);
 
-	switch (p->type) {
-	case DOCA_ARGP_TYPE_STRING:
-		arg = (void *)(uintptr_t)value;
-		break;
-	case DOCA_ARGP_TYPE_INT:
-		if (parse_int(value, &int_value) != DOCA_SUCCESS)
-			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' takes an integer, not '%s'",
-					 shown, value);
-		arg = &int_value;
-		break;
-	case DOCA_ARGP_TYPE_DOUBLE:
-		if (parse_double(value, &double_value) != DOCA_SUCCESS)
-			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' takes a number, not '%s'",
-					 shown, value);
-		arg = &double_value;
-		break;
-	case DOCA_ARGP_TYPE_BOOLEAN:
-		arg = &bool_value;
-		break;
-	default:
-		return ARGP_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				 "doca_argp_start: flag '%s' has a device type, which Ferry's argp does not support yet",
-				 shown);
-	}
-	err = p->callback(arg, argp.config);
 	if (parser_gone(ctx))
 		return err != DOCA_SUCCESS ? err : DOCA_ERROR_BAD_STATE;
 	if (err != DOCA_SUCCESS)
 		return ARGP_RULE(err, "doca_argp_start: the callback of flag '%s' failed: %s", shown,
 				 doca_error_get_descr(err));
 	return DOCA_SUCCESS;
+}
+
+/* ---- device flags ---- */
+
+/* Copies text a callback may keep; freed by doca_argp_destroy. */
+static const char *keep_string(const char *text)
+{
+	size_t len = strlen(text);
+	struct kept_string *k = malloc(sizeof(*k) + len + 1);
+
+	if (k == NULL)
+		return NULL;
+	memcpy(k->text, text, len + 1);
+	k->next = argp.kept;
+	argp.kept = k;
+	return k->text;
+}
+
+/* "03:00.0", "0000:03:00.0": a bus:device.function address rather than a name. */
+static bool looks_like_pci_addr(const char *ident)
+{
+	return strchr(ident, ':') != NULL && strchr(ident, '.') != NULL;
+}
+
+static bool devinfo_matches(struct doca_devinfo *devinfo, const char *ident, bool by_pci)
+{
+	char name[DOCA_DEVINFO_IFACE_NAME_SIZE];
+	uint8_t equal = 0;
+
+	if (by_pci)
+		return doca_devinfo_is_equal_pci_addr(devinfo, ident, &equal) == DOCA_SUCCESS && equal != 0;
+	if (doca_devinfo_get_ibdev_name(devinfo, name, DOCA_DEVINFO_IBDEV_NAME_SIZE) == DOCA_SUCCESS &&
+	    strcmp(name, ident) == 0)
+		return true;
+	return doca_devinfo_get_iface_name(devinfo, name, sizeof(name)) == DOCA_SUCCESS && strcmp(name, ident) == 0;
+}
+
+/* Opens through the program's dev-open callback when it registered one. */
+static doca_error_t open_devinfo(struct doca_devinfo *devinfo, const char *shown, struct doca_dev **dev)
+{
+	doca_error_t err;
+
+	*dev = NULL;
+	if (argp.dev_open_cb == NULL)
+		err = doca_dev_open(devinfo, dev);
+	else
+		err = argp.dev_open_cb(devinfo, argp.dev_open_ctx, dev);
+	if (err == DOCA_SUCCESS && *dev == NULL)
+		err = DOCA_ERROR_UNEXPECTED;
+	if (err != DOCA_SUCCESS)
+		return ARGP_RULE(err, "doca_argp_start: flag '%s': %s failed to open the device: %s", shown,
+				 argp.dev_open_cb != NULL ? "the dev-open callback" : "doca_dev_open",
+				 doca_error_get_descr(err));
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Opens the one device named by @p ident: "pci/<address>", a bare PCI address, an
+ * IB device name or a network interface name. No match or several are errors.
+ */
+static doca_error_t open_device(const char *ident, const char *shown, struct doca_dev **dev)
+{
+	struct doca_devinfo **list = NULL, *found = NULL;
+	uint32_t nb = 0, matches = 0;
+	bool by_pci = strncmp(ident, "pci/", 4) == 0;
+	const char *key = by_pci ? ident + 4 : ident;
+	doca_error_t err;
+
+	by_pci = by_pci || looks_like_pci_addr(ident);
+	if (key[0] == '\0')
+		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' names no device", shown);
+	err = doca_devinfo_create_list(&list, &nb);
+	if (err != DOCA_SUCCESS)
+		return ARGP_RULE(err, "doca_argp_start: flag '%s': no device list: %s", shown, doca_error_get_descr(err));
+	for (uint32_t i = 0; i < nb; i++)
+		if (devinfo_matches(list[i], key, by_pci)) {
+			found = found != NULL ? found : list[i];
+			matches++;
+		}
+	if (matches == 0)
+		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+				"doca_argp_start: flag '%s': no device is '%s' (give pci/<address>, an IB device or an "
+				"interface name)", shown, ident);
+	else if (matches > 1)
+		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+				"doca_argp_start: flag '%s': %u devices match '%s'; name one by pci/<address>", shown,
+				matches, ident);
+	else
+		err = open_devinfo(found, shown, dev);
+	doca_devinfo_destroy_list(list);
+	return err;
+}
+
+static bool rep_matches(struct doca_devinfo_rep *rep, const char *name)
+{
+	char text[DOCA_DEVINFO_REP_VUID_SIZE > DOCA_DEVINFO_IFACE_NAME_SIZE ? DOCA_DEVINFO_REP_VUID_SIZE
+									    : DOCA_DEVINFO_IFACE_NAME_SIZE];
+	uint8_t equal = 0;
+
+	if (looks_like_pci_addr(name))
+		return doca_devinfo_rep_is_equal_pci_addr(rep, name, &equal) == DOCA_SUCCESS && equal != 0;
+	if (doca_devinfo_rep_get_iface_name(rep, text, DOCA_DEVINFO_IFACE_NAME_SIZE) == DOCA_SUCCESS &&
+	    strcmp(text, name) == 0)
+		return true;
+	return doca_devinfo_rep_get_vuid(rep, text, DOCA_DEVINFO_REP_VUID_SIZE) == DOCA_SUCCESS && strcmp(text, name) == 0;
+}
+
+/* Opens the representor @p name ("pf0hpf", "pf0vf1", its vuid or PCI address) of @p dev. */
+static doca_error_t open_rep(struct doca_dev *dev, const char *name, const char *shown, struct doca_dev_rep **rep)
+{
+	struct doca_devinfo_rep **list = NULL, *found = NULL;
+	uint32_t nb = 0;
+	doca_error_t err;
+
+	err = doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &list, &nb);
+	if (err != DOCA_SUCCESS)
+		return ARGP_RULE(err, "doca_argp_start: flag '%s': the device has no representor list: %s", shown,
+				 doca_error_get_descr(err));
+	for (uint32_t i = 0; i < nb && found == NULL; i++)
+		if (rep_matches(list[i], name))
+			found = list[i];
+	if (found == NULL)
+		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s': the device has no representor '%s'",
+				shown, name);
+	else {
+		err = doca_dev_rep_open(found, rep);
+		if (err != DOCA_SUCCESS)
+			err = ARGP_RULE(err, "doca_argp_start: flag '%s': doca_dev_rep_open failed: %s", shown,
+				  doca_error_get_descr(err));
+	}
+	doca_devinfo_rep_destroy_list(list);
+	return err;
+}
+
+/* Cuts "<part>,<rest>" at the first comma into @p part; *rest is after it or NULL. */
+static doca_error_t split_value(const char *value, char *part, size_t size, const char **rest, const char *shown)
+{
+	const char *comma = strchr(value, ',');
+	size_t len = comma != NULL ? (size_t)(comma - value) : strlen(value);
+
+	if (len >= size)
+		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s': '%.*s...' is too long", shown, 32,
+				 value);
+	memcpy(part, value, len);
+	part[len] = '\0';
+	*rest = comma != NULL ? comma + 1 : NULL;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * DEVICE: "<device>[,<devargs>]"; DEVICE_REP: "<device>,<representor>[,<devargs>]".
+ * The callback owns the opened device (and representor) from the call on; when
+ * anything fails before it runs, what was opened here is closed again.
+ */
+static doca_error_t call_device_param(struct parse_ctx *ctx, struct doca_argp_param *p, const char *value,
+				      const char *shown)
+{
+	char ident[256], rep_name[DOCA_DEVINFO_REP_VUID_SIZE];
+	const char *rest = NULL, *devargs = NULL;
+	struct doca_argp_device_rep_ctx rep_ctx = {0};
+	doca_error_t err;
+
+	err = split_value(value, ident, sizeof(ident), &rest, shown);
+	if (err == DOCA_SUCCESS && p->type == DOCA_ARGP_TYPE_DEVICE_REP) {
+		if (rest == NULL || rest[0] == '\0' || rest[0] == ',')
+			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+					 "doca_argp_start: flag '%s' takes <device>,<representor> (e.g. pci/03:00.0,pf0hpf), "
+					 "not '%s'", shown, value);
+		err = split_value(rest, rep_name, sizeof(rep_name), &rest, shown);
+	}
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (rest != NULL && rest[0] != '\0') {
+		devargs = keep_string(rest);
+		if (devargs == NULL)
+			return ARGP_RULE(DOCA_ERROR_NO_MEMORY, "doca_argp_start: flag '%s': no memory for devargs", shown);
+	}
+	err = open_device(ident, shown, &rep_ctx.dev_ctx.dev);
+	if (err != DOCA_SUCCESS)
+		return err;
+	rep_ctx.dev_ctx.devargs = devargs;
+	if (p->type == DOCA_ARGP_TYPE_DEVICE)
+		return invoke_param(ctx, p, &rep_ctx.dev_ctx, shown);
+	err = open_rep(rep_ctx.dev_ctx.dev, rep_name, shown, &rep_ctx.dev_rep);
+	if (err != DOCA_SUCCESS) {
+		doca_dev_close(rep_ctx.dev_ctx.dev);
+		return err;
+	}
+	return invoke_param(ctx, p, &rep_ctx, shown);
+}
+
+/* Converts the text of a flag to its type and runs the callback. */
+static doca_error_t call_param(struct parse_ctx *ctx, struct doca_argp_param *p, const char *value, const char *shown)
+{
+	int int_value;
+	double double_value;
+	bool bool_value = true;
+
+	switch (p->type) {
+	case DOCA_ARGP_TYPE_STRING:
+		return invoke_param(ctx, p, (void *)(uintptr_t)value, shown);
+	case DOCA_ARGP_TYPE_INT:
+		if (parse_int(value, &int_value) != DOCA_SUCCESS)
+			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' takes an integer, not '%s'",
+					 shown, value);
+		return invoke_param(ctx, p, &int_value, shown);
+	case DOCA_ARGP_TYPE_DOUBLE:
+		if (parse_double(value, &double_value) != DOCA_SUCCESS)
+			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' takes a number, not '%s'",
+					 shown, value);
+		return invoke_param(ctx, p, &double_value, shown);
+	case DOCA_ARGP_TYPE_BOOLEAN:
+		return invoke_param(ctx, p, &bool_value, shown);
+	case DOCA_ARGP_TYPE_DEVICE:
+	case DOCA_ARGP_TYPE_DEVICE_REP:
+		return call_device_param(ctx, p, value, shown);
+	default:
+		return ARGP_RULE(DOCA_ERROR_UNEXPECTED, "doca_argp_start: flag '%s' has type %d", shown, (int)p->type);
+	}
 }
 
 static doca_error_t handle_param(struct parse_ctx *ctx, struct doca_argp_param *p, const char *inline_value,
@@ -886,14 +1102,17 @@ static doca_error_t handle_builtin(struct parse_ctx *ctx, const struct builtin *
 			return err != DOCA_SUCCESS ? err : DOCA_ERROR_BAD_STATE;
 		return err;
 	case BUILTIN_LOG_LEVEL:
+		ctx->log_level_on_cli = true;
 		return set_level_flag(value, shown, false);
 	case BUILTIN_SDK_LOG_LEVEL:
+		ctx->sdk_log_level_on_cli = true;
 		return set_level_flag(value, shown, true);
 	case BUILTIN_JSON:
-		return ARGP_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				 "doca_argp_start: flag '%s %s': JSON configuration files are not supported by Ferry yet; "
-				 "pass the flags on the command line",
-				 shown, value);
+		/* Read after the whole command line, so flags given there win. */
+		if (ctx->json_path != NULL)
+			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' is given more than once", shown);
+		ctx->json_path = value;
+		return DOCA_SUCCESS;
 	default:
 		return DOCA_ERROR_UNEXPECTED;
 	}
@@ -997,6 +1216,235 @@ static const char *base_name(const char *path)
 	return slash != NULL ? slash + 1 : path;
 }
 
+/* ---- JSON configuration files (-j/--json) ---- */
+
+/*
+ * DOCA's layout: one object with "doca_general_flags" (log-level, sdk-log-level)
+ * and "doca_program_flags" (the program's flags by long name), each an object.
+ * Values have the flag's type: a string for STRING and the device types, an
+ * integer for INT, any number for DOUBLE, true/false for BOOLEAN (false = flag not
+ * given); a flag with multiplicity takes an array of them. Comments are allowed.
+ * A flag given on the command line keeps its command-line value (its JSON key is
+ * skipped with an info line).
+ */
+#define JSON_FILE_MAX (1u << 20) /* a flag file larger than 1 MiB is a mistake */
+
+static doca_error_t read_json_file(const char *path, char **text, size_t *len)
+{
+	struct stat st;
+	ssize_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ARGP_RULE(DOCA_ERROR_IO_FAILED, "doca_argp_start: cannot open JSON file '%s': %s", path,
+				 strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)JSON_FILE_MAX) {
+		close(fd);
+		return ARGP_RULE(DOCA_ERROR_IO_FAILED, "doca_argp_start: JSON file '%s' is not a regular file of at most %u bytes",
+				 path, JSON_FILE_MAX);
+	}
+	*text = malloc((size_t)st.st_size + 1);
+	if (*text == NULL) {
+		close(fd);
+		return ARGP_RULE(DOCA_ERROR_NO_MEMORY, "doca_argp_start: no memory to read JSON file '%s'", path);
+	}
+	*len = 0;
+	while (*len < (size_t)st.st_size && (got = read(fd, *text + *len, (size_t)st.st_size - *len)) > 0)
+		*len += (size_t)got;
+	close(fd);
+	if (got < 0) {
+		free(*text);
+		return ARGP_RULE(DOCA_ERROR_IO_FAILED, "doca_argp_start: cannot read JSON file '%s': %s", path,
+				 strerror(errno));
+	}
+	return DOCA_SUCCESS;
+}
+
+/* A key the parser does not know: an error, unless pedantic parsing was disabled. */
+static doca_error_t json_unknown_key(const char *path, const char *where, const char *key, const char *why)
+{
+	if (!argp.pedantic_config) {
+		argp_say(DOCA_LOG_LEVEL_WARNING, "doca_argp_start: JSON file '%s': ignoring key '%s' in %s: %s", path, key,
+			 where, why);
+		return DOCA_SUCCESS;
+	}
+	return ARGP_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			 "doca_argp_start: JSON file '%s': key '%s' in %s: %s (doca_argp_disable_pedantic_config_parsing "
+			 "ignores such keys)", path, key, where, why);
+}
+
+static doca_error_t json_wrong_type(const char *shown, const char *wanted, const struct ferry_json *v)
+{
+	return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' (line %u) takes %s, not a JSON %s", shown,
+			 v->line, wanted, ferry_json_type_name(v->type));
+}
+
+/* One JSON value for flag @p p, converted to the flag's type. */
+static doca_error_t json_apply_value(struct parse_ctx *ctx, struct doca_argp_param *p, const struct ferry_json *v,
+				     const char *shown)
+{
+	int int_value;
+	double double_value;
+	bool bool_value = true;
+
+	switch (p->type) {
+	case DOCA_ARGP_TYPE_STRING:
+	case DOCA_ARGP_TYPE_DEVICE:
+	case DOCA_ARGP_TYPE_DEVICE_REP:
+		if (v->type != FERRY_JSON_STRING)
+			return json_wrong_type(shown, "a string", v);
+		break;
+	case DOCA_ARGP_TYPE_INT:
+		if (v->type != FERRY_JSON_INT || v->integer < INT32_MIN || v->integer > INT32_MAX)
+			return json_wrong_type(shown, "an integer that fits 32 bits", v);
+		int_value = (int)v->integer;
+		break;
+	case DOCA_ARGP_TYPE_DOUBLE:
+		if (v->type != FERRY_JSON_INT && v->type != FERRY_JSON_DOUBLE)
+			return json_wrong_type(shown, "a number", v);
+		double_value = v->number;
+		break;
+	case DOCA_ARGP_TYPE_BOOLEAN:
+		if (v->type != FERRY_JSON_BOOL)
+			return json_wrong_type(shown, "true or false", v);
+		if (!v->boolean)
+			return DOCA_SUCCESS; /* false: as if the flag were not given */
+		break;
+	default:
+		return ARGP_RULE(DOCA_ERROR_UNEXPECTED, "doca_argp_start: flag '%s' has type %d", shown, (int)p->type);
+	}
+	p->seen++;
+	ctx->program_flags++;
+	switch (p->type) {
+	case DOCA_ARGP_TYPE_INT:
+		return invoke_param(ctx, p, &int_value, shown);
+	case DOCA_ARGP_TYPE_DOUBLE:
+		return invoke_param(ctx, p, &double_value, shown);
+	case DOCA_ARGP_TYPE_BOOLEAN:
+		return invoke_param(ctx, p, &bool_value, shown);
+	case DOCA_ARGP_TYPE_STRING:
+		return invoke_param(ctx, p, v->string, shown);
+	default:
+		return call_device_param(ctx, p, v->string, shown);
+	}
+}
+
+static doca_error_t json_apply_param(struct parse_ctx *ctx, struct doca_argp_param *p, const struct ferry_json *v)
+{
+	char shown[300];
+	doca_error_t err = DOCA_SUCCESS;
+
+	snprintf(shown, sizeof(shown), "--%s", p->long_name);
+	if (p->seen > 0) {
+		argp_say(DOCA_LOG_LEVEL_INFO, "doca_argp_start: flag '%s' is on the command line; its JSON value is ignored",
+			 shown);
+		return DOCA_SUCCESS;
+	}
+	if (v->type != FERRY_JSON_ARRAY)
+		return json_apply_value(ctx, p, v, shown);
+	if (!p->multiplicity)
+		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+				 "doca_argp_start: flag '%s' (line %u) takes one value; only flags with multiplicity take "
+				 "an array", shown, v->line);
+	for (const struct ferry_json *item = v->first; item != NULL && err == DOCA_SUCCESS; item = item->next)
+		err = json_apply_value(ctx, p, item, shown);
+	return err;
+}
+
+static doca_error_t json_apply_program_flags(struct parse_ctx *ctx, const struct ferry_json *flags)
+{
+	const char *where = "doca_program_flags";
+	doca_error_t err = DOCA_SUCCESS;
+
+	for (const struct ferry_json *m = flags->first; m != NULL && err == DOCA_SUCCESS; m = m->next) {
+		struct doca_argp_param *p = lookup_param(ctx->cmd, m->key, true);
+
+		if (p == NULL)
+			err = json_unknown_key(ctx->json_path, where, m->key, "no such long flag");
+		else if (p->cli_only)
+			err = json_unknown_key(ctx->json_path, where, m->key, "the flag is command-line only");
+		else
+			err = json_apply_param(ctx, p, m);
+	}
+	return err;
+}
+
+static doca_error_t json_apply_level(struct parse_ctx *ctx, const struct ferry_json *v, bool sdk)
+{
+	const char *shown = sdk ? "--sdk-log-level" : "--log-level";
+	char number[24];
+
+	if (sdk ? ctx->sdk_log_level_on_cli : ctx->log_level_on_cli) {
+		argp_say(DOCA_LOG_LEVEL_INFO, "doca_argp_start: flag '%s' is on the command line; its JSON value is ignored",
+			 shown);
+		return DOCA_SUCCESS;
+	}
+	if (v->type == FERRY_JSON_STRING)
+		return set_level_flag(v->string, shown, sdk);
+	if (v->type != FERRY_JSON_INT)
+		return json_wrong_type(shown, "a log level (a number or a name)", v);
+	snprintf(number, sizeof(number), "%lld", (long long)v->integer);
+	return set_level_flag(number, shown, sdk);
+}
+
+static doca_error_t json_apply_general_flags(struct parse_ctx *ctx, const struct ferry_json *flags)
+{
+	doca_error_t err = DOCA_SUCCESS;
+
+	for (const struct ferry_json *m = flags->first; m != NULL && err == DOCA_SUCCESS; m = m->next) {
+		if (strcmp(m->key, "log-level") == 0)
+			err = json_apply_level(ctx, m, false);
+		else if (strcmp(m->key, "sdk-log-level") == 0)
+			err = json_apply_level(ctx, m, true);
+		else
+			err = json_unknown_key(ctx->json_path, "doca_general_flags", m->key,
+					       "only log-level and sdk-log-level are read from JSON");
+	}
+	return err;
+}
+
+static doca_error_t json_apply_section(struct parse_ctx *ctx, const struct ferry_json *section)
+{
+	bool general = strcmp(section->key, "doca_general_flags") == 0;
+
+	if (!general && strcmp(section->key, "doca_program_flags") != 0) {
+		if (strcmp(section->key, "doca_dpdk_flags") == 0)
+			return ARGP_RULE(DOCA_ERROR_NOT_SUPPORTED,
+					 "doca_argp_start: JSON file '%s': doca_dpdk_flags are not supported by Ferry (no "
+					 "DPDK); pass DPDK flags on the command line before '--'", ctx->json_path);
+		return json_unknown_key(ctx->json_path, "the top-level object", section->key,
+					"expected doca_general_flags or doca_program_flags");
+	}
+	if (section->type != FERRY_JSON_OBJECT)
+		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: JSON file '%s': %s (line %u) must be an object, "
+				 "not a %s", ctx->json_path, section->key, section->line, ferry_json_type_name(section->type));
+	return general ? json_apply_general_flags(ctx, section) : json_apply_program_flags(ctx, section);
+}
+
+static doca_error_t apply_json_file(struct parse_ctx *ctx)
+{
+	char *text = NULL, why[160];
+	size_t len = 0;
+	struct ferry_json *root = NULL;
+	doca_error_t err;
+
+	err = read_json_file(ctx->json_path, &text, &len);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = ferry_json_parse(text, len, &root, why, sizeof(why));
+	free(text);
+	if (err != DOCA_SUCCESS)
+		return ARGP_RULE(err == DOCA_ERROR_NO_MEMORY ? err : DOCA_ERROR_IO_FAILED,
+				 "doca_argp_start: JSON file '%s' is not valid JSON: %s", ctx->json_path, why);
+	if (root->type != FERRY_JSON_OBJECT)
+		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: JSON file '%s' must hold one object, not a %s",
+				ctx->json_path, ferry_json_type_name(root->type));
+	for (const struct ferry_json *m = root->first; m != NULL && err == DOCA_SUCCESS && !parser_gone(ctx); m = m->next)
+		err = json_apply_section(ctx, m);
+	ferry_json_free(root);
+	return err;
+}
+
 static doca_error_t parse_words(struct parse_ctx *ctx)
 {
 	doca_error_t err = DOCA_SUCCESS;
@@ -1039,6 +1487,8 @@ doca_error_t doca_argp_start(int argc, char **argv)
 	err = forward_dpdk_words(argc, argv, &ctx.idx);
 	if (err == DOCA_SUCCESS)
 		err = parse_words(&ctx);
+	if (err == DOCA_SUCCESS && ctx.json_path != NULL)
+		err = apply_json_file(&ctx);
 	if (err == DOCA_SUCCESS)
 		err = check_mandatory(&ctx);
 	if (err == DOCA_SUCCESS)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <doca_argp.h>
+#include <doca_dev.h>
 #include <doca_log.h>
 
 #include "ferry_test.h"
@@ -36,6 +37,12 @@ struct config {
 	int version_calls;
 	int cmd_calls;
 	int size;
+	struct doca_dev *dev;
+	struct doca_dev_rep *rep;
+	const char *devargs;
+	int dev_calls;
+	int open_cb_calls;
+	void *open_cb_ctx;
 };
 
 static struct config cfg;
@@ -440,12 +447,165 @@ static void test_singular(void **state)
 	assert_int_equal(START("--alone", "-l", "50"), DOCA_SUCCESS); /* built-ins do not count */
 }
 
-static void test_device_types_not_supported_yet(void **state)
+/* ---- device flags (default topology: DPU PF 03:00.0 "p0", host PF b1:00.0
+ * "ens1f0np0", both IB device mlx5_0; the DPU PF has representor "pf0hpf") ---- */
+
+static doca_error_t on_dev(void *value, void *config)
+{
+	struct config *c = config;
+	struct doca_argp_device_ctx *d = value;
+
+	c->dev = d->dev;
+	c->devargs = d->devargs;
+	c->dev_calls++;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t on_rep(void *value, void *config)
+{
+	struct config *c = config;
+	struct doca_argp_device_rep_ctx *r = value;
+
+	c->dev = r->dev_ctx.dev;
+	c->devargs = r->dev_ctx.devargs;
+	c->rep = r->dev_rep;
+	c->dev_calls++;
+	return DOCA_SUCCESS;
+}
+
+/* The program owns what a device flag opened. */
+static void close_opened(void)
+{
+	if (cfg.rep != NULL)
+		assert_int_equal(doca_dev_rep_close(cfg.rep), DOCA_SUCCESS);
+	if (cfg.dev != NULL)
+		assert_int_equal(doca_dev_close(cfg.dev), DOCA_SUCCESS);
+	cfg.rep = NULL;
+	cfg.dev = NULL;
+	cfg.devargs = NULL;
+}
+
+static void assert_dev_is(const char *pci)
+{
+	uint8_t equal = 0;
+
+	assert_non_null(cfg.dev);
+	assert_int_equal(doca_devinfo_is_equal_pci_addr(doca_dev_as_devinfo(cfg.dev), pci, &equal), DOCA_SUCCESS);
+	assert_true(equal);
+}
+
+static void test_device_flag_errors(void **state)
+{
+	char long_name[400];
+
+	(void)state;
+	add_param("d", "dev", DOCA_ARGP_TYPE_DEVICE, on_dev);
+	assert_int_equal(START("-d", "pci/99:00.0"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("no device is 'pci/99:00.0'");
+	assert_int_equal(START("-d", "no_such_ib0"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("no device is 'no_such_ib0'");
+	assert_int_equal(START("-d", "pci/"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("names no device");
+	/* both PFs are mlx5_0, each on its own side: a name that matches two devices is refused */
+	assert_int_equal(START("-d", "mlx5_0"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("2 devices match 'mlx5_0'");
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_int_equal(START("-d", long_name), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("too long");
+	assert_int_equal(cfg.dev_calls, 0);
+}
+
+static void test_device_flag_opens(void **state)
 {
 	(void)state;
-	add_param("d", "dev", DOCA_ARGP_TYPE_DEVICE, on_str);
-	assert_int_equal(START("-d", "03:00.0"), DOCA_ERROR_NOT_SUPPORTED);
-	assert_logged("device type");
+	add_param("d", "dev", DOCA_ARGP_TYPE_DEVICE, on_dev);
+	assert_int_equal(START("-d", "pci/03:00.0"), DOCA_SUCCESS);
+	assert_dev_is("03:00.0");
+	assert_null(cfg.devargs);
+	close_opened();
+
+	assert_int_equal(START("--dev=0000:b1:00.0,dv_flow_en=2,x=1"), DOCA_SUCCESS);
+	assert_dev_is("b1:00.0");
+	assert_string_equal(cfg.devargs, "dv_flow_en=2,x=1");
+	close_opened();
+
+	assert_int_equal(START("-d", "ens1f0np0"), DOCA_SUCCESS); /* interface name */
+	assert_dev_is("b1:00.0");
+	close_opened();
+	assert_int_equal(START("-d", "p0,"), DOCA_SUCCESS); /* empty devargs: none */
+	assert_dev_is("03:00.0");
+	assert_null(cfg.devargs);
+	close_opened();
+	assert_int_equal(cfg.dev_calls, 4);
+}
+
+static doca_error_t open_cb(struct doca_devinfo *devinfo, void *usr_ctx, struct doca_dev **dev)
+{
+	cfg.open_cb_calls++;
+	cfg.open_cb_ctx = usr_ctx;
+	return doca_dev_open(devinfo, dev);
+}
+
+static doca_error_t open_cb_refusing(struct doca_devinfo *devinfo, void *usr_ctx, struct doca_dev **dev)
+{
+	(void)devinfo;
+	(void)usr_ctx;
+	(void)dev;
+	cfg.open_cb_calls++;
+	return DOCA_ERROR_NOT_PERMITTED;
+}
+
+static void test_device_open_callback(void **state)
+{
+	int token;
+
+	(void)state;
+	assert_int_equal(doca_argp_register_dev_open_callback(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	add_param("d", "dev", DOCA_ARGP_TYPE_DEVICE, on_dev);
+	assert_int_equal(doca_argp_register_dev_open_callback(open_cb_refusing, NULL), DOCA_SUCCESS);
+	assert_int_equal(START("-d", "pci/03:00.0"), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("dev-open callback");
+	assert_int_equal(cfg.dev_calls, 0);
+
+	assert_int_equal(doca_argp_register_dev_open_callback(open_cb, &token), DOCA_SUCCESS);
+	assert_int_equal(START("-d", "pci/03:00.0"), DOCA_SUCCESS);
+	assert_int_equal(cfg.open_cb_calls, 2);
+	assert_ptr_equal(cfg.open_cb_ctx, &token);
+	assert_dev_is("03:00.0");
+	close_opened();
+}
+
+static void test_device_rep_flag(void **state)
+{
+	char name[DOCA_DEVINFO_IFACE_NAME_SIZE];
+
+	(void)state;
+	add_param("R", "rep", DOCA_ARGP_TYPE_DEVICE_REP, on_rep);
+	assert_int_equal(START("-R", "pci/03:00.0"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("takes <device>,<representor>");
+	assert_int_equal(START("-R", "pci/03:00.0,"), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(START("-R", "pci/03:00.0,pf9vf9"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("no representor 'pf9vf9'");
+	/* a host-side device has no representors */
+	assert_int_equal(START("-R", "pci/b1:00.0,pf0hpf"), DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("no representor list");
+	assert_int_equal(cfg.dev_calls, 0);
+
+	assert_int_equal(START("-R", "pci/03:00.0,pf0hpf"), DOCA_SUCCESS);
+	assert_dev_is("03:00.0");
+	assert_non_null(cfg.rep);
+	assert_null(cfg.devargs);
+	assert_int_equal(doca_devinfo_rep_get_iface_name(doca_dev_rep_as_devinfo(cfg.rep), name, sizeof(name)),
+			 DOCA_SUCCESS);
+	assert_string_equal(name, "pf0hpf");
+	close_opened();
+
+	/* by the represented function's PCI address, with devargs */
+	assert_int_equal(START("--rep", "p0,b1:00.0,repargs"), DOCA_SUCCESS);
+	assert_non_null(cfg.rep);
+	assert_string_equal(cfg.devargs, "repargs");
+	close_opened();
 }
 
 /* ---- built-in flags ---- */
@@ -565,12 +725,246 @@ static void test_log_level_flags(void **state)
 	doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO);
 }
 
-static void test_json_not_supported(void **state)
+/* ---- -j/--json files ---- */
+
+static void add_multi_param(void)
+{
+	struct doca_argp_param *p = make_param("m", "multi", DOCA_ARGP_TYPE_INT, on_multi);
+
+	doca_argp_param_set_multiplicity(p);
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+}
+
+static char json_path[64];
+
+/* Writes @p text to a fresh temporary file named in json_path. */
+static const char *json_file(const char *text)
+{
+	int fd;
+	size_t len = strlen(text);
+
+	if (json_path[0] != '\0')
+		unlink(json_path);
+	snprintf(json_path, sizeof(json_path), "/tmp/ferry_argp_XXXXXX");
+	fd = mkstemp(json_path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return json_path;
+}
+
+static int teardown_json(void **state)
+{
+	if (json_path[0] != '\0')
+		unlink(json_path);
+	json_path[0] = '\0';
+	return teardown_program(state);
+}
+
+static void test_json_every_type(void **state)
+{
+	int level = 0;
+
+	(void)state;
+	add_multi_param();
+	add_param("d", "dev", DOCA_ARGP_TYPE_DEVICE, on_dev);
+	json_file("// DOCA's files carry comments\n"
+		  "{\n"
+		  "  \"doca_general_flags\": { \"log-level\": 60, \"sdk-log-level\": \"error\" },\n"
+		  "  /* the program's flags, by long name */\n"
+		  "  \"doca_program_flags\": {\n"
+		  "    \"str\": \"h\\u00e9llo\\n\", \"num\": -0x0 , \"flag\": true, \"real\": 2.5e1,\n"
+		  "    \"dev\": \"pci/03:00.0,a=b\"\n"
+		  "  }\n"
+		  "}\n");
+	/* -0x0 is not JSON: the whole file is refused before any callback runs */
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_IO_FAILED);
+	assert_logged("is not valid JSON: line 6");
+	assert_int_equal(cfg.str_calls, 0);
+
+	json_file("// DOCA's files carry comments\n"
+		  "{\n"
+		  "  \"doca_general_flags\": { \"log-level\": 60, \"sdk-log-level\": \"error\" },\n"
+		  "  /* the program's flags, by long name */\n"
+		  "  \"doca_program_flags\": {\n"
+		  "    \"str\": \"h\\u00e9llo\\n\", \"num\": -7, \"flag\": true, \"real\": 2.5e1,\n"
+		  "    \"multi\": [1, 2, 3], \"dev\": \"pci/03:00.0,a=b\"\n"
+		  "  }\n"
+		  "}\n");
+	assert_int_equal(START("--json", json_path), DOCA_SUCCESS);
+	assert_string_equal(cfg.str, "h\xc3\xa9llo\n");
+	assert_int_equal(cfg.num, -7);
+	assert_true(cfg.flag);
+	assert_true(cfg.real == 25.0);
+	assert_int_equal(cfg.multi_calls, 3);
+	assert_dev_is("03:00.0");
+	assert_string_equal(cfg.devargs, "a=b"); /* still valid: the parser keeps devargs until destroy */
+	close_opened();
+	assert_int_equal(doca_argp_get_log_level(&level), DOCA_SUCCESS);
+	assert_int_equal(level, 60);
+	assert_int_equal(doca_argp_get_sdk_log_level(&level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_ERROR);
+	doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING);
+	doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO);
+
+	/* an integer is a number too; false means "not given"; a single value for a multi flag */
+	memset(&cfg, 0, sizeof(cfg));
+	json_file("{\"doca_program_flags\": {\"real\": 3, \"flag\": false, \"multi\": 4}}");
+	assert_int_equal(START("-j", json_path), DOCA_SUCCESS);
+	assert_true(cfg.real == 3.0);
+	assert_false(cfg.flag);
+	assert_int_equal(cfg.multi_calls, 1);
+}
+
+static void test_json_command_line_wins(void **state)
+{
+	int level = 0;
+
+	(void)state;
+	json_file("{\"doca_general_flags\": {\"log-level\": 70},"
+		  " \"doca_program_flags\": {\"num\": 7, \"str\": \"json\"}}");
+	/* -j may come first: the file is read after the whole command line */
+	assert_int_equal(START("-j", json_path, "-n", "5", "-l", "30"), DOCA_SUCCESS);
+	assert_int_equal(cfg.num, 5);
+	assert_int_equal(cfg.num_calls, 1);
+	assert_string_equal(cfg.str, "json");
+	assert_int_equal(doca_argp_get_log_level(&level), DOCA_SUCCESS);
+	assert_int_equal(level, 30);
+	doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO);
+
+	/* the JSON value of a flag given on the command line does not count as a repeat */
+	assert_int_equal(START("--str", "cli", "--json", json_path), DOCA_SUCCESS);
+	assert_string_equal(cfg.str, "cli");
+	assert_int_equal(START("-j", json_path, "-j", json_path), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("'-j' is given more than once");
+}
+
+static void test_json_mandatory_and_singular(void **state)
+{
+	struct doca_argp_param *p = make_param("M", "must", DOCA_ARGP_TYPE_STRING, on_str);
+
+	(void)state;
+	doca_argp_param_set_mandatory(p);
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+	p = make_param("o", "only", DOCA_ARGP_TYPE_BOOLEAN, on_flag);
+	doca_argp_param_set_singular(p);
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+	json_file("{\"doca_program_flags\": {\"num\": 1}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("mandatory flag '--must' is missing");
+	json_file("{\"doca_program_flags\": {\"must\": \"x\"}}");
+	assert_int_equal(START("-j", json_path), DOCA_SUCCESS);
+	json_file("{\"doca_program_flags\": {\"must\": \"x\", \"only\": true}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("must be the only program flag");
+}
+
+static void test_json_file_errors(void **state)
 {
 	(void)state;
-	assert_int_equal(START("-j", "conf.json"), DOCA_ERROR_NOT_SUPPORTED);
-	assert_logged("JSON");
+	assert_int_equal(START("-j", "/nonexistent/ferry.json"), DOCA_ERROR_IO_FAILED);
+	assert_logged("cannot open JSON file '/nonexistent/ferry.json'");
+	assert_int_equal(START("-j", "/tmp"), DOCA_ERROR_IO_FAILED);
+	assert_logged("is not a regular file");
+	assert_int_equal(START("-j"), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("needs an argument");
+
+	json_file("");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_IO_FAILED);
+	assert_logged("a value is missing");
+	json_file("{\"doca_program_flags\": {\"num\": 1,}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_IO_FAILED);
+	assert_logged("line 1");
+	json_file("{\"doca_program_flags\": {\"num\": 1}, \"doca_program_flags\": {}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_IO_FAILED);
+	assert_logged("appears twice");
+	json_file("[1, 2]");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("must hold one object, not a array");
+	json_file("{\"doca_program_flags\": [\"num\", 1]}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_program_flags (line 1) must be an object");
+	json_file("{\"doca_general_flags\": 5}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(cfg.num_calls, 0);
+}
+
+static void test_json_wrong_types(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *logged;
+	} cases[] = {
+		{"{\"doca_program_flags\": {\"str\": 5}}", "'--str' (line 1) takes a string, not a JSON integer"},
+		{"{\"doca_program_flags\": {\"str\": null}}", "takes a string, not a JSON null"},
+		{"{\"doca_program_flags\": {\"num\": \"5\"}}", "'--num' (line 1) takes an integer"},
+		{"{\"doca_program_flags\": {\"num\": 1.5}}", "not a JSON number"},
+		{"{\"doca_program_flags\": {\"num\": 4294967296}}", "fits 32 bits"},
+		{"{\"doca_program_flags\": {\"num\": -2147483649}}", "fits 32 bits"},
+		{"{\"doca_program_flags\": {\"flag\": \"yes\"}}", "takes true or false"},
+		{"{\"doca_program_flags\": {\"flag\": 1}}", "takes true or false"},
+		{"{\"doca_program_flags\": {\"real\": \"1.0\"}}", "takes a number"},
+		{"{\"doca_program_flags\": {\"real\": {}}}", "not a JSON object"},
+		{"{\"doca_program_flags\": {\"num\": [1, 2]}}", "only flags with multiplicity take an array"},
+		{"{\"doca_general_flags\": {\"log-level\": true}}", "takes a log level"},
+		{"{\"doca_general_flags\": {\"log-level\": 99}}", "takes a log level"},
+		{"{\"doca_general_flags\": {\"sdk-log-level\": \"loud\"}}", "takes a log level"},
+	};
+
+	(void)state;
+	add_multi_param();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ferry_test_log_reset();
+		json_file(cases[i].text);
+		if (START("-j", json_path) != DOCA_ERROR_INVALID_VALUE)
+			fail_msg("case %zu (%s) was not refused with INVALID_VALUE", i, cases[i].text);
+		assert_logged(cases[i].logged);
+	}
+	/* an array element of the wrong type stops the flag there */
+	json_file("{\"doca_program_flags\": {\"multi\": [1, \"two\", 3]}}");
+	cfg.multi_calls = 0;
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(cfg.multi_calls, 1);
+	assert_int_equal(cfg.num_calls, 0);
+	assert_int_equal(cfg.str_calls, 0);
+}
+
+static void test_json_unknown_keys(void **state)
+{
+	struct doca_argp_param *p = make_param("c", "cli", DOCA_ARGP_TYPE_STRING, on_str);
+
+	(void)state;
+	doca_argp_param_set_cli_only(p);
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+	add_param("S", NULL, DOCA_ARGP_TYPE_INT, on_num); /* no long name: command line only */
+
+	json_file("{\"doca_program_flags\": {\"nosuch\": 1}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("key 'nosuch' in doca_program_flags: no such long flag");
+	json_file("{\"doca_program_flags\": {\"cli\": \"x\"}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("command-line only");
+	json_file("{\"doca_program_flags\": {\"S\": 1}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_NOT_SUPPORTED);
+	json_file("{\"doca_general_flags\": {\"help\": true}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("only log-level and sdk-log-level");
+	json_file("{\"other\": {}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("key 'other' in the top-level object");
+	json_file("{\"doca_dpdk_flags\": {\"core-list\": \"0-3\"}}");
+	assert_int_equal(START("-j", json_path), DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("doca_dpdk_flags are not supported");
+	assert_int_equal(cfg.str_calls + cfg.num_calls, 0);
+
+	/* without pedantic parsing, unknown keys are skipped with a warning and the rest applies */
 	assert_int_equal(doca_argp_disable_pedantic_config_parsing(), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	json_file("{\"x\": 1, \"doca_program_flags\": {\"nosuch\": 1, \"cli\": \"c\", \"num\": 9}}");
+	assert_int_equal(START("-j", json_path), DOCA_SUCCESS);
+	assert_logged("ignoring key 'nosuch'");
+	assert_int_equal(cfg.num, 9);
+	assert_int_equal(cfg.str_calls, 0);
 }
 
 /* ---- commands, DPDK words, logger callback ---- */
@@ -682,6 +1076,7 @@ static void test_program_name_from_argv(void **state)
 }
 
 #define PROGRAM_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_program, teardown_program)
+#define JSON_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_program, teardown_json)
 
 int main(void)
 {
@@ -706,12 +1101,20 @@ int main(void)
 		PROGRAM_TEST(test_callback_failure),
 		PROGRAM_TEST(test_validation_callback),
 		PROGRAM_TEST(test_singular),
-		PROGRAM_TEST(test_device_types_not_supported_yet),
+		PROGRAM_TEST(test_device_flag_errors),
+		PROGRAM_TEST(test_device_flag_opens),
+		PROGRAM_TEST(test_device_open_callback),
+		PROGRAM_TEST(test_device_rep_flag),
 		PROGRAM_TEST(test_version_callback),
 		PROGRAM_TEST(test_help_prints_usage_and_exits),
 		PROGRAM_TEST(test_version_default_prints_and_exits),
 		PROGRAM_TEST(test_log_level_flags),
-		PROGRAM_TEST(test_json_not_supported),
+		JSON_TEST(test_json_every_type),
+		JSON_TEST(test_json_command_line_wins),
+		JSON_TEST(test_json_mandatory_and_singular),
+		JSON_TEST(test_json_file_errors),
+		JSON_TEST(test_json_wrong_types),
+		JSON_TEST(test_json_unknown_keys),
 		PROGRAM_TEST(test_commands),
 		PROGRAM_TEST(test_dpdk_words),
 		PROGRAM_TEST(test_logger_callback),
