@@ -30,12 +30,14 @@ static struct shm_block *shm_blocks;
  * Where blocks go. An importer maps a block at the exporter's own address, so
  * the address must be free in the importer too; the kernel's default spot is
  * the same in two processes forked from one parent (or started alike). Blocks
- * therefore go to a random 2 MiB-aligned place in a 64 TiB window that neither
- * the kernel's mmap area nor the heap use on 47-bit x86-64 and 48-bit arm64.
- * If that fails (another layout, a sanitizer's shadow) the kernel picks.
+ * therefore go to a random 2 MiB-aligned place in a 512 GiB window that neither
+ * the kernel's mmap area, the program (PIE at 0x5555...) nor its heap use on
+ * 47-bit x86-64 and 48-bit arm64, and that ASan and TSan (old and new
+ * layouts) both count as application memory: TSan kills a process that maps
+ * outside it. If that fails (another address-space layout) the kernel picks.
  */
-#define SHM_WINDOW_START 0x200000000000ull
-#define SHM_WINDOW_LEN 0x400000000000ull
+#define SHM_WINDOW_START 0x560000000000ull
+#define SHM_WINDOW_LEN 0x008000000000ull
 #define SHM_ALIGN (2ull << 20)
 #define SHM_TRIES 8
 
