@@ -270,6 +270,8 @@ static const char *file_basename(const char *path)
 
 /* Formats one whole line, newline included, truncated with "..." when too long. */
 static size_t format_line(char *out, size_t cap, uint32_t level, const char *source, const char *fname, int line,
+			  const char *func, const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
+static size_t format_line(char *out, size_t cap, uint32_t level, const char *source, const char *fname, int line,
 			  const char *func, const char *fmt, va_list ap)
 {
 	struct timespec now;

@@ -1037,6 +1037,8 @@ static void test_dpdk_words(void **state)
 static int logger_calls;
 
 static doca_error_t on_log(enum doca_log_level level, const char *format, va_list args)
+	__attribute__((format(printf, 2, 0)));
+static doca_error_t on_log(enum doca_log_level level, const char *format, va_list args)
 {
 	char line[256];
 

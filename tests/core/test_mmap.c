@@ -77,7 +77,7 @@ static int devs_teardown(void **state)
 static void test_null_arguments(void **state)
 {
 	struct doca_mmap *m = new_mmap();
-	union doca_data ud;
+	union doca_data ud = {.u64 = 0};
 	void *addr;
 	size_t len;
 	uint32_t u32;
