@@ -5,7 +5,8 @@
 #
 #   scripts/ferry.sh demo [demo options]   build, then run the DMA demo (the main job)
 #   scripts/ferry.sh test                  build, then run the whole test suite:
-#                                          plain, ASan+UBSan, and TSan where threads meet
+#                                          plain, ASan+UBSan, TSan where threads meet,
+#                                          and the libFuzzer targets for a bounded time
 #   scripts/ferry.sh build                 build only (build/)
 #
 # Each command first installs the Debian packages it needs (and only those), so
@@ -17,15 +18,17 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 
 # Debian packages Ferry needs to build and test. gcc-12 brings the ASan, UBSan
-# and TSan runtimes (libasan8, libubsan1, libtsan2) through libgcc-12-dev.
+# and TSan runtimes (libasan8, libubsan1, libtsan2) through libgcc-12-dev; clang
+# and libclang-rt-14-dev build and run the libFuzzer targets.
 packages=(gcc libc6-dev meson ninja-build pkg-config libcmocka-dev)
+test_packages=(clang libclang-rt-14-dev)
 
 log() { printf '[ferry] %s\n' "$*" >&2; }
 
 install_missing() {
 	local missing=()
 	local p
-	for p in "${packages[@]}"; do
+	for p in "${packages[@]}" "$@"; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 			missing+=("$p")
 		fi
@@ -41,16 +44,22 @@ install_missing() {
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# configure <dir> [meson options...]: set up once, reconfigure when options change.
+# configure <dir> [meson options...]: set up once, reconfigure when options
+# change, build. On failure prints the build's last lines and returns non-zero.
 configure() {
 	local dir=$1
 	shift
+	local out rc=0
 	if [ -f "$dir/build.ninja" ]; then
-		meson configure "$dir" "$@" >/dev/null
+		out=$(meson configure "$dir" "$@" 2>&1 && ninja -C "$dir" 2>&1) || rc=$?
 	else
-		meson setup "$dir" "$@" >/dev/null
+		out=$(meson setup "$dir" "$@" 2>&1 && ninja -C "$dir" 2>&1) || rc=$?
 	fi
-	ninja -C "$dir" >/dev/null
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" | tail -n 40 >&2
+		log "build of $dir failed"
+	fi
+	return "$rc"
 }
 
 passed=0
@@ -92,23 +101,43 @@ cmd_demo() {
 	exec ./build/examples/ferry-dma-demo "$@"
 }
 
+# stage <label> <dir> <meson options...> -- <meson test args...>: build one
+# configuration and run its tests; a build that fails counts as one failure.
+stage() {
+	local label=$1 dir=$2
+	shift 2
+	local opts=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		opts+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	if configure "$dir" "${opts[@]}"; then
+		run_suite "$label" "$dir" "$@"
+	else
+		failed=$((failed + 1))
+	fi
+}
+
 cmd_test() {
-	install_missing
+	install_missing "${test_packages[@]}"
 	local sanitizer_args=(-Dc_args=-fno-sanitize-recover=all -Db_lundef=false)
 
-	configure build
-	run_suite "plain" build
+	stage "plain" build --
 
-	configure build-asan -Db_sanitize=address,undefined "${sanitizer_args[@]}"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		run_suite "ASan+UBSan" build-asan
+		stage "ASan+UBSan" build-asan -Db_sanitize=address,undefined "${sanitizer_args[@]}" --
 
 	# TSan where threads meet: the progress engine's wakeups, the worker copy
-	# engine and the DMA context on top of it. setarch -R: TSan's shadow layout
-	# needs the address space without the kernel's full mmap randomisation.
-	configure build-tsan -Db_sanitize=thread "${sanitizer_args[@]}"
-	TSAN_OPTIONS=halt_on_error=1 run_suite "TSan" build-tsan \
-		--wrapper 'setarch -R' --suite core --suite engine --suite dma
+	# engine and DMA on top of it, the memory agent of the link, Comch peers.
+	# setarch -R: TSan's shadow layout needs the address space without the
+	# kernel's full mmap randomisation.
+	TSAN_OPTIONS=halt_on_error=1 stage "TSan" build-tsan -Db_sanitize=thread "${sanitizer_args[@]}" -- \
+		--wrapper 'setarch -R' --suite core --suite engine --suite dma --suite link --suite comch
+
+	# Every parser of bytes from another process or a user file, under
+	# libFuzzer with ASan+UBSan, for a bounded time each (FERRY_FUZZ_SECONDS).
+	CC=clang stage "fuzz" build-fuzz -Dfuzz=true -Dfuzz_seconds="${FERRY_FUZZ_SECONDS:-30}" -- --suite fuzz
 
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

@@ -10,6 +10,9 @@
 #include <doca_argp.h>
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
+#include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
@@ -36,6 +39,12 @@ int main(void)
 		return 1;
 	if (doca_dma_cap_task_memcpy_is_supported(list[0]) != DOCA_SUCCESS)
 		return 1;
+	{
+		uint32_t max_msg = 0;
+
+		if (doca_comch_cap_get_max_msg_size(list[0], &max_msg) != DOCA_SUCCESS || max_msg == 0)
+			return 1;
+	}
 	doca_devinfo_destroy_list(list);
 	if (strcmp(doca_error_get_name(DOCA_ERROR_IN_USE), "DOCA_ERROR_IN_USE") != 0)
 		return 1;
