@@ -38,4 +38,11 @@ size_t ferry_engine_auto_threshold(void);
 /** Number of worker threads the process uses (FERRY_ENGINE_WORKERS, default min(2, ncpu)). */
 unsigned int ferry_worker_count(void);
 
+/**
+ * Tests only: while @p paused, the worker threads take no work, so every copy is
+ * left to a helping poll (or to cancel). Pausing returns once no worker is inside
+ * a channel; unpausing wakes them.
+ */
+void ferry_worker_pause(bool paused);
+
 #endif /* FERRY_ENGINE_PRIV_H_ */

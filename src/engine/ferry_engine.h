@@ -28,8 +28,12 @@
  *    beyond the depth: they are the per-task fast path and their callers
  *    (the DMA context) already validated the task;
  *  - poll may copy part of the oldest unfinished descriptor itself when it has
- *    nothing to return (worker/auto engines), so it can take tens of
- *    microseconds; it still never calls back into the user;
+ *    nothing to return (worker/auto engines), or, for small descriptors, a
+ *    whole window of them no worker has claimed (at most ~128 KiB in all), so
+ *    it can take tens of microseconds; it still never calls back into the user;
+ *  - worker/auto engines: when nobody polls, a small descriptor may wait for a
+ *    dozing worker (well under a millisecond); ready() wakes it, so a caller
+ *    that sleeps until notify asks ready() after arming (the PE does);
  *  - ops->name is "inline", "worker" or "auto", as ferry_engine_kind_name.
  */
 #ifndef FERRY_ENGINE_H_

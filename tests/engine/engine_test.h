@@ -15,7 +15,7 @@
 
 #include "engine/ferry_engine.h"
 
-static enum ferry_engine_kind all_engine_kinds_[] = {
+__attribute__((unused)) static enum ferry_engine_kind all_engine_kinds_[] = {
 	FERRY_ENGINE_INLINE,
 	FERRY_ENGINE_WORKER,
 	FERRY_ENGINE_AUTO,
