@@ -27,6 +27,7 @@
 #include "common/ferry_log.h"
 #include "core/ferry_mem.h"
 #include "dma/dma_priv.h"
+#include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("dma");
 
@@ -148,6 +149,7 @@ static doca_error_t check_src(const struct doca_dma *dma, struct doca_dma_task_m
 		err = check_mmap(dma, task, buf, "source", false);
 		if (err != DOCA_SUCCESS)
 			return err;
+		task->cross_process |= ferry_mmap_remote(ferry_buf_mmap(buf)) != NULL;
 		src_segment(buf, &ptr, &len);
 		if (count == 1) {
 			task->src_ptr = ptr;
@@ -192,6 +194,7 @@ static doca_error_t check_dst(const struct doca_dma *dma, struct doca_dma_task_m
 		err = check_mmap(dma, task, buf, "destination", true);
 		if (err != DOCA_SUCCESS)
 			return err;
+		task->cross_process |= ferry_mmap_remote(ferry_buf_mmap(buf)) != NULL;
 		dst_segment(buf, &ptr, &room);
 		if (count == 1) {
 			task->dst_ptr = ptr;
@@ -237,6 +240,8 @@ static doca_error_t check_task(const struct doca_dma *dma, struct doca_dma_task_
  */
 static bool enqueue_walk(struct doca_dma *dma, struct doca_dma_task_memcpy *task)
 {
+	struct ferry_chan *chan = task->cross_process ? dma->xchan : dma->chan;
+
 	while (task->left > 0) {
 		struct ferry_copy_desc desc;
 		doca_error_t err;
@@ -256,7 +261,13 @@ static bool enqueue_walk(struct doca_dma *dma, struct doca_dma_task_memcpy *task
 		if (desc.len > task->left)
 			desc.len = (size_t)task->left;
 		desc.cookie = (uint64_t)(uintptr_t)task;
-		err = ferry_chan_enqueue(dma->chan, &desc);
+		desc.src_remote = NULL;
+		desc.dst_remote = NULL;
+		if (task->cross_process) {
+			desc.src_remote = ferry_mmap_remote(ferry_buf_mmap(task->cur_src));
+			desc.dst_remote = ferry_mmap_remote(ferry_buf_mmap(task->cur_dst));
+		}
+		err = ferry_chan_enqueue(chan, &desc);
 		if (err == DOCA_ERROR_AGAIN)
 			return false;
 		if (err != DOCA_SUCCESS) {
@@ -366,17 +377,13 @@ static void flush_backlog(struct doca_dma *dma)
 	}
 }
 
-static uint32_t dma_progress(struct doca_ctx *ctx)
+/* Take one batch of completions from @p chan and finish the tasks they end. */
+static uint32_t poll_chan(struct ferry_chan *chan)
 {
-	struct doca_dma *dma = dma_of_ctx(ctx);
 	struct ferry_copy_cpl cpl[DMA_POLL_BATCH];
 	uint32_t delivered = 0;
-	uint32_t n;
+	uint32_t n = ferry_chan_poll(chan, cpl, DMA_POLL_BATCH);
 
-	if (dma->chan == NULL)
-		return 0;
-	dma->in_progress = true;
-	n = ferry_chan_poll(dma->chan, cpl, DMA_POLL_BATCH);
 	for (uint32_t i = 0; i < n; i++) {
 		struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)(uintptr_t)cpl[i].cookie;
 
@@ -388,6 +395,27 @@ static uint32_t dma_progress(struct doca_ctx *ctx)
 			delivered++;
 		}
 	}
+	return delivered;
+}
+
+static void ring_doorbells(struct doca_dma *dma)
+{
+	ferry_chan_doorbell(dma->chan);
+	ferry_chan_doorbell(dma->xchan);
+}
+
+static uint32_t dma_progress(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = dma_of_ctx(ctx);
+	uint32_t delivered;
+
+	if (dma->chan == NULL)
+		return 0;
+	dma->in_progress = true;
+	delivered = poll_chan(dma->chan);
+	/* A callback that stopped the context with nothing in flight closed the channels. */
+	if (dma->xchan != NULL)
+		delivered += poll_chan(dma->xchan);
 	if (dma->flushing)
 		flush_backlog(dma);
 	else if (dma->backlog.head != NULL && drain_backlog(dma))
@@ -400,7 +428,7 @@ static uint32_t dma_progress(struct doca_ctx *ctx)
 	 * has already closed the channel: chan is NULL then.)
 	 */
 	if (dma->doorbell_due && dma->chan != NULL)
-		ferry_chan_doorbell(dma->chan);
+		ring_doorbells(dma);
 	dma->doorbell_due = false;
 	return delivered;
 }
@@ -411,7 +439,7 @@ static bool dma_has_pending(struct doca_ctx *ctx)
 
 	if (dma->done.head != NULL || (dma->flushing && dma->backlog.head != NULL))
 		return true;
-	return dma->chan != NULL && ferry_chan_ready(dma->chan);
+	return dma->chan != NULL && (ferry_chan_ready(dma->chan) || ferry_chan_ready(dma->xchan));
 }
 
 /* ---- context ops ---- */
@@ -444,6 +472,16 @@ static doca_error_t dma_start(struct doca_ctx *ctx)
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE(err, "doca_ctx_start: dma %p: cannot open a %s copy channel of depth %u: %s",
 				  (void *)dma, ferry_engine_kind_name(cfg.kind), cfg.depth, doca_error_get_name(err));
+	/* Tasks on memory of another process copy through cross-memory attach: inline only. */
+	cfg.kind = FERRY_ENGINE_INLINE;
+	cfg.cross_process = true;
+	err = ferry_chan_open(&cfg, &dma->xchan);
+	if (err != DOCA_SUCCESS) {
+		ferry_chan_close(dma->chan);
+		dma->chan = NULL;
+		return FERRY_RULE(err, "doca_ctx_start: dma %p: cannot open the cross-process copy channel: %s",
+				  (void *)dma, doca_error_get_name(err));
+	}
 	dma->backlog.head = dma->backlog.tail = NULL;
 	dma->done.head = dma->done.tail = NULL;
 	dma->flushing = false;
@@ -455,8 +493,10 @@ static void dma_stop(struct doca_ctx *ctx)
 	struct doca_dma *dma = dma_of_ctx(ctx);
 
 	dma->flushing = true;
-	if (dma->chan != NULL)
+	if (dma->chan != NULL) {
 		ferry_chan_cancel(dma->chan);
+		ferry_chan_cancel(dma->xchan);
+	}
 	/* Completions are delivered by progress, never from here. */
 }
 
@@ -464,9 +504,12 @@ static void dma_stopped(struct doca_ctx *ctx)
 {
 	struct doca_dma *dma = dma_of_ctx(ctx);
 
-	if (dma->chan != NULL)
+	if (dma->chan != NULL) {
 		ferry_chan_close(dma->chan);
+		ferry_chan_close(dma->xchan);
+	}
 	dma->chan = NULL;
+	dma->xchan = NULL;
 	dma->flushing = false;
 }
 
@@ -477,6 +520,7 @@ static doca_error_t dma_submit(struct doca_task *base)
 	doca_error_t err;
 
 	task->first_error = DOCA_SUCCESS;
+	task->cross_process = false;
 	err = check_task(dma, task);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -507,7 +551,7 @@ static void dma_flush(struct doca_ctx *ctx)
 	if (dma->in_progress)
 		dma->doorbell_due = true;
 	else
-		ferry_chan_doorbell(dma->chan);
+		ring_doorbells(dma);
 }
 
 static const struct ferry_ctx_ops dma_ops = {
@@ -553,6 +597,8 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	ferry_ctx_add_pool(&dma->ctx, &dma->pool, "dma memcpy", sizeof(struct doca_dma_task_memcpy), memcpy_complete);
 	dma->caps = caps;
 	dma->engine = FERRY_ENGINE_AUTO;
+	/* DMA copies through cross-memory attach: imports of ordinary memory may now be made. */
+	ferry_link_enable_cma();
 	dma->ordered_completions = 1;
 	*dma_out = dma;
 	return DOCA_SUCCESS;

@@ -41,6 +41,7 @@ struct doca_dma_task_memcpy {
 	uint32_t outstanding;        /* descriptors enqueued and not yet polled */
 	bool all_enqueued;           /* no more descriptors will be enqueued */
 	bool dst_is_list;
+	bool cross_process;          /* a buf lies in another process: the task runs on xchan */
 	doca_error_t first_error;
 
 	/* The walk: where the next descriptor starts. */
@@ -69,6 +70,7 @@ struct doca_dma {
 	const struct ferry_dma_caps *caps;
 	enum ferry_engine_kind engine;
 	struct ferry_chan *chan;     /* open while the context is not IDLE */
+	struct ferry_chan *xchan;    /* inline channel for tasks on memory of another process (CMA) */
 	struct ferry_dma_task_list backlog; /* waiting for channel room */
 	struct ferry_dma_task_list done;    /* finished without a descriptor to poll */
 	bool flushing;               /* stop was requested: no more enqueues */

@@ -105,7 +105,7 @@ doca_error_t ferry_chan_open(const struct ferry_chan_cfg *cfg, struct ferry_chan
 	if (cfg->depth == 0 || cfg->depth > FERRY_ENGINE_DEPTH_MAX)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry_chan_open: depth %u; a channel needs 1..%u",
 				  cfg->depth, FERRY_ENGINE_DEPTH_MAX);
-	kind = kind_from_env(cfg->kind);
+	kind = cfg->cross_process ? FERRY_ENGINE_INLINE : kind_from_env(cfg->kind);
 	for (i = 0; i < ENGINE_COUNT; i++)
 		if (engine_table[i].kind == kind)
 			return engine_table[i].ops->chan_open(cfg, chan);

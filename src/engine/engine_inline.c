@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "engine/engine_priv.h"
+#include "link/ferry_remote.h"
 
 /* A real object is never SIZE_MAX bytes long, so len can mark a cancelled slot. */
 #define INLINE_CANCELLED SIZE_MAX
@@ -30,6 +31,9 @@ struct inline_slot {
 	const void *src;
 	size_t len;
 	uint64_t cookie;
+	const struct ferry_remote *src_remote;
+	const struct ferry_remote *dst_remote;
+	doca_error_t status; /* of a copy through cross-memory attach */
 };
 
 struct inline_chan {
@@ -63,7 +67,7 @@ static doca_error_t inline_open(const struct ferry_chan_cfg *cfg, struct ferry_c
 
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	/* aligned_alloc wants a multiple of the alignment; one slot is only 32 bytes. */
+	/* aligned_alloc wants a multiple of the alignment, which one slot is not. */
 	c->slots = aligned_alloc(64, ((size_t)size * sizeof(*c->slots) + 63) & ~(size_t)63);
 	if (c->slots == NULL) {
 		free(c);
@@ -96,6 +100,9 @@ static doca_error_t inline_enqueue(struct ferry_chan *chan, const struct ferry_c
 	s->src = desc->src;
 	s->len = desc->len;
 	s->cookie = desc->cookie;
+	s->src_remote = desc->src_remote;
+	s->dst_remote = desc->dst_remote;
+	s->status = DOCA_SUCCESS;
 	c->tail++;
 	return DOCA_SUCCESS;
 }
@@ -108,8 +115,10 @@ static void inline_doorbell(struct ferry_chan *chan)
 	for (i = c->done; i != c->tail; i++) {
 		struct inline_slot *s = &c->slots[i & c->mask];
 
+		if (s->src_remote != NULL || s->dst_remote != NULL)
+			s->status = ferry_link_copy(s->dst, s->dst_remote, s->src, s->src_remote, s->len);
 		/* len 0 is legal and may come with NULL pointers, which memcpy must not see. */
-		if (s->len != 0)
+		else if (s->len != 0)
 			memcpy(s->dst, s->src, s->len);
 	}
 	c->done = c->tail;
@@ -126,7 +135,7 @@ static uint32_t inline_poll(struct ferry_chan *chan, struct ferry_copy_cpl *cpl,
 		const struct inline_slot *s = &c->slots[(c->head + i) & c->mask];
 
 		cpl[i].cookie = s->cookie;
-		cpl[i].status = s->len == INLINE_CANCELLED ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS;
+		cpl[i].status = s->len == INLINE_CANCELLED ? DOCA_ERROR_IO_FAILED : s->status;
 	}
 	c->head += n;
 	return n;

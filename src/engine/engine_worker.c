@@ -754,6 +754,10 @@ static doca_error_t worker_enqueue(struct ferry_chan *chan, const struct ferry_c
 	struct wchan *c = to_wchan(chan);
 	struct wslot *s;
 
+	if (desc->src_remote != NULL || desc->dst_remote != NULL)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "ferry_chan_enqueue: %s channel: a copy to or from another process needs the inline engine",
+				  c->base.ops->name);
 	if (c->tail - c->head >= c->depth)
 		return DOCA_ERROR_AGAIN;
 	s = slot_at(c, c->tail);

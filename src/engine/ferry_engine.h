@@ -46,13 +46,23 @@
 #include <doca_error.h>
 
 struct ferry_chan;
+struct ferry_remote;
 
-/** One memory copy. */
+/**
+ * One memory copy. A side whose remote handle is set lies in another process
+ * (an import of ordinary memory, reached by cross-memory attach: see
+ * src/link/ferry_remote.h); its pointer is then an address in that process.
+ * Only the inline engine takes such descriptors (the others answer
+ * DOCA_ERROR_NOT_SUPPORTED): it copies them at doorbell with ferry_link_copy,
+ * and their completion carries its status (the exporter may have vanished).
+ */
 struct ferry_copy_desc {
 	void *dst;
 	const void *src;
 	size_t len;
 	uint64_t cookie; /* returned unchanged in the completion */
+	const struct ferry_remote *src_remote; /* NULL: src is an address of this process */
+	const struct ferry_remote *dst_remote; /* NULL: dst is an address of this process */
 };
 
 /** One finished descriptor. */
@@ -72,6 +82,7 @@ enum ferry_engine_kind {
 struct ferry_chan_cfg {
 	enum ferry_engine_kind kind;
 	uint32_t depth;                /* max descriptors enqueued and not yet polled */
+	bool cross_process;            /* descriptors may carry remote handles: inline, whatever the environment says */
 	void (*notify)(void *arg);     /* optional; may be called from any thread */
 	void *notify_arg;
 };

@@ -276,16 +276,20 @@ static int teardown(void **state)
 
 /* ---- tests ---- */
 
-static void test_shared_both_ways(void **state)
+/*
+ * The DPU side DMAs host -> DPU (checked against the host's checksum) and
+ * DPU -> host (the host then checksums what landed in its memory), over host
+ * memory of @p kind: "shared" (ferry_mem_alloc_shared: a shared mapping) or
+ * "malloc" (ordinary memory: cross-memory attach).
+ */
+static void dma_both_ways(const char *kind, const char *bytes, const char *seed)
 {
 	struct host h;
 	struct proc d;
 	char line[LINE_MAX_LEN], sum[64];
 
-	(void)state;
-	/* Not a multiple of the page size: the last page is partly outside the range. */
-	start_host(&h, "1000003", "shared", "rw");
-	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "1234", NULL);
+	start_host(&h, bytes, kind, "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", seed, NULL);
 	expect_line(&d, "import DOCA_SUCCESS");
 	expect_line(&d, "read OK");
 	read_line(&d, line, sizeof(line));
@@ -297,24 +301,17 @@ static void test_shared_both_ways(void **state)
 	stop_host(&h);
 }
 
+static void test_shared_both_ways(void **state)
+{
+	(void)state;
+	/* Not a multiple of the page size: the last page is partly outside the range. */
+	dma_both_ways("shared", "1000003", "1234");
+}
+
 static void test_256mib_by_checksum(void **state)
 {
-	struct host h;
-	struct proc d;
-	char line[LINE_MAX_LEN], sum[64];
-
 	(void)state;
-	start_host(&h, "268435456", "shared", "rw");
-	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "99", NULL);
-	expect_line(&d, "import DOCA_SUCCESS");
-	expect_line(&d, "read OK");
-	read_line(&d, line, sizeof(line));
-	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
-	dpu_done(&d);
-	say(&h.p, "sum\n");
-	read_line(&h.p, line, sizeof(line));
-	assert_string_equal(line, sum);
-	stop_host(&h);
+	dma_both_ways("shared", "268435456", "99");
 }
 
 static void test_many_imports(void **state)
@@ -513,14 +510,58 @@ static void test_cma_exporter_sigkilled(void **state)
 	dpu_done(&d);
 }
 
-static void test_plain_malloc_memory(void **state)
+/* Ordinary (malloc) host memory: DOCA DMA through cross-memory attach, both ways. */
+static void test_malloc_dma_both_ways(void **state)
+{
+	(void)state;
+	dma_both_ways("malloc", "1000003", "4321");
+}
+
+static void test_malloc_dma_256mib(void **state)
+{
+	(void)state;
+	dma_both_ways("malloc", "268435456", "7");
+}
+
+static void test_malloc_dma_read_only(void **state)
 {
 	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN];
+
+	(void)state;
+	start_host(&h, "65536", "malloc", "ro");
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "5", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	expect_line(&d, "write DOCA_ERROR_NOT_PERMITTED");
+	dpu_done(&d);
+	say(&h.p, "sum\n");
+	read_line(&h.p, line, sizeof(line));
+	assert_string_equal(line, h.sum); /* untouched */
+	stop_host(&h);
+}
+
+static void test_malloc_dma_exporter_sigkilled(void **state)
+{
+	struct host h;
+	struct proc d;
 
 	(void)state;
 	start_host(&h, "65536", "malloc", "rw");
-	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_SUPPORTED");
-	stop_host(&h);
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "wait", "read", h.sum, "write", "3", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	expect_line(&d, "waiting");
+	assert_int_equal(kill(h.p.pid, SIGKILL), 0);
+	int status = finish(&h.p);
+	assert_true(WIFSIGNALED(status));
+	usleep(5000); /* importers learn of a death within 1 ms (ferry_link_peer_alive_cached) */
+	say(&d, "go\n");
+	expect_line(&d, "read DOCA_ERROR_BAD_STATE");
+	expect_line(&d, "write DOCA_ERROR_BAD_STATE");
+	dpu_done(&d);
+	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
 }
 
 /*
@@ -639,7 +680,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exporter_exited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exporter_stopped_mmap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_plain_malloc_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malloc_dma_both_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malloc_dma_256mib, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malloc_dma_read_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malloc_dma_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cma_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cma_read_only_and_revoked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cma_exporter_sigkilled, setup, teardown),
