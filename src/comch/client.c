@@ -199,6 +199,14 @@ static bool client_on_frame(struct doca_comch_client *client, const struct ferry
 			ep->recv_cb(&ep->recv_event, (uint8_t *)(uintptr_t)f->payload, f->payload_len, &client->conn);
 		return client->phase == CLIENT_UP;
 	}
+	if (comch_fast_owns_frame(f)) {
+		const char *why = NULL;
+
+		if (comch_fast_on_frame(&client->conn, f, &why) != UINT32_MAX)
+			return client->phase == CLIENT_UP;
+		client_fail(client, DOCA_ERROR_INVALID_VALUE, "the server broke the fast-path protocol: %s", why);
+		return false;
+	}
 	if (f->type == FERRY_FRAME_BYE)
 		client_fail(client, DOCA_ERROR_CONNECTION_ABORTED, "the server ended the connection");
 	else
@@ -278,6 +286,7 @@ static bool client_has_pending(struct doca_ctx *ctx)
 
 static void client_close(struct doca_comch_client *client)
 {
+	comch_fast_conn_gone(&client->conn);
 	if (client->conn.fd >= 0) {
 		ferry_pe_unwatch_fd(client->ep.ctx.pe, client->conn.fd);
 		close(client->conn.fd);

@@ -154,6 +154,7 @@ void comch_ep_init(struct comch_ep *ep, const struct ferry_ctx_ops *ops, bool is
 	ep->recv_queue_size = COMCH_DEFAULT_RECV_QUEUE;
 	ep->recv_event.ep = ep;
 	ep->conn_event.ep = ep;
+	ep->consumer_event.ep = ep;
 }
 
 doca_error_t comch_ep_check_name(const char *call, const char *name)
@@ -179,6 +180,8 @@ doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep)
 	ep->rx_cap = frame > FERRY_FRAME_REFUSE_MAX ? frame : FERRY_FRAME_REFUSE_MAX;
 	if (ep->rx_cap < FERRY_FRAME_HELLO_MAX)
 		ep->rx_cap = FERRY_FRAME_HELLO_MAX;
+	if (ep->rx_cap < FERRY_FRAME_FAST_MAX)
+		ep->rx_cap = FERRY_FRAME_FAST_MAX; /* and the fast path's frames */
 	ep->rx_stride = (ep->rx_cap + COMCH_CACHE_LINE - 1) & ~(size_t)(COMCH_CACHE_LINE - 1);
 	ep->rx_batch = ep->recv_queue_size < COMCH_RX_BATCH_MAX ? ep->recv_queue_size : COMCH_RX_BATCH_MAX;
 	ep->rx = aligned_alloc(COMCH_CACHE_LINE, ep->rx_stride * ep->rx_batch);

@@ -46,6 +46,7 @@
 #define COMCH_CONN_MAGIC 0x436f6e6eu /* "Conn": catches foreign pointers passed as connections */
 
 struct comch_ep;
+struct comch_remote_consumer;
 
 /** A FIFO of send tasks linked through base.next. */
 struct comch_task_list {
@@ -81,6 +82,10 @@ struct doca_comch_connection {
 	struct comch_task_list backlog;
 	uint32_t num_producers;
 	uint32_t num_consumers;
+	/* fast path (comch_fast.h): this side's producers and consumers, the peer's consumers */
+	struct doca_comch_producer *producers;
+	struct doca_comch_consumer *consumers;
+	struct comch_remote_consumer *remotes;
 };
 
 struct doca_comch_task_send {
@@ -108,6 +113,7 @@ struct comch_ep {
 	doca_comch_event_consumer_cb_t expired_consumer_cb;
 	struct doca_comch_event_msg_recv recv_event;
 	struct doca_comch_event_connection_status_changed conn_event;
+	struct doca_comch_event_consumer consumer_event;
 	uint8_t *slab;          /* send_pool.capacity frame slots, from start to stopped */
 	size_t slot_size;
 	uint8_t *rx;            /* rx_batch frame slots, from start to stopped */
@@ -186,5 +192,18 @@ uint32_t comch_ep_complete_done(struct comch_ep *ep);
 void comch_conn_mark_broken(struct doca_comch_connection *conn);
 /** Send a BYE, best effort. */
 void comch_conn_say_bye(struct doca_comch_connection *conn);
+
+/* ---- fast path hooks (fastpath.c) ---- */
+
+/** True for the frame types the fast path handles. */
+bool comch_fast_owns_frame(const struct ferry_frame *f);
+/**
+ * Handle one fast-path frame from the peer of @p conn (from the endpoint's
+ * progress). Returns the events delivered; sets *why and returns UINT32_MAX
+ * when the frame breaks the protocol (the caller ends the connection).
+ */
+uint32_t comch_fast_on_frame(struct doca_comch_connection *conn, const struct ferry_frame *f, const char **why);
+/** The connection ends: detach this side's producers and consumers, forget the peer's consumers. */
+void comch_fast_conn_gone(struct doca_comch_connection *conn);
 
 #endif /* FERRY_COMCH_PRIV_H_ */

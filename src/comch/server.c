@@ -79,6 +79,7 @@ static void server_free_conn(struct doca_comch_server *server, struct doca_comch
 		server->solo = NULL;
 	if (conn->broken)
 		ep->num_broken--;
+	comch_fast_conn_gone(conn);
 	comch_conn_fail_backlog(ep, conn, task_status);
 	if (conn->fd >= 0) {
 		(void)epoll_ctl(server->epoll_fd, EPOLL_CTL_DEL, conn->fd, NULL);
@@ -289,6 +290,20 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 	case FERRY_FRAME_BYE:
 		*stop = true;
 		return server_lost(server, conn, false, "disconnected");
+	case FERRY_FRAME_CONSUMER_UP:
+	case FERRY_FRAME_CONSUMER_DOWN:
+	case FERRY_FRAME_POST:
+	case FERRY_FRAME_DONE: {
+		const char *why = NULL;
+		uint32_t n = comch_fast_on_frame(conn, f, &why);
+
+		if (n == UINT32_MAX) {
+			*stop = true;
+			return server_lost(server, conn, true, "broke the fast-path protocol: %s", why);
+		}
+		*stop = !server_running(server) || conn->broken;
+		return n;
+	}
 	default:
 		*stop = true;
 		return server_lost(server, conn, true, "sent unexpected frame type %d", (int)f->type);

@@ -22,6 +22,19 @@
  *   MSG     (either way) the application's message, 0..max_msg_size bytes
  *   BYE     (either way) empty: the sender ends the connection
  *
+ * Fast-path frames (Comch producer/consumer; ids are never 0):
+ *   CONSUMER_UP   (consumer's side -> peer) a consumer started:
+ *           u32 consumer_id, u32 imm_data_len (<= FERRY_FRAME_IMM_MAX),
+ *           u16 desc_len, desc[desc_len] (1..FERRY_FRAME_DESC_MAX: the export
+ *           descriptor of the consumer's mmap, parsed later by the import code)
+ *   CONSUMER_DOWN (consumer's side -> peer) u32 consumer_id: it stopped
+ *   POST    (consumer's side -> peer) a posted receive buffer:
+ *           u32 consumer_id, u32 slot, u32 generation, u32 len (> 0), u64 addr
+ *           (addr + len must not wrap)
+ *   DONE    (producer's side -> consumer's side) a posted buffer was filled:
+ *           u32 consumer_id, u32 slot, u32 generation, u32 len, u32 producer_id,
+ *           u8 imm_len (<= FERRY_FRAME_IMM_MAX), imm[imm_len]
+ *
  * Everything here is pure (bytes in, result out): the peer is untrusted and the
  * parser is the fuzz target (tests/comch/fuzz_frame.c).
  */
@@ -42,6 +55,16 @@
 #define FERRY_FRAME_HELLO_FIXED 16u
 #define FERRY_FRAME_HELLO_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_HELLO_FIXED + FERRY_FRAME_DEV_MAX + FERRY_FRAME_NAME_MAX)
 #define FERRY_FRAME_REFUSE_MAX (FERRY_FRAME_HDR_LEN + 6u + FERRY_FRAME_REASON_MAX)
+#define FERRY_FRAME_IMM_MAX 32u      /* immediate data of a fast-path send */
+#define FERRY_FRAME_DESC_MAX 256u    /* export descriptor in a CONSUMER_UP */
+#define FERRY_FRAME_UP_FIXED 10u
+#define FERRY_FRAME_UP_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + FERRY_FRAME_DESC_MAX)
+#define FERRY_FRAME_DOWN_LEN (FERRY_FRAME_HDR_LEN + 4u)
+#define FERRY_FRAME_POST_LEN (FERRY_FRAME_HDR_LEN + 24u)
+#define FERRY_FRAME_DONE_FIXED 21u
+#define FERRY_FRAME_DONE_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_FIXED + FERRY_FRAME_IMM_MAX)
+/* The largest frame a fast-path peer sends: a receive buffer must hold it. */
+#define FERRY_FRAME_FAST_MAX FERRY_FRAME_UP_MAX
 
 enum ferry_frame_type {
 	FERRY_FRAME_HELLO = 1,
@@ -49,6 +72,10 @@ enum ferry_frame_type {
 	FERRY_FRAME_REFUSE = 3,
 	FERRY_FRAME_MSG = 4,
 	FERRY_FRAME_BYE = 5,
+	FERRY_FRAME_CONSUMER_UP = 6,
+	FERRY_FRAME_CONSUMER_DOWN = 7,
+	FERRY_FRAME_POST = 8,
+	FERRY_FRAME_DONE = 9,
 };
 
 struct ferry_frame_hello {
@@ -73,6 +100,25 @@ struct ferry_frame_refuse {
 	uint16_t reason_len;
 };
 
+struct ferry_frame_consumer_up {
+	uint32_t consumer_id;
+	uint32_t imm_data_len;
+	const uint8_t *desc; /* points into the datagram */
+	uint16_t desc_len;
+};
+
+/** POST and DONE share their first fields: which consumer, which posted buffer. */
+struct ferry_frame_post {
+	uint32_t consumer_id;
+	uint32_t slot;
+	uint32_t generation;
+	uint32_t len;
+	uint64_t addr;           /* POST only */
+	uint32_t producer_id;    /* DONE only */
+	const uint8_t *imm;      /* DONE only; points into the datagram */
+	uint8_t imm_len;         /* DONE only */
+};
+
 /** A parsed frame; pointers refer into the buffer given to ferry_frame_parse. */
 struct ferry_frame {
 	enum ferry_frame_type type;
@@ -82,6 +128,9 @@ struct ferry_frame {
 		struct ferry_frame_hello hello;
 		struct ferry_frame_welcome welcome;
 		struct ferry_frame_refuse refuse;
+		struct ferry_frame_consumer_up up;
+		uint32_t consumer_id; /* CONSUMER_DOWN */
+		struct ferry_frame_post post; /* POST, DONE */
 	} u;
 };
 
@@ -109,5 +158,19 @@ size_t ferry_frame_build_welcome(uint8_t *buf, uint32_t max_msg_size, uint32_t r
 
 /** Build a REFUSE into @p buf (FERRY_FRAME_REFUSE_MAX bytes); the reason is cut to fit. */
 size_t ferry_frame_build_refuse(uint8_t *buf, doca_error_t error, const char *reason);
+
+/** Build a CONSUMER_UP into @p buf (FERRY_FRAME_UP_MAX bytes); returns its size, 0 if @p desc_len is out of range. */
+size_t ferry_frame_build_consumer_up(uint8_t *buf, uint32_t consumer_id, uint32_t imm_data_len, const void *desc,
+				     size_t desc_len);
+
+/** Build a CONSUMER_DOWN into @p buf (FERRY_FRAME_DOWN_LEN bytes); returns its size. */
+size_t ferry_frame_build_consumer_down(uint8_t *buf, uint32_t consumer_id);
+
+/** Build a POST into @p buf (FERRY_FRAME_POST_LEN bytes); returns its size. */
+size_t ferry_frame_build_post(uint8_t *buf, uint32_t consumer_id, uint32_t slot, uint32_t generation, uint64_t addr,
+			      uint32_t len);
+
+/** Build a DONE into @p buf (FERRY_FRAME_DONE_MAX bytes); returns its size, 0 if @p imm_len is too long. */
+size_t ferry_frame_build_done(uint8_t *buf, const struct ferry_frame_post *done);
 
 #endif /* FERRY_FRAME_H_ */

@@ -102,6 +102,90 @@ static doca_error_t parse_refuse(struct ferry_frame *f, const char **why)
 	return DOCA_SUCCESS;
 }
 
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | ((uint64_t)get_u32(p + 4) << 32);
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	put_u32(p, (uint32_t)v);
+	put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static doca_error_t parse_consumer_up(struct ferry_frame *f, const char **why)
+{
+	struct ferry_frame_consumer_up *u = &f->u.up;
+
+	if (f->payload_len < FERRY_FRAME_UP_FIXED)
+		return refuse_(why, "CONSUMER_UP shorter than its fixed part", DOCA_ERROR_INVALID_VALUE);
+	u->consumer_id = get_u32(f->payload);
+	u->imm_data_len = get_u32(f->payload + 4);
+	u->desc_len = get_u16(f->payload + 8);
+	u->desc = f->payload + FERRY_FRAME_UP_FIXED;
+	if (u->consumer_id == 0)
+		return refuse_(why, "CONSUMER_UP with consumer id 0", DOCA_ERROR_INVALID_VALUE);
+	if (u->imm_data_len > FERRY_FRAME_IMM_MAX)
+		return refuse_(why, "CONSUMER_UP immediate data length above the cap", DOCA_ERROR_INVALID_VALUE);
+	if (u->desc_len == 0 || u->desc_len > FERRY_FRAME_DESC_MAX ||
+	    FERRY_FRAME_UP_FIXED + (uint32_t)u->desc_len != f->payload_len)
+		return refuse_(why, "CONSUMER_UP descriptor length does not match the payload", DOCA_ERROR_INVALID_VALUE);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t parse_consumer_down(struct ferry_frame *f, const char **why)
+{
+	if (f->payload_len != 4)
+		return refuse_(why, "CONSUMER_DOWN payload is not 4 bytes", DOCA_ERROR_INVALID_VALUE);
+	f->u.consumer_id = get_u32(f->payload);
+	if (f->u.consumer_id == 0)
+		return refuse_(why, "CONSUMER_DOWN with consumer id 0", DOCA_ERROR_INVALID_VALUE);
+	return DOCA_SUCCESS;
+}
+
+static void parse_post_head(struct ferry_frame *f)
+{
+	struct ferry_frame_post *p = &f->u.post;
+
+	memset(p, 0, sizeof(*p));
+	p->consumer_id = get_u32(f->payload);
+	p->slot = get_u32(f->payload + 4);
+	p->generation = get_u32(f->payload + 8);
+	p->len = get_u32(f->payload + 12);
+}
+
+static doca_error_t parse_post(struct ferry_frame *f, const char **why)
+{
+	struct ferry_frame_post *p = &f->u.post;
+
+	if (f->payload_len != FERRY_FRAME_POST_LEN - FERRY_FRAME_HDR_LEN)
+		return refuse_(why, "POST payload is not 24 bytes", DOCA_ERROR_INVALID_VALUE);
+	parse_post_head(f);
+	p->addr = get_u64(f->payload + 16);
+	if (p->consumer_id == 0)
+		return refuse_(why, "POST with consumer id 0", DOCA_ERROR_INVALID_VALUE);
+	if (p->len == 0 || p->addr == 0 || p->addr + p->len < p->addr)
+		return refuse_(why, "POST buffer is empty, at address 0 or wraps around", DOCA_ERROR_INVALID_VALUE);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t parse_done(struct ferry_frame *f, const char **why)
+{
+	struct ferry_frame_post *p = &f->u.post;
+
+	if (f->payload_len < FERRY_FRAME_DONE_FIXED)
+		return refuse_(why, "DONE shorter than its fixed part", DOCA_ERROR_INVALID_VALUE);
+	parse_post_head(f);
+	p->producer_id = get_u32(f->payload + 16);
+	p->imm_len = f->payload[20];
+	p->imm = f->payload + FERRY_FRAME_DONE_FIXED;
+	if (p->consumer_id == 0 || p->producer_id == 0)
+		return refuse_(why, "DONE with consumer or producer id 0", DOCA_ERROR_INVALID_VALUE);
+	if (p->imm_len > FERRY_FRAME_IMM_MAX || FERRY_FRAME_DONE_FIXED + (uint32_t)p->imm_len != f->payload_len)
+		return refuse_(why, "DONE immediate data length does not match the payload", DOCA_ERROR_INVALID_VALUE);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t ferry_frame_parse(const void *buf, size_t len, uint32_t max_msg_size, struct ferry_frame *out,
 			       const char **why)
 {
@@ -139,6 +223,14 @@ doca_error_t ferry_frame_parse(const void *buf, size_t len, uint32_t max_msg_siz
 		if (payload_len != 0)
 			return refuse_(why, "BYE with a payload", DOCA_ERROR_INVALID_VALUE);
 		return DOCA_SUCCESS;
+	case FERRY_FRAME_CONSUMER_UP:
+		return parse_consumer_up(out, why);
+	case FERRY_FRAME_CONSUMER_DOWN:
+		return parse_consumer_down(out, why);
+	case FERRY_FRAME_POST:
+		return parse_post(out, why);
+	case FERRY_FRAME_DONE:
+		return parse_done(out, why);
 	default:
 		return refuse_(why, "unknown frame type", DOCA_ERROR_INVALID_VALUE);
 	}
@@ -193,4 +285,60 @@ size_t ferry_frame_build_refuse(uint8_t *buf, doca_error_t error, const char *re
 	memcpy(p + 6, reason, reason_len);
 	ferry_frame_put_header(buf, FERRY_FRAME_REFUSE, (uint32_t)(6 + reason_len));
 	return FERRY_FRAME_HDR_LEN + 6 + reason_len;
+}
+
+size_t ferry_frame_build_consumer_up(uint8_t *buf, uint32_t consumer_id, uint32_t imm_data_len, const void *desc,
+				     size_t desc_len)
+{
+	uint8_t *p = buf + FERRY_FRAME_HDR_LEN;
+
+	if (desc_len == 0 || desc_len > FERRY_FRAME_DESC_MAX)
+		return 0;
+	put_u32(p, consumer_id);
+	put_u32(p + 4, imm_data_len);
+	put_u16(p + 8, (uint16_t)desc_len);
+	memcpy(p + FERRY_FRAME_UP_FIXED, desc, desc_len);
+	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_UP, (uint32_t)(FERRY_FRAME_UP_FIXED + desc_len));
+	return FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + desc_len;
+}
+
+size_t ferry_frame_build_consumer_down(uint8_t *buf, uint32_t consumer_id)
+{
+	put_u32(buf + FERRY_FRAME_HDR_LEN, consumer_id);
+	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_DOWN, 4);
+	return FERRY_FRAME_DOWN_LEN;
+}
+
+static void put_post_head(uint8_t *p, uint32_t consumer_id, uint32_t slot, uint32_t generation, uint32_t len)
+{
+	put_u32(p, consumer_id);
+	put_u32(p + 4, slot);
+	put_u32(p + 8, generation);
+	put_u32(p + 12, len);
+}
+
+size_t ferry_frame_build_post(uint8_t *buf, uint32_t consumer_id, uint32_t slot, uint32_t generation, uint64_t addr,
+			      uint32_t len)
+{
+	uint8_t *p = buf + FERRY_FRAME_HDR_LEN;
+
+	put_post_head(p, consumer_id, slot, generation, len);
+	put_u64(p + 16, addr);
+	ferry_frame_put_header(buf, FERRY_FRAME_POST, FERRY_FRAME_POST_LEN - FERRY_FRAME_HDR_LEN);
+	return FERRY_FRAME_POST_LEN;
+}
+
+size_t ferry_frame_build_done(uint8_t *buf, const struct ferry_frame_post *done)
+{
+	uint8_t *p = buf + FERRY_FRAME_HDR_LEN;
+
+	if (done->imm_len > FERRY_FRAME_IMM_MAX)
+		return 0;
+	put_post_head(p, done->consumer_id, done->slot, done->generation, done->len);
+	put_u32(p + 16, done->producer_id);
+	p[20] = done->imm_len;
+	if (done->imm_len != 0)
+		memcpy(p + FERRY_FRAME_DONE_FIXED, done->imm, done->imm_len);
+	ferry_frame_put_header(buf, FERRY_FRAME_DONE, FERRY_FRAME_DONE_FIXED + done->imm_len);
+	return FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_FIXED + done->imm_len;
 }

@@ -45,6 +45,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (f.type == FERRY_FRAME_MSG && f.payload_len > limits[i])
 			abort();
+		if (f.type == FERRY_FRAME_CONSUMER_UP &&
+		    (f.u.up.consumer_id == 0 || f.u.up.imm_data_len > FERRY_FRAME_IMM_MAX || f.u.up.desc_len == 0 ||
+		     f.u.up.desc_len > FERRY_FRAME_DESC_MAX || f.u.up.desc_len + FERRY_FRAME_UP_FIXED != f.payload_len))
+			abort();
+		if (f.type == FERRY_FRAME_POST &&
+		    (f.u.post.consumer_id == 0 || f.u.post.len == 0 || f.u.post.addr + f.u.post.len < f.u.post.addr))
+			abort();
+		if (f.type == FERRY_FRAME_DONE &&
+		    (f.u.post.imm_len > FERRY_FRAME_IMM_MAX || f.u.post.producer_id == 0 ||
+		     f.u.post.imm_len + FERRY_FRAME_DONE_FIXED != f.payload_len))
+			abort();
 	}
 	free(copy);
 	return 0;
@@ -53,8 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FERRY_FUZZ_STANDALONE
 int main(void)
 {
-	uint8_t seeds[4][FERRY_FRAME_REFUSE_MAX];
-	size_t lens[4];
+	static const uint8_t desc[40] = {1, 2, 3};
+	static const uint8_t imm[8] = {9, 8, 7};
+	const struct ferry_frame_post done = {
+		.consumer_id = 3, .slot = 1, .generation = 2, .len = 100, .producer_id = 4, .imm = imm, .imm_len = 8};
+	uint8_t seeds[8][FERRY_FRAME_REFUSE_MAX];
+	size_t lens[8];
 
 	lens[0] = ferry_frame_build_hello(seeds[0], 4080, 64, 0, "b1:00.0", "server");
 	lens[1] = ferry_frame_build_welcome(seeds[1], 4080, 64, 1);
@@ -62,7 +77,11 @@ int main(void)
 	ferry_frame_put_header(seeds[3], FERRY_FRAME_MSG, 8);
 	memset(seeds[3] + FERRY_FRAME_HDR_LEN, 'm', 8);
 	lens[3] = FERRY_FRAME_HDR_LEN + 8;
-	for (int s = 0; s < 4; s++)
+	lens[4] = ferry_frame_build_consumer_up(seeds[4], 3, 16, desc, sizeof(desc));
+	lens[5] = ferry_frame_build_consumer_down(seeds[5], 3);
+	lens[6] = ferry_frame_build_post(seeds[6], 3, 1, 2, 0x560000001000ull, 4096);
+	lens[7] = ferry_frame_build_done(seeds[7], &done);
+	for (int s = 0; s < 8; s++)
 		for (size_t cut = 0; cut <= lens[s]; cut++)
 			LLVMFuzzerTestOneInput(seeds[s], cut);
 	return 0;

@@ -23,7 +23,10 @@
 #include <doca_comch.h>
 #include <doca_comch_consumer.h>
 #include <doca_comch_producer.h>
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
 #include <doca_ctx.h>
+#include <doca_mmap.h>
 #include <doca_pe.h>
 
 #include "comch/comch_priv.h"
@@ -186,6 +189,14 @@ static void progress_until(bool (*cond)(void), int max_loops)
 		if (doca_pe_progress(F->pe) == 0)
 			usleep(100);
 	}
+	if (!cond() && ferry_test_log_file_ != NULL) { /* show what the library said */
+		char line[1024];
+
+		fflush(ferry_test_log_file_);
+		rewind(ferry_test_log_file_);
+		while (fgets(line, sizeof(line), ferry_test_log_file_) != NULL)
+			fputs(line, stderr);
+	}
 	assert_true(cond());
 }
 
@@ -316,22 +327,6 @@ static void test_setters_and_getters(void **state)
 	assert_ptr_equal(dev, F->host);
 	/* a server holds its device: closing it is refused while the server exists */
 	assert_int_equal(doca_dev_close(F->dpu), DOCA_ERROR_IN_USE);
-}
-
-static void test_fast_path_not_supported(void **state)
-{
-	struct doca_comch_producer *p = NULL;
-	struct doca_comch_consumer *c = NULL;
-	uint32_t v;
-
-	(void)state;
-	assert_int_equal(doca_comch_producer_create((struct doca_comch_connection *)F, &p), DOCA_ERROR_NOT_SUPPORTED);
-	assert_true(ferry_test_log_has("fast path (producer/consumer) is not implemented"));
-	assert_int_equal(doca_comch_consumer_create((struct doca_comch_connection *)F, (struct doca_mmap *)F, &c),
-			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->host), &v),
-			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_comch_producer_create(NULL, &p), DOCA_ERROR_INVALID_VALUE);
 }
 
 /* ---- connection ---- */
@@ -729,13 +724,295 @@ static void test_silent_flood_is_cleaned_up(void **state)
 	progress_until(client_running, 100000);
 }
 
+
+/* ---- fast path (producer, consumer) in one process ---- */
+
+static unsigned g_new_consumers, g_expired_consumers, g_recv_ok, g_recv_err, g_send_ok, g_send_err;
+static uint32_t g_remote_id, g_last_producer, g_last_imm_len;
+static uint8_t g_last_imm[32];
+static size_t g_last_recv_len;
+static doca_error_t g_last_send_status;
+
+static void on_new_consumer(struct doca_comch_event_consumer *ev, struct doca_comch_connection *conn, uint32_t id)
+{
+	(void)ev;
+	(void)conn;
+	g_new_consumers++;
+	g_remote_id = id;
+}
+
+static void on_expired_consumer(struct doca_comch_event_consumer *ev, struct doca_comch_connection *conn, uint32_t id)
+{
+	(void)ev;
+	(void)conn;
+	(void)id;
+	g_expired_consumers++;
+}
+
+static void recv_ok(struct doca_comch_consumer_task_post_recv *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	g_recv_ok++;
+	g_last_producer = doca_comch_consumer_task_post_recv_get_producer_id(t);
+	g_last_imm_len = doca_comch_consumer_task_post_recv_get_imm_data_len(t);
+	memcpy(g_last_imm, doca_comch_consumer_task_post_recv_get_imm_data(t), g_last_imm_len);
+	(void)doca_buf_get_data_len(doca_comch_consumer_task_post_recv_get_buf(t), &g_last_recv_len);
+}
+
+static void recv_err(struct doca_comch_consumer_task_post_recv *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	(void)t;
+	g_recv_err++;
+}
+
+static void prod_ok(struct doca_comch_producer_task_send *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	g_send_ok++;
+	g_last_send_status = doca_task_get_status(doca_comch_producer_task_send_as_task(t));
+}
+
+static void prod_err(struct doca_comch_producer_task_send *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	g_send_err++;
+	g_last_send_status = doca_task_get_status(doca_comch_producer_task_send_as_task(t));
+}
+
+static void test_fast_path_rules(void **state)
+{
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_connection fake;
+	uint32_t v = 0;
+
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	assert_int_equal(doca_comch_producer_create(NULL, &p), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_create(&fake, &p), DOCA_ERROR_INVALID_VALUE);
+	assert_true(ferry_test_log_has("not a live, established connection"));
+	assert_int_equal(doca_comch_consumer_create(NULL, (struct doca_mmap *)F, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_create(&fake, NULL, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_comch_producer_as_ctx(NULL));
+	assert_null(doca_comch_consumer_as_ctx(NULL));
+	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(NULL, &v), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->host), NULL),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->host), &v), DOCA_SUCCESS);
+	assert_true(v >= (1u << 30));
+	assert_int_equal(doca_comch_consumer_cap_get_max_buf_size(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_true(v >= (1u << 30));
+	assert_int_equal(doca_comch_consumer_cap_get_max_imm_data_len(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(v, 32);
+	assert_int_equal(doca_comch_consumer_cap_get_max_num_tasks(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_true(v >= 1024);
+	assert_int_equal(doca_comch_producer_cap_get_max_num_tasks(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_true(v >= 1024);
+	assert_int_equal(doca_comch_producer_cap_is_supported(doca_dev_as_devinfo(F->host)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_cap_is_supported(doca_dev_as_devinfo(F->dpu)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_cap_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_comch_producer_task_send_get_buf(NULL));
+	assert_int_equal(doca_comch_consumer_task_post_recv_get_producer_id(NULL), 0);
+}
+
+static struct doca_mmap *fast_mmap(void *mem, size_t len, struct doca_dev *dev)
+{
+	struct doca_mmap *m = NULL;
+
+	assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(m, mem, len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(m, dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	return m;
+}
+
+static bool consumer_seen(void)
+{
+	return g_new_consumers > 0;
+}
+
+static unsigned g_want_recv;
+static bool recv_count_reached(void)
+{
+	return g_recv_ok + g_recv_err >= g_want_recv && g_send_ok + g_send_err >= g_want_recv;
+}
+
+static bool consumer_expired(void)
+{
+	return g_expired_consumers > 0;
+}
+
+/*
+ * A consumer on the server's connection, a producer on the client's: the
+ * new-consumer event, a send that waits for a post, immediate data, sizes,
+ * a send too big for the post, then the consumer going away.
+ */
+static void test_fast_path_in_one_process(void **state)
+{
+	enum { LEN = 1 << 16 };
+	uint8_t *cmem = calloc(1, LEN), *pmem = malloc(LEN);
+	struct doca_mmap *cm, *pm;
+	struct doca_buf_inventory *inv = NULL;
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_connection *cconn = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	struct doca_comch_producer_task_send *st = NULL;
+	struct doca_buf *rbuf = NULL, *sbuf = NULL, *big = NULL;
+	uint8_t imm[32];
+	uint32_t cid = 0, pid = 0, v = 0;
+
+	(void)state;
+	g_new_consumers = g_expired_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
+	for (size_t i = 0; i < LEN; i++)
+		pmem[i] = (uint8_t)(i * 7 + 3);
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "fast1", &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 64), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->host, "fast1", &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, 64), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_event_consumer_register(F->client, on_new_consumer, on_expired_consumer),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
+	progress_until(client_running, 100000);
+	assert_int_equal(doca_comch_client_get_connection(F->client, &cconn), DOCA_SUCCESS);
+
+	cm = fast_mmap(cmem, LEN, F->dpu);
+	pm = fast_mmap(pmem, LEN, F->host);
+	assert_int_equal(doca_buf_inventory_create(8, &inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+
+	/* consumer on the server side */
+	assert_int_equal(doca_comch_consumer_create(F->server_conn, cm, &c), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_set_imm_data_len(c, 33), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_set_imm_data_len(c, 16), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_get_imm_data_len(c, &v), DOCA_SUCCESS);
+	assert_int_equal(v, 16);
+	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, NULL, recv_err, 4), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_set_imm_data_len(c, 8), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
+	progress_until(consumer_seen, 100000);
+	assert_int_equal(g_remote_id, cid);
+
+	/* producer on the client side; its first send waits for a post */
+	assert_int_equal(doca_comch_producer_create(cconn, &p), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_get_id(p, &pid), DOCA_SUCCESS);
+	assert_int_not_equal(pid, 0);
+	assert_int_equal(doca_comch_producer_task_send_set_conf(p, prod_ok, prod_err, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, 1000, &sbuf), DOCA_SUCCESS);
+	for (int i = 0; i < 32; i++)
+		imm[i] = (uint8_t)(0xA0 + i);
+	assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, imm, 33, cid, &st), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, imm, 12, cid, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_task_send_get_consumer_id(st), cid);
+	assert_int_equal(doca_comch_producer_task_send_get_imm_data_len(st), 12);
+	assert_ptr_equal(doca_comch_producer_task_send_get_buf(st), sbuf);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	for (int i = 0; i < 200; i++)
+		(void)doca_pe_progress(F->pe);
+	assert_int_equal(g_send_ok + g_send_err, 0); /* no posted buffer yet: the send waits */
+
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem, 4096, &rbuf), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(c, rbuf, &rt), DOCA_SUCCESS);
+	assert_ptr_equal(doca_comch_consumer_task_post_recv_get_buf(rt), rbuf);
+	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
+	g_want_recv = 1;
+	progress_until(recv_count_reached, 100000);
+	assert_int_equal(g_send_ok, 1);
+	assert_int_equal(g_recv_ok, 1);
+	assert_int_equal(g_last_recv_len, 1000);
+	assert_memory_equal(cmem, pmem, 1000);
+	assert_int_equal(g_last_producer, pid);
+	assert_int_equal(g_last_imm_len, 12);
+	assert_memory_equal(g_last_imm, imm, 12);
+
+	/* immediate data above what the consumer accepts (16): the send fails */
+	assert_int_equal(doca_buf_reset_data_len(rbuf), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
+	doca_comch_producer_task_send_set_imm_data(st, imm, 20);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	g_send_ok = g_send_err = 0;
+	g_recv_ok = 0;
+	for (int i = 0; i < 200 && g_send_err == 0; i++)
+		(void)doca_pe_progress(F->pe);
+	assert_int_equal(g_send_err, 1);
+	assert_int_equal(g_recv_ok, 0); /* the buffer stays posted */
+	assert_int_equal(g_last_send_status, DOCA_ERROR_INVALID_VALUE);
+
+	/* larger than the posted 4096: TOO_BIG, the post stays for the next send */
+	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, 8192, &big), DOCA_SUCCESS);
+	doca_comch_producer_task_send_set_buf(st, big);
+	doca_comch_producer_task_send_set_imm_data(st, NULL, 0);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	g_send_err = 0;
+	for (int i = 0; i < 200 && g_send_err == 0; i++)
+		(void)doca_pe_progress(F->pe);
+	assert_int_equal(g_send_err, 1);
+	assert_int_equal(g_last_send_status, DOCA_ERROR_TOO_BIG);
+
+	/* an unknown consumer id: NOT_FOUND */
+	doca_comch_producer_task_send_set_consumer_id(st, cid + 1000);
+	doca_comch_producer_task_send_set_buf(st, sbuf);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	g_send_err = 0;
+	for (int i = 0; i < 200 && g_send_err == 0; i++)
+		(void)doca_pe_progress(F->pe);
+	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
+
+	/* the consumer stops: its post is flushed, the producer's side sees it expire */
+	assert_int_equal(doca_ctx_stop(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
+	for (int i = 0; i < 200 && g_recv_err == 0; i++)
+		(void)doca_pe_progress(F->pe);
+	assert_int_equal(g_recv_err, 1);
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
+	stop_idle(doca_comch_consumer_as_ctx(c));
+	progress_until(consumer_expired, 100000);
+	doca_comch_producer_task_send_set_consumer_id(st, cid);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	g_send_err = 0;
+	for (int i = 0; i < 200 && g_send_err == 0; i++)
+		(void)doca_pe_progress(F->pe);
+	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
+
+	doca_task_free(doca_comch_producer_task_send_as_task(st));
+	stop_idle(doca_comch_producer_as_ctx(p));
+	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
+	(void)doca_buf_dec_refcount(rbuf, NULL);
+	(void)doca_buf_dec_refcount(sbuf, NULL);
+	(void)doca_buf_dec_refcount(big, NULL);
+	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(cm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(pm), DOCA_SUCCESS);
+	free(cmem);
+	free(pmem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setters_and_getters, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fast_path_not_supported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_in_one_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_and_exchange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_connection_events, setup, teardown),

@@ -207,6 +207,120 @@ static void test_welcome_and_refuse(void **state)
 }
 
 /* Deterministic garbage: random datagrams, and random bit flips of valid frames. */
+
+/* ---- fast-path frames ---- */
+
+static void test_consumer_up_rules(void **state)
+{
+	uint8_t buf[FERRY_FRAME_UP_MAX + 8], desc[FERRY_FRAME_DESC_MAX + 1];
+	struct ferry_frame f;
+	size_t len;
+
+	(void)state;
+	memset(desc, 0x5a, sizeof(desc));
+	assert_int_equal(ferry_frame_build_consumer_up(buf, 7, 16, desc, 0), 0);
+	assert_int_equal(ferry_frame_build_consumer_up(buf, 7, 16, desc, FERRY_FRAME_DESC_MAX + 1), 0);
+	len = ferry_frame_build_consumer_up(buf, 7, 16, desc, FERRY_FRAME_DESC_MAX); /* boundary */
+	assert_int_equal(len, FERRY_FRAME_UP_MAX);
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_CONSUMER_UP);
+	assert_int_equal(f.u.up.consumer_id, 7);
+	assert_int_equal(f.u.up.imm_data_len, 16);
+	assert_int_equal(f.u.up.desc_len, FERRY_FRAME_DESC_MAX);
+	assert_memory_equal(f.u.up.desc, desc, FERRY_FRAME_DESC_MAX);
+	len = ferry_frame_build_consumer_up(buf, 7, 16, desc, 20);
+	assert_int_equal(parse_exact(buf, len - 1, &f), DOCA_ERROR_INVALID_VALUE); /* header length lies */
+	buf[FERRY_FRAME_HDR_LEN + 8] = 21; /* descriptor length lies */
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	len = ferry_frame_build_consumer_up(buf, 0, 16, desc, 20); /* id 0 */
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	len = ferry_frame_build_consumer_up(buf, 7, FERRY_FRAME_IMM_MAX + 1, desc, 20);
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_UP, 9); /* shorter than the fixed part */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_HDR_LEN + 9, &f), DOCA_ERROR_INVALID_VALUE);
+}
+
+static void test_consumer_down_rules(void **state)
+{
+	uint8_t buf[FERRY_FRAME_DOWN_LEN + 4];
+	struct ferry_frame f;
+
+	(void)state;
+	assert_int_equal(ferry_frame_build_consumer_down(buf, 0), FERRY_FRAME_DOWN_LEN);
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_DOWN_LEN, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_DOWN, 5);
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_DOWN_LEN + 1, &f), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(ferry_frame_build_consumer_down(buf, 42), FERRY_FRAME_DOWN_LEN);
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_DOWN_LEN, &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_CONSUMER_DOWN);
+	assert_int_equal(f.u.consumer_id, 42);
+}
+
+static void test_post_rules(void **state)
+{
+	uint8_t buf[FERRY_FRAME_POST_LEN + 4];
+	struct ferry_frame f;
+
+	(void)state;
+	ferry_frame_build_post(buf, 0, 1, 2, 0x1000, 64); /* id 0 */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_POST_LEN, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_build_post(buf, 5, 1, 2, 0x1000, 0); /* empty */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_POST_LEN, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_build_post(buf, 5, 1, 2, 0, 64); /* address 0 */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_POST_LEN, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_build_post(buf, 5, 1, 2, UINT64_MAX - 10, 64); /* wraps */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_POST_LEN, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_build_post(buf, 5, 1, 2, UINT64_MAX - 64, 64); /* ends at the top: fine */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_POST_LEN, &f), DOCA_SUCCESS);
+	ferry_frame_put_header(buf, FERRY_FRAME_POST, 23);
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_POST_LEN - 1, &f), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(ferry_frame_build_post(buf, 5, 9, 77, 0x560000002000ull, 4096), FERRY_FRAME_POST_LEN);
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_POST_LEN, &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_POST);
+	assert_int_equal(f.u.post.consumer_id, 5);
+	assert_int_equal(f.u.post.slot, 9);
+	assert_int_equal(f.u.post.generation, 77);
+	assert_int_equal(f.u.post.addr, 0x560000002000ull);
+	assert_int_equal(f.u.post.len, 4096);
+}
+
+static void test_done_rules(void **state)
+{
+	uint8_t buf[FERRY_FRAME_DONE_MAX + 4], imm[FERRY_FRAME_IMM_MAX];
+	struct ferry_frame_post d = {.consumer_id = 5, .slot = 1, .generation = 3, .len = 100, .producer_id = 8};
+	struct ferry_frame f;
+	size_t len;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(imm); i++)
+		imm[i] = (uint8_t)(i + 1);
+	d.imm = imm;
+	d.imm_len = FERRY_FRAME_IMM_MAX + 1;
+	assert_int_equal(ferry_frame_build_done(buf, &d), 0);
+	d.imm_len = FERRY_FRAME_IMM_MAX; /* boundary */
+	len = ferry_frame_build_done(buf, &d);
+	assert_int_equal(len, FERRY_FRAME_DONE_MAX);
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, FERRY_FRAME_DONE);
+	assert_int_equal(f.u.post.producer_id, 8);
+	assert_int_equal(f.u.post.len, 100);
+	assert_int_equal(f.u.post.imm_len, FERRY_FRAME_IMM_MAX);
+	assert_memory_equal(f.u.post.imm, imm, FERRY_FRAME_IMM_MAX);
+	buf[FERRY_FRAME_HDR_LEN + 20] = FERRY_FRAME_IMM_MAX + 1; /* immediate length lies */
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	d.imm_len = 0;
+	d.producer_id = 0; /* no producer */
+	len = ferry_frame_build_done(buf, &d);
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	d.producer_id = 8;
+	len = ferry_frame_build_done(buf, &d);
+	assert_int_equal(len, FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_FIXED);
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_SUCCESS);
+	assert_int_equal(f.u.post.imm_len, 0);
+	ferry_frame_put_header(buf, FERRY_FRAME_DONE, 20); /* shorter than the fixed part */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_HDR_LEN + 20, &f), DOCA_ERROR_INVALID_VALUE);
+}
+
 static void test_garbage_never_crashes(void **state)
 {
 	static uint8_t buf[FERRY_FRAME_HDR_LEN + MAX_MSG + 64];
@@ -223,7 +337,7 @@ static void test_garbage_never_crashes(void **state)
 		for (size_t i = 0; i < len; i++)
 			buf[i] = (uint8_t)rand_r(&seed);
 		if (round % 2 == 0 && len >= 8) /* a plausible header half the time */
-			ferry_frame_put_header(buf, (enum ferry_frame_type)(rand_r(&seed) % 7),
+			ferry_frame_put_header(buf, (enum ferry_frame_type)(rand_r(&seed) % 11),
 					       (uint32_t)(len - FERRY_FRAME_HDR_LEN));
 		if (parse_exact(buf, len, &f) == DOCA_SUCCESS) {
 			accepted++;
@@ -259,6 +373,10 @@ int main(void)
 		cmocka_unit_test(test_bye_rules),
 		cmocka_unit_test(test_hello_rules),
 		cmocka_unit_test(test_welcome_and_refuse),
+		cmocka_unit_test(test_consumer_up_rules),
+		cmocka_unit_test(test_consumer_down_rules),
+		cmocka_unit_test(test_post_rules),
+		cmocka_unit_test(test_done_rules),
 		cmocka_unit_test(test_garbage_never_crashes),
 	};
 

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * consumer.c - doca_comch_consumer: post buffers that producers of the peer fill.
+ * Design notes in comch_fast.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_buf.h>
+#include <doca_comch_consumer.h>
+#include <doca_mmap.h>
+
+#include "comch/comch_fast.h"
+#include "common/ferry_log.h"
+#include "core/ferry_mem.h"
+
+FERRY_LOG_MODULE("comch");
+
+static struct doca_comch_consumer *consumer_of_ctx(struct doca_ctx *ctx)
+{
+	return (struct doca_comch_consumer *)ctx;
+}
+
+static struct doca_comch_consumer_task_post_recv *task_at(struct doca_comch_consumer *c, uint32_t slot)
+{
+	return (struct doca_comch_consumer_task_post_recv *)((char *)c->pool.mem + (size_t)slot * c->pool.elem_size);
+}
+
+static uint32_t slot_of(const struct doca_comch_consumer *c, const struct doca_comch_consumer_task_post_recv *task)
+{
+	return (uint32_t)((size_t)((const char *)task - (const char *)c->pool.mem) / c->pool.elem_size);
+}
+
+static void finish(struct doca_comch_consumer *c, struct doca_comch_consumer_task_post_recv *task, doca_error_t status)
+{
+	task->posted = false;
+	task->base.status = status;
+	comch_fast_list_push(&c->done, &task->base);
+	if (c->ctx.pe != NULL)
+		ferry_pe_wake(c->ctx.pe);
+}
+
+static void fail_posted(struct doca_comch_consumer *c, doca_error_t status)
+{
+	if (c->pool.mem == NULL)
+		return;
+	for (uint32_t i = 0; i < c->pool.capacity; i++) {
+		struct doca_comch_consumer_task_post_recv *task = task_at(c, i);
+
+		if (task->base.state == FERRY_TASK_SUBMITTED && task->posted)
+			finish(c, task, status);
+	}
+}
+
+static struct doca_comch_consumer *find_consumer(const struct doca_comch_connection *conn, uint32_t id)
+{
+	for (struct doca_comch_consumer *c = conn->consumers; c != NULL; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+uint32_t comch_consumer_on_done(struct doca_comch_connection *conn, const struct ferry_frame_post *done,
+				const char **why)
+{
+	struct doca_comch_consumer *c = find_consumer(conn, done->consumer_id);
+	struct doca_comch_consumer_task_post_recv *task;
+
+	if (c == NULL || c->pool.mem == NULL || done->slot >= c->pool.capacity) {
+		*why = "DONE for a consumer or slot that does not exist";
+		return UINT32_MAX;
+	}
+	task = task_at(c, done->slot);
+	if (!task->posted || task->generation != done->generation) {
+		/* A producer raced the consumer's stop: the buffer was flushed already. */
+		FERRY_DBG("comch consumer %u: DONE for slot %u generation %u that is no longer posted", c->id,
+			  done->slot, done->generation);
+		return 0;
+	}
+	if (done->len > task->room_len || done->imm_len > c->imm_data_len) {
+		*why = "DONE longer than the posted buffer or the consumer's immediate data length";
+		return UINT32_MAX;
+	}
+	(void)doca_buf_set_data(task->buf, task->room, done->len);
+	task->producer_id = done->producer_id;
+	task->imm_len = done->imm_len;
+	if (done->imm_len != 0)
+		memcpy(task->imm, done->imm, done->imm_len);
+	finish(c, task, DOCA_SUCCESS);
+	return 0;
+}
+
+void comch_consumers_conn_gone(struct doca_comch_connection *conn)
+{
+	struct doca_comch_consumer *c;
+
+	while ((c = conn->consumers) != NULL) {
+		conn->consumers = c->next;
+		c->next = NULL;
+		fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
+		c->announced = false;
+		c->conn = NULL;
+	}
+	conn->num_consumers = 0;
+}
+
+/* ---- context ops ---- */
+
+static doca_error_t send_frame(struct doca_comch_consumer *c, const uint8_t *frame, size_t len)
+{
+	doca_error_t err = ferry_link_send(c->conn->fd, frame, len);
+
+	if (err != DOCA_SUCCESS && err != DOCA_ERROR_AGAIN)
+		comch_conn_mark_broken(c->conn);
+	return err;
+}
+
+static doca_error_t consumer_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+	const char *call = "doca_ctx_start";
+	uint8_t frame[FERRY_FRAME_UP_MAX];
+	const void *desc = NULL;
+	size_t desc_len = 0, n;
+	doca_error_t err;
+
+	if (!comch_fast_conn_usable(c->conn))
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "%s: comch consumer %u: its connection has ended", call, c->id);
+	if (!ferry_mmap_is_usable(c->mmap) || (ferry_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "%s: comch consumer %u: its mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE", call,
+				  c->id);
+	err = doca_mmap_export_pci(c->mmap, c->conn->ep->ctx.dev, &desc, &desc_len);
+	if (err != DOCA_SUCCESS)
+		return err; /* logged by the export */
+	n = ferry_frame_build_consumer_up(frame, c->id, c->imm_data_len, desc, desc_len);
+	if (n == 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: comch consumer %u: export descriptor of %zu bytes too long",
+				  call, c->id, desc_len);
+	err = send_frame(c, frame, n);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err == DOCA_ERROR_AGAIN ? DOCA_ERROR_AGAIN : DOCA_ERROR_NOT_CONNECTED,
+				  "%s: comch consumer %u: cannot announce it to the peer (%s)", call, c->id,
+				  doca_error_get_name(err));
+	c->announced = true;
+	return DOCA_SUCCESS;
+}
+
+static void consumer_stop(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+	uint8_t frame[FERRY_FRAME_DOWN_LEN];
+
+	fail_posted(c, DOCA_ERROR_IO_FAILED);
+	if (c->announced && comch_fast_conn_usable(c->conn))
+		(void)send_frame(c, frame, ferry_frame_build_consumer_down(frame, c->id));
+	c->announced = false;
+}
+
+static doca_error_t consumer_submit(struct doca_task *task)
+{
+	struct doca_comch_consumer_task_post_recv *post = (struct doca_comch_consumer_task_post_recv *)task;
+	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
+	uint8_t frame[FERRY_FRAME_POST_LEN];
+	void *head = NULL, *data = NULL;
+	size_t len = 0;
+	doca_error_t err;
+
+	if (!comch_fast_conn_usable(c->conn))
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_task_submit: comch consumer %u: its connection has ended",
+				  c->id);
+	if (post->buf == NULL || ferry_buf_mmap(post->buf) != c->mmap)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: comch consumer %u: the buf must come from the consumer's mmap", c->id);
+	(void)doca_buf_get_head(post->buf, &head);
+	(void)doca_buf_get_len(post->buf, &len);
+	(void)doca_buf_get_data(post->buf, &data);
+	len -= (size_t)((char *)data - (char *)head); /* the producer writes from the data address on */
+	if (len == 0 || len > COMCH_FAST_MAX_BUF_SIZE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu",
+				  c->id, COMCH_FAST_MAX_BUF_SIZE, len);
+	post->room = data;
+	post->room_len = (uint32_t)len;
+	post->generation = ++c->next_generation;
+	err = send_frame(c, frame,
+			 ferry_frame_build_post(frame, c->id, slot_of(c, post), post->generation, (uint64_t)(uintptr_t)data,
+						post->room_len));
+	if (err == DOCA_ERROR_AGAIN)
+		return DOCA_ERROR_AGAIN;
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_task_submit: comch consumer %u: the peer is gone", c->id);
+	post->posted = true;
+	return DOCA_SUCCESS;
+}
+
+static uint32_t consumer_progress(struct doca_ctx *ctx)
+{
+	return comch_fast_complete_list(&consumer_of_ctx(ctx)->done);
+}
+
+static bool consumer_has_pending(struct doca_ctx *ctx)
+{
+	return consumer_of_ctx(ctx)->done.head != NULL;
+}
+
+static const struct ferry_ctx_ops consumer_ops = {
+	.start = consumer_start,
+	.stop = consumer_stop,
+	.submit = consumer_submit,
+	.progress = consumer_progress,
+	.has_pending = consumer_has_pending,
+};
+
+static void post_recv_complete(struct doca_task *task, union doca_data task_user_data, union doca_data ctx_user_data,
+			       bool success)
+{
+	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
+
+	(success ? c->ok_cb : c->err_cb)((struct doca_comch_consumer_task_post_recv *)task, task_user_data,
+					 ctx_user_data);
+}
+
+/* ---- public API ---- */
+
+doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struct doca_mmap *buf_mmap,
+					struct doca_comch_consumer **consumer)
+{
+	struct doca_comch_consumer *c;
+
+	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_consumer_create: comch_connection, buf_mmap and consumer must not be NULL");
+	if (!comch_fast_conn_usable(comch_connection))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_consumer_create: connection %p is not a live, established connection",
+				  (void *)comch_connection);
+	if (comch_connection->num_consumers >= COMCH_FAST_MAX_PER_CONN)
+		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_consumer_create: connection %u has %u consumers already",
+				  comch_connection->id, COMCH_FAST_MAX_PER_CONN);
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_consumer_create: no memory");
+	ferry_ctx_init(&c->ctx, &consumer_ops, "comch_consumer", comch_connection->ep->ctx.dev);
+	ferry_ctx_add_pool(&c->ctx, &c->pool, "comch consumer post recv",
+			   sizeof(struct doca_comch_consumer_task_post_recv), post_recv_complete);
+	c->id = comch_fast_new_id();
+	c->mmap = buf_mmap;
+	c->conn = comch_connection;
+	c->next = comch_connection->consumers;
+	comch_connection->consumers = c;
+	comch_connection->num_consumers++;
+	*consumer = c;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
+{
+	doca_error_t err;
+
+	if (consumer == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_consumer_destroy: consumer is NULL");
+	err = ferry_ctx_check_destroyable(&consumer->ctx, "doca_comch_consumer_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (consumer->conn != NULL) {
+		struct doca_comch_consumer **pp = &consumer->conn->consumers;
+
+		while (*pp != NULL && *pp != consumer)
+			pp = &(*pp)->next;
+		if (*pp != NULL)
+			*pp = consumer->next;
+		consumer->conn->num_consumers--;
+	}
+	ferry_ctx_fini(&consumer->ctx);
+	free(consumer);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	int dummy = 0;
+
+	return comch_fast_cap_check("doca_comch_consumer_cap_is_supported", devinfo, &dummy);
+}
+
+doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
+{
+	if (consumer == NULL || id == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_consumer_get_id: consumer and id must not be NULL");
+	*id = consumer->id;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
+{
+	doca_error_t err = comch_fast_cap_check(call, devinfo, out);
+
+	if (err == DOCA_SUCCESS)
+		*out = value;
+	return err;
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
+{
+	return cap_u32("doca_comch_consumer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
+{
+	return cap_u32("doca_comch_consumer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+							  uint32_t *max_buf_list_len)
+{
+	return cap_u32("doca_comch_consumer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
+{
+	return cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers, COMCH_FAST_MAX_PER_CONN);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
+							  uint32_t *max_imm_data_len)
+{
+	return cap_u32("doca_comch_consumer_cap_get_max_imm_data_len", devinfo, max_imm_data_len, FERRY_FRAME_IMM_MAX);
+}
+
+doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
+{
+	if (consumer == NULL || imm_data_len == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_consumer_get_imm_data_len: consumer and imm_data_len must not be NULL");
+	*imm_data_len = consumer->imm_data_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint32_t imm_data_len)
+{
+	const char *call = "doca_comch_consumer_set_imm_data_len";
+	doca_error_t err;
+
+	if (consumer == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: consumer is NULL", call);
+	err = ferry_ctx_check_idle(&consumer->ctx, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (imm_data_len > FERRY_FRAME_IMM_MAX)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: comch consumer %u: %u bytes exceed the cap %u (doca_comch_consumer_cap_get_max_imm_data_len)",
+				  call, consumer->id, imm_data_len, FERRY_FRAME_IMM_MAX);
+	consumer->imm_data_len = imm_data_len;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer)
+{
+	return consumer == NULL ? NULL : &consumer->ctx;
+}
+
+doca_error_t doca_comch_consumer_task_post_recv_set_conf(struct doca_comch_consumer *consumer,
+							 doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
+							 doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb,
+							 uint32_t num_post_recv_tasks)
+{
+	const char *call = "doca_comch_consumer_task_post_recv_set_conf";
+	doca_error_t err;
+
+	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: consumer and both callbacks must not be NULL", call);
+	if (num_post_recv_tasks > COMCH_FAST_MAX_TASKS)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: comch consumer %u: %u tasks exceed the cap %u (doca_comch_consumer_cap_get_max_num_tasks)",
+				  call, consumer->id, num_post_recv_tasks, COMCH_FAST_MAX_TASKS);
+	err = ferry_task_pool_configure(&consumer->pool, num_post_recv_tasks, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	consumer->ok_cb = task_completion_cb;
+	consumer->err_cb = task_error_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consumer, struct doca_buf *buf,
+							   struct doca_comch_consumer_task_post_recv **task)
+{
+	const char *call = "doca_comch_consumer_task_post_recv_alloc_init";
+	struct doca_task *base = NULL;
+	doca_error_t err;
+
+	if (consumer == NULL || buf == NULL || task == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: consumer, buf and task must not be NULL", call);
+	err = ferry_task_pool_get(&consumer->pool, call, &base);
+	if (err != DOCA_SUCCESS)
+		return err;
+	*task = (struct doca_comch_consumer_task_post_recv *)base;
+	(*task)->buf = buf;
+	return DOCA_SUCCESS;
+}
+
+struct doca_buf *doca_comch_consumer_task_post_recv_get_buf(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? NULL : task->buf;
+}
+
+void doca_comch_consumer_task_post_recv_set_buf(struct doca_comch_consumer_task_post_recv *task, struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+uint32_t doca_comch_consumer_task_post_recv_get_producer_id(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? 0 : task->producer_id;
+}
+
+uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? NULL : task->imm;
+}
+
+uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? 0 : task->imm_len;
+}
+
+struct doca_task *doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? NULL : &task->base;
+}

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * producer.c - doca_comch_producer: send a doca_buf into a buffer that a
+ * consumer of the peer posted. Design notes in comch_fast.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_buf.h>
+#include <doca_comch_producer.h>
+
+#include "comch/comch_fast.h"
+#include "common/ferry_log.h"
+#include "core/ferry_mem.h"
+#include "link/ferry_remote.h"
+
+FERRY_LOG_MODULE("comch");
+
+static struct doca_comch_producer *producer_of_ctx(struct doca_ctx *ctx)
+{
+	return (struct doca_comch_producer *)ctx;
+}
+
+static void finish(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, doca_error_t status)
+{
+	task->base.status = status;
+	comch_fast_list_push(&p->done, &task->base);
+	if (p->ctx.pe != NULL)
+		ferry_pe_wake(p->ctx.pe);
+}
+
+/* Copy the task's buffer into the consumer's posted buffer: one copy, no staging. */
+static doca_error_t copy_into_post(const struct comch_remote_consumer *r,
+				   const struct doca_comch_producer_task_send *task, const struct comch_post *post,
+				   size_t len)
+{
+	const struct doca_mmap *src_mmap = ferry_buf_mmap(task->buf);
+	void *src = NULL;
+
+	if (len == 0)
+		return DOCA_SUCCESS;
+	if (!ferry_mmap_is_usable(r->mmap) || !ferry_mmap_is_usable(src_mmap))
+		return DOCA_ERROR_NOT_CONNECTED;
+	(void)doca_buf_get_data(task->buf, &src);
+	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, src, ferry_mmap_remote(src_mmap), len);
+}
+
+static doca_error_t send_done(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task)
+{
+	uint8_t frame[FERRY_FRAME_DONE_MAX];
+	struct ferry_frame_post done = {
+		.consumer_id = task->consumer_id,
+		.slot = task->post.slot,
+		.generation = task->post.generation,
+		.len = task->post.len,
+		.producer_id = p->id,
+		.imm = task->imm,
+		.imm_len = (uint8_t)task->imm_len,
+	};
+	size_t n = ferry_frame_build_done(frame, &done);
+
+	return ferry_link_send(p->conn->fd, frame, n);
+}
+
+/*
+ * Move one waiting task on. Returns false when the socket is full (stop serving:
+ * DONE frames of one producer leave in order).
+ */
+static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, bool *keep)
+{
+	struct comch_remote_consumer *r = comch_fast_find_remote(p->conn, task->consumer_id);
+	size_t len = 0;
+	doca_error_t err;
+
+	*keep = false;
+	if (!task->copied) {
+		if (r == NULL) {
+			finish(p, task, DOCA_ERROR_NOT_FOUND);
+			return true;
+		}
+		if (task->imm_len > r->imm_data_len) {
+			FERRY_ERR("comch producer %u: %u bytes of immediate data exceed consumer %u's %u; send fails", p->id,
+				  task->imm_len, r->id, r->imm_data_len);
+			finish(p, task, DOCA_ERROR_INVALID_VALUE);
+			return true;
+		}
+		if (r->count == 0) {
+			*keep = true; /* no posted buffer yet: wait */
+			return true;
+		}
+		(void)doca_buf_get_data_len(task->buf, &len);
+		if (len > r->posts[r->head].len) {
+			FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails",
+				  p->id, len, r->id, r->posts[r->head].len);
+			finish(p, task, DOCA_ERROR_TOO_BIG);
+			return true;
+		}
+		task->post = r->posts[r->head];
+		r->head = (r->head + 1) % r->cap;
+		r->count--;
+		err = copy_into_post(r, task, &task->post, len);
+		if (err != DOCA_SUCCESS) {
+			finish(p, task, err);
+			return true;
+		}
+		task->post.len = (uint32_t)len;
+		task->copied = true;
+	}
+	err = send_done(p, task);
+	if (err == DOCA_ERROR_AGAIN) {
+		*keep = true;
+		return false;
+	}
+	finish(p, task, err == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED);
+	return true;
+}
+
+static void producer_serve(struct doca_comch_producer *p)
+{
+	struct comch_task_list still = {NULL, NULL};
+	struct doca_task *t;
+	bool go_on = true;
+
+	while ((t = comch_fast_list_pop(&p->waiting)) != NULL) {
+		bool keep = true;
+
+		if (go_on)
+			go_on = serve_one(p, (struct doca_comch_producer_task_send *)t, &keep);
+		if (keep)
+			comch_fast_list_push(&still, t);
+	}
+	p->waiting = still;
+}
+
+void comch_producers_kick(struct doca_comch_connection *conn)
+{
+	for (struct doca_comch_producer *p = conn->producers; p != NULL; p = p->next)
+		if (p->waiting.head != NULL)
+			producer_serve(p);
+}
+
+static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
+{
+	struct doca_task *t;
+
+	while ((t = comch_fast_list_pop(&p->waiting)) != NULL)
+		finish(p, (struct doca_comch_producer_task_send *)t, status);
+}
+
+void comch_producers_conn_gone(struct doca_comch_connection *conn)
+{
+	struct doca_comch_producer *p;
+
+	while ((p = conn->producers) != NULL) {
+		conn->producers = p->next;
+		p->next = NULL;
+		fail_waiting(p, DOCA_ERROR_NOT_CONNECTED);
+		p->conn = NULL;
+	}
+	conn->num_producers = 0;
+}
+
+/* ---- context ops ---- */
+
+static doca_error_t producer_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of_ctx(ctx);
+
+	if (!comch_fast_conn_usable(p->conn))
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_ctx_start: comch producer %u: its connection has ended",
+				  p->id);
+	return DOCA_SUCCESS;
+}
+
+static void producer_stop(struct doca_ctx *ctx)
+{
+	fail_waiting(producer_of_ctx(ctx), DOCA_ERROR_IO_FAILED);
+}
+
+static doca_error_t producer_submit(struct doca_task *task)
+{
+	struct doca_comch_producer_task_send *send = (struct doca_comch_producer_task_send *)task;
+	struct doca_comch_producer *p = producer_of_ctx(task->ctx);
+	size_t len = 0;
+
+	if (!comch_fast_conn_usable(p->conn))
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_task_submit: comch producer %u: its connection has ended",
+				  p->id);
+	if (send->buf == NULL || send->imm_len > FERRY_FRAME_IMM_MAX)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: comch producer %u: send task needs a buf and at most %u bytes of immediate data",
+				  p->id, FERRY_FRAME_IMM_MAX);
+	(void)doca_buf_get_data_len(send->buf, &len);
+	if (len > COMCH_FAST_MAX_BUF_SIZE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_task_submit: comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
+				  COMCH_FAST_MAX_BUF_SIZE);
+	send->copied = false;
+	comch_fast_list_push(&p->waiting, task);
+	producer_serve(p);
+	return DOCA_SUCCESS;
+}
+
+static uint32_t producer_progress(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of_ctx(ctx);
+
+	/* Only a DONE left behind by a full socket needs a retry here; posts arrive through the connection. */
+	if (p->waiting.head != NULL && ((struct doca_comch_producer_task_send *)p->waiting.head)->copied &&
+	    p->conn != NULL)
+		producer_serve(p);
+	return comch_fast_complete_list(&p->done);
+}
+
+static bool producer_has_pending(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of_ctx(ctx);
+
+	return p->done.head != NULL ||
+	       (p->waiting.head != NULL && ((struct doca_comch_producer_task_send *)p->waiting.head)->copied);
+}
+
+static const struct ferry_ctx_ops producer_ops = {
+	.start = producer_start,
+	.stop = producer_stop,
+	.submit = producer_submit,
+	.progress = producer_progress,
+	.has_pending = producer_has_pending,
+};
+
+static void send_task_complete(struct doca_task *task, union doca_data task_user_data, union doca_data ctx_user_data,
+			       bool success)
+{
+	struct doca_comch_producer_task_send *send = (struct doca_comch_producer_task_send *)task;
+	struct doca_comch_producer *p = producer_of_ctx(task->ctx);
+
+	(success ? p->ok_cb : p->err_cb)(send, task_user_data, ctx_user_data);
+}
+
+/* ---- public API ---- */
+
+doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
+					struct doca_comch_producer **producer)
+{
+	struct doca_comch_producer *p;
+
+	if (comch_connection == NULL || producer == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_producer_create: comch_connection and producer must not be NULL");
+	if (!comch_fast_conn_usable(comch_connection))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_producer_create: connection %p is not a live, established connection",
+				  (void *)comch_connection);
+	if (comch_connection->num_producers >= COMCH_FAST_MAX_PER_CONN)
+		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_producer_create: connection %u has %u producers already",
+				  comch_connection->id, COMCH_FAST_MAX_PER_CONN);
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_producer_create: no memory");
+	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", comch_connection->ep->ctx.dev);
+	ferry_ctx_add_pool(&p->ctx, &p->pool, "comch producer send", sizeof(struct doca_comch_producer_task_send),
+			   send_task_complete);
+	p->id = comch_fast_new_id();
+	p->conn = comch_connection;
+	p->next = comch_connection->producers;
+	comch_connection->producers = p;
+	comch_connection->num_producers++;
+	*producer = p;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
+{
+	doca_error_t err;
+
+	if (producer == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_producer_destroy: producer is NULL");
+	err = ferry_ctx_check_destroyable(&producer->ctx, "doca_comch_producer_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (producer->conn != NULL) {
+		struct doca_comch_producer **pp = &producer->conn->producers;
+
+		while (*pp != NULL && *pp != producer)
+			pp = &(*pp)->next;
+		if (*pp != NULL)
+			*pp = producer->next;
+		producer->conn->num_producers--;
+	}
+	ferry_ctx_fini(&producer->ctx);
+	free(producer);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	int dummy = 0;
+
+	return comch_fast_cap_check("doca_comch_producer_cap_is_supported", devinfo, &dummy);
+}
+
+doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
+{
+	if (producer == NULL || id == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_producer_get_id: producer and id must not be NULL");
+	*id = producer->id;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
+{
+	doca_error_t err = comch_fast_cap_check(call, devinfo, out);
+
+	if (err == DOCA_SUCCESS)
+		*out = value;
+	return err;
+}
+
+doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
+{
+	return cap_u32("doca_comch_producer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
+}
+
+doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
+{
+	return cap_u32("doca_comch_producer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
+}
+
+doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+							  uint32_t *max_buf_list_len)
+{
+	return cap_u32("doca_comch_producer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
+}
+
+doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
+{
+	return cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers, COMCH_FAST_MAX_PER_CONN);
+}
+
+struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
+{
+	return producer == NULL ? NULL : &producer->ctx;
+}
+
+doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
+						    doca_comch_producer_task_send_completion_cb_t task_completion_cb,
+						    doca_comch_producer_task_send_completion_cb_t task_error_cb,
+						    uint32_t num_send_tasks)
+{
+	const char *call = "doca_comch_producer_task_send_set_conf";
+	doca_error_t err;
+
+	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: producer and both callbacks must not be NULL", call);
+	if (num_send_tasks > COMCH_FAST_MAX_TASKS)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: comch producer %u: %u tasks exceed the cap %u (doca_comch_producer_cap_get_max_num_tasks)",
+				  call, producer->id, num_send_tasks, COMCH_FAST_MAX_TASKS);
+	err = ferry_task_pool_configure(&producer->pool, num_send_tasks, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	producer->ok_cb = task_completion_cb;
+	producer->err_cb = task_error_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer, const struct doca_buf *buf,
+						      uint8_t *imm_data, uint32_t imm_data_len, uint32_t consumer_id,
+						      struct doca_comch_producer_task_send **task)
+{
+	const char *call = "doca_comch_producer_task_send_alloc_init";
+	struct doca_task *base = NULL;
+	struct doca_comch_producer_task_send *send;
+	doca_error_t err;
+
+	if (producer == NULL || buf == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: producer, buf, task (and imm_data when imm_data_len > 0) must not be NULL", call);
+	if (imm_data_len > FERRY_FRAME_IMM_MAX)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: comch producer %u: %u bytes of immediate data exceed the cap %u", call, producer->id,
+				  imm_data_len, FERRY_FRAME_IMM_MAX);
+	err = ferry_task_pool_get(&producer->pool, call, &base);
+	if (err != DOCA_SUCCESS)
+		return err;
+	send = (struct doca_comch_producer_task_send *)base;
+	send->buf = buf;
+	send->consumer_id = consumer_id;
+	send->imm_len = imm_data_len;
+	if (imm_data_len != 0)
+		memcpy(send->imm, imm_data, imm_data_len);
+	*task = send;
+	return DOCA_SUCCESS;
+}
+
+const struct doca_buf *doca_comch_producer_task_send_get_buf(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? NULL : task->buf;
+}
+
+void doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task, const struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+uint32_t doca_comch_producer_task_send_get_consumer_id(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? 0 : task->consumer_id;
+}
+
+void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task, const uint32_t consumer_id)
+{
+	if (task != NULL)
+		task->consumer_id = consumer_id;
+}
+
+uint8_t *doca_comch_producer_task_send_get_imm_data(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? NULL : task->imm;
+}
+
+uint32_t doca_comch_producer_task_send_get_imm_data_len(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? 0 : task->imm_len;
+}
+
+void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, uint8_t *imm_data,
+						uint32_t imm_data_len)
+{
+	if (task == NULL || (imm_data == NULL && imm_data_len != 0) || imm_data_len > FERRY_FRAME_IMM_MAX) {
+		FERRY_ERR("doca_comch_producer_task_send_set_imm_data: task %p: immediate data must be 0..%u bytes",
+			  (void *)task, FERRY_FRAME_IMM_MAX);
+		return;
+	}
+	task->imm_len = imm_data_len;
+	if (imm_data_len != 0)
+		memcpy(task->imm, imm_data, imm_data_len);
+}
+
+struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? NULL : &task->base;
+}
