@@ -1005,6 +1005,151 @@ static void test_fast_path_in_one_process(void **state)
 	free(pmem);
 }
 
+
+/* ---- fast path: a rogue peer's frames ---- */
+
+static int rogue_hello(const char *name)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
+	unsigned before = F->connects;
+	int fd = rogue_connect(name);
+	size_t len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(host),
+					     ferry_devinfo_name(host), name);
+
+	rogue_send(fd, frame, len);
+	for (int i = 0; i < 10000 && F->connects == before; i++)
+		doca_pe_progress(F->pe);
+	assert_int_equal(F->connects, before + 1);
+	return fd;
+}
+
+/* Read frames from the rogue socket (progressing the server) until one of @p type comes. */
+static void rogue_read(int fd, enum ferry_frame_type type, uint8_t *buf, size_t cap, struct ferry_frame *f)
+{
+	for (int i = 0; i < 20000; i++) {
+		size_t len = 0;
+		const char *why;
+
+		doca_pe_progress(F->pe);
+		if (ferry_link_recv(fd, buf, cap, &len) == DOCA_SUCCESS &&
+		    ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, f, &why) == DOCA_SUCCESS && f->type == type)
+			return;
+		usleep(50);
+	}
+	fail_msg("no frame of type %d came", (int)type);
+}
+
+static void test_rogue_fast_path_frames(void **state)
+{
+	uint8_t frame[FERRY_FRAME_UP_MAX], got[4096], junk[20];
+	uint8_t *mem = calloc(1, 8192);
+	struct doca_mmap *mm, *sm;
+	struct doca_buf_inventory *inv = NULL;
+	struct doca_buf *buf = NULL;
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	struct ferry_frame f;
+	struct ferry_frame_post done;
+	const void *desc = NULL;
+	size_t desc_len = 0;
+	int fd;
+
+	(void)state;
+	g_new_consumers = g_recv_ok = g_recv_err = 0;
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "rogue-fast", &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_event_consumer_register(F->server, on_new_consumer, on_expired_consumer),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+
+	fd = rogue_hello("rogue-fast"); /* a POST for a consumer it never announced */
+	rogue_send(fd, frame, ferry_frame_build_post(frame, 5, 0, 1, 0x1000, 64));
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_true(ferry_test_log_has("POST for a consumer that is not up"));
+
+	fd = rogue_hello("rogue-fast"); /* a CONSUMER_UP whose descriptor is garbage */
+	memset(junk, 0x33, sizeof(junk));
+	rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, 5, 0, junk, sizeof(junk)));
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_true(ferry_test_log_has("cannot be imported"));
+	assert_int_equal(g_new_consumers, 0);
+
+	/* a real export, then POSTs outside it: one byte past the end, then below the start */
+	mm = fast_mmap(mem, 4096, F->host);
+	assert_int_equal(doca_mmap_export_pci(mm, F->host, &desc, &desc_len), DOCA_SUCCESS);
+	for (int k = 0; k < 2; k++) {
+		uint64_t at = k == 0 ? (uint64_t)(uintptr_t)mem + 1 : (uint64_t)(uintptr_t)mem - 64;
+
+		fd = rogue_hello("rogue-fast");
+		rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, 5, 0, desc, desc_len));
+		for (int i = 0; i < 10000 && g_new_consumers == (unsigned)k; i++)
+			doca_pe_progress(F->pe);
+		assert_int_equal(g_new_consumers, k + 1);
+		rogue_send(fd, frame, ferry_frame_build_post(frame, 5, 0, 1, (uint64_t)(uintptr_t)mem, 4096)); /* fits */
+		rogue_send(fd, frame, ferry_frame_build_post(frame, 5, 1, 1, at, 4096));
+		(void)rogue_wait_closed(fd, got, sizeof(got));
+		close(fd);
+		assert_true(ferry_test_log_has("outside the consumer's exported memory"));
+		ferry_test_log_reset();
+	}
+
+	/* a consumer of the server's: DONE frames that lie */
+	sm = fast_mmap(mem + 4096, 4096, F->dpu);
+	assert_int_equal(doca_buf_inventory_create(2, &inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, sm, mem + 4096, 1024, &buf), DOCA_SUCCESS);
+	for (int k = 0; k < 2; k++) {
+		fd = rogue_hello("rogue-fast");
+		assert_int_equal(doca_comch_consumer_create(F->server_conn, sm, &c), DOCA_SUCCESS);
+		assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 1), DOCA_SUCCESS);
+		assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+		assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+		assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(c, buf, &rt), DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
+		rogue_read(fd, FERRY_FRAME_POST, got, sizeof(got), &f);
+		assert_int_equal(f.u.post.len, 1024);
+		done = f.u.post;
+		done.producer_id = 9;
+		done.imm = NULL;
+		done.imm_len = 0;
+		done.generation++; /* stale: ignored, the connection stays */
+		rogue_send(fd, frame, ferry_frame_build_done(frame, &done));
+		for (int i = 0; i < 200; i++)
+			doca_pe_progress(F->pe);
+		assert_int_equal(g_recv_ok, 0);
+		assert_int_equal(g_recv_err, k);
+		assert_non_null(F->server_conn);
+		done.generation--;
+		if (k == 0)
+			done.len = 1025; /* longer than the posted buffer */
+		else
+			done.consumer_id += 1000; /* another consumer */
+		rogue_send(fd, frame, ferry_frame_build_done(frame, &done));
+		(void)rogue_wait_closed(fd, got, sizeof(got));
+		close(fd);
+		assert_int_equal(g_recv_ok, 0);
+		for (int i = 0; i < 200 && g_recv_err == (unsigned)k; i++)
+			doca_pe_progress(F->pe);
+		assert_int_equal(g_recv_err, k + 1); /* the post fails: its connection ended */
+		assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_ERROR_NOT_CONNECTED);
+		doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
+		stop_idle(doca_comch_consumer_as_ctx(c));
+		assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
+	}
+	assert_true(ferry_test_log_has("DONE"));
+	(void)doca_buf_dec_refcount(buf, NULL);
+	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(sm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(mm), DOCA_SUCCESS);
+	free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1158,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_setters_and_getters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_in_one_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_fast_path_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_and_exchange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_connection_events, setup, teardown),
