@@ -240,8 +240,12 @@ static doca_error_t check_task(const struct doca_dma *dma, struct doca_dma_task_
  */
 static bool enqueue_walk(struct doca_dma *dma, struct doca_dma_task_memcpy *task)
 {
-	struct ferry_chan *chan = task->cross_process ? dma->xchan : dma->chan;
+	struct ferry_chan *chan = dma->chan;
 
+	if (task->cross_process) {
+		chan = dma->xchan;
+		dma->xchan_used = true;
+	}
 	while (task->left > 0) {
 		struct ferry_copy_desc desc;
 		doca_error_t err;
@@ -398,10 +402,12 @@ static uint32_t poll_chan(struct ferry_chan *chan)
 	return delivered;
 }
 
+/* xchan costs nothing to a context that never touched another process's memory. */
 static void ring_doorbells(struct doca_dma *dma)
 {
 	ferry_chan_doorbell(dma->chan);
-	ferry_chan_doorbell(dma->xchan);
+	if (dma->xchan_used)
+		ferry_chan_doorbell(dma->xchan);
 }
 
 static uint32_t dma_progress(struct doca_ctx *ctx)
@@ -414,7 +420,7 @@ static uint32_t dma_progress(struct doca_ctx *ctx)
 	dma->in_progress = true;
 	delivered = poll_chan(dma->chan);
 	/* A callback that stopped the context with nothing in flight closed the channels. */
-	if (dma->xchan != NULL)
+	if (dma->xchan_used && dma->xchan != NULL)
 		delivered += poll_chan(dma->xchan);
 	if (dma->flushing)
 		flush_backlog(dma);
@@ -439,7 +445,7 @@ static bool dma_has_pending(struct doca_ctx *ctx)
 
 	if (dma->done.head != NULL || (dma->flushing && dma->backlog.head != NULL))
 		return true;
-	return dma->chan != NULL && (ferry_chan_ready(dma->chan) || ferry_chan_ready(dma->xchan));
+	return dma->chan != NULL && (ferry_chan_ready(dma->chan) || (dma->xchan_used && ferry_chan_ready(dma->xchan)));
 }
 
 /* ---- context ops ---- */
@@ -485,6 +491,7 @@ static doca_error_t dma_start(struct doca_ctx *ctx)
 	dma->backlog.head = dma->backlog.tail = NULL;
 	dma->done.head = dma->done.tail = NULL;
 	dma->flushing = false;
+	dma->xchan_used = false;
 	return DOCA_SUCCESS;
 }
 

@@ -71,6 +71,7 @@ struct doca_dma {
 	enum ferry_engine_kind engine;
 	struct ferry_chan *chan;     /* open while the context is not IDLE */
 	struct ferry_chan *xchan;    /* inline channel for tasks on memory of another process (CMA) */
+	bool xchan_used;             /* a task ran on xchan since start: poll and ring it too */
 	struct ferry_dma_task_list backlog; /* waiting for channel room */
 	struct ferry_dma_task_list done;    /* finished without a descriptor to poll */
 	bool flushing;               /* stop was requested: no more enqueues */

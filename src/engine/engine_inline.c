@@ -12,6 +12,11 @@
  * the caller has finished building it. The cost is one 32-byte store per
  * descriptor, a few ns.
  *
+ * A channel opened for cross-process copies (cfg.cross_process) also keeps,
+ * beside the ring, each descriptor's remote handles and status: those copies
+ * go through ferry_link_copy (cross-memory attach) and can fail. Plain channels
+ * keep 32-byte slots and refuse remote descriptors.
+ *
  * Only the thread using the channel touches it: no atomics, no locks, no
  * allocation after open. Indices are free-running uint32_t masked on access:
  *   head <= done <= tail;  [head, done) copied or cancelled, not yet polled;
@@ -20,8 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ferry_log.h"
 #include "engine/engine_priv.h"
 #include "link/ferry_remote.h"
+
+FERRY_LOG_MODULE("engine");
 
 /* A real object is never SIZE_MAX bytes long, so len can mark a cancelled slot. */
 #define INLINE_CANCELLED SIZE_MAX
@@ -31,9 +39,13 @@ struct inline_slot {
 	const void *src;
 	size_t len;
 	uint64_t cookie;
+};
+
+/* The cross-process part of a slot, same index. */
+struct inline_xslot {
 	const struct ferry_remote *src_remote;
 	const struct ferry_remote *dst_remote;
-	doca_error_t status; /* of a copy through cross-memory attach */
+	doca_error_t status;
 };
 
 struct inline_chan {
@@ -44,6 +56,7 @@ struct inline_chan {
 	uint32_t done;
 	uint32_t tail;
 	struct inline_slot *slots;
+	struct inline_xslot *xslots; /* cross-process channels only, else NULL */
 };
 
 static inline struct inline_chan *to_inline(struct ferry_chan *chan)
@@ -69,7 +82,10 @@ static doca_error_t inline_open(const struct ferry_chan_cfg *cfg, struct ferry_c
 		return DOCA_ERROR_NO_MEMORY;
 	/* aligned_alloc wants a multiple of the alignment, which one slot is not. */
 	c->slots = aligned_alloc(64, ((size_t)size * sizeof(*c->slots) + 63) & ~(size_t)63);
-	if (c->slots == NULL) {
+	if (cfg->cross_process)
+		c->xslots = calloc(size, sizeof(*c->xslots));
+	if (c->slots == NULL || (cfg->cross_process && c->xslots == NULL)) {
+		free(c->slots);
 		free(c);
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -84,6 +100,7 @@ static void inline_close(struct ferry_chan *chan)
 {
 	struct inline_chan *c = to_inline(chan);
 
+	free(c->xslots);
 	free(c->slots);
 	free(c);
 }
@@ -100,9 +117,16 @@ static doca_error_t inline_enqueue(struct ferry_chan *chan, const struct ferry_c
 	s->src = desc->src;
 	s->len = desc->len;
 	s->cookie = desc->cookie;
-	s->src_remote = desc->src_remote;
-	s->dst_remote = desc->dst_remote;
-	s->status = DOCA_SUCCESS;
+	if (c->xslots != NULL) {
+		struct inline_xslot *x = &c->xslots[c->tail & c->mask];
+
+		x->src_remote = desc->src_remote;
+		x->dst_remote = desc->dst_remote;
+		x->status = DOCA_SUCCESS;
+	} else if (desc->src_remote != NULL || desc->dst_remote != NULL) {
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "ferry_chan_enqueue: inline channel: a copy to or from another process needs a channel opened with cross_process");
+	}
 	c->tail++;
 	return DOCA_SUCCESS;
 }
@@ -114,9 +138,10 @@ static void inline_doorbell(struct ferry_chan *chan)
 
 	for (i = c->done; i != c->tail; i++) {
 		struct inline_slot *s = &c->slots[i & c->mask];
+		struct inline_xslot *x = c->xslots != NULL ? &c->xslots[i & c->mask] : NULL;
 
-		if (s->src_remote != NULL || s->dst_remote != NULL)
-			s->status = ferry_link_copy(s->dst, s->dst_remote, s->src, s->src_remote, s->len);
+		if (x != NULL && (x->src_remote != NULL || x->dst_remote != NULL))
+			x->status = ferry_link_copy(s->dst, x->dst_remote, s->src, x->src_remote, s->len);
 		/* len 0 is legal and may come with NULL pointers, which memcpy must not see. */
 		else if (s->len != 0)
 			memcpy(s->dst, s->src, s->len);
@@ -135,7 +160,12 @@ static uint32_t inline_poll(struct ferry_chan *chan, struct ferry_copy_cpl *cpl,
 		const struct inline_slot *s = &c->slots[(c->head + i) & c->mask];
 
 		cpl[i].cookie = s->cookie;
-		cpl[i].status = s->len == INLINE_CANCELLED ? DOCA_ERROR_IO_FAILED : s->status;
+		if (s->len == INLINE_CANCELLED)
+			cpl[i].status = DOCA_ERROR_IO_FAILED;
+		else if (c->xslots != NULL)
+			cpl[i].status = c->xslots[(c->head + i) & c->mask].status;
+		else
+			cpl[i].status = DOCA_SUCCESS;
 	}
 	c->head += n;
 	return n;

@@ -52,9 +52,10 @@ struct ferry_remote;
  * One memory copy. A side whose remote handle is set lies in another process
  * (an import of ordinary memory, reached by cross-memory attach: see
  * src/link/ferry_remote.h); its pointer is then an address in that process.
- * Only the inline engine takes such descriptors (the others answer
- * DOCA_ERROR_NOT_SUPPORTED): it copies them at doorbell with ferry_link_copy,
- * and their completion carries its status (the exporter may have vanished).
+ * Only a channel opened with cfg.cross_process takes such descriptors (it is
+ * an inline channel; others answer DOCA_ERROR_NOT_SUPPORTED): it copies them
+ * at doorbell with ferry_link_copy, and their completion carries its status
+ * (the exporter may have vanished).
  */
 struct ferry_copy_desc {
 	void *dst;
