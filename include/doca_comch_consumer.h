@@ -4,9 +4,13 @@
  * @brief DOCA Comch fast path, receiving side: a consumer posts buffers of one mmap that
  *        producers on the other side of a Comch connection fill.
  *
- * @note Ferry status: declared with DOCA's signatures; not implemented yet. Every call
- *       that would create or use a consumer returns DOCA_ERROR_NOT_SUPPORTED and logs a
- *       line saying so; the cap queries answer NOT_SUPPORTED too.
+ * @note Ferry: the consumer's mmap is exported to the peer when the consumer starts
+ *       (as doca_mmap_export_pci does), each post publishes the buffer's free room
+ *       (from its data address to its end) and the peer's producer copies into it.
+ *       Shareable memory (ferry_mem.h) is copied into by memcpy through a shared
+ *       mapping; other memory by cross-memory attach. Consumers are progressed on the
+ *       same thread as their connection's server or client: completions arrive
+ *       through that context's progress.
  */
 #ifndef DOCA_COMCH_CONSUMER_H_
 #define DOCA_COMCH_CONSUMER_H_
@@ -38,7 +42,7 @@ struct doca_comch_consumer_task_post_recv;
  * @param [in] comch_connection the connection.
  * @param [in] buf_mmap the mmap that posted buffers come from.
  * @param [out] consumer the new consumer.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a connection that is not established; DOCA_ERROR_FULL past the cap of consumers; DOCA_ERROR_NO_MEMORY. The mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE by doca_ctx_start (DOCA_ERROR_BAD_STATE otherwise).
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection,
 							  struct doca_mmap *buf_mmap,
@@ -47,14 +51,14 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_create(struct doca_comch_conn
 /**
  * @brief Destroy an IDLE consumer.
  * @param [in] consumer the consumer.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE for NULL, DOCA_ERROR_NOT_SUPPORTED.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL; DOCA_ERROR_BAD_STATE unless IDLE.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer);
 
 /**
  * @brief Whether a device can run consumers.
  * @param [in] devinfo the device.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS for every Comch device; DOCA_ERROR_INVALID_VALUE for NULL or a foreign devinfo.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo);
 
@@ -62,7 +66,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_is_supported(const struct
  * @brief The consumer's id, unique within its connection.
  * @param [in] consumer the consumer.
  * @param [out] id the id.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id);
 
@@ -70,7 +74,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_get_id(const struct doca_comc
  * @brief Most post-receive tasks one consumer may configure.
  * @param [in] devinfo the device.
  * @param [out] max_num_tasks the limit.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
 									 uint32_t *max_num_tasks);
@@ -79,7 +83,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const s
  * @brief Largest buffer a consumer can receive.
  * @param [in] devinfo the device.
  * @param [out] max_buf_size bytes.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
 									uint32_t *max_buf_size);
@@ -88,7 +92,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_size(const st
  * @brief Longest buffer list a consumer can receive into.
  * @param [in] devinfo the device.
  * @param [out] max_buf_list_len elements.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 									    uint32_t *max_buf_list_len);
@@ -97,7 +101,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(cons
  * @brief Most consumers one connection may hold.
  * @param [in] devinfo the device.
  * @param [out] max_consumers the limit.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo,
 									 uint32_t *max_consumers);
@@ -106,7 +110,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_consumers(const s
  * @brief Longest immediate data a consumer can take.
  * @param [in] devinfo the device.
  * @param [out] max_imm_data_len bytes.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 									    uint32_t *max_imm_data_len);
@@ -115,7 +119,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(cons
  * @brief The immediate-data length the consumer takes.
  * @param [in] consumer the consumer.
  * @param [out] imm_data_len bytes.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer,
 								    uint32_t *imm_data_len);
@@ -124,7 +128,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_get_imm_data_len(const struct
  * @brief Set the immediate-data length the consumer takes.
  * @param [in] consumer the consumer, IDLE.
  * @param [in] imm_data_len bytes, at most the cap.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or above the cap; DOCA_ERROR_BAD_STATE unless IDLE. Default 0: sends with immediate data fail.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer,
 								    uint32_t imm_data_len);
@@ -152,7 +156,7 @@ typedef void (*doca_comch_consumer_task_post_recv_completion_cb_t)(struct doca_c
  * @param [in] task_completion_cb success callback.
  * @param [in] task_error_cb error callback.
  * @param [in] num_post_recv_tasks pool size.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL, 0 tasks or more than the cap; DOCA_ERROR_BAD_STATE unless IDLE.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_task_post_recv_set_conf(
 	struct doca_comch_consumer *consumer, doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
@@ -163,7 +167,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_task_post_recv_set_conf(
  * @param [in] consumer the consumer, RUNNING.
  * @param [in] buf a buffer of the consumer's mmap.
  * @param [out] task the task.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL; DOCA_ERROR_BAD_STATE unless RUNNING; DOCA_ERROR_NO_MEMORY when every task is taken. Submit refuses a buf of another mmap or without room (DOCA_ERROR_INVALID_VALUE). On success the buf's data is what the producer sent; failures: DOCA_ERROR_NOT_CONNECTED (connection gone), DOCA_ERROR_IO_FAILED (flushed by a stop).
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_task_post_recv_alloc_init(
 	struct doca_comch_consumer *consumer, struct doca_buf *buf, struct doca_comch_consumer_task_post_recv **task);

@@ -4,9 +4,12 @@
  * @brief DOCA Comch fast path, sending side: a producer writes buffers into the buffers
  *        that consumers on the other side of one Comch connection posted.
  *
- * @note Ferry status: declared with DOCA's signatures; not implemented yet. Every call
- *       that would create or use a producer returns DOCA_ERROR_NOT_SUPPORTED and logs a
- *       line saying so; the cap queries answer NOT_SUPPORTED too.
+ * @note Ferry: a producer copies the buffer straight into the consumer's posted buffer
+ *       (one copy: memcpy when the consumer's memory is shareable, see ferry_mem.h,
+ *       otherwise cross-memory attach), then tells the consumer. A send submitted while
+ *       the consumer has no buffer posted waits until one is posted (submit succeeds).
+ *       Producers are progressed on the same thread as their connection's server or
+ *       client: the peer's posts arrive through that context's progress.
  */
 #ifndef DOCA_COMCH_PRODUCER_H_
 #define DOCA_COMCH_PRODUCER_H_
@@ -36,7 +39,7 @@ struct doca_comch_producer_task_send;
  * @brief Create a producer on an established connection.
  * @param [in] comch_connection the connection.
  * @param [out] producer the new producer.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a connection that is not established; DOCA_ERROR_FULL past the cap of producers; DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
 							  struct doca_comch_producer **producer);
@@ -44,14 +47,14 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_create(struct doca_comch_conn
 /**
  * @brief Destroy an IDLE producer.
  * @param [in] producer the producer.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE for NULL, DOCA_ERROR_NOT_SUPPORTED.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL; DOCA_ERROR_BAD_STATE unless IDLE.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer);
 
 /**
  * @brief Whether a device can run producers.
  * @param [in] devinfo the device.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS for every Comch device; DOCA_ERROR_INVALID_VALUE for NULL or a foreign devinfo.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo);
 
@@ -59,7 +62,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_is_supported(const struct
  * @brief The producer's id, unique within its connection.
  * @param [in] producer the producer.
  * @param [out] id the id.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id);
 
@@ -67,7 +70,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_get_id(const struct doca_comc
  * @brief Most send tasks one producer may configure.
  * @param [in] devinfo the device.
  * @param [out] max_num_tasks the limit.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
 									 uint32_t *max_num_tasks);
@@ -76,7 +79,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_num_tasks(const s
  * @brief Largest buffer a producer can send.
  * @param [in] devinfo the device.
  * @param [out] max_buf_size bytes.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
 									uint32_t *max_buf_size);
@@ -85,7 +88,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_size(const st
  * @brief Longest buffer list a producer can send.
  * @param [in] devinfo the device.
  * @param [out] max_buf_list_len elements.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 									    uint32_t *max_buf_list_len);
@@ -94,7 +97,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_list_len(cons
  * @brief Most producers one connection may hold.
  * @param [in] devinfo the device.
  * @param [out] max_producers the limit.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo,
 									 uint32_t *max_producers);
@@ -122,7 +125,7 @@ typedef void (*doca_comch_producer_task_send_completion_cb_t)(struct doca_comch_
  * @param [in] task_completion_cb success callback.
  * @param [in] task_error_cb error callback.
  * @param [in] num_send_tasks pool size.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL, 0 tasks or more than the cap; DOCA_ERROR_BAD_STATE unless IDLE.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_task_send_set_conf(
 	struct doca_comch_producer *producer, doca_comch_producer_task_send_completion_cb_t task_completion_cb,
@@ -136,7 +139,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_task_send_set_conf(
  * @param [in] imm_data_len its length.
  * @param [in] consumer_id the remote consumer to fill.
  * @param [out] task the task.
- * @return DOCA_ERROR_NOT_SUPPORTED in Ferry today; DOCA_ERROR_INVALID_VALUE for NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or immediate data above doca_comch_consumer_cap_get_max_imm_data_len; DOCA_ERROR_BAD_STATE unless RUNNING; DOCA_ERROR_NO_MEMORY when every task is taken. The completion's status: DOCA_SUCCESS once the data is in the consumer's buffer; DOCA_ERROR_NOT_FOUND (no such consumer, or it went away), DOCA_ERROR_INVALID_VALUE (more immediate data than the consumer takes), DOCA_ERROR_TOO_BIG (larger than the posted buffer; the buffer stays posted), DOCA_ERROR_NOT_CONNECTED (the connection or the peer's memory is gone), DOCA_ERROR_IO_FAILED (flushed by a stop).
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer,
 									const struct doca_buf *buf, uint8_t *imm_data,
