@@ -140,6 +140,14 @@ static bool map_memory(size_t len, bool shared)
 	       doca_buf_inventory_start(s.inv) == DOCA_SUCCESS;
 }
 
+static enum doca_ctx_states state_of(struct doca_ctx *ctx)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
+
+	(void)doca_ctx_get_state(ctx, &st);
+	return st;
+}
+
 /* ---- consumer (forked DPU-side process) ---- */
 
 static void repost(struct doca_comch_consumer_task_post_recv *task, union doca_data tud, union doca_data cud)
@@ -195,6 +203,8 @@ static int consumer_main(uint32_t size, uint32_t window, bool shared)
 	    doca_comch_consumer_task_post_recv_set_conf(s.consumer, repost, recv_failed, window) != DOCA_SUCCESS ||
 	    !start_ctx(doca_comch_consumer_as_ctx(s.consumer)))
 		return 2;
+	while (state_of(doca_comch_consumer_as_ctx(s.consumer)) != DOCA_CTX_STATE_RUNNING)
+		(void)doca_pe_progress(s.pe);
 	for (uint32_t k = 0; k < window; k++) {
 		struct doca_buf *buf = NULL;
 		struct doca_comch_consumer_task_post_recv *task = NULL;
@@ -246,13 +256,6 @@ static void on_expired_consumer(struct doca_comch_event_consumer *ev, struct doc
 	(void)id;
 }
 
-static enum doca_ctx_states state_of(struct doca_ctx *ctx)
-{
-	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
-
-	(void)doca_ctx_get_state(ctx, &st);
-	return st;
-}
 
 /* Messages per second of one producer run; 0 on failure. */
 static double producer_run(uint32_t size, uint32_t window, double seconds)

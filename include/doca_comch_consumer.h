@@ -4,7 +4,9 @@
  * @brief DOCA Comch fast path, receiving side: a consumer posts buffers of one mmap that
  *        producers on the other side of a Comch connection fill.
  *
- * @note Ferry: the consumer's mmap is exported to the peer when the consumer starts
+ * @note Ferry: doca_ctx_start answers DOCA_ERROR_IN_PROGRESS, as DOCA's does; the
+ *       consumer becomes RUNNING from the next doca_pe_progress.
+ *       The consumer's mmap is exported to the peer when the consumer starts
  *       (as doca_mmap_export_pci does), each post publishes the buffer's free room
  *       (from its data address to its end) and the peer's producer copies into it.
  *       Shareable memory (ferry_mem.h) is copied into by memcpy through a shared

@@ -143,7 +143,8 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 				  "%s: comch consumer %u: cannot announce it to the peer (%s)", call, c->id,
 				  doca_error_get_name(err));
 	c->announced = true;
-	return DOCA_SUCCESS;
+	/* As in DOCA, the consumer becomes RUNNING from progress once it is registered with the peer. */
+	return DOCA_ERROR_IN_PROGRESS;
 }
 
 static void consumer_stop(struct doca_ctx *ctx)
@@ -196,12 +197,17 @@ static doca_error_t consumer_submit(struct doca_task *task)
 
 static uint32_t consumer_progress(struct doca_ctx *ctx)
 {
+	/* Frames keep their order on the socket: a POST sent from now on reaches the peer after the CONSUMER_UP. */
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		ferry_ctx_set_running(ctx);
+		return 1;
+	}
 	return comch_fast_complete_list(&consumer_of_ctx(ctx)->done);
 }
 
 static bool consumer_has_pending(struct doca_ctx *ctx)
 {
-	return consumer_of_ctx(ctx)->done.head != NULL;
+	return ctx->state == DOCA_CTX_STATE_STARTING || consumer_of_ctx(ctx)->done.head != NULL;
 }
 
 static const struct ferry_ctx_ops consumer_ops = {

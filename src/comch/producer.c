@@ -8,6 +8,7 @@
 
 #include <doca_buf.h>
 #include <doca_comch_producer.h>
+#include <doca_pe.h>
 
 #include "comch/comch_fast.h"
 #include "common/ferry_log.h"
@@ -201,9 +202,26 @@ static doca_error_t producer_submit(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Posts arrive through the connection's context. A program may give the producer a
+ * PE of its own and progress only that one while it waits (DOCA's high-speed
+ * sample does): then the producer progresses the connection's PE for it, unless
+ * that PE is the one running now (it progresses the connection anyway).
+ */
+static void pump_connection(struct doca_comch_producer *p)
+{
+	struct doca_pe *conn_pe = p->conn->ep->ctx.pe;
+
+	if (conn_pe != NULL && conn_pe != p->ctx.pe && !ferry_pe_in_callback(conn_pe))
+		(void)doca_pe_progress(conn_pe);
+}
+
 static uint32_t producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
+
+	if (p->waiting.head != NULL && p->conn != NULL)
+		pump_connection(p); /* may end the connection: p->conn is checked again below */
 
 	/* Only a DONE left behind by a full socket needs a retry here; posts arrive through the connection. */
 	if (p->waiting.head != NULL && ((struct doca_comch_producer_task_send *)p->waiting.head)->copied &&
@@ -216,8 +234,12 @@ static bool producer_has_pending(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
-	return p->done.head != NULL ||
-	       (p->waiting.head != NULL && ((struct doca_comch_producer_task_send *)p->waiting.head)->copied);
+	if (p->done.head != NULL)
+		return true;
+	if (p->waiting.head == NULL || p->conn == NULL)
+		return false;
+	/* A DONE to retry, or posts that only this producer's progress will fetch. */
+	return ((struct doca_comch_producer_task_send *)p->waiting.head)->copied || p->conn->ep->ctx.pe != ctx->pe;
 }
 
 static const struct ferry_ctx_ops producer_ops = {

@@ -256,8 +256,12 @@ static void start_consumer(void)
 	    doca_comch_consumer_task_post_recv_set_conf(g.consumer, recv_done, recv_fail, POSTS) != DOCA_SUCCESS)
 		exit(2);
 	ctx = doca_comch_consumer_as_ctx(g.consumer);
-	if (doca_pe_connect_ctx(g.pe, ctx) != DOCA_SUCCESS || doca_ctx_start(ctx) != DOCA_SUCCESS)
-		exit(2);
+	if (doca_pe_connect_ctx(g.pe, ctx) != DOCA_SUCCESS || doca_ctx_start(ctx) != DOCA_ERROR_IN_PROGRESS)
+		exit(2); /* DOCA's consumer starts asynchronously */
+	for (enum doca_ctx_states st = DOCA_CTX_STATE_STARTING; st != DOCA_CTX_STATE_RUNNING;) {
+		(void)doca_pe_progress(g.pe);
+		(void)doca_ctx_get_state(ctx, &st);
+	}
 	if (g.post_delay_ms != 0)
 		usleep(g.post_delay_ms * 1000u);
 	for (uint32_t k = 0; k < POSTS && k < g.stop_after; k++) {

@@ -903,8 +903,11 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, NULL, recv_err, 4), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 4), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(state_of(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_STARTING);
 	assert_int_equal(doca_comch_consumer_set_imm_data_len(c, 8), DOCA_ERROR_BAD_STATE);
+	(void)doca_pe_progress(F->pe);
+	assert_int_equal(state_of(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
 	progress_until(consumer_seen, 100000);
 	assert_int_equal(g_remote_id, cid);
@@ -1109,7 +1112,8 @@ static void test_rogue_fast_path_frames(void **state)
 		assert_int_equal(doca_comch_consumer_create(F->server_conn, sm, &c), DOCA_SUCCESS);
 		assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 1), DOCA_SUCCESS);
 		assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
-		assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+		assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
+		(void)doca_pe_progress(F->pe);
 		assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(c, buf, &rt), DOCA_SUCCESS);
 		assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
 		rogue_read(fd, FERRY_FRAME_POST, got, sizeof(got), &f);
@@ -1150,6 +1154,85 @@ static void test_rogue_fast_path_frames(void **state)
 	free(mem);
 }
 
+
+/* DOCA's high-speed sample: the producer has a PE of its own and only that PE is progressed while it sends. */
+static void test_fast_path_producer_on_own_pe(void **state)
+{
+	uint8_t *cmem = calloc(1, 4096), *pmem = malloc(4096);
+	struct doca_pe *ppe = NULL;
+	struct doca_mmap *cm, *pm;
+	struct doca_buf_inventory *inv = NULL;
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_connection *cconn = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	struct doca_comch_producer_task_send *st = NULL;
+	struct doca_buf *rbuf = NULL, *sbuf = NULL;
+	uint32_t cid = 0;
+
+	(void)state;
+	g_new_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
+	memset(pmem, 0x6b, 4096);
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "fast-pe", &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->host, "fast-pe", &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, 8), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_event_consumer_register(F->client, on_new_consumer, on_expired_consumer),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
+	progress_until(client_running, 100000);
+	assert_int_equal(doca_comch_client_get_connection(F->client, &cconn), DOCA_SUCCESS);
+	cm = fast_mmap(cmem, 4096, F->dpu);
+	pm = fast_mmap(pmem, 4096, F->host);
+	assert_int_equal(doca_buf_inventory_create(4, &inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_create(F->server_conn, cm, &c), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
+	progress_until(consumer_seen, 100000);
+	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem, 4096, &rbuf), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(c, rbuf, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
+
+	assert_int_equal(doca_pe_create(&ppe), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_create(cconn, &p), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_task_send_set_conf(p, prod_ok, prod_err, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(ppe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, 4096, &sbuf), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, NULL, 0, cid, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	for (int i = 0; i < 100000 && g_send_ok + g_send_err == 0; i++)
+		(void)doca_pe_progress(ppe); /* only the producer's PE */
+	assert_int_equal(g_send_ok, 1);
+	assert_memory_equal(cmem, pmem, 4096);
+	for (int i = 0; i < 100000 && g_recv_ok == 0; i++)
+		(void)doca_pe_progress(F->pe);
+	assert_int_equal(g_recv_ok, 1);
+
+	doca_task_free(doca_comch_producer_task_send_as_task(st));
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
+	assert_int_equal(doca_ctx_stop(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(ppe), DOCA_SUCCESS);
+	stop_idle(doca_comch_consumer_as_ctx(c));
+	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
+	(void)doca_buf_dec_refcount(rbuf, NULL);
+	(void)doca_buf_dec_refcount(sbuf, NULL);
+	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(cm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(pm), DOCA_SUCCESS);
+	free(cmem);
+	free(pmem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1159,6 +1242,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_in_one_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_fast_path_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_producer_on_own_pe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_and_exchange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_connection_events, setup, teardown),
