@@ -2,9 +2,10 @@
 /*
  * test_engine_remote.c - descriptors whose source or destination lies in
  * another process (an import of ordinary memory, reached by cross-memory
- * attach): the inline engine copies them with ferry_link_copy and hands its
- * status out per descriptor; the worker and auto engines refuse them; a
- * channel opened for cross-process work is inline whatever FERRY_DMA_ENGINE says.
+ * attach): a channel opened with cfg.cross_process (always inline) copies them
+ * with ferry_link_copy and hands its status out per descriptor; any other
+ * channel (inline, worker, auto) refuses them with NOT_SUPPORTED and a line; a
+ * cross-process channel is inline whatever FERRY_DMA_ENGINE says.
  *
  * The remote handles are real: the group setup forks exporter processes that
  * malloc a buffer, fill it with a known pattern and export it with
@@ -238,9 +239,9 @@ static void run_batch(struct ferry_chan *chan, const struct ferry_copy_desc *d, 
 		assert_int_equal(cpl[i].cookie, d[i].cookie);
 }
 
-/* ---- worker and auto engines refuse remote descriptors ---- */
+/* ---- channels not opened cross_process refuse remote descriptors, whatever their engine ---- */
 
-static void test_other_engines_refuse(void **state)
+static void test_ordinary_channels_refuse(void **state)
 {
 	enum ferry_engine_kind kind = test_kind(state);
 	const struct exporter *e = &exporters[EXP_RW];
@@ -256,13 +257,13 @@ static void test_other_engines_refuse(void **state)
 	d = remote_read(e, 0, g.dst, PIECE, 1);
 	ferry_test_log_reset();
 	assert_int_equal(ferry_chan_enqueue(chan, &d), DOCA_ERROR_NOT_SUPPORTED);
-	assert_logged("needs the inline engine");
+	assert_logged("another process");
 	assert_logged(ferry_engine_kind_name(kind));
 	memset(src, 0x77, sizeof(src));
 	d = remote_write(e, 0, src, PIECE, 2);
 	ferry_test_log_reset();
 	assert_int_equal(ferry_chan_enqueue(chan, &d), DOCA_ERROR_NOT_SUPPORTED);
-	assert_logged("needs the inline engine");
+	assert_logged("another process");
 	d.src = (const void *)(uintptr_t)e->addr;
 	d.src_remote = e->remote;
 	assert_int_equal(ferry_chan_enqueue(chan, &d), DOCA_ERROR_NOT_SUPPORTED);
@@ -286,13 +287,13 @@ static void test_other_engines_refuse(void **state)
 	assert_true(holds_pattern(src, e->seed, 0, PIECE));
 }
 
-/* ---- the inline engine copies them ---- */
+/* ---- a cross-process (inline) channel copies them ---- */
 
 /* Remote to local, local to remote, remote to remote; each completes with SUCCESS. */
 static void test_inline_copies_remote(void **state)
 {
 	struct exporter *e = &exporters[EXP_RW];
-	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, false);
+	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, true);
 	struct guarded got, back, moved;
 	struct ferry_copy_desc d[4];
 	struct ferry_copy_cpl cpl[5];
@@ -354,7 +355,7 @@ static void test_inline_copies_remote(void **state)
 static void test_inline_status_per_descriptor(void **state)
 {
 	const struct exporter *rw = &exporters[EXP_RW], *ro = &exporters[EXP_RO];
-	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, false);
+	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, true);
 	struct guarded local_ok, outside, after_ok;
 	struct ferry_copy_desc d[5];
 	struct ferry_copy_cpl cpl[6];
@@ -399,7 +400,7 @@ static void test_inline_status_per_descriptor(void **state)
 static void test_inline_cancel_remote(void **state)
 {
 	const struct exporter *e = &exporters[EXP_RW];
-	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, false);
+	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, true);
 	struct guarded g;
 	struct ferry_copy_desc d;
 	struct ferry_copy_cpl cpl[2];
@@ -427,7 +428,7 @@ static void test_inline_exporter_gone(void **state)
 {
 	struct exporter *dead = &exporters[EXP_DOOMED];
 	const struct exporter *live = &exporters[EXP_RW];
-	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, false);
+	struct ferry_chan *chan = open_chan(FERRY_ENGINE_INLINE, true);
 	struct guarded before, gone, after;
 	struct ferry_copy_desc d[4];
 	struct ferry_copy_cpl cpl[5];
@@ -518,9 +519,7 @@ static void test_cross_process_is_inline(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		/* The inline engine takes them: the tests below. */
-		ENGINE_TEST_(test_other_engines_refuse, 1, "worker"),
-		ENGINE_TEST_(test_other_engines_refuse, 2, "auto"),
+		ENGINE_TESTS(test_ordinary_channels_refuse),
 		cmocka_unit_test(test_inline_copies_remote),
 		cmocka_unit_test(test_inline_status_per_descriptor),
 		cmocka_unit_test(test_inline_cancel_remote),
