@@ -604,11 +604,20 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	ferry_ctx_add_pool(&dma->ctx, &dma->pool, "dma memcpy", sizeof(struct doca_dma_task_memcpy), memcpy_complete);
 	dma->caps = caps;
 	dma->engine = FERRY_ENGINE_AUTO;
-	/* DMA copies through cross-memory attach: imports of ordinary memory may now be made. */
-	ferry_link_enable_cma();
 	dma->ordered_completions = 1;
 	*dma_out = dma;
 	return DOCA_SUCCESS;
+}
+
+/*
+ * DMA copies through cross-memory attach, so a process that has this library
+ * may import ordinary memory of another process. Done when the library loads,
+ * not at doca_dma_create: DOCA lets a program import before it creates its
+ * DMA context (tests/link: test_malloc_import_before_dma).
+ */
+static void __attribute__((constructor)) dma_enable_cross_memory_attach(void)
+{
+	ferry_link_enable_cma();
 }
 
 doca_error_t doca_dma_destroy(struct doca_dma *dma)

@@ -7,6 +7,8 @@
  * usage: link_dpu <descriptor hex> <host address> <length> <command>...
  * Commands, run in order, each printing one line:
  *   import          create the mmap from the export ("import <error name>")
+ *   early           as import, but only as the first command: it runs before the
+ *                   DMA context exists (DOCA lets a program import in either order)
  *   read <sum>      DMA host -> local, compare the checksum ("read OK|MISMATCH|<error>")
  *   write <seed>    fill local with a pattern, DMA local -> host ("write OK <sum>|<error>")
  *   imports <n>     import the same descriptor n more times at once, then destroy them
@@ -75,7 +77,8 @@ static int setup(struct side *s)
 {
 	union doca_data ud = {.ptr = s};
 
-	s->dev = open_dev("03:00.0");
+	if (s->dev == NULL)
+		s->dev = open_dev("03:00.0");
 	s->local = malloc(s->len);
 	if (s->dev == NULL || s->local == NULL)
 		return -1;
@@ -173,20 +176,38 @@ static void cmd_imports(struct side *s, int n)
 	printf("imports %s\n", err == DOCA_SUCCESS ? "OK" : doca_error_get_name(err));
 }
 
+/* The device and the import, before setup creates anything else. */
+static doca_error_t open_early(struct side *s)
+{
+	s->dev = open_dev("03:00.0");
+	if (s->dev == NULL)
+		return DOCA_ERROR_NOT_FOUND;
+	return doca_mmap_create_from_export(NULL, s->desc, s->desc_len, s->dev, &s->remote_mmap);
+}
+
 int main(int argc, char **argv)
 {
 	struct side s;
+	int first = 4;
 
 	memset(&s, 0, sizeof(s));
 	if (argc < 4 || parse_hex(&s, argv[1]) != 0)
 		return 2;
 	s.host_addr = (uint8_t *)(uintptr_t)strtoull(argv[2], NULL, 0);
 	s.len = strtoull(argv[3], NULL, 0);
+	if (argc > 4 && strcmp(argv[4], "early") == 0) {
+		doca_error_t err = open_early(&s);
+
+		printf("import %s\n", doca_error_get_name(err));
+		if (err != DOCA_SUCCESS)
+			return 0;
+		first = 5;
+	}
 	if (setup(&s) != 0) {
 		printf("setup failed\n");
 		return 3;
 	}
-	for (int i = 4; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		doca_error_t err;
 		if (strcmp(argv[i], "import") == 0) {
 			err = doca_mmap_create_from_export(NULL, s.desc, s.desc_len, s.dev, &s.remote_mmap);

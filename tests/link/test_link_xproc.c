@@ -517,6 +517,25 @@ static void test_malloc_dma_both_ways(void **state)
 	dma_both_ways("malloc", "1000003", "4321");
 }
 
+/*
+ * The DPU imports ordinary host memory before it creates its DMA context:
+ * DOCA allows either order (the import used to be refused, NOT_SUPPORTED,
+ * until the process had created a DMA context).
+ */
+static void test_malloc_import_before_dma(void **state)
+{
+	struct host h;
+	struct proc d;
+
+	(void)state;
+	start_host(&h, "65537", "malloc", "rw");
+	start_dpu(&d, &h, h.hex, 0, "early", "read", h.sum, NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	dpu_done(&d);
+	stop_host(&h);
+}
+
 static void test_malloc_dma_256mib(void **state)
 {
 	(void)state;
@@ -681,6 +700,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exporter_stopped_mmap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malloc_dma_both_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malloc_import_before_dma, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malloc_dma_256mib, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malloc_dma_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malloc_dma_exporter_sigkilled, setup, teardown),
