@@ -4,18 +4,19 @@
  * that is not mapped in this process (the exporter's memory was ordinary,
  * e.g. malloc). For the copy engines and the DMA context.
  *
- * How a copy engine adopts it (the engine and DMA code are not changed yet):
+ * How the copy engines and DOCA DMA use it (src/dma/dma.c, src/engine/engine_inline.c):
  *  1. at submit, for each buf: `r = ferry_mmap_remote(ferry_buf_mmap(buf))`;
  *     NULL means the addresses are usable here (local memory or a shared
  *     mapping at the same address) and memcpy is right;
  *  2. the copy descriptor carries r for its source and/or destination
- *     (struct ferry_copy_desc would grow `const struct ferry_remote *src_remote,
- *     *dst_remote`, NULL for local);
- *  3. the engine copies with ferry_remote_read (remote source, local
+ *     (struct ferry_copy_desc: src_remote, dst_remote, NULL for local), and
+ *     goes to a channel opened cross_process;
+ *  3. that channel copies with ferry_link_copy: ferry_remote_read (remote source, local
  *     destination), ferry_remote_write (local source, remote destination), or
  *     both through a bounce buffer when both are remote; a non-success status
- *     becomes the task's status (the exporter vanished mid-copy: IO_FAILED);
- *  4. the DMA library calls ferry_link_enable_cma() once: until then imports of
+ *     becomes the task's status (the exporter vanished: NOT_CONNECTED);
+ *  4. libdoca_dma calls ferry_link_enable_cma() when it loads (Comch's fast
+ *     path too, when it needs it): until then imports of
  *     ordinary memory are refused (NOT_SUPPORTED), so no engine ever
  *     dereferences a remote address as if it were local.
  *
