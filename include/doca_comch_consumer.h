@@ -7,8 +7,9 @@
  * @note Ferry: doca_ctx_start answers DOCA_ERROR_IN_PROGRESS, as DOCA's does; the
  *       consumer becomes RUNNING from the next doca_pe_progress.
  *       The consumer's mmap is exported to the peer when the consumer starts
- *       (as doca_mmap_export_pci does), each post publishes the buffer's free room
- *       (from its data address to its end) and the peer's producer copies into it.
+ *       (as doca_mmap_export_pci does); each post publishes the buffer's free room
+ *       (from its data address to its end) in a ring of shared memory that the peer's
+ *       producers poll, and a producer copies into it.
  *       Shareable memory (ferry_mem.h) is copied into by memcpy through a shared
  *       mapping; other memory by cross-memory attach. Consumers are progressed on the
  *       same thread as their connection's server or client: completions arrive

@@ -7,9 +7,10 @@
  * @note Ferry: a producer copies the buffer straight into the consumer's posted buffer
  *       (one copy: memcpy when the consumer's memory is shareable, see ferry_mem.h,
  *       otherwise cross-memory attach), then tells the consumer. A send submitted while
- *       the consumer has no buffer posted waits until one is posted (submit succeeds).
- *       Producers are progressed on the same thread as their connection's server or
- *       client: the peer's posts arrive through that context's progress.
+ *       the consumer has no buffer posted waits until one is posted (submit succeeds);
+ *       the producer's progress polls the consumer's post ring in shared memory, so its
+ *       PE may be progressed on its own. Producers and consumers of one connection run
+ *       on the thread that progresses the connection's server or client.
  */
 #ifndef DOCA_COMCH_PRODUCER_H_
 #define DOCA_COMCH_PRODUCER_H_

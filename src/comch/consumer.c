@@ -3,12 +3,14 @@
  * consumer.c - doca_comch_consumer: post buffers that producers of the peer fill.
  * Design notes in comch_fast.h.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <doca_buf.h>
 #include <doca_comch_consumer.h>
 #include <doca_mmap.h>
+#include <ferry_mem.h>
 
 #include "comch/comch_fast.h"
 #include "common/ferry_log.h"
@@ -115,13 +117,79 @@ static doca_error_t send_frame(struct doca_comch_consumer *c, const uint8_t *fra
 	return err;
 }
 
+/* The post ring: shareable memory the peer maps (read only) and polls. */
+static void ring_close(struct doca_comch_consumer *c)
+{
+	if (c->ring_mmap != NULL)
+		(void)doca_mmap_destroy(c->ring_mmap); /* revokes the export */
+	c->ring_mmap = NULL;
+	if (c->ring != NULL)
+		(void)ferry_mem_free_shared(c->ring);
+	c->ring = NULL;
+}
+
+static doca_error_t ring_open(struct doca_comch_consumer *c, const void **desc, size_t *desc_len)
+{
+	struct doca_dev *dev = c->conn->ep->ctx.dev;
+	uint32_t cap = 1;
+	size_t bytes;
+
+	while (cap < c->pool.capacity)
+		cap <<= 1;
+	bytes = comch_ring_bytes(cap);
+	c->ring = ferry_mem_alloc_shared(bytes);
+	if (c->ring == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: comch consumer %u: no shareable memory for its ring",
+				  c->id);
+	c->ring->magic = COMCH_RING_MAGIC;
+	c->ring->cap = cap;
+	c->ring_head = 0;
+	if (doca_mmap_create(&c->ring_mmap) != DOCA_SUCCESS ||
+	    doca_mmap_set_memrange(c->ring_mmap, c->ring, bytes) != DOCA_SUCCESS ||
+	    doca_mmap_add_dev(c->ring_mmap, dev) != DOCA_SUCCESS ||
+	    doca_mmap_set_permissions(c->ring_mmap, DOCA_ACCESS_FLAG_PCI_READ_ONLY) != DOCA_SUCCESS ||
+	    doca_mmap_start(c->ring_mmap) != DOCA_SUCCESS ||
+	    doca_mmap_export_pci(c->ring_mmap, dev, desc, desc_len) != DOCA_SUCCESS) {
+		ring_close(c);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: comch consumer %u: cannot export its ring", c->id);
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, size_t desc_len, const void *ring_desc,
+			     size_t ring_desc_len)
+{
+	const char *call = "doca_ctx_start";
+	uint8_t frame[FERRY_FRAME_UP_MAX];
+	struct ferry_frame_consumer_up up = {
+		.consumer_id = c->id,
+		.imm_data_len = c->imm_data_len,
+		.ring_cap = c->ring->cap,
+		.desc = desc,
+		.desc_len = desc_len > FERRY_FRAME_DESC_MAX ? 0 : (uint16_t)desc_len,
+		.ring_desc = ring_desc,
+		.ring_desc_len = ring_desc_len > FERRY_FRAME_DESC_MAX ? 0 : (uint16_t)ring_desc_len,
+	};
+	size_t n = ferry_frame_build_consumer_up(frame, &up);
+	doca_error_t err;
+
+	if (n == 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: comch consumer %u: export descriptors too long", call,
+				  c->id);
+	err = send_frame(c, frame, n);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err == DOCA_ERROR_AGAIN ? DOCA_ERROR_AGAIN : DOCA_ERROR_NOT_CONNECTED,
+				  "%s: comch consumer %u: cannot announce it to the peer (%s)", call, c->id,
+				  doca_error_get_name(err));
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t consumer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
 	const char *call = "doca_ctx_start";
-	uint8_t frame[FERRY_FRAME_UP_MAX];
-	const void *desc = NULL;
-	size_t desc_len = 0, n;
+	const void *desc = NULL, *ring_desc = NULL;
+	size_t desc_len = 0, ring_desc_len = 0;
 	doca_error_t err;
 
 	if (!comch_fast_conn_usable(c->conn))
@@ -133,15 +201,13 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	err = doca_mmap_export_pci(c->mmap, c->conn->ep->ctx.dev, &desc, &desc_len);
 	if (err != DOCA_SUCCESS)
 		return err; /* logged by the export */
-	n = ferry_frame_build_consumer_up(frame, c->id, c->imm_data_len, desc, desc_len);
-	if (n == 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: comch consumer %u: export descriptor of %zu bytes too long",
-				  call, c->id, desc_len);
-	err = send_frame(c, frame, n);
-	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err == DOCA_ERROR_AGAIN ? DOCA_ERROR_AGAIN : DOCA_ERROR_NOT_CONNECTED,
-				  "%s: comch consumer %u: cannot announce it to the peer (%s)", call, c->id,
-				  doca_error_get_name(err));
+	err = ring_open(c, &ring_desc, &ring_desc_len);
+	if (err == DOCA_SUCCESS)
+		err = announce(c, desc, desc_len, ring_desc, ring_desc_len);
+	if (err != DOCA_SUCCESS) {
+		ring_close(c);
+		return err;
+	}
 	c->announced = true;
 	/* As in DOCA, the consumer becomes RUNNING from progress once it is registered with the peer. */
 	return DOCA_ERROR_IN_PROGRESS;
@@ -158,14 +224,27 @@ static void consumer_stop(struct doca_ctx *ctx)
 	c->announced = false;
 }
 
+static void consumer_stopped(struct doca_ctx *ctx)
+{
+	ring_close(consumer_of_ctx(ctx));
+}
+
+/* Publish a post: entry first, then the head with release order, so the peer's acquire load sees the entry. */
+static void ring_publish(struct doca_comch_consumer *c, const struct comch_post *post)
+{
+	struct comch_post *entries = (struct comch_post *)(c->ring + 1);
+
+	entries[c->ring_head & (c->ring->cap - 1)] = *post;
+	c->ring_head++;
+	atomic_store_explicit(&c->ring->head, c->ring_head, memory_order_release);
+}
+
 static doca_error_t consumer_submit(struct doca_task *task)
 {
 	struct doca_comch_consumer_task_post_recv *post = (struct doca_comch_consumer_task_post_recv *)task;
 	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
-	uint8_t frame[FERRY_FRAME_POST_LEN];
 	void *head = NULL, *data = NULL;
 	size_t len = 0;
-	doca_error_t err;
 
 	if (!comch_fast_conn_usable(c->conn))
 		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_task_submit: comch consumer %u: its connection has ended",
@@ -184,20 +263,17 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	post->room = data;
 	post->room_len = (uint32_t)len;
 	post->generation = ++c->next_generation;
-	err = send_frame(c, frame,
-			 ferry_frame_build_post(frame, c->id, slot_of(c, post), post->generation, (uint64_t)(uintptr_t)data,
-						post->room_len));
-	if (err == DOCA_ERROR_AGAIN)
-		return DOCA_ERROR_AGAIN;
-	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_task_submit: comch consumer %u: the peer is gone", c->id);
 	post->posted = true;
+	ring_publish(c, &(struct comch_post){.addr = (uint64_t)(uintptr_t)data,
+					     .len = post->room_len,
+					     .slot = slot_of(c, post),
+					     .generation = post->generation});
 	return DOCA_SUCCESS;
 }
 
 static uint32_t consumer_progress(struct doca_ctx *ctx)
 {
-	/* Frames keep their order on the socket: a POST sent from now on reaches the peer after the CONSUMER_UP. */
+	/* The peer reads the ring only once it handled CONSUMER_UP, so posts made from now on are safe to publish. */
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		ferry_ctx_set_running(ctx);
 		return 1;
@@ -213,6 +289,7 @@ static bool consumer_has_pending(struct doca_ctx *ctx)
 static const struct ferry_ctx_ops consumer_ops = {
 	.start = consumer_start,
 	.stop = consumer_stop,
+	.stopped = consumer_stopped,
 	.submit = consumer_submit,
 	.progress = consumer_progress,
 	.has_pending = consumer_has_pending,

@@ -5,6 +5,7 @@
  * end of a connection. Design notes in comch_fast.h.
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "comch/comch_fast.h"
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
+#include "core/ferry_mem.h"
 #include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("comch");
@@ -99,8 +101,24 @@ static void remote_free(struct comch_remote_consumer *r)
 {
 	if (r->mmap != NULL)
 		(void)doca_mmap_destroy(r->mmap);
-	free(r->posts);
+	if (r->ring_mmap != NULL)
+		(void)doca_mmap_destroy(r->ring_mmap);
 	free(r);
+}
+
+/* Import one of the consumer's exports; its range in @p addr, @p len. */
+static doca_error_t import(struct comch_ep *ep, const uint8_t *desc, uint16_t desc_len, struct doca_mmap **mmap,
+			   uint64_t *addr, uint64_t *len)
+{
+	void *a = NULL;
+	size_t l = 0;
+	doca_error_t err = doca_mmap_create_from_export(NULL, desc, desc_len, ep->ctx.dev, mmap);
+
+	if (err == DOCA_SUCCESS)
+		err = doca_mmap_get_memrange(*mmap, &a, &l);
+	*addr = (uint64_t)(uintptr_t)a;
+	*len = l;
+	return err;
 }
 
 static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
@@ -108,9 +126,7 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 {
 	struct comch_ep *ep = conn->ep;
 	struct comch_remote_consumer *r;
-	void *addr = NULL;
-	size_t len = 0;
-	doca_error_t err;
+	uint64_t ring_len = 0;
 
 	if (comch_fast_find_remote(conn, up->consumer_id) != NULL) {
 		*why = "CONSUMER_UP for a consumer id already up";
@@ -123,71 +139,88 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 	}
 	r->id = up->consumer_id;
 	r->imm_data_len = up->imm_data_len;
+	r->ring_cap = up->ring_cap;
 	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
 	ferry_link_enable_cma();
-	err = doca_mmap_create_from_export(NULL, up->desc, up->desc_len, ep->ctx.dev, &r->mmap);
-	if (err == DOCA_SUCCESS)
-		err = doca_mmap_get_memrange(r->mmap, &addr, &len);
-	if (err != DOCA_SUCCESS) {
+	if (import(ep, up->desc, up->desc_len, &r->mmap, &r->base, &r->len) != DOCA_SUCCESS ||
+	    import(ep, up->ring_desc, up->ring_desc_len, &r->ring_mmap, &r->ring_addr, &ring_len) != DOCA_SUCCESS) {
 		remote_free(r);
 		*why = "CONSUMER_UP names memory that cannot be imported";
 		return UINT32_MAX;
 	}
-	r->base = (uint64_t)(uintptr_t)addr;
-	r->len = len;
+	if (ring_len < comch_ring_bytes(r->ring_cap)) {
+		remote_free(r);
+		*why = "CONSUMER_UP ring export is smaller than its size";
+		return UINT32_MAX;
+	}
 	r->remote = ferry_mmap_remote(r->mmap);
+	r->ring_remote = ferry_mmap_remote(r->ring_mmap);
 	r->next = conn->remotes;
 	conn->remotes = r;
-	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, conn->id, r->id,
-		  r->remote == NULL ? "shared mapping" : "cross-memory attach");
+	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s, ring %s)", ep->kind, ep->name, conn->id, r->id,
+		  r->remote == NULL ? "shared mapping" : "cross-memory attach",
+		  r->ring_remote == NULL ? "shared" : "by cross-memory attach");
 	if (ep->new_consumer_cb == NULL)
 		return 0;
 	ep->new_consumer_cb(&ep->consumer_event, conn, r->id);
 	return 1;
 }
 
-static doca_error_t posts_grow(struct comch_remote_consumer *r)
-{
-	uint32_t cap = r->cap == 0 ? 64 : r->cap * 2;
-	struct comch_post *posts = malloc(sizeof(*posts) * cap);
+/* ---- the peer's post rings ---- */
 
-	if (posts == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	for (uint32_t i = 0; i < r->count; i++)
-		posts[i] = r->posts[(r->head + i) % r->cap];
-	free(r->posts);
-	r->posts = posts;
-	r->cap = cap;
-	r->head = 0;
+static doca_error_t ring_broken(struct doca_comch_connection *conn, struct comch_remote_consumer *r, const char *rule)
+{
+	if (!r->broken) {
+		r->broken = true;
+		FERRY_ERR("%s '%s': connection %u: consumer %u's post ring %s; connection closed", conn->ep->kind,
+			  conn->ep->name, conn->id, r->id, rule);
+		comch_conn_mark_broken(conn);
+	}
+	return DOCA_ERROR_NOT_CONNECTED;
+}
+
+static doca_error_t ring_read(const struct comch_remote_consumer *r, uint64_t offset, void *out, size_t len)
+{
+	if (r->ring_remote != NULL)
+		return ferry_remote_read(r->ring_remote, out, r->ring_addr + offset, len);
+	if (!ferry_mmap_is_usable(r->ring_mmap))
+		return DOCA_ERROR_NOT_CONNECTED;
+	memcpy(out, (const void *)(uintptr_t)(r->ring_addr + offset), len);
 	return DOCA_SUCCESS;
 }
 
-static uint32_t on_post(struct doca_comch_connection *conn, const struct ferry_frame_post *p, const char **why)
+static doca_error_t ring_head(const struct comch_remote_consumer *r, uint64_t *head)
 {
-	struct comch_remote_consumer *r = comch_fast_find_remote(conn, p->consumer_id);
+	const struct comch_ring_hdr *hdr = (const struct comch_ring_hdr *)(uintptr_t)r->ring_addr;
 
-	if (r == NULL) {
-		*why = "POST for a consumer that is not up";
-		return UINT32_MAX;
-	}
+	if (r->ring_remote != NULL)
+		return ferry_remote_read(r->ring_remote, head, r->ring_addr + offsetof(struct comch_ring_hdr, head),
+					 sizeof(*head));
+	/* Acquire: the entries below the head were written before the consumer's release store. */
+	*head = atomic_load_explicit(&hdr->head, memory_order_acquire);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
+				  struct comch_post *post)
+{
+	uint64_t head = 0;
+
+	if (r->broken)
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (ring_head(r, &head) != DOCA_SUCCESS)
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (head == r->tail)
+		return DOCA_ERROR_AGAIN;
+	if (head - r->tail > r->ring_cap)
+		return ring_broken(conn, r, "claims more posts than it holds");
+	if (ring_read(r, sizeof(struct comch_ring_hdr) + (r->tail & (r->ring_cap - 1)) * sizeof(*post), post,
+		      sizeof(*post)) != DOCA_SUCCESS)
+		return DOCA_ERROR_NOT_CONNECTED;
 	/* The one check that keeps producers inside what the consumer exported. */
-	if (p->addr < r->base || p->len > r->len || p->addr - r->base > r->len - p->len) {
-		*why = "POST buffer lies outside the consumer's exported memory";
-		return UINT32_MAX;
-	}
-	if (r->count >= COMCH_FAST_MAX_POSTS) {
-		*why = "more posted buffers than a consumer can have";
-		return UINT32_MAX;
-	}
-	if (r->count == r->cap && posts_grow(r) != DOCA_SUCCESS) {
-		*why = "no memory for posted buffers";
-		return UINT32_MAX;
-	}
-	r->posts[(r->head + r->count) % r->cap] = (struct comch_post){
-		.addr = p->addr, .len = p->len, .slot = p->slot, .generation = p->generation};
-	r->count++;
-	comch_producers_kick(conn);
-	return 0;
+	if (post->len == 0 || post->addr < r->base || post->len > r->len || post->addr - r->base > r->len - post->len)
+		return ring_broken(conn, r, "holds a buffer outside the consumer's exported memory");
+	return DOCA_SUCCESS;
 }
 
 static void remote_unlink(struct doca_comch_connection *conn, struct comch_remote_consumer *gone)
@@ -222,7 +255,7 @@ static uint32_t on_consumer_down(struct doca_comch_connection *conn, uint32_t id
 bool comch_fast_owns_frame(const struct ferry_frame *f)
 {
 	return f->type == FERRY_FRAME_CONSUMER_UP || f->type == FERRY_FRAME_CONSUMER_DOWN ||
-	       f->type == FERRY_FRAME_POST || f->type == FERRY_FRAME_DONE;
+	       f->type == FERRY_FRAME_DONE;
 }
 
 uint32_t comch_fast_on_frame(struct doca_comch_connection *conn, const struct ferry_frame *f, const char **why)
@@ -232,8 +265,6 @@ uint32_t comch_fast_on_frame(struct doca_comch_connection *conn, const struct fe
 		return on_consumer_up(conn, &f->u.up, why);
 	case FERRY_FRAME_CONSUMER_DOWN:
 		return on_consumer_down(conn, f->u.consumer_id, why);
-	case FERRY_FRAME_POST:
-		return on_post(conn, &f->u.post, why);
 	case FERRY_FRAME_DONE:
 		return comch_consumer_on_done(conn, &f->u.post, why);
 	default:

@@ -8,7 +8,6 @@
 
 #include <doca_buf.h>
 #include <doca_comch_producer.h>
-#include <doca_pe.h>
 
 #include "comch/comch_fast.h"
 #include "common/ferry_log.h"
@@ -85,20 +84,23 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 			finish(p, task, DOCA_ERROR_INVALID_VALUE);
 			return true;
 		}
-		if (r->count == 0) {
+		err = comch_fast_peek_post(p->conn, r, &task->post);
+		if (err == DOCA_ERROR_AGAIN) {
 			*keep = true; /* no posted buffer yet: wait */
 			return true;
 		}
+		if (err != DOCA_SUCCESS) {
+			finish(p, task, err);
+			return true;
+		}
 		(void)doca_buf_get_data_len(task->buf, &len);
-		if (len > r->posts[r->head].len) {
+		if (len > task->post.len) {
 			FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails",
-				  p->id, len, r->id, r->posts[r->head].len);
+				  p->id, len, r->id, task->post.len);
 			finish(p, task, DOCA_ERROR_TOO_BIG);
 			return true;
 		}
-		task->post = r->posts[r->head];
-		r->head = (r->head + 1) % r->cap;
-		r->count--;
+		r->tail++; /* taken: the consumer gets it back with the DONE */
 		err = copy_into_post(r, task, &task->post, len);
 		if (err != DOCA_SUCCESS) {
 			finish(p, task, err);
@@ -202,30 +204,12 @@ static doca_error_t producer_submit(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
-/*
- * Posts arrive through the connection's context. A program may give the producer a
- * PE of its own and progress only that one while it waits (DOCA's high-speed
- * sample does): then the producer progresses the connection's PE for it, unless
- * that PE is the one running now (it progresses the connection anyway).
- */
-static void pump_connection(struct doca_comch_producer *p)
-{
-	struct doca_pe *conn_pe = p->conn->ep->ctx.pe;
-
-	if (conn_pe != NULL && conn_pe != p->ctx.pe && !ferry_pe_in_callback(conn_pe))
-		(void)doca_pe_progress(conn_pe);
-}
-
 static uint32_t producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
+	/* Poll the consumers' rings for the sends that wait (and retry a DONE a full socket held back). */
 	if (p->waiting.head != NULL && p->conn != NULL)
-		pump_connection(p); /* may end the connection: p->conn is checked again below */
-
-	/* Only a DONE left behind by a full socket needs a retry here; posts arrive through the connection. */
-	if (p->waiting.head != NULL && ((struct doca_comch_producer_task_send *)p->waiting.head)->copied &&
-	    p->conn != NULL)
 		producer_serve(p);
 	return comch_fast_complete_list(&p->done);
 }
@@ -234,12 +218,8 @@ static bool producer_has_pending(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
-	if (p->done.head != NULL)
-		return true;
-	if (p->waiting.head == NULL || p->conn == NULL)
-		return false;
-	/* A DONE to retry, or posts that only this producer's progress will fetch. */
-	return ((struct doca_comch_producer_task_send *)p->waiting.head)->copied || p->conn->ep->ctx.pe != ctx->pe;
+	/* Waiting sends poll the rings: no event announces a post (nor does DOCA have one). */
+	return p->done.head != NULL || (p->waiting.head != NULL && p->conn != NULL);
 }
 
 static const struct ferry_ctx_ops producer_ops = {

@@ -25,15 +25,16 @@
  * Fast-path frames (Comch producer/consumer; ids are never 0):
  *   CONSUMER_UP   (consumer's side -> peer) a consumer started:
  *           u32 consumer_id, u32 imm_data_len (<= FERRY_FRAME_IMM_MAX),
- *           u16 desc_len, desc[desc_len] (1..FERRY_FRAME_DESC_MAX: the export
- *           descriptor of the consumer's mmap, parsed later by the import code)
+ *           u32 ring_cap (a power of two, 1..FERRY_FRAME_RING_MAX),
+ *           u16 desc_len, u16 ring_desc_len, desc[desc_len], ring_desc[ring_desc_len]
+ *           (each 1..FERRY_FRAME_DESC_MAX bytes: export descriptors of the consumer's
+ *           mmap and of its post ring, parsed later by the import code)
  *   CONSUMER_DOWN (consumer's side -> peer) u32 consumer_id: it stopped
- *   POST    (consumer's side -> peer) a posted receive buffer:
- *           u32 consumer_id, u32 slot, u32 generation, u32 len (> 0), u64 addr
- *           (addr + len must not wrap)
  *   DONE    (producer's side -> consumer's side) a posted buffer was filled:
  *           u32 consumer_id, u32 slot, u32 generation, u32 len, u32 producer_id,
  *           u8 imm_len (<= FERRY_FRAME_IMM_MAX), imm[imm_len]
+ * Posted buffers themselves travel through the consumer's post ring in shared
+ * memory (src/comch/comch_fast.h), not through the socket.
  *
  * Everything here is pure (bytes in, result out): the peer is untrusted and the
  * parser is the fuzz target (tests/comch/fuzz_frame.c).
@@ -57,10 +58,10 @@
 #define FERRY_FRAME_REFUSE_MAX (FERRY_FRAME_HDR_LEN + 6u + FERRY_FRAME_REASON_MAX)
 #define FERRY_FRAME_IMM_MAX 32u      /* immediate data of a fast-path send */
 #define FERRY_FRAME_DESC_MAX 256u    /* export descriptor in a CONSUMER_UP */
-#define FERRY_FRAME_UP_FIXED 10u
-#define FERRY_FRAME_UP_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + FERRY_FRAME_DESC_MAX)
+#define FERRY_FRAME_RING_MAX 65536u   /* entries of a consumer's post ring */
+#define FERRY_FRAME_UP_FIXED 16u
+#define FERRY_FRAME_UP_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + 2u * FERRY_FRAME_DESC_MAX)
 #define FERRY_FRAME_DOWN_LEN (FERRY_FRAME_HDR_LEN + 4u)
-#define FERRY_FRAME_POST_LEN (FERRY_FRAME_HDR_LEN + 24u)
 #define FERRY_FRAME_DONE_FIXED 21u
 #define FERRY_FRAME_DONE_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_FIXED + FERRY_FRAME_IMM_MAX)
 /* The largest frame a fast-path peer sends: a receive buffer must hold it. */
@@ -74,8 +75,7 @@ enum ferry_frame_type {
 	FERRY_FRAME_BYE = 5,
 	FERRY_FRAME_CONSUMER_UP = 6,
 	FERRY_FRAME_CONSUMER_DOWN = 7,
-	FERRY_FRAME_POST = 8,
-	FERRY_FRAME_DONE = 9,
+	FERRY_FRAME_DONE = 8,
 };
 
 struct ferry_frame_hello {
@@ -103,20 +103,22 @@ struct ferry_frame_refuse {
 struct ferry_frame_consumer_up {
 	uint32_t consumer_id;
 	uint32_t imm_data_len;
-	const uint8_t *desc; /* points into the datagram */
+	uint32_t ring_cap;
+	const uint8_t *desc;      /* points into the datagram */
 	uint16_t desc_len;
+	const uint8_t *ring_desc; /* idem */
+	uint16_t ring_desc_len;
 };
 
-/** POST and DONE share their first fields: which consumer, which posted buffer. */
+/** A DONE: which consumer, which posted buffer, what came. */
 struct ferry_frame_post {
 	uint32_t consumer_id;
 	uint32_t slot;
 	uint32_t generation;
 	uint32_t len;
-	uint64_t addr;           /* POST only */
-	uint32_t producer_id;    /* DONE only */
-	const uint8_t *imm;      /* DONE only; points into the datagram */
-	uint8_t imm_len;         /* DONE only */
+	uint32_t producer_id;
+	const uint8_t *imm;      /* points into the datagram */
+	uint8_t imm_len;
 };
 
 /** A parsed frame; pointers refer into the buffer given to ferry_frame_parse. */
@@ -130,7 +132,7 @@ struct ferry_frame {
 		struct ferry_frame_refuse refuse;
 		struct ferry_frame_consumer_up up;
 		uint32_t consumer_id; /* CONSUMER_DOWN */
-		struct ferry_frame_post post; /* POST, DONE */
+		struct ferry_frame_post post; /* DONE */
 	} u;
 };
 
@@ -159,16 +161,15 @@ size_t ferry_frame_build_welcome(uint8_t *buf, uint32_t max_msg_size, uint32_t r
 /** Build a REFUSE into @p buf (FERRY_FRAME_REFUSE_MAX bytes); the reason is cut to fit. */
 size_t ferry_frame_build_refuse(uint8_t *buf, doca_error_t error, const char *reason);
 
-/** Build a CONSUMER_UP into @p buf (FERRY_FRAME_UP_MAX bytes); returns its size, 0 if @p desc_len is out of range. */
-size_t ferry_frame_build_consumer_up(uint8_t *buf, uint32_t consumer_id, uint32_t imm_data_len, const void *desc,
-				     size_t desc_len);
+/**
+ * Build a CONSUMER_UP into @p buf (FERRY_FRAME_UP_MAX bytes) from @p up (its
+ * pointers and lengths name the descriptors); returns its size, 0 if a
+ * descriptor length is out of range.
+ */
+size_t ferry_frame_build_consumer_up(uint8_t *buf, const struct ferry_frame_consumer_up *up);
 
 /** Build a CONSUMER_DOWN into @p buf (FERRY_FRAME_DOWN_LEN bytes); returns its size. */
 size_t ferry_frame_build_consumer_down(uint8_t *buf, uint32_t consumer_id);
-
-/** Build a POST into @p buf (FERRY_FRAME_POST_LEN bytes); returns its size. */
-size_t ferry_frame_build_post(uint8_t *buf, uint32_t consumer_id, uint32_t slot, uint32_t generation, uint64_t addr,
-			      uint32_t len);
 
 /** Build a DONE into @p buf (FERRY_FRAME_DONE_MAX bytes); returns its size, 0 if @p imm_len is too long. */
 size_t ferry_frame_build_done(uint8_t *buf, const struct ferry_frame_post *done);

@@ -3,6 +3,7 @@
  * frame.c - parse and build control-socket frames (format in ferry_frame.h).
  * Pure functions: no I/O, no allocation, no logging; the caller logs `why`.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "link/ferry_frame.h"
@@ -102,15 +103,9 @@ static doca_error_t parse_refuse(struct ferry_frame *f, const char **why)
 	return DOCA_SUCCESS;
 }
 
-static uint64_t get_u64(const uint8_t *p)
+static bool desc_len_ok(uint16_t len)
 {
-	return (uint64_t)get_u32(p) | ((uint64_t)get_u32(p + 4) << 32);
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	put_u32(p, (uint32_t)v);
-	put_u32(p + 4, (uint32_t)(v >> 32));
+	return len != 0 && len <= FERRY_FRAME_DESC_MAX;
 }
 
 static doca_error_t parse_consumer_up(struct ferry_frame *f, const char **why)
@@ -121,15 +116,20 @@ static doca_error_t parse_consumer_up(struct ferry_frame *f, const char **why)
 		return refuse_(why, "CONSUMER_UP shorter than its fixed part", DOCA_ERROR_INVALID_VALUE);
 	u->consumer_id = get_u32(f->payload);
 	u->imm_data_len = get_u32(f->payload + 4);
-	u->desc_len = get_u16(f->payload + 8);
+	u->ring_cap = get_u32(f->payload + 8);
+	u->desc_len = get_u16(f->payload + 12);
+	u->ring_desc_len = get_u16(f->payload + 14);
 	u->desc = f->payload + FERRY_FRAME_UP_FIXED;
+	u->ring_desc = u->desc + u->desc_len;
 	if (u->consumer_id == 0)
 		return refuse_(why, "CONSUMER_UP with consumer id 0", DOCA_ERROR_INVALID_VALUE);
 	if (u->imm_data_len > FERRY_FRAME_IMM_MAX)
 		return refuse_(why, "CONSUMER_UP immediate data length above the cap", DOCA_ERROR_INVALID_VALUE);
-	if (u->desc_len == 0 || u->desc_len > FERRY_FRAME_DESC_MAX ||
-	    FERRY_FRAME_UP_FIXED + (uint32_t)u->desc_len != f->payload_len)
-		return refuse_(why, "CONSUMER_UP descriptor length does not match the payload", DOCA_ERROR_INVALID_VALUE);
+	if (u->ring_cap == 0 || u->ring_cap > FERRY_FRAME_RING_MAX || (u->ring_cap & (u->ring_cap - 1)) != 0)
+		return refuse_(why, "CONSUMER_UP ring size is not a power of two in range", DOCA_ERROR_INVALID_VALUE);
+	if (!desc_len_ok(u->desc_len) || !desc_len_ok(u->ring_desc_len) ||
+	    FERRY_FRAME_UP_FIXED + (uint32_t)u->desc_len + u->ring_desc_len != f->payload_len)
+		return refuse_(why, "CONSUMER_UP descriptor lengths do not match the payload", DOCA_ERROR_INVALID_VALUE);
 	return DOCA_SUCCESS;
 }
 
@@ -143,39 +143,16 @@ static doca_error_t parse_consumer_down(struct ferry_frame *f, const char **why)
 	return DOCA_SUCCESS;
 }
 
-static void parse_post_head(struct ferry_frame *f)
-{
-	struct ferry_frame_post *p = &f->u.post;
-
-	memset(p, 0, sizeof(*p));
-	p->consumer_id = get_u32(f->payload);
-	p->slot = get_u32(f->payload + 4);
-	p->generation = get_u32(f->payload + 8);
-	p->len = get_u32(f->payload + 12);
-}
-
-static doca_error_t parse_post(struct ferry_frame *f, const char **why)
-{
-	struct ferry_frame_post *p = &f->u.post;
-
-	if (f->payload_len != FERRY_FRAME_POST_LEN - FERRY_FRAME_HDR_LEN)
-		return refuse_(why, "POST payload is not 24 bytes", DOCA_ERROR_INVALID_VALUE);
-	parse_post_head(f);
-	p->addr = get_u64(f->payload + 16);
-	if (p->consumer_id == 0)
-		return refuse_(why, "POST with consumer id 0", DOCA_ERROR_INVALID_VALUE);
-	if (p->len == 0 || p->addr == 0 || p->addr + p->len < p->addr)
-		return refuse_(why, "POST buffer is empty, at address 0 or wraps around", DOCA_ERROR_INVALID_VALUE);
-	return DOCA_SUCCESS;
-}
-
 static doca_error_t parse_done(struct ferry_frame *f, const char **why)
 {
 	struct ferry_frame_post *p = &f->u.post;
 
 	if (f->payload_len < FERRY_FRAME_DONE_FIXED)
 		return refuse_(why, "DONE shorter than its fixed part", DOCA_ERROR_INVALID_VALUE);
-	parse_post_head(f);
+	p->consumer_id = get_u32(f->payload);
+	p->slot = get_u32(f->payload + 4);
+	p->generation = get_u32(f->payload + 8);
+	p->len = get_u32(f->payload + 12);
 	p->producer_id = get_u32(f->payload + 16);
 	p->imm_len = f->payload[20];
 	p->imm = f->payload + FERRY_FRAME_DONE_FIXED;
@@ -227,8 +204,6 @@ doca_error_t ferry_frame_parse(const void *buf, size_t len, uint32_t max_msg_siz
 		return parse_consumer_up(out, why);
 	case FERRY_FRAME_CONSUMER_DOWN:
 		return parse_consumer_down(out, why);
-	case FERRY_FRAME_POST:
-		return parse_post(out, why);
 	case FERRY_FRAME_DONE:
 		return parse_done(out, why);
 	default:
@@ -287,19 +262,22 @@ size_t ferry_frame_build_refuse(uint8_t *buf, doca_error_t error, const char *re
 	return FERRY_FRAME_HDR_LEN + 6 + reason_len;
 }
 
-size_t ferry_frame_build_consumer_up(uint8_t *buf, uint32_t consumer_id, uint32_t imm_data_len, const void *desc,
-				     size_t desc_len)
+size_t ferry_frame_build_consumer_up(uint8_t *buf, const struct ferry_frame_consumer_up *up)
 {
 	uint8_t *p = buf + FERRY_FRAME_HDR_LEN;
+	uint32_t payload = FERRY_FRAME_UP_FIXED + (uint32_t)up->desc_len + up->ring_desc_len;
 
-	if (desc_len == 0 || desc_len > FERRY_FRAME_DESC_MAX)
+	if (!desc_len_ok(up->desc_len) || !desc_len_ok(up->ring_desc_len))
 		return 0;
-	put_u32(p, consumer_id);
-	put_u32(p + 4, imm_data_len);
-	put_u16(p + 8, (uint16_t)desc_len);
-	memcpy(p + FERRY_FRAME_UP_FIXED, desc, desc_len);
-	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_UP, (uint32_t)(FERRY_FRAME_UP_FIXED + desc_len));
-	return FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + desc_len;
+	put_u32(p, up->consumer_id);
+	put_u32(p + 4, up->imm_data_len);
+	put_u32(p + 8, up->ring_cap);
+	put_u16(p + 12, up->desc_len);
+	put_u16(p + 14, up->ring_desc_len);
+	memcpy(p + FERRY_FRAME_UP_FIXED, up->desc, up->desc_len);
+	memcpy(p + FERRY_FRAME_UP_FIXED + up->desc_len, up->ring_desc, up->ring_desc_len);
+	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_UP, payload);
+	return FERRY_FRAME_HDR_LEN + payload;
 }
 
 size_t ferry_frame_build_consumer_down(uint8_t *buf, uint32_t consumer_id)
@@ -309,32 +287,16 @@ size_t ferry_frame_build_consumer_down(uint8_t *buf, uint32_t consumer_id)
 	return FERRY_FRAME_DOWN_LEN;
 }
 
-static void put_post_head(uint8_t *p, uint32_t consumer_id, uint32_t slot, uint32_t generation, uint32_t len)
-{
-	put_u32(p, consumer_id);
-	put_u32(p + 4, slot);
-	put_u32(p + 8, generation);
-	put_u32(p + 12, len);
-}
-
-size_t ferry_frame_build_post(uint8_t *buf, uint32_t consumer_id, uint32_t slot, uint32_t generation, uint64_t addr,
-			      uint32_t len)
-{
-	uint8_t *p = buf + FERRY_FRAME_HDR_LEN;
-
-	put_post_head(p, consumer_id, slot, generation, len);
-	put_u64(p + 16, addr);
-	ferry_frame_put_header(buf, FERRY_FRAME_POST, FERRY_FRAME_POST_LEN - FERRY_FRAME_HDR_LEN);
-	return FERRY_FRAME_POST_LEN;
-}
-
 size_t ferry_frame_build_done(uint8_t *buf, const struct ferry_frame_post *done)
 {
 	uint8_t *p = buf + FERRY_FRAME_HDR_LEN;
 
 	if (done->imm_len > FERRY_FRAME_IMM_MAX)
 		return 0;
-	put_post_head(p, done->consumer_id, done->slot, done->generation, done->len);
+	put_u32(p, done->consumer_id);
+	put_u32(p + 4, done->slot);
+	put_u32(p + 8, done->generation);
+	put_u32(p + 12, done->len);
 	put_u32(p + 16, done->producer_id);
 	p[20] = done->imm_len;
 	if (done->imm_len != 0)

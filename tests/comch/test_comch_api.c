@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,9 @@
 #include <doca_ctx.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
+#include <ferry_mem.h>
 
+#include "comch/comch_fast.h"
 #include "comch/comch_priv.h"
 #include "comch_util.h"
 #include "core/ferry_dev.h"
@@ -1045,20 +1048,27 @@ static void rogue_read(int fd, enum ferry_frame_type type, uint8_t *buf, size_t 
 
 static void test_rogue_fast_path_frames(void **state)
 {
-	uint8_t frame[FERRY_FRAME_UP_MAX], got[4096], junk[20];
+	uint8_t frame[FERRY_FRAME_UP_MAX], got[4096], junk[20], pmem[64];
 	uint8_t *mem = calloc(1, 8192);
-	struct doca_mmap *mm, *sm;
-	struct doca_buf_inventory *inv = NULL;
-	struct doca_buf *buf = NULL;
+	struct comch_ring_hdr *ring;
+	struct doca_mmap *mm, *sm, *rm, *pm;
+	struct doca_buf_inventory *inv = NULL, *pinv = NULL;
+	struct doca_buf *buf = NULL, *sbuf = NULL;
 	struct doca_comch_consumer *c = NULL;
 	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_producer_task_send *st = NULL;
 	struct ferry_frame f;
 	struct ferry_frame_post done;
-	const void *desc = NULL;
-	size_t desc_len = 0;
+	struct ferry_frame_consumer_up up;
+	const void *desc = NULL, *ring_desc = NULL;
+	size_t desc_len = 0, ring_desc_len = 0;
 	int fd;
 
 	(void)state;
+	pm = fast_mmap(pmem, sizeof(pmem), F->dpu);
+	assert_int_equal(doca_buf_inventory_create(2, &pinv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(pinv), DOCA_SUCCESS);
 	g_new_consumers = g_recv_ok = g_recv_err = 0;
 	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "rogue-fast", &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
@@ -1069,38 +1079,81 @@ static void test_rogue_fast_path_frames(void **state)
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 
-	fd = rogue_hello("rogue-fast"); /* a POST for a consumer it never announced */
-	rogue_send(fd, frame, ferry_frame_build_post(frame, 5, 0, 1, 0x1000, 64));
+	fd = rogue_hello("rogue-fast"); /* a CONSUMER_DOWN for a consumer it never announced */
+	rogue_send(fd, frame, ferry_frame_build_consumer_down(frame, 5));
 	(void)rogue_wait_closed(fd, got, sizeof(got));
 	close(fd);
-	assert_true(ferry_test_log_has("POST for a consumer that is not up"));
+	assert_true(ferry_test_log_has("CONSUMER_DOWN for a consumer that is not up"));
 
-	fd = rogue_hello("rogue-fast"); /* a CONSUMER_UP whose descriptor is garbage */
+	fd = rogue_hello("rogue-fast"); /* a CONSUMER_UP whose descriptors are garbage */
 	memset(junk, 0x33, sizeof(junk));
-	rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, 5, 0, junk, sizeof(junk)));
+	up = (struct ferry_frame_consumer_up){.consumer_id = 5, .ring_cap = 4, .desc = junk, .desc_len = sizeof(junk),
+					      .ring_desc = junk, .ring_desc_len = sizeof(junk)};
+	rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
 	(void)rogue_wait_closed(fd, got, sizeof(got));
 	close(fd);
 	assert_true(ferry_test_log_has("cannot be imported"));
 	assert_int_equal(g_new_consumers, 0);
 
-	/* a real export, then POSTs outside it: one byte past the end, then below the start */
+	/* a real export and a ring of our own making: one good post, then a ring that lies */
 	mm = fast_mmap(mem, 4096, F->host);
 	assert_int_equal(doca_mmap_export_pci(mm, F->host, &desc, &desc_len), DOCA_SUCCESS);
-	for (int k = 0; k < 2; k++) {
-		uint64_t at = k == 0 ? (uint64_t)(uintptr_t)mem + 1 : (uint64_t)(uintptr_t)mem - 64;
+	ring = ferry_mem_alloc_shared(comch_ring_bytes(4));
+	assert_non_null(ring);
+	rm = fast_mmap(ring, comch_ring_bytes(4), F->host);
+	assert_int_equal(doca_mmap_export_pci(rm, F->host, &ring_desc, &ring_desc_len), DOCA_SUCCESS);
+	memset(pmem, 0x77, sizeof(pmem));
+	for (int k = 0; k < 3; k++) {
+		struct comch_post *entries = (struct comch_post *)(ring + 1);
+		uint64_t head = 0; /* each connection reads the ring from its start */
 
 		fd = rogue_hello("rogue-fast");
-		rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, 5, 0, desc, desc_len));
+		up = (struct ferry_frame_consumer_up){.consumer_id = 5, .ring_cap = 4, .desc = desc,
+						      .desc_len = (uint16_t)desc_len, .ring_desc = ring_desc,
+						      .ring_desc_len = (uint16_t)ring_desc_len};
+		atomic_store(&ring->head, head);
+		rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
 		for (int i = 0; i < 10000 && g_new_consumers == (unsigned)k; i++)
 			doca_pe_progress(F->pe);
 		assert_int_equal(g_new_consumers, k + 1);
-		rogue_send(fd, frame, ferry_frame_build_post(frame, 5, 0, 1, (uint64_t)(uintptr_t)mem, 4096)); /* fits */
-		rogue_send(fd, frame, ferry_frame_build_post(frame, 5, 1, 1, at, 4096));
+		assert_int_equal(doca_comch_producer_create(F->server_conn, &p), DOCA_SUCCESS);
+		assert_int_equal(doca_comch_producer_task_send_set_conf(p, prod_ok, prod_err, 1), DOCA_SUCCESS);
+		assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+		assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+		if (sbuf == NULL)
+			assert_int_equal(doca_buf_inventory_buf_get_by_data(pinv, pm, pmem, 64, &sbuf), DOCA_SUCCESS);
+		assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, NULL, 0, 5, &st), DOCA_SUCCESS);
+		g_send_ok = g_send_err = 0;
+		if (k == 0) { /* a good post first: the data lands, then a post past the end */
+			entries[0] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem, .len = 64, .slot = 0, .generation = 1};
+			atomic_store(&ring->head, head + 1);
+			assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+			for (int i = 0; i < 1000 && g_send_ok == 0; i++)
+				doca_pe_progress(F->pe);
+			assert_int_equal(g_send_ok, 1);
+			assert_memory_equal(mem, pmem, 64);
+			entries[1] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem + 4096 - 63, .len = 64};
+			atomic_store(&ring->head, head + 2);
+		} else if (k == 1) { /* below the start */
+			entries[head & 3] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem - 64, .len = 64};
+			atomic_store(&ring->head, head + 1);
+		} else { /* a head that claims more than the ring holds */
+			atomic_store(&ring->head, head + 5);
+		}
+		assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+		for (int i = 0; i < 1000 && g_send_err == 0; i++)
+			doca_pe_progress(F->pe);
+		assert_int_equal(g_send_err, 1);
+		assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_CONNECTED);
 		(void)rogue_wait_closed(fd, got, sizeof(got));
 		close(fd);
-		assert_true(ferry_test_log_has("outside the consumer's exported memory"));
+		assert_true(ferry_test_log_has(k < 2 ? "outside the consumer's exported memory" : "claims more posts"));
 		ferry_test_log_reset();
+		doca_task_free(doca_comch_producer_task_send_as_task(st));
+		stop_idle(doca_comch_producer_as_ctx(p));
+		assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 	}
+	assert_memory_not_equal(mem + 4096 - 63, pmem, 63); /* nothing was written past the end */
 
 	/* a consumer of the server's: DONE frames that lie */
 	sm = fast_mmap(mem + 4096, 4096, F->dpu);
@@ -1116,9 +1169,11 @@ static void test_rogue_fast_path_frames(void **state)
 		(void)doca_pe_progress(F->pe);
 		assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(c, buf, &rt), DOCA_SUCCESS);
 		assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
-		rogue_read(fd, FERRY_FRAME_POST, got, sizeof(got), &f);
-		assert_int_equal(f.u.post.len, 1024);
-		done = f.u.post;
+		(void)doca_pe_progress(F->pe);
+		rogue_read(fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
+		assert_int_equal(f.u.up.ring_cap, 1);
+		done = (struct ferry_frame_post){.consumer_id = f.u.up.consumer_id, .slot = 0, .len = 1024};
+		done.generation = 1; /* a new consumer's first post */
 		done.producer_id = 9;
 		done.imm = NULL;
 		done.imm_len = 0;
@@ -1151,6 +1206,11 @@ static void test_rogue_fast_path_frames(void **state)
 	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_destroy(sm), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_destroy(mm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(rm), DOCA_SUCCESS);
+	(void)doca_buf_dec_refcount(sbuf, NULL);
+	assert_int_equal(doca_buf_inventory_destroy(pinv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(pm), DOCA_SUCCESS);
+	assert_int_equal(ferry_mem_free_shared(ring), 0);
 	free(mem);
 }
 
