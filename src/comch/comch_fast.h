@@ -8,40 +8,46 @@
  *                    export every DMA importer uses) and its post ring (a block
  *                    of shareable memory, exported the same way)
  *                    -> CONSUMER_UP(id, imm cap, ring size, both descriptors)
- *   peer:            import both -> new-consumer event
- *   post_recv:       write (slot, generation, addr, len) into the post ring and
- *                    publish it by a release store of the ring's head: no system
- *                    call; the peer's producers poll the head (acquire)
- *   producer send:   take the oldest post, copy the buffer straight into it
- *                    (memcpy when the consumer's memory is mapped here at the same
- *                    address, else process_vm_writev through the import: one copy,
- *                    no staging) -> DONE(id, slot, generation, len, imm, producer
- *                    id) over the connection's socket -> the post-receive task
- *                    completes from the connection's progress
+ *   peer:            import both, create and export a completion ring for that
+ *                    consumer -> DONE_RING(id, size, descriptor); new-consumer event
+ *   consumer:        imports the completion ring (from its connection's progress)
+ *   post_recv:       write (slot, generation, addr, len) into the post ring, then
+ *                    a release store of its head: no system call
+ *   producer send:   acquire load of the post ring's head, take the oldest post,
+ *                    copy the buffer straight into it (memcpy when the consumer's
+ *                    memory is mapped here at the same address, else
+ *                    process_vm_writev through the import: one copy, no staging),
+ *                    write (slot, generation, len, producer id, imm) into the
+ *                    completion ring and release its head; the send completes
+ *   consumer:        its progress polls the completion ring (acquire) and
+ *                    completes the post-receive tasks
  *   consumer stop:   CONSUMER_DOWN(id) -> the peer forgets it, expired event.
  * A send with no posted buffer waits (submit succeeds; the producer's progress
- * polls the ring), so a program that submits and then progresses never spins on
- * submit. DOCA Comch has no event-triggered completions either: a producer with
- * waiting sends always reports pending work to its PE.
+ * polls the ring). DOCA Comch has no event-triggered completions either: a
+ * producer with waiting sends, and a consumer with posted buffers, always report
+ * pending work to their PE (they poll).
  *
- * Post ring (one per consumer, in shared memory): a header of two cache lines
- * (magic and size; the head, written only by the consumer) and a power-of-two
- * array of entries. Indices run free and are masked on access. The producer's
- * side keeps its own tail: the consumer never needs it, because a task is posted
- * at most once at a time and the ring has as many entries as tasks, rounded up.
+ * Rings (post: consumer writes, producers' side reads; completion: the other way
+ * round), one of each per consumer, in shared memory: a header of two cache lines
+ * (magic and size; the head, written only by the writer) and a power-of-two array
+ * of entries (24-byte posts, 64-byte completions). Indices run free and are masked
+ * on access. The reader keeps its own tail; the writer never needs it: a task is
+ * posted at most once at a time, both rings have as many entries as post-receive
+ * tasks (rounded up), and a completion follows a taken post.
  *
  * Trust: the ring's size comes from CONSUMER_UP, never from shared memory; every
  * entry is checked against the imported range before it is used, so a producer
  * never writes outside what the consumer exported and posted; a head that claims
- * more entries than the ring holds, or a bad entry, ends the connection. A DONE
- * must name a buffer that is posted now (slot and generation) and fit it.
+ * more entries than the ring holds, or a bad entry, ends the connection. A
+ * completion must name a buffer that is posted now (slot and generation), fit it
+ * and carry no more immediate data than the consumer takes.
  *
- * Threading: DONE and CONSUMER_UP/DOWN arrive through the Comch server's or
- * client's progress, which also keeps the list of the peer's consumers. A
- * producer reads the rings itself, from its own PE (a program may progress only
- * the producer's PE while it sends, as DOCA's high-speed sample does), but it
- * walks that list: producers and consumers must not be progressed concurrently
- * with their connection's context (one thread for all of them).
+ * Threading: CONSUMER_UP/DOWN and DONE_RING arrive through the Comch server's or
+ * client's progress, which also keeps the list of the peer's consumers. Producers
+ * and consumers poll their rings from their own PEs (a program may progress only
+ * the producer's PE while it sends, as DOCA's high-speed sample does), but they
+ * share that bookkeeping: they must not be progressed concurrently with their
+ * connection's context (one thread for all of them).
  */
 #ifndef FERRY_COMCH_FAST_H_
 #define FERRY_COMCH_FAST_H_
@@ -57,6 +63,7 @@
 #define COMCH_FAST_MAX_TASKS 65536u
 #define COMCH_FAST_MAX_PER_CONN 512u       /* producers, consumers */
 #define COMCH_RING_MAGIC 0x47525046u /* "FPRG" */
+#define COMCH_DONE_MAGIC 0x47524446u /* "FDRG" */
 #define COMCH_RING_LINE 64u
 
 /** One posted buffer, as the consumer writes it into its ring. */
@@ -68,7 +75,18 @@ struct comch_post {
 	uint32_t reserved;
 };
 
-/** The head of a post ring; the entries follow it. */
+/** One filled post, as the producers' side writes it into the completion ring: one cache line. */
+struct comch_done {
+	uint32_t slot;
+	uint32_t generation;
+	uint32_t len;
+	uint32_t producer_id;
+	uint32_t imm_len;
+	uint8_t imm[FERRY_FRAME_IMM_MAX];
+	uint8_t reserved[COMCH_RING_LINE - 20 - FERRY_FRAME_IMM_MAX];
+};
+
+/** The head of a post or completion ring; the entries follow it. */
 struct comch_ring_hdr {
 	uint32_t magic;
 	uint32_t cap;
@@ -77,11 +95,33 @@ struct comch_ring_hdr {
 	uint8_t pad1[COMCH_RING_LINE - 8];
 };
 
-/** Bytes of a ring of @p cap entries. */
+/** Bytes of a post ring of @p cap entries. */
 static inline size_t comch_ring_bytes(uint32_t cap)
 {
 	return sizeof(struct comch_ring_hdr) + (size_t)cap * sizeof(struct comch_post);
 }
+
+/** Bytes of a completion ring of @p cap entries. */
+static inline size_t comch_done_ring_bytes(uint32_t cap)
+{
+	return sizeof(struct comch_ring_hdr) + (size_t)cap * sizeof(struct comch_done);
+}
+
+/** This side's end of a ring the peer writes (posts, or completions): read only. */
+struct comch_ring_view {
+	struct doca_mmap *mmap;                 /* imported */
+	const struct ferry_remote *remote;      /* NULL: mapped here at the same address */
+	uint64_t addr;
+	uint32_t cap;                           /* from a frame, never from shared memory */
+	uint64_t tail;                          /* next entry to read (this side only) */
+};
+
+/** A ring this side writes and the peer reads. */
+struct comch_ring_out {
+	struct comch_ring_hdr *hdr;             /* shareable block */
+	struct doca_mmap *mmap;                 /* exports it */
+	uint64_t head;
+};
 
 /** This side's view of a consumer of the peer. */
 struct comch_remote_consumer {
@@ -92,11 +132,8 @@ struct comch_remote_consumer {
 	const struct ferry_remote *remote;    /* NULL: the memory is mapped here at the same address */
 	uint64_t base;
 	uint64_t len;
-	struct doca_mmap *ring_mmap;          /* imported post ring */
-	const struct ferry_remote *ring_remote; /* NULL: the ring is mapped here */
-	uint64_t ring_addr;
-	uint32_t ring_cap;                    /* from CONSUMER_UP, never from shared memory */
-	uint64_t tail;                        /* next entry to take (this side only) */
+	struct comch_ring_view posts;         /* the consumer's post ring */
+	struct comch_ring_out dones;          /* the completions this side writes for it */
 	bool broken;                          /* the ring lied: the connection is ending */
 };
 
@@ -106,8 +143,6 @@ struct doca_comch_producer_task_send {
 	uint32_t consumer_id;
 	uint32_t imm_len;
 	uint8_t imm[FERRY_FRAME_IMM_MAX];
-	bool copied;                          /* data is in the post; its DONE still has to go */
-	struct comch_post post;
 };
 
 struct doca_comch_producer {
@@ -143,9 +178,9 @@ struct doca_comch_consumer {
 	uint32_t id;
 	uint32_t imm_data_len;
 	uint32_t next_generation;
-	struct comch_ring_hdr *ring;          /* shareable block, from start to stopped */
-	struct doca_mmap *ring_mmap;          /* exports it to the peer */
-	uint64_t ring_head;
+	struct comch_ring_out posts;          /* from start to stopped */
+	struct comch_ring_view dones;         /* the peer's completion ring, once DONE_RING came */
+	uint32_t num_posted;
 	bool announced;                       /* CONSUMER_UP sent, DOWN not yet */
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb;
 	doca_comch_consumer_task_post_recv_completion_cb_t err_cb;
@@ -158,6 +193,24 @@ void comch_fast_list_push(struct comch_task_list *list, struct doca_task *task);
 struct doca_task *comch_fast_list_pop(struct comch_task_list *list);
 uint32_t comch_fast_complete_list(struct comch_task_list *list);
 struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_connection *conn, uint32_t id);
+/** Create a ring of @p bytes this side writes, exported read-only to the peer for @p dev. */
+doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t bytes,
+				 struct doca_dev *dev, const void **desc, size_t *desc_len);
+void comch_ring_out_close(struct comch_ring_out *ring);
+/** Publish entry @p entry (@p size bytes) at the head: entry first, then the head (release). */
+void comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
+/** Import a ring the peer writes; DOCA_ERROR_INVALID_VALUE when its export is smaller than @p bytes. */
+doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev *dev, const uint8_t *desc,
+				  uint16_t desc_len, uint32_t cap, size_t bytes);
+void comch_ring_view_close(struct comch_ring_view *view);
+/**
+ * Read the entry at the view's tail into @p entry (@p size bytes). DOCA_SUCCESS,
+ * DOCA_ERROR_AGAIN (nothing new), DOCA_ERROR_NOT_CONNECTED (unreadable), or
+ * DOCA_ERROR_INVALID_VALUE (the head claims more entries than the ring holds).
+ * The caller checks the entry and advances tail.
+ */
+doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t size);
+
 /**
  * The oldest post of @p r not taken yet, checked: DOCA_SUCCESS, DOCA_ERROR_AGAIN
  * (none), or DOCA_ERROR_NOT_CONNECTED (the ring is unreadable or lies: the
@@ -173,8 +226,8 @@ void comch_producers_kick(struct doca_comch_connection *conn);
 void comch_producers_conn_gone(struct doca_comch_connection *conn);
 
 /* consumer.c */
-uint32_t comch_consumer_on_done(struct doca_comch_connection *conn, const struct ferry_frame_post *done,
-				const char **why);
+uint32_t comch_consumer_on_done_ring(struct doca_comch_connection *conn, const struct ferry_frame_done_ring *ring,
+				     const char **why);
 void comch_consumers_conn_gone(struct doca_comch_connection *conn);
 
 #endif /* FERRY_COMCH_FAST_H_ */

@@ -36,6 +36,7 @@ static uint32_t slot_of(const struct doca_comch_consumer *c, const struct doca_c
 static void finish(struct doca_comch_consumer *c, struct doca_comch_consumer_task_post_recv *task, doca_error_t status)
 {
 	task->posted = false;
+	c->num_posted--;
 	task->base.status = status;
 	comch_fast_list_push(&c->done, &task->base);
 	if (c->ctx.pe != NULL)
@@ -62,34 +63,75 @@ static struct doca_comch_consumer *find_consumer(const struct doca_comch_connect
 	return NULL;
 }
 
-uint32_t comch_consumer_on_done(struct doca_comch_connection *conn, const struct ferry_frame_post *done,
-				const char **why)
+uint32_t comch_consumer_on_done_ring(struct doca_comch_connection *conn, const struct ferry_frame_done_ring *ring,
+				     const char **why)
 {
-	struct doca_comch_consumer *c = find_consumer(conn, done->consumer_id);
-	struct doca_comch_consumer_task_post_recv *task;
+	struct doca_comch_consumer *c = find_consumer(conn, ring->consumer_id);
 
-	if (c == NULL || c->pool.mem == NULL || done->slot >= c->pool.capacity) {
-		*why = "DONE for a consumer or slot that does not exist";
-		return UINT32_MAX;
-	}
-	task = task_at(c, done->slot);
-	if (!task->posted || task->generation != done->generation) {
-		/* A producer raced the consumer's stop: the buffer was flushed already. */
-		FERRY_DBG("comch consumer %u: DONE for slot %u generation %u that is no longer posted", c->id,
-			  done->slot, done->generation);
+	if (c == NULL || !c->announced) {
+		/* It stopped after its CONSUMER_UP left: the peer forgets it on the CONSUMER_DOWN that follows. */
+		FERRY_DBG("comch: DONE_RING for consumer %u, which is not up", ring->consumer_id);
 		return 0;
 	}
-	if (done->len > task->room_len || done->imm_len > c->imm_data_len) {
-		*why = "DONE longer than the posted buffer or the consumer's immediate data length";
+	if (c->dones.mmap != NULL || ring->ring_cap != c->posts.hdr->cap) {
+		*why = "DONE_RING twice for one consumer, or of another size than its post ring";
 		return UINT32_MAX;
 	}
+	if (comch_ring_view_open(&c->dones, conn->ep->ctx.dev, ring->desc, ring->desc_len, ring->ring_cap,
+				 comch_done_ring_bytes(ring->ring_cap)) != DOCA_SUCCESS) {
+		*why = "DONE_RING names memory that cannot be imported (or smaller than the ring)";
+		return UINT32_MAX;
+	}
+	return 0;
+}
+
+/* The peer's completion ring lied: end the connection (its posts fail when it is reaped). */
+static uint32_t dones_broken(struct doca_comch_consumer *c, const char *rule)
+{
+	FERRY_ERR("comch consumer %u: the peer's completion ring %s; connection closed", c->id, rule);
+	comch_ring_view_close(&c->dones);
+	comch_conn_mark_broken(c->conn);
+	return 0;
+}
+
+/* One completion from the ring: it must name a buffer posted now (slot and generation) and fit it. */
+static bool take_done(struct doca_comch_consumer *c, const struct comch_done *done)
+{
+	struct doca_comch_consumer_task_post_recv *task;
+
+	if (done->slot >= c->pool.capacity)
+		return false;
+	task = task_at(c, done->slot);
+	if (!task->posted || task->generation != done->generation || done->len > task->room_len ||
+	    done->imm_len > c->imm_data_len || done->producer_id == 0)
+		return false;
 	(void)doca_buf_set_data(task->buf, task->room, done->len);
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
-	if (done->imm_len != 0)
-		memcpy(task->imm, done->imm, done->imm_len);
+	memcpy(task->imm, done->imm, done->imm_len);
 	finish(c, task, DOCA_SUCCESS);
-	return 0;
+	return true;
+}
+
+/* Read the completions the peer published since the last call. */
+static uint32_t poll_dones(struct doca_comch_consumer *c)
+{
+	struct comch_done done;
+	uint32_t n = 0;
+	doca_error_t err;
+
+	while (c->num_posted != 0 && c->dones.mmap != NULL &&
+	       (err = comch_ring_view_peek(&c->dones, &done, sizeof(done))) != DOCA_ERROR_AGAIN) {
+		if (err == DOCA_ERROR_INVALID_VALUE)
+			return dones_broken(c, "claims more completions than it holds");
+		if (err != DOCA_SUCCESS)
+			return n; /* the peer is gone: the connection's end fails the posts */
+		if (!take_done(c, &done))
+			return dones_broken(c, "names a buffer that is not posted, or overfills it");
+		c->dones.tail++;
+		n++;
+	}
+	return n;
 }
 
 void comch_consumers_conn_gone(struct doca_comch_connection *conn)
@@ -100,6 +142,7 @@ void comch_consumers_conn_gone(struct doca_comch_connection *conn)
 		conn->consumers = c->next;
 		c->next = NULL;
 		fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
+		comch_ring_view_close(&c->dones);
 		c->announced = false;
 		c->conn = NULL;
 	}
@@ -118,41 +161,16 @@ static doca_error_t send_frame(struct doca_comch_consumer *c, const uint8_t *fra
 }
 
 /* The post ring: shareable memory the peer maps (read only) and polls. */
-static void ring_close(struct doca_comch_consumer *c)
-{
-	if (c->ring_mmap != NULL)
-		(void)doca_mmap_destroy(c->ring_mmap); /* revokes the export */
-	c->ring_mmap = NULL;
-	if (c->ring != NULL)
-		(void)ferry_mem_free_shared(c->ring);
-	c->ring = NULL;
-}
-
 static doca_error_t ring_open(struct doca_comch_consumer *c, const void **desc, size_t *desc_len)
 {
-	struct doca_dev *dev = c->conn->ep->ctx.dev;
 	uint32_t cap = 1;
-	size_t bytes;
 
 	while (cap < c->pool.capacity)
 		cap <<= 1;
-	bytes = comch_ring_bytes(cap);
-	c->ring = ferry_mem_alloc_shared(bytes);
-	if (c->ring == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: comch consumer %u: no shareable memory for its ring",
+	if (comch_ring_out_open(&c->posts, COMCH_RING_MAGIC, cap, comch_ring_bytes(cap), c->conn->ep->ctx.dev, desc,
+				desc_len) != DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: comch consumer %u: cannot set up its post ring",
 				  c->id);
-	c->ring->magic = COMCH_RING_MAGIC;
-	c->ring->cap = cap;
-	c->ring_head = 0;
-	if (doca_mmap_create(&c->ring_mmap) != DOCA_SUCCESS ||
-	    doca_mmap_set_memrange(c->ring_mmap, c->ring, bytes) != DOCA_SUCCESS ||
-	    doca_mmap_add_dev(c->ring_mmap, dev) != DOCA_SUCCESS ||
-	    doca_mmap_set_permissions(c->ring_mmap, DOCA_ACCESS_FLAG_PCI_READ_ONLY) != DOCA_SUCCESS ||
-	    doca_mmap_start(c->ring_mmap) != DOCA_SUCCESS ||
-	    doca_mmap_export_pci(c->ring_mmap, dev, desc, desc_len) != DOCA_SUCCESS) {
-		ring_close(c);
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: comch consumer %u: cannot export its ring", c->id);
-	}
 	return DOCA_SUCCESS;
 }
 
@@ -164,7 +182,7 @@ static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, si
 	struct ferry_frame_consumer_up up = {
 		.consumer_id = c->id,
 		.imm_data_len = c->imm_data_len,
-		.ring_cap = c->ring->cap,
+		.ring_cap = c->posts.hdr->cap,
 		.desc = desc,
 		.desc_len = desc_len > FERRY_FRAME_DESC_MAX ? 0 : (uint16_t)desc_len,
 		.ring_desc = ring_desc,
@@ -205,9 +223,10 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	if (err == DOCA_SUCCESS)
 		err = announce(c, desc, desc_len, ring_desc, ring_desc_len);
 	if (err != DOCA_SUCCESS) {
-		ring_close(c);
+		comch_ring_out_close(&c->posts);
 		return err;
 	}
+	c->num_posted = 0;
 	c->announced = true;
 	/* As in DOCA, the consumer becomes RUNNING from progress once it is registered with the peer. */
 	return DOCA_ERROR_IN_PROGRESS;
@@ -226,17 +245,10 @@ static void consumer_stop(struct doca_ctx *ctx)
 
 static void consumer_stopped(struct doca_ctx *ctx)
 {
-	ring_close(consumer_of_ctx(ctx));
-}
+	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
 
-/* Publish a post: entry first, then the head with release order, so the peer's acquire load sees the entry. */
-static void ring_publish(struct doca_comch_consumer *c, const struct comch_post *post)
-{
-	struct comch_post *entries = (struct comch_post *)(c->ring + 1);
-
-	entries[c->ring_head & (c->ring->cap - 1)] = *post;
-	c->ring_head++;
-	atomic_store_explicit(&c->ring->head, c->ring_head, memory_order_release);
+	comch_ring_out_close(&c->posts);
+	comch_ring_view_close(&c->dones);
 }
 
 static doca_error_t consumer_submit(struct doca_task *task)
@@ -264,10 +276,13 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	post->room_len = (uint32_t)len;
 	post->generation = ++c->next_generation;
 	post->posted = true;
-	ring_publish(c, &(struct comch_post){.addr = (uint64_t)(uintptr_t)data,
-					     .len = post->room_len,
-					     .slot = slot_of(c, post),
-					     .generation = post->generation});
+	c->num_posted++;
+	comch_ring_out_publish(&c->posts,
+			       &(struct comch_post){.addr = (uint64_t)(uintptr_t)data,
+						    .len = post->room_len,
+						    .slot = slot_of(c, post),
+						    .generation = post->generation},
+			       sizeof(struct comch_post));
 	return DOCA_SUCCESS;
 }
 
@@ -278,12 +293,17 @@ static uint32_t consumer_progress(struct doca_ctx *ctx)
 		ferry_ctx_set_running(ctx);
 		return 1;
 	}
+	(void)poll_dones(consumer_of_ctx(ctx));
 	return comch_fast_complete_list(&consumer_of_ctx(ctx)->done);
 }
 
 static bool consumer_has_pending(struct doca_ctx *ctx)
 {
-	return ctx->state == DOCA_CTX_STATE_STARTING || consumer_of_ctx(ctx)->done.head != NULL;
+	const struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+
+	/* Posted buffers are polled for: no event announces a completion (nor does DOCA have one). */
+	return ctx->state == DOCA_CTX_STATE_STARTING || c->done.head != NULL ||
+	       (c->num_posted != 0 && c->dones.mmap != NULL);
 }
 
 static const struct ferry_ctx_ops consumer_ops = {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <doca_dev.h>
 #include <doca_mmap.h>
@@ -101,23 +102,35 @@ static void remote_free(struct comch_remote_consumer *r)
 {
 	if (r->mmap != NULL)
 		(void)doca_mmap_destroy(r->mmap);
-	if (r->ring_mmap != NULL)
-		(void)doca_mmap_destroy(r->ring_mmap);
+	comch_ring_view_close(&r->posts);
+	comch_ring_out_close(&r->dones);
 	free(r);
 }
 
-/* Import one of the consumer's exports; its range in @p addr, @p len. */
-static doca_error_t import(struct comch_ep *ep, const uint8_t *desc, uint16_t desc_len, struct doca_mmap **mmap,
-			   uint64_t *addr, uint64_t *len)
+/* Create the completion ring for a consumer of the peer and tell the peer where it is. */
+static doca_error_t open_dones(struct doca_comch_connection *conn, struct comch_remote_consumer *r)
 {
-	void *a = NULL;
-	size_t l = 0;
-	doca_error_t err = doca_mmap_create_from_export(NULL, desc, desc_len, ep->ctx.dev, mmap);
+	uint8_t frame[FERRY_FRAME_DONE_RING_MAX];
+	struct ferry_frame_done_ring fr = {.consumer_id = r->id, .ring_cap = r->posts.cap};
+	const void *desc = NULL;
+	size_t desc_len = 0, n;
+	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap,
+					       comch_done_ring_bytes(r->posts.cap), conn->ep->ctx.dev, &desc, &desc_len);
 
-	if (err == DOCA_SUCCESS)
-		err = doca_mmap_get_memrange(*mmap, &a, &l);
-	*addr = (uint64_t)(uintptr_t)a;
-	*len = l;
+	if (err != DOCA_SUCCESS)
+		return err;
+	fr.desc = desc;
+	fr.desc_len = desc_len > FERRY_FRAME_DESC_MAX ? 0 : (uint16_t)desc_len;
+	n = ferry_frame_build_done_ring(frame, &fr);
+	if (n == 0)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	/* A tiny frame on a socket we also read: wait for room a moment rather than lose it. */
+	for (int i = 0; i < 1000; i++) {
+		err = ferry_link_send(conn->fd, frame, n);
+		if (err != DOCA_ERROR_AGAIN)
+			break;
+		usleep(100);
+	}
 	return err;
 }
 
@@ -126,7 +139,8 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 {
 	struct comch_ep *ep = conn->ep;
 	struct comch_remote_consumer *r;
-	uint64_t ring_len = 0;
+	void *addr = NULL;
+	size_t len = 0;
 
 	if (comch_fast_find_remote(conn, up->consumer_id) != NULL) {
 		*why = "CONSUMER_UP for a consumer id already up";
@@ -139,27 +153,29 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 	}
 	r->id = up->consumer_id;
 	r->imm_data_len = up->imm_data_len;
-	r->ring_cap = up->ring_cap;
 	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
 	ferry_link_enable_cma();
-	if (import(ep, up->desc, up->desc_len, &r->mmap, &r->base, &r->len) != DOCA_SUCCESS ||
-	    import(ep, up->ring_desc, up->ring_desc_len, &r->ring_mmap, &r->ring_addr, &ring_len) != DOCA_SUCCESS) {
+	if (doca_mmap_create_from_export(NULL, up->desc, up->desc_len, ep->ctx.dev, &r->mmap) != DOCA_SUCCESS ||
+	    doca_mmap_get_memrange(r->mmap, &addr, &len) != DOCA_SUCCESS ||
+	    comch_ring_view_open(&r->posts, ep->ctx.dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
+				 comch_ring_bytes(up->ring_cap)) != DOCA_SUCCESS) {
 		remote_free(r);
-		*why = "CONSUMER_UP names memory that cannot be imported";
+		*why = "CONSUMER_UP names memory that cannot be imported (or a ring smaller than its size)";
 		return UINT32_MAX;
 	}
-	if (ring_len < comch_ring_bytes(r->ring_cap)) {
-		remote_free(r);
-		*why = "CONSUMER_UP ring export is smaller than its size";
-		return UINT32_MAX;
-	}
+	r->base = (uint64_t)(uintptr_t)addr;
+	r->len = len;
 	r->remote = ferry_mmap_remote(r->mmap);
-	r->ring_remote = ferry_mmap_remote(r->ring_mmap);
+	if (open_dones(conn, r) != DOCA_SUCCESS) {
+		remote_free(r);
+		*why = "cannot set up the completion ring for its consumer";
+		return UINT32_MAX;
+	}
 	r->next = conn->remotes;
 	conn->remotes = r;
-	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s, ring %s)", ep->kind, ep->name, conn->id, r->id,
-		  r->remote == NULL ? "shared mapping" : "cross-memory attach",
-		  r->ring_remote == NULL ? "shared" : "by cross-memory attach");
+	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s, post ring %s)", ep->kind, ep->name, conn->id,
+		  r->id, r->remote == NULL ? "shared mapping" : "cross-memory attach",
+		  r->posts.remote == NULL ? "shared" : "by cross-memory attach");
 	if (ep->new_consumer_cb == NULL)
 		return 0;
 	ep->new_consumer_cb(&ep->consumer_event, conn, r->id);
@@ -179,44 +195,18 @@ static doca_error_t ring_broken(struct doca_comch_connection *conn, struct comch
 	return DOCA_ERROR_NOT_CONNECTED;
 }
 
-static doca_error_t ring_read(const struct comch_remote_consumer *r, uint64_t offset, void *out, size_t len)
-{
-	if (r->ring_remote != NULL)
-		return ferry_remote_read(r->ring_remote, out, r->ring_addr + offset, len);
-	if (!ferry_mmap_is_usable(r->ring_mmap))
-		return DOCA_ERROR_NOT_CONNECTED;
-	memcpy(out, (const void *)(uintptr_t)(r->ring_addr + offset), len);
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t ring_head(const struct comch_remote_consumer *r, uint64_t *head)
-{
-	const struct comch_ring_hdr *hdr = (const struct comch_ring_hdr *)(uintptr_t)r->ring_addr;
-
-	if (r->ring_remote != NULL)
-		return ferry_remote_read(r->ring_remote, head, r->ring_addr + offsetof(struct comch_ring_hdr, head),
-					 sizeof(*head));
-	/* Acquire: the entries below the head were written before the consumer's release store. */
-	*head = atomic_load_explicit(&hdr->head, memory_order_acquire);
-	return DOCA_SUCCESS;
-}
-
 doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
 				  struct comch_post *post)
 {
-	uint64_t head = 0;
+	doca_error_t err;
 
 	if (r->broken)
 		return DOCA_ERROR_NOT_CONNECTED;
-	if (ring_head(r, &head) != DOCA_SUCCESS)
-		return DOCA_ERROR_NOT_CONNECTED;
-	if (head == r->tail)
-		return DOCA_ERROR_AGAIN;
-	if (head - r->tail > r->ring_cap)
+	err = comch_ring_view_peek(&r->posts, post, sizeof(*post));
+	if (err == DOCA_ERROR_INVALID_VALUE)
 		return ring_broken(conn, r, "claims more posts than it holds");
-	if (ring_read(r, sizeof(struct comch_ring_hdr) + (r->tail & (r->ring_cap - 1)) * sizeof(*post), post,
-		      sizeof(*post)) != DOCA_SUCCESS)
-		return DOCA_ERROR_NOT_CONNECTED;
+	if (err != DOCA_SUCCESS)
+		return err;
 	/* The one check that keeps producers inside what the consumer exported. */
 	if (post->len == 0 || post->addr < r->base || post->len > r->len || post->addr - r->base > r->len - post->len)
 		return ring_broken(conn, r, "holds a buffer outside the consumer's exported memory");
@@ -255,7 +245,7 @@ static uint32_t on_consumer_down(struct doca_comch_connection *conn, uint32_t id
 bool comch_fast_owns_frame(const struct ferry_frame *f)
 {
 	return f->type == FERRY_FRAME_CONSUMER_UP || f->type == FERRY_FRAME_CONSUMER_DOWN ||
-	       f->type == FERRY_FRAME_DONE;
+	       f->type == FERRY_FRAME_DONE_RING;
 }
 
 uint32_t comch_fast_on_frame(struct doca_comch_connection *conn, const struct ferry_frame *f, const char **why)
@@ -265,8 +255,8 @@ uint32_t comch_fast_on_frame(struct doca_comch_connection *conn, const struct fe
 		return on_consumer_up(conn, &f->u.up, why);
 	case FERRY_FRAME_CONSUMER_DOWN:
 		return on_consumer_down(conn, f->u.consumer_id, why);
-	case FERRY_FRAME_DONE:
-		return comch_consumer_on_done(conn, &f->u.post, why);
+	case FERRY_FRAME_DONE_RING:
+		return comch_consumer_on_done_ring(conn, &f->u.done_ring, why);
 	default:
 		*why = "not a fast-path frame";
 		return UINT32_MAX;

@@ -45,76 +45,59 @@ static doca_error_t copy_into_post(const struct comch_remote_consumer *r,
 	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, src, ferry_mmap_remote(src_mmap), len);
 }
 
-static doca_error_t send_done(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task)
+/* Tell the consumer: one entry in the completion ring this side writes for it. */
+static void publish_done(struct doca_comch_producer *p, struct comch_remote_consumer *r,
+			 const struct doca_comch_producer_task_send *task, const struct comch_post *post, size_t len)
 {
-	uint8_t frame[FERRY_FRAME_DONE_MAX];
-	struct ferry_frame_post done = {
-		.consumer_id = task->consumer_id,
-		.slot = task->post.slot,
-		.generation = task->post.generation,
-		.len = task->post.len,
+	struct comch_done done = {
+		.slot = post->slot,
+		.generation = post->generation,
+		.len = (uint32_t)len,
 		.producer_id = p->id,
-		.imm = task->imm,
-		.imm_len = (uint8_t)task->imm_len,
+		.imm_len = task->imm_len,
 	};
-	size_t n = ferry_frame_build_done(frame, &done);
 
-	return ferry_link_send(p->conn->fd, frame, n);
+	memcpy(done.imm, task->imm, task->imm_len);
+	comch_ring_out_publish(&r->dones, &done, sizeof(done));
 }
 
-/*
- * Move one waiting task on. Returns false when the socket is full (stop serving:
- * DONE frames of one producer leave in order).
- */
-static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, bool *keep)
+/* Move one waiting task on: true when it is finished (either way), false when it still waits. */
+static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task)
 {
 	struct comch_remote_consumer *r = comch_fast_find_remote(p->conn, task->consumer_id);
+	struct comch_post post;
 	size_t len = 0;
 	doca_error_t err;
 
-	*keep = false;
-	if (!task->copied) {
-		if (r == NULL) {
-			finish(p, task, DOCA_ERROR_NOT_FOUND);
-			return true;
-		}
-		if (task->imm_len > r->imm_data_len) {
-			FERRY_ERR("comch producer %u: %u bytes of immediate data exceed consumer %u's %u; send fails", p->id,
-				  task->imm_len, r->id, r->imm_data_len);
-			finish(p, task, DOCA_ERROR_INVALID_VALUE);
-			return true;
-		}
-		err = comch_fast_peek_post(p->conn, r, &task->post);
-		if (err == DOCA_ERROR_AGAIN) {
-			*keep = true; /* no posted buffer yet: wait */
-			return true;
-		}
-		if (err != DOCA_SUCCESS) {
-			finish(p, task, err);
-			return true;
-		}
-		(void)doca_buf_get_data_len(task->buf, &len);
-		if (len > task->post.len) {
-			FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails",
-				  p->id, len, r->id, task->post.len);
-			finish(p, task, DOCA_ERROR_TOO_BIG);
-			return true;
-		}
-		r->tail++; /* taken: the consumer gets it back with the DONE */
-		err = copy_into_post(r, task, &task->post, len);
-		if (err != DOCA_SUCCESS) {
-			finish(p, task, err);
-			return true;
-		}
-		task->post.len = (uint32_t)len;
-		task->copied = true;
+	if (r == NULL) {
+		finish(p, task, DOCA_ERROR_NOT_FOUND);
+		return true;
 	}
-	err = send_done(p, task);
-	if (err == DOCA_ERROR_AGAIN) {
-		*keep = true;
-		return false;
+	if (task->imm_len > r->imm_data_len) {
+		FERRY_ERR("comch producer %u: %u bytes of immediate data exceed consumer %u's %u; send fails", p->id,
+			  task->imm_len, r->id, r->imm_data_len);
+		finish(p, task, DOCA_ERROR_INVALID_VALUE);
+		return true;
 	}
-	finish(p, task, err == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED);
+	err = comch_fast_peek_post(p->conn, r, &post);
+	if (err == DOCA_ERROR_AGAIN)
+		return false; /* no posted buffer yet: wait */
+	if (err != DOCA_SUCCESS) {
+		finish(p, task, err);
+		return true;
+	}
+	(void)doca_buf_get_data_len(task->buf, &len);
+	if (len > post.len) {
+		FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails", p->id,
+			  len, r->id, post.len);
+		finish(p, task, DOCA_ERROR_TOO_BIG);
+		return true;
+	}
+	r->posts.tail++; /* taken: the consumer gets it back with the completion */
+	err = copy_into_post(r, task, &post, len);
+	if (err == DOCA_SUCCESS)
+		publish_done(p, r, task, &post, len);
+	finish(p, task, err);
 	return true;
 }
 
@@ -122,16 +105,10 @@ static void producer_serve(struct doca_comch_producer *p)
 {
 	struct comch_task_list still = {NULL, NULL};
 	struct doca_task *t;
-	bool go_on = true;
 
-	while ((t = comch_fast_list_pop(&p->waiting)) != NULL) {
-		bool keep = true;
-
-		if (go_on)
-			go_on = serve_one(p, (struct doca_comch_producer_task_send *)t, &keep);
-		if (keep)
+	while ((t = comch_fast_list_pop(&p->waiting)) != NULL)
+		if (!serve_one(p, (struct doca_comch_producer_task_send *)t))
 			comch_fast_list_push(&still, t);
-	}
 	p->waiting = still;
 }
 
@@ -198,7 +175,6 @@ static doca_error_t producer_submit(struct doca_task *task)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_task_submit: comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
 				  COMCH_FAST_MAX_BUF_SIZE);
-	send->copied = false;
 	comch_fast_list_push(&p->waiting, task);
 	producer_serve(p);
 	return DOCA_SUCCESS;
@@ -208,7 +184,7 @@ static uint32_t producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
-	/* Poll the consumers' rings for the sends that wait (and retry a DONE a full socket held back). */
+	/* Poll the consumers' post rings for the sends that wait. */
 	if (p->waiting.head != NULL && p->conn != NULL)
 		producer_serve(p);
 	return comch_fast_complete_list(&p->done);

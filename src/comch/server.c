@@ -292,7 +292,7 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 		return server_lost(server, conn, false, "disconnected");
 	case FERRY_FRAME_CONSUMER_UP:
 	case FERRY_FRAME_CONSUMER_DOWN:
-	case FERRY_FRAME_DONE: {
+	case FERRY_FRAME_DONE_RING: {
 		const char *why = NULL;
 		uint32_t n = comch_fast_on_frame(conn, f, &why);
 

@@ -30,10 +30,11 @@
  *           (each 1..FERRY_FRAME_DESC_MAX bytes: export descriptors of the consumer's
  *           mmap and of its post ring, parsed later by the import code)
  *   CONSUMER_DOWN (consumer's side -> peer) u32 consumer_id: it stopped
- *   DONE    (producer's side -> consumer's side) a posted buffer was filled:
- *           u32 consumer_id, u32 slot, u32 generation, u32 len, u32 producer_id,
- *           u8 imm_len (<= FERRY_FRAME_IMM_MAX), imm[imm_len]
- * Posted buffers themselves travel through the consumer's post ring in shared
+ *   DONE_RING (producer's side -> consumer's side) answers CONSUMER_UP:
+ *           u32 consumer_id, u32 ring_cap (the consumer's ring size), u16 desc_len,
+ *           desc[desc_len] (1..FERRY_FRAME_DESC_MAX: export descriptor of the
+ *           completion ring the producers of this side write for that consumer)
+ * Posted buffers and their completions travel through those two rings in shared
  * memory (src/comch/comch_fast.h), not through the socket.
  *
  * Everything here is pure (bytes in, result out): the peer is untrusted and the
@@ -62,8 +63,8 @@
 #define FERRY_FRAME_UP_FIXED 16u
 #define FERRY_FRAME_UP_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + 2u * FERRY_FRAME_DESC_MAX)
 #define FERRY_FRAME_DOWN_LEN (FERRY_FRAME_HDR_LEN + 4u)
-#define FERRY_FRAME_DONE_FIXED 21u
-#define FERRY_FRAME_DONE_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_FIXED + FERRY_FRAME_IMM_MAX)
+#define FERRY_FRAME_DONE_RING_FIXED 10u
+#define FERRY_FRAME_DONE_RING_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_RING_FIXED + FERRY_FRAME_DESC_MAX)
 /* The largest frame a fast-path peer sends: a receive buffer must hold it. */
 #define FERRY_FRAME_FAST_MAX FERRY_FRAME_UP_MAX
 
@@ -75,7 +76,7 @@ enum ferry_frame_type {
 	FERRY_FRAME_BYE = 5,
 	FERRY_FRAME_CONSUMER_UP = 6,
 	FERRY_FRAME_CONSUMER_DOWN = 7,
-	FERRY_FRAME_DONE = 8,
+	FERRY_FRAME_DONE_RING = 8,
 };
 
 struct ferry_frame_hello {
@@ -110,15 +111,11 @@ struct ferry_frame_consumer_up {
 	uint16_t ring_desc_len;
 };
 
-/** A DONE: which consumer, which posted buffer, what came. */
-struct ferry_frame_post {
+struct ferry_frame_done_ring {
 	uint32_t consumer_id;
-	uint32_t slot;
-	uint32_t generation;
-	uint32_t len;
-	uint32_t producer_id;
-	const uint8_t *imm;      /* points into the datagram */
-	uint8_t imm_len;
+	uint32_t ring_cap;
+	const uint8_t *desc; /* points into the datagram */
+	uint16_t desc_len;
 };
 
 /** A parsed frame; pointers refer into the buffer given to ferry_frame_parse. */
@@ -132,7 +129,7 @@ struct ferry_frame {
 		struct ferry_frame_refuse refuse;
 		struct ferry_frame_consumer_up up;
 		uint32_t consumer_id; /* CONSUMER_DOWN */
-		struct ferry_frame_post post; /* DONE */
+		struct ferry_frame_done_ring done_ring;
 	} u;
 };
 
@@ -171,7 +168,7 @@ size_t ferry_frame_build_consumer_up(uint8_t *buf, const struct ferry_frame_cons
 /** Build a CONSUMER_DOWN into @p buf (FERRY_FRAME_DOWN_LEN bytes); returns its size. */
 size_t ferry_frame_build_consumer_down(uint8_t *buf, uint32_t consumer_id);
 
-/** Build a DONE into @p buf (FERRY_FRAME_DONE_MAX bytes); returns its size, 0 if @p imm_len is too long. */
-size_t ferry_frame_build_done(uint8_t *buf, const struct ferry_frame_post *done);
+/** Build a DONE_RING into @p buf (FERRY_FRAME_DONE_RING_MAX bytes); returns its size, 0 if the descriptor length is out of range. */
+size_t ferry_frame_build_done_ring(uint8_t *buf, const struct ferry_frame_done_ring *ring);
 
 #endif /* FERRY_FRAME_H_ */

@@ -108,6 +108,11 @@ static bool desc_len_ok(uint16_t len)
 	return len != 0 && len <= FERRY_FRAME_DESC_MAX;
 }
 
+static bool ring_cap_ok(uint32_t cap)
+{
+	return cap != 0 && cap <= FERRY_FRAME_RING_MAX && (cap & (cap - 1)) == 0;
+}
+
 static doca_error_t parse_consumer_up(struct ferry_frame *f, const char **why)
 {
 	struct ferry_frame_consumer_up *u = &f->u.up;
@@ -125,7 +130,7 @@ static doca_error_t parse_consumer_up(struct ferry_frame *f, const char **why)
 		return refuse_(why, "CONSUMER_UP with consumer id 0", DOCA_ERROR_INVALID_VALUE);
 	if (u->imm_data_len > FERRY_FRAME_IMM_MAX)
 		return refuse_(why, "CONSUMER_UP immediate data length above the cap", DOCA_ERROR_INVALID_VALUE);
-	if (u->ring_cap == 0 || u->ring_cap > FERRY_FRAME_RING_MAX || (u->ring_cap & (u->ring_cap - 1)) != 0)
+	if (!ring_cap_ok(u->ring_cap))
 		return refuse_(why, "CONSUMER_UP ring size is not a power of two in range", DOCA_ERROR_INVALID_VALUE);
 	if (!desc_len_ok(u->desc_len) || !desc_len_ok(u->ring_desc_len) ||
 	    FERRY_FRAME_UP_FIXED + (uint32_t)u->desc_len + u->ring_desc_len != f->payload_len)
@@ -143,23 +148,22 @@ static doca_error_t parse_consumer_down(struct ferry_frame *f, const char **why)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t parse_done(struct ferry_frame *f, const char **why)
+static doca_error_t parse_done_ring(struct ferry_frame *f, const char **why)
 {
-	struct ferry_frame_post *p = &f->u.post;
+	struct ferry_frame_done_ring *r = &f->u.done_ring;
 
-	if (f->payload_len < FERRY_FRAME_DONE_FIXED)
-		return refuse_(why, "DONE shorter than its fixed part", DOCA_ERROR_INVALID_VALUE);
-	p->consumer_id = get_u32(f->payload);
-	p->slot = get_u32(f->payload + 4);
-	p->generation = get_u32(f->payload + 8);
-	p->len = get_u32(f->payload + 12);
-	p->producer_id = get_u32(f->payload + 16);
-	p->imm_len = f->payload[20];
-	p->imm = f->payload + FERRY_FRAME_DONE_FIXED;
-	if (p->consumer_id == 0 || p->producer_id == 0)
-		return refuse_(why, "DONE with consumer or producer id 0", DOCA_ERROR_INVALID_VALUE);
-	if (p->imm_len > FERRY_FRAME_IMM_MAX || FERRY_FRAME_DONE_FIXED + (uint32_t)p->imm_len != f->payload_len)
-		return refuse_(why, "DONE immediate data length does not match the payload", DOCA_ERROR_INVALID_VALUE);
+	if (f->payload_len < FERRY_FRAME_DONE_RING_FIXED)
+		return refuse_(why, "DONE_RING shorter than its fixed part", DOCA_ERROR_INVALID_VALUE);
+	r->consumer_id = get_u32(f->payload);
+	r->ring_cap = get_u32(f->payload + 4);
+	r->desc_len = get_u16(f->payload + 8);
+	r->desc = f->payload + FERRY_FRAME_DONE_RING_FIXED;
+	if (r->consumer_id == 0)
+		return refuse_(why, "DONE_RING with consumer id 0", DOCA_ERROR_INVALID_VALUE);
+	if (!ring_cap_ok(r->ring_cap))
+		return refuse_(why, "DONE_RING ring size is not a power of two in range", DOCA_ERROR_INVALID_VALUE);
+	if (!desc_len_ok(r->desc_len) || FERRY_FRAME_DONE_RING_FIXED + (uint32_t)r->desc_len != f->payload_len)
+		return refuse_(why, "DONE_RING descriptor length does not match the payload", DOCA_ERROR_INVALID_VALUE);
 	return DOCA_SUCCESS;
 }
 
@@ -204,8 +208,8 @@ doca_error_t ferry_frame_parse(const void *buf, size_t len, uint32_t max_msg_siz
 		return parse_consumer_up(out, why);
 	case FERRY_FRAME_CONSUMER_DOWN:
 		return parse_consumer_down(out, why);
-	case FERRY_FRAME_DONE:
-		return parse_done(out, why);
+	case FERRY_FRAME_DONE_RING:
+		return parse_done_ring(out, why);
 	default:
 		return refuse_(why, "unknown frame type", DOCA_ERROR_INVALID_VALUE);
 	}
@@ -287,20 +291,16 @@ size_t ferry_frame_build_consumer_down(uint8_t *buf, uint32_t consumer_id)
 	return FERRY_FRAME_DOWN_LEN;
 }
 
-size_t ferry_frame_build_done(uint8_t *buf, const struct ferry_frame_post *done)
+size_t ferry_frame_build_done_ring(uint8_t *buf, const struct ferry_frame_done_ring *ring)
 {
 	uint8_t *p = buf + FERRY_FRAME_HDR_LEN;
 
-	if (done->imm_len > FERRY_FRAME_IMM_MAX)
+	if (!desc_len_ok(ring->desc_len))
 		return 0;
-	put_u32(p, done->consumer_id);
-	put_u32(p + 4, done->slot);
-	put_u32(p + 8, done->generation);
-	put_u32(p + 12, done->len);
-	put_u32(p + 16, done->producer_id);
-	p[20] = done->imm_len;
-	if (done->imm_len != 0)
-		memcpy(p + FERRY_FRAME_DONE_FIXED, done->imm, done->imm_len);
-	ferry_frame_put_header(buf, FERRY_FRAME_DONE, FERRY_FRAME_DONE_FIXED + done->imm_len);
-	return FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_FIXED + done->imm_len;
+	put_u32(p, ring->consumer_id);
+	put_u32(p + 4, ring->ring_cap);
+	put_u16(p + 8, ring->desc_len);
+	memcpy(p + FERRY_FRAME_DONE_RING_FIXED, ring->desc, ring->desc_len);
+	ferry_frame_put_header(buf, FERRY_FRAME_DONE_RING, FERRY_FRAME_DONE_RING_FIXED + (uint32_t)ring->desc_len);
+	return FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_RING_FIXED + ring->desc_len;
 }

@@ -51,9 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     f.u.up.ring_desc_len > FERRY_FRAME_DESC_MAX || (f.u.up.ring_cap & (f.u.up.ring_cap - 1)) != 0 ||
 		     f.u.up.desc_len + f.u.up.ring_desc_len + FERRY_FRAME_UP_FIXED != f.payload_len))
 			abort();
-		if (f.type == FERRY_FRAME_DONE &&
-		    (f.u.post.imm_len > FERRY_FRAME_IMM_MAX || f.u.post.producer_id == 0 ||
-		     f.u.post.imm_len + FERRY_FRAME_DONE_FIXED != f.payload_len))
+		if (f.type == FERRY_FRAME_DONE_RING &&
+		    (f.u.done_ring.consumer_id == 0 || (f.u.done_ring.ring_cap & (f.u.done_ring.ring_cap - 1)) != 0 ||
+		     f.u.done_ring.desc_len == 0 || f.u.done_ring.desc_len + FERRY_FRAME_DONE_RING_FIXED != f.payload_len))
 			abort();
 	}
 	free(copy);
@@ -64,9 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 int main(void)
 {
 	static const uint8_t desc[40] = {1, 2, 3};
-	static const uint8_t imm[8] = {9, 8, 7};
-	const struct ferry_frame_post done = {
-		.consumer_id = 3, .slot = 1, .generation = 2, .len = 100, .producer_id = 4, .imm = imm, .imm_len = 8};
+	const struct ferry_frame_done_ring done = {.consumer_id = 3, .ring_cap = 64, .desc = desc, .desc_len = 40};
 	const struct ferry_frame_consumer_up up = {.consumer_id = 3,
 						   .imm_data_len = 16,
 						   .ring_cap = 64,
@@ -85,7 +83,7 @@ int main(void)
 	lens[3] = FERRY_FRAME_HDR_LEN + 8;
 	lens[4] = ferry_frame_build_consumer_up(seeds[4], &up);
 	lens[5] = ferry_frame_build_consumer_down(seeds[5], 3);
-	lens[6] = ferry_frame_build_done(seeds[6], &done);
+	lens[6] = ferry_frame_build_done_ring(seeds[6], &done);
 	for (int s = 0; s < 7; s++)
 		for (size_t cut = 0; cut <= lens[s]; cut++)
 			LLVMFuzzerTestOneInput(seeds[s], cut);

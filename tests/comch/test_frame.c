@@ -283,41 +283,46 @@ static void test_consumer_down_rules(void **state)
 	assert_int_equal(f.u.consumer_id, 42);
 }
 
-static void test_done_rules(void **state)
+static void test_done_ring_rules(void **state)
 {
-	uint8_t buf[FERRY_FRAME_DONE_MAX + 4], imm[FERRY_FRAME_IMM_MAX];
-	struct ferry_frame_post d = {.consumer_id = 5, .slot = 1, .generation = 3, .len = 100, .producer_id = 8};
+	uint8_t buf[FERRY_FRAME_DONE_RING_MAX + 4], desc[FERRY_FRAME_DESC_MAX + 1];
+	struct ferry_frame_done_ring r = {.consumer_id = 5, .ring_cap = 8, .desc = desc};
 	struct ferry_frame f;
 	size_t len;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(imm); i++)
-		imm[i] = (uint8_t)(i + 1);
-	d.imm = imm;
-	d.imm_len = FERRY_FRAME_IMM_MAX + 1;
-	assert_int_equal(ferry_frame_build_done(buf, &d), 0);
-	d.imm_len = FERRY_FRAME_IMM_MAX; /* boundary */
-	len = ferry_frame_build_done(buf, &d);
-	assert_int_equal(len, FERRY_FRAME_DONE_MAX);
+	for (size_t i = 0; i < sizeof(desc); i++)
+		desc[i] = (uint8_t)(i * 3);
+	r.desc_len = 0;
+	assert_int_equal(ferry_frame_build_done_ring(buf, &r), 0);
+	r.desc_len = FERRY_FRAME_DESC_MAX + 1;
+	assert_int_equal(ferry_frame_build_done_ring(buf, &r), 0);
+	r.desc_len = FERRY_FRAME_DESC_MAX; /* boundary */
+	len = ferry_frame_build_done_ring(buf, &r);
+	assert_int_equal(len, FERRY_FRAME_DONE_RING_MAX);
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_SUCCESS);
-	assert_int_equal(f.type, FERRY_FRAME_DONE);
-	assert_int_equal(f.u.post.producer_id, 8);
-	assert_int_equal(f.u.post.len, 100);
-	assert_int_equal(f.u.post.imm_len, FERRY_FRAME_IMM_MAX);
-	assert_memory_equal(f.u.post.imm, imm, FERRY_FRAME_IMM_MAX);
-	buf[FERRY_FRAME_HDR_LEN + 20] = FERRY_FRAME_IMM_MAX + 1; /* immediate length lies */
+	assert_int_equal(f.type, FERRY_FRAME_DONE_RING);
+	assert_int_equal(f.u.done_ring.consumer_id, 5);
+	assert_int_equal(f.u.done_ring.ring_cap, 8);
+	assert_int_equal(f.u.done_ring.desc_len, FERRY_FRAME_DESC_MAX);
+	assert_memory_equal(f.u.done_ring.desc, desc, FERRY_FRAME_DESC_MAX);
+	assert_int_equal(parse_exact(buf, len - 1, &f), DOCA_ERROR_INVALID_VALUE); /* header length lies */
+	r.desc_len = 16;
+	len = ferry_frame_build_done_ring(buf, &r);
+	buf[FERRY_FRAME_HDR_LEN + 8] = 17; /* descriptor length lies */
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
-	d.imm_len = 0;
-	d.producer_id = 0; /* no producer */
-	len = ferry_frame_build_done(buf, &d);
+	r.consumer_id = 0; /* no consumer */
+	len = ferry_frame_build_done_ring(buf, &r);
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
-	d.producer_id = 8;
-	len = ferry_frame_build_done(buf, &d);
-	assert_int_equal(len, FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_FIXED);
-	assert_int_equal(parse_exact(buf, len, &f), DOCA_SUCCESS);
-	assert_int_equal(f.u.post.imm_len, 0);
-	ferry_frame_put_header(buf, FERRY_FRAME_DONE, 20); /* shorter than the fixed part */
-	assert_int_equal(parse_exact(buf, FERRY_FRAME_HDR_LEN + 20, &f), DOCA_ERROR_INVALID_VALUE);
+	r.consumer_id = 5;
+	r.ring_cap = 12; /* not a power of two */
+	len = ferry_frame_build_done_ring(buf, &r);
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	r.ring_cap = 0;
+	len = ferry_frame_build_done_ring(buf, &r);
+	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_put_header(buf, FERRY_FRAME_DONE_RING, 9); /* shorter than the fixed part */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_HDR_LEN + 9, &f), DOCA_ERROR_INVALID_VALUE);
 }
 
 static void test_garbage_never_crashes(void **state)
@@ -374,7 +379,7 @@ int main(void)
 		cmocka_unit_test(test_welcome_and_refuse),
 		cmocka_unit_test(test_consumer_up_rules),
 		cmocka_unit_test(test_consumer_down_rules),
-		cmocka_unit_test(test_done_rules),
+		cmocka_unit_test(test_done_ring_rules),
 		cmocka_unit_test(test_garbage_never_crashes),
 	};
 
