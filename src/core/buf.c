@@ -321,10 +321,3 @@ doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list
 	list1->list_len = kept;
 	return DOCA_SUCCESS;
 }
-
-/* ---- internal view (ferry_mem.h) ---- */
-
-struct doca_mmap *ferry_buf_mmap(const struct doca_buf *buf)
-{
-	return buf->mmap;
-}

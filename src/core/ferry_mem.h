@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ferry_mem.h - internal view of mmaps and bufs (implemented in mmap.c, buf.c,
- * buf_inventory.c) for the context types that move data.
+ * ferry_mem.h - internal view of mmaps and bufs for the context types that
+ * move data (implemented in mmap.c, buf.c, buf_inventory.c).
+ *
+ * The readers are static inline over the layout in mem_priv.h: Ferry's
+ * libraries are built together from one tree, so that layout is an ABI they
+ * share (never the applications'). A data path that reads a buf's fields
+ * through the public getters pays a call across the library boundary, and an
+ * argument check, per field: a dozen calls per task in DOCA DMA's submit.
+ * These readers check nothing: the caller already holds a buf that is not NULL.
  */
 #ifndef FERRY_MEM_H_
 #define FERRY_MEM_H_
@@ -15,16 +22,89 @@
 #include <doca_error.h>
 #include <doca_mmap.h>
 
+#include "core/mem_priv.h"
+#include "link/ferry_export.h"
+
+/* ---- bufs ---- */
+
 /** The mmap a buffer was taken from. */
-struct doca_mmap *ferry_buf_mmap(const struct doca_buf *buf);
+static inline struct doca_mmap *ferry_buf_mmap(const struct doca_buf *buf)
+{
+	return buf->mmap;
+}
+
+/** The next buf of a list, or NULL at its end. */
+static inline struct doca_buf *ferry_buf_next(const struct doca_buf *buf)
+{
+	return buf->next;
+}
+
+/** The start of the data segment. */
+static inline uint8_t *ferry_buf_data(const struct doca_buf *buf)
+{
+	return buf->data;
+}
+
+/** The length of the data segment. */
+static inline size_t ferry_buf_data_len(const struct doca_buf *buf)
+{
+	return buf->data_len;
+}
+
+/** The first byte after the data segment (where a copy into the buf appends). */
+static inline uint8_t *ferry_buf_data_end(const struct doca_buf *buf)
+{
+	return (uint8_t *)buf->data + buf->data_len;
+}
+
+/** The free space after the data segment, up to the end of the buffer. */
+static inline size_t ferry_buf_room_after_data(const struct doca_buf *buf)
+{
+	return (size_t)(((uint8_t *)buf->head + buf->len) - ferry_buf_data_end(buf));
+}
+
+/**
+ * Set the data length of a buf the caller knows is in use, with a length that
+ * stays inside the buffer (a copy that never wrote past ferry_buf_room_after_data).
+ */
+static inline void ferry_buf_set_data_len_trusted(struct doca_buf *buf, size_t data_len)
+{
+	buf->data_len = data_len;
+}
+
+/* ---- mmaps ---- */
 
 /** The mmap's access mask (enum doca_access_flag bits). */
-uint32_t ferry_mmap_access(const struct doca_mmap *mmap);
+static inline uint32_t ferry_mmap_access(const struct doca_mmap *mmap)
+{
+	return mmap->access;
+}
 
 /** True when @p dev was added to @p mmap (doca_mmap_add_dev), or the mmap was imported for it. */
-bool ferry_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev);
+static inline bool ferry_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	for (uint32_t i = 0; i < mmap->num_devs; i++)
+		if (mmap->devs[i] == dev)
+			return true;
+	return false;
+}
 
-/** True when the mmap is started and still valid (an import whose exporter vanished is not). */
-bool ferry_mmap_is_usable(const struct doca_mmap *mmap);
+/** True when the map is an import (another process exported it). */
+static inline bool ferry_mmap_is_import(const struct doca_mmap *mmap)
+{
+	return mmap->link_import != NULL;
+}
+
+/**
+ * True when the mmap is started and still valid. An import whose exporter
+ * revoked it or died is not: that is asked of the link (a cheap, rate-limited
+ * liveness check) every time, since it can happen at any moment.
+ */
+static inline bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
+{
+	if (mmap->link_import != NULL && !ferry_link_import_alive(mmap->link_import))
+		return false;
+	return mmap->started && mmap->valid;
+}
 
 #endif /* FERRY_MEM_H_ */

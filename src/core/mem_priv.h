@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mem_priv.h - the layout of mmaps, bufs and inventories, shared only by
- * mmap.c, buf.c and buf_inventory.c. Other layers use ferry_mem.h.
+ * mem_priv.h - the layout of mmaps, bufs and inventories, written only by
+ * mmap.c, buf.c and buf_inventory.c. Other layers use ferry_mem.h, whose inline
+ * readers see this layout (an ABI internal to Ferry's libraries).
  */
 #ifndef FERRY_MEM_PRIV_H_
 #define FERRY_MEM_PRIV_H_

@@ -496,26 +496,9 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 	return DOCA_SUCCESS;
 }
 
-/* ---- internal view (ferry_mem.h) ---- */
-
-uint32_t ferry_mmap_access(const struct doca_mmap *mmap)
-{
-	return mmap->access;
-}
-
-bool ferry_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
-{
-	return find_dev(mmap, dev) >= 0;
-}
+/* ---- internal view (ferry_remote.h; the ferry_mem.h readers are inline) ---- */
 
 const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap)
 {
 	return mmap->link_import != NULL ? ferry_link_import_remote(mmap->link_import) : NULL;
-}
-
-bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
-{
-	if (mmap->link_import != NULL && !ferry_link_import_alive(mmap->link_import))
-		return false;
-	return mmap->started && mmap->valid;
 }
