@@ -29,6 +29,9 @@
 #include <doca_dev.h>
 #include <doca_pe.h>
 
+#include "bench_util.h"
+#include "ferry_test_dev.h"
+
 #define BENCH_NAME "comch-bench"
 #define MAX_SIZE 4080u
 
@@ -36,57 +39,6 @@ struct result {
 	double rtt_us;
 	double rate;
 };
-
-/* Client on one CPU, echo peer on another (when there are two): steadier figures. */
-static void pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	(void)sched_setaffinity(0, sizeof(set), &set);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- devices (public API, as a DOCA program does it) ---- */
-
-static struct doca_dev *open_dev(doca_error_t (*cap)(const struct doca_devinfo *))
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (cap(list[i]) == DOCA_SUCCESS && doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
-			dev = NULL;
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
-static struct doca_dev_rep *open_rep(struct doca_dev *dpu)
-{
-	struct doca_devinfo_rep **reps = NULL;
-	struct doca_dev_rep *rep = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_rep_create_list(dpu, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n) != DOCA_SUCCESS)
-		return NULL;
-	if (n == 0 || doca_dev_rep_open(reps[0], &rep) != DOCA_SUCCESS)
-		rep = NULL;
-	doca_devinfo_rep_destroy_list(reps);
-	return rep;
-}
 
 static void free_task(struct doca_comch_task_send *task, union doca_data tud, union doca_data cud)
 {
@@ -130,8 +82,8 @@ static void server_disc_cb(struct doca_comch_event_connection_status_changed *ev
 static int comch_server_main(int ready_fd)
 {
 	struct doca_pe *pe = NULL;
-	struct doca_dev *dev = open_dev(doca_comch_cap_server_is_supported);
-	struct doca_dev_rep *rep = dev != NULL ? open_rep(dev) : NULL;
+	struct doca_dev *dev = ferry_test_open_dev(NULL, doca_comch_cap_server_is_supported);
+	struct doca_dev_rep *rep = dev != NULL ? ferry_test_open_rep(dev, NULL) : NULL;
 	struct doca_comch_server *server = NULL;
 	struct doca_ctx *ctx;
 
@@ -190,7 +142,7 @@ static void client_echo(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint
 
 static int comch_client_setup(void)
 {
-	struct doca_dev *dev = open_dev(doca_comch_cap_client_is_supported);
+	struct doca_dev *dev = ferry_test_open_dev(NULL, doca_comch_cap_client_is_supported);
 	struct doca_ctx *ctx;
 	enum doca_ctx_states st = DOCA_CTX_STATE_STARTING;
 	double deadline = now_s() + 5;

@@ -37,6 +37,9 @@
 #include <doca_pe.h>
 #include <ferry_mem.h>
 
+#include "bench_util.h"
+#include "ferry_test_dev.h"
+
 #define BENCH_NAME "comch-fast-bench"
 #define MAX_WINDOW 64u
 
@@ -60,54 +63,6 @@ struct side {
 };
 
 static struct side s;
-
-static void pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	(void)sched_setaffinity(0, sizeof(set), &set);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static struct doca_dev *open_dev(doca_error_t (*cap)(const struct doca_devinfo *))
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (cap(list[i]) == DOCA_SUCCESS && doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
-			dev = NULL;
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
-static struct doca_dev_rep *open_rep(struct doca_dev *dpu)
-{
-	struct doca_devinfo_rep **reps = NULL;
-	struct doca_dev_rep *rep = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_rep_create_list(dpu, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n) != DOCA_SUCCESS)
-		return NULL;
-	if (n == 0 || doca_dev_rep_open(reps[0], &rep) != DOCA_SUCCESS)
-		rep = NULL;
-	doca_devinfo_rep_destroy_list(reps);
-	return rep;
-}
 
 static void free_send(struct doca_comch_task_send *task, union doca_data tud, union doca_data cud)
 {
@@ -187,8 +142,8 @@ static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
 static int consumer_main(uint32_t size, uint32_t window, bool shared)
 {
 	pin_to(1);
-	s.dev = open_dev(doca_comch_cap_server_is_supported);
-	s.rep = s.dev != NULL ? open_rep(s.dev) : NULL;
+	s.dev = ferry_test_open_dev(NULL, doca_comch_cap_server_is_supported);
+	s.rep = s.dev != NULL ? ferry_test_open_rep(s.dev, NULL) : NULL;
 	if (doca_pe_create(&s.pe) != DOCA_SUCCESS || s.rep == NULL || !map_memory((size_t)size * window, shared) ||
 	    doca_comch_server_create(s.dev, s.rep, BENCH_NAME, &s.server) != DOCA_SUCCESS ||
 	    doca_comch_server_task_send_set_conf(s.server, free_send, free_send, 8) != DOCA_SUCCESS ||
@@ -263,7 +218,7 @@ static double producer_run(uint32_t size, uint32_t window, double seconds)
 	double t0, t1;
 	uint64_t before;
 
-	s.dev = open_dev(doca_comch_cap_client_is_supported);
+	s.dev = ferry_test_open_dev(NULL, doca_comch_cap_client_is_supported);
 	if (doca_pe_create(&s.pe) != DOCA_SUCCESS || s.dev == NULL || !map_memory((size_t)size * window, false) ||
 	    doca_comch_client_create(s.dev, BENCH_NAME, &s.client) != DOCA_SUCCESS ||
 	    doca_comch_client_task_send_set_conf(s.client, free_send, free_send, 8) != DOCA_SUCCESS ||

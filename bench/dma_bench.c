@@ -39,20 +39,14 @@
 #include <doca_pe.h>
 
 #include "dma/dma_priv.h"
+#include "bench_util.h"
+#include "ferry_test_dev.h"
 
 #define MiB ((size_t)1 << 20)
 #define SPAN (256 * MiB)
 #define MAX_QD 64u
 
 static double measure_s = 0.5;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Where copy number i of @p size bytes sits: small copies stay in a 64-slot
  * window (cache resident), large ones walk the span. */
@@ -133,24 +127,6 @@ static void on_error(struct doca_dma_task_memcpy *task, union doca_data task_ud,
 	b->completed++;
 }
 
-static struct doca_dev *open_host_dev(void)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_is_equal_pci_addr(list[i], "b1:00.0", &eq) == DOCA_SUCCESS && eq)
-			(void)doca_dev_open(list[i], &dev);
-	}
-	(void)doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 static bool make_mmap(struct bench *b, unsigned char *mem, struct doca_mmap **mmap)
 {
 	return doca_mmap_create(mmap) == DOCA_SUCCESS && doca_mmap_set_memrange(*mmap, mem, SPAN) == DOCA_SUCCESS &&
@@ -167,7 +143,7 @@ static bool bench_setup(struct bench *b)
 		return false;
 	memset(b->src, 0x5a, SPAN); /* fault every page in before timing */
 	memset(b->dst, 0, SPAN);
-	b->dev = open_host_dev();
+	b->dev = ferry_test_open_dev("b1:00.0", NULL);
 	if (b->dev == NULL || !make_mmap(b, b->src, &b->src_mmap) || !make_mmap(b, b->dst, &b->dst_mmap))
 		return false;
 	if (doca_buf_inventory_create(2 * MAX_QD, &b->inv) != DOCA_SUCCESS ||

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "engine/ferry_engine.h"
+#include "bench_util.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
@@ -34,14 +35,6 @@
 static unsigned char *src_buf, *dst_buf;
 /* Called through a pointer, as an engine does: otherwise a 64 B memcpy of known size is inlined. */
 static void *(*volatile memcpy_fn)(void *, const void *, size_t) = memcpy;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 struct result {
 	double ops_per_s;

@@ -41,6 +41,9 @@
 #include <doca_pe.h>
 #include <ferry_mem.h>
 
+#include "bench_util.h"
+#include "ferry_test_dev.h"
+
 #include "link/ferry_remote.h" /* only to check which path an import took */
 
 #define SPAN (256ull << 20)
@@ -50,30 +53,6 @@
 
 static double seconds = 0.3;
 static int rounds = 3;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static struct doca_dev *open_dev(const char *pci)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			(void)doca_dev_open(list[i], &dev);
-	}
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
 
 /* ---- the host process: export two buffers, then wait until told to go ---- */
 
@@ -98,7 +77,7 @@ static int export_one(struct doca_dev *dev, void *mem, FILE *out)
 
 static void host_main(int to_dpu, int from_dpu)
 {
-	struct doca_dev *dev = open_dev("b1:00.0");
+	struct doca_dev *dev = ferry_test_open_dev("b1:00.0", NULL);
 	uint8_t *shared = ferry_mem_alloc_shared(SPAN);
 	uint8_t *plain = malloc(SPAN);
 	FILE *out = fdopen(to_dpu, "w");
@@ -194,17 +173,17 @@ static double bench_dma(struct dma_run *r, struct doca_mmap *rm, const uint8_t *
 		    doca_dma_task_memcpy_alloc_init(r->dma, r->src[i], r->dst[i], tud, &r->task[i]) != DOCA_SUCCESS)
 			return -1;
 	}
-	double t0 = now(), t;
+	double t0 = now_s(), t;
 	for (uint32_t i = 0; i < QD; i++)
 		resubmit(r, i);
 	do {
 		(void)doca_pe_progress(r->pe);
-		t = now();
+		t = now_s();
 	} while (t - t0 < seconds && !r->failed);
 	r->stopping = true;
 	while (r->inflight > 0)
 		(void)doca_pe_progress(r->pe);
-	t = now();
+	t = now_s();
 	for (uint32_t i = 0; i < QD; i++) {
 		doca_task_free(doca_dma_task_memcpy_as_task(r->task[i]));
 		doca_buf_dec_refcount(r->src[i], NULL);
@@ -233,7 +212,7 @@ enum peer { PEER_MEMCPY, PEER_RAW_CMA };
 static double bench_peer(enum peer kind, const uint8_t *src, uint8_t *dst, size_t size, pid_t pid)
 {
 	uint64_t off = 0, n = 0;
-	double t0 = now(), t;
+	double t0 = now_s(), t;
 
 	do {
 		for (int k = 0; k < 16; k++) {
@@ -250,7 +229,7 @@ static double bench_peer(enum peer kind, const uint8_t *src, uint8_t *dst, size_
 			if (off + size > SPAN)
 				off = 0;
 		}
-		t = now();
+		t = now_s();
 	} while (t - t0 < seconds);
 	return (double)n * (double)size / (t - t0) / 1e9;
 }
@@ -331,7 +310,7 @@ int main(int argc, char **argv)
 	}
 	/* The DMA library enables cross-memory attach itself; this call only makes the import order irrelevant. */
 	ferry_link_enable_cma();
-	struct doca_dev *dev = open_dev("03:00.0");
+	struct doca_dev *dev = ferry_test_open_dev("03:00.0", NULL);
 	struct doca_mmap *shared_mmap = NULL, *plain_mmap = NULL, *local_mmap = NULL;
 	struct dma_run run = {0};
 

@@ -109,7 +109,7 @@ static void server_disconnect(struct doca_comch_event_connection_status_changed 
 static int run_server(const char *name)
 {
 	struct doca_dev *dev = cu_open_dpu_dev();
-	struct doca_dev_rep *rep = dev != NULL ? cu_open_rep_at(dev, g.pci) : NULL;
+	struct doca_dev_rep *rep = dev != NULL ? ferry_test_open_rep(dev, g.pci) : NULL;
 	struct doca_ctx *ctx;
 	enum doca_ctx_states st;
 
@@ -228,7 +228,7 @@ static bool clients_done(void)
 
 static int run_clients(const char *name)
 {
-	struct doca_dev *dev = cu_open_dev_at(doca_comch_cap_client_is_supported, g.pci);
+	struct doca_dev *dev = ferry_test_open_dev(g.pci, doca_comch_cap_client_is_supported);
 	bool announced = false;
 	int rc;
 

@@ -311,7 +311,7 @@ static void open_endpoint(const char *name)
 {
 	if (g.is_server) {
 		g.dev = cu_open_dpu_dev();
-		g.rep = g.dev != NULL ? cu_open_rep(g.dev) : NULL;
+		g.rep = g.dev != NULL ? ferry_test_open_rep(g.dev, NULL) : NULL;
 		if (g.rep == NULL || doca_comch_server_create(g.dev, g.rep, name, &g.server) != DOCA_SUCCESS ||
 		    doca_comch_server_task_send_set_conf(g.server, task_cb, task_cb, 8) != DOCA_SUCCESS ||
 		    doca_comch_server_event_connection_status_changed_register(g.server, on_connect, on_disconnect) !=

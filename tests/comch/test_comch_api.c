@@ -122,7 +122,7 @@ static int setup(void **state)
 	F->dpu = cu_open_dpu_dev();
 	assert_non_null(F->host);
 	assert_non_null(F->dpu);
-	F->rep = cu_open_rep(F->dpu);
+	F->rep = ferry_test_open_rep(F->dpu, NULL);
 	assert_non_null(F->rep);
 	ferry_test_log_reset();
 	*state = F;

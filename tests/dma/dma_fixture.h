@@ -22,6 +22,7 @@
 
 #include "dma/dma_priv.h"
 #include "ferry_test.h"
+#include "ferry_test_dev.h"
 
 #define FIX_MEM_LEN (4u << 20)   /* per mmap */
 #define FIX_NUM_BUFS 4096u
@@ -45,24 +46,6 @@ struct dma_fix {
 	enum doca_ctx_states states[FIX_MAX_STATES]; /* next_state of each change */
 	unsigned num_states;
 };
-
-static inline struct doca_dev *fix_open_dev(const char *pci)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			(void)doca_dev_open(list[i], &dev);
-	}
-	(void)doca_devinfo_destroy_list(list);
-	return dev;
-}
 
 static inline void fix_on_task(struct doca_dma_task_memcpy *task, union doca_data task_ud, union doca_data ctx_ud,
 			       bool success)
@@ -123,7 +106,7 @@ static inline int fix_setup(void **state)
 	if (f == NULL)
 		return -1;
 	unsetenv("FERRY_DMA_ENGINE"); /* tests pick engines with ferry_dma_set_engine */
-	f->dev = fix_open_dev("b1:00.0");
+	f->dev = ferry_test_open_dev("b1:00.0", NULL);
 	f->src_mem = aligned_alloc(64, FIX_MEM_LEN);
 	f->dst_mem = aligned_alloc(64, FIX_MEM_LEN);
 	f->ro_mem = aligned_alloc(64, FIX_MEM_LEN);

@@ -29,6 +29,7 @@
 #include "engine/engine_priv.h"
 #include "engine_test.h"
 #include "ferry_test.h"
+#include "ferry_test_dev.h"
 #include "link/ferry_remote.h"
 
 #define EXPORT_LEN ((size_t)256 * 1024)
@@ -56,24 +57,6 @@ static inline uint8_t pattern(uint8_t seed, size_t i)
 	return (uint8_t)(seed + i * 131u + (i >> 8));
 }
 
-static struct doca_dev *open_dev(const char *pci)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			(void)doca_dev_open(list[i], &dev);
-	}
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 static bool write_all(int fd, const void *buf, size_t len)
 {
 	return write(fd, buf, len) == (ssize_t)len;
@@ -83,7 +66,7 @@ static bool write_all(int fd, const void *buf, size_t len)
 static void exporter_main(int out, int hold, uint32_t access, uint8_t seed)
 {
 	uint8_t *mem = malloc(EXPORT_LEN);
-	struct doca_dev *dev = open_dev("b1:00.0");
+	struct doca_dev *dev = ferry_test_open_dev("b1:00.0", NULL);
 	struct doca_mmap *mmap = NULL;
 	const void *desc = NULL;
 	size_t desc_len = 0;
@@ -173,7 +156,7 @@ static int setup(void **state)
 	for (int i = 0; i < EXP_COUNT; i++)
 		exporters[i].hold_fd = -1;
 	ferry_link_enable_cma();
-	dpu_dev = open_dev("03:00.0");
+	dpu_dev = ferry_test_open_dev("03:00.0", NULL);
 	if (dpu_dev == NULL)
 		return -1;
 	if (spawn_exporter(&exporters[EXP_RW], DOCA_ACCESS_FLAG_PCI_READ_WRITE, 0x11) != 0 ||

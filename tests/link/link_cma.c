@@ -19,24 +19,8 @@
 #include <doca_mmap.h>
 
 #include "link/ferry_remote.h"
+#include "ferry_test_dev.h"
 #include "xproc_common.h"
-
-static struct doca_dev *open_dev(const char *pci)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			(void)doca_dev_open(list[i], &dev);
-	}
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
 
 int main(int argc, char **argv)
 {
@@ -56,7 +40,7 @@ int main(int argc, char **argv)
 	uint64_t host = strtoull(argv[2], NULL, 0);
 	size_t len = strtoull(argv[3], NULL, 0);
 	uint8_t *local = malloc(len + 1);
-	struct doca_dev *dev = open_dev("03:00.0");
+	struct doca_dev *dev = ferry_test_open_dev("03:00.0", NULL);
 	if (local == NULL || dev == NULL)
 		return 3;
 	ferry_link_enable_cma();

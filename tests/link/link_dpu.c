@@ -29,6 +29,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "ferry_test_dev.h"
 #include "xproc_common.h"
 
 struct side {
@@ -56,29 +57,12 @@ static void on_done(struct doca_dma_task_memcpy *task, union doca_data tud, unio
 	s->done = true;
 }
 
-static struct doca_dev *open_dev(const char *pci)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			(void)doca_dev_open(list[i], &dev);
-	}
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 static int setup(struct side *s)
 {
 	union doca_data ud = {.ptr = s};
 
 	if (s->dev == NULL)
-		s->dev = open_dev("03:00.0");
+		s->dev = ferry_test_open_dev("03:00.0", NULL);
 	s->local = malloc(s->len);
 	if (s->dev == NULL || s->local == NULL)
 		return -1;
@@ -179,7 +163,7 @@ static void cmd_imports(struct side *s, int n)
 /* The device and the import, before setup creates anything else. */
 static doca_error_t open_early(struct side *s)
 {
-	s->dev = open_dev("03:00.0");
+	s->dev = ferry_test_open_dev("03:00.0", NULL);
 	if (s->dev == NULL)
 		return DOCA_ERROR_NOT_FOUND;
 	return doca_mmap_create_from_export(NULL, s->desc, s->desc_len, s->dev, &s->remote_mmap);

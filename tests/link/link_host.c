@@ -17,24 +17,8 @@
 #include <doca_mmap.h>
 #include <ferry_mem.h>
 
+#include "ferry_test_dev.h"
 #include "xproc_common.h"
-
-static struct doca_dev *open_host_dev(void)
-{
-	struct doca_devinfo **list = NULL;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-		if (doca_devinfo_is_equal_pci_addr(list[i], "b1:00.0", &eq) == DOCA_SUCCESS && eq)
-			(void)doca_dev_open(list[i], &dev);
-	}
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
 
 int main(int argc, char **argv)
 {
@@ -47,7 +31,7 @@ int main(int argc, char **argv)
 	uint32_t access = strcmp(argv[3], "rw") == 0 ? DOCA_ACCESS_FLAG_PCI_READ_WRITE : DOCA_ACCESS_FLAG_PCI_READ_ONLY;
 	uint64_t seed = strtoull(argv[4], NULL, 0);
 	uint8_t *mem = shared ? ferry_mem_alloc_shared(len) : malloc(len);
-	struct doca_dev *dev = open_host_dev();
+	struct doca_dev *dev = ferry_test_open_dev("b1:00.0", NULL);
 	struct doca_mmap *mmap = NULL;
 	const void *desc = NULL;
 	size_t desc_len = 0;
