@@ -164,6 +164,24 @@ static void dpu_done(struct proc *d)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* Kill the exporter outright (no exit handlers, no cleanup) and reap it. */
+static void kill_host(struct host *h)
+{
+	assert_int_equal(kill(h->p.pid, SIGKILL), 0);
+	int status = finish(&h->p);
+	assert_true(WIFSIGNALED(status));
+}
+
+/* The host's checksum of its own buffer must now be @p want. */
+static void expect_host_sum(struct host *h, const char *want)
+{
+	char line[LINE_MAX_LEN];
+
+	say(&h->p, "sum\n");
+	read_line(&h->p, line, sizeof(line));
+	assert_string_equal(line, want);
+}
+
 /* ---- descriptor surgery ---- */
 
 static void hex_to_bytes(const char *hex, uint8_t *out, size_t *len)
@@ -295,9 +313,7 @@ static void dma_both_ways(const char *kind, const char *bytes, const char *seed)
 	read_line(&d, line, sizeof(line));
 	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
 	dpu_done(&d);
-	say(&h.p, "sum\n");
-	read_line(&h.p, line, sizeof(line));
-	assert_string_equal(line, sum); /* the host sees what the DPU wrote */
+	expect_host_sum(&h, sum); /* the host sees what the DPU wrote */
 	stop_host(&h);
 }
 
@@ -333,23 +349,26 @@ static void test_many_imports(void **state)
 	stop_host(&h);
 }
 
-static void test_read_only_export(void **state)
+/* A read-only export of host memory of @p kind: the DPU reads it, its write is refused, the host's bytes stay. */
+static void read_only_export(const char *kind)
 {
 	struct host h;
 	struct proc d;
-	char line[LINE_MAX_LEN];
 
-	(void)state;
-	start_host(&h, "65536", "shared", "ro");
+	start_host(&h, "65536", kind, "ro");
 	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "5", NULL);
 	expect_line(&d, "import DOCA_SUCCESS");
 	expect_line(&d, "read OK");
 	expect_line(&d, "write DOCA_ERROR_NOT_PERMITTED");
 	dpu_done(&d);
-	say(&h.p, "sum\n");
-	read_line(&h.p, line, sizeof(line));
-	assert_string_equal(line, h.sum); /* untouched */
+	expect_host_sum(&h, h.sum); /* untouched */
 	stop_host(&h);
+}
+
+static void test_read_only_export(void **state)
+{
+	(void)state;
+	read_only_export("shared");
 }
 
 static void expect_import(const struct host *h, const char *hex, const char *want)
@@ -408,26 +427,30 @@ static void test_exporter_exited(void **state)
 	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
 }
 
-static void test_exporter_sigkilled(void **state)
+/* The exporter of host memory of @p kind is SIGKILLed while the DPU holds the import: DMA fails, the export is gone. */
+static void exporter_sigkilled(const char *kind)
 {
 	struct host h;
 	struct proc d;
 
-	(void)state;
-	start_host(&h, "65536", "shared", "rw");
+	start_host(&h, "65536", kind, "rw");
 	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "wait", "read", h.sum, "write", "3", NULL);
 	expect_line(&d, "import DOCA_SUCCESS");
 	expect_line(&d, "read OK");
 	expect_line(&d, "waiting");
-	assert_int_equal(kill(h.p.pid, SIGKILL), 0);
-	int status = finish(&h.p);
-	assert_true(WIFSIGNALED(status));
+	kill_host(&h);
 	usleep(5000); /* importers learn of a death within 1 ms (ferry_link_peer_alive_cached) */
 	say(&d, "go\n");
 	expect_line(&d, "read DOCA_ERROR_BAD_STATE");
 	expect_line(&d, "write DOCA_ERROR_BAD_STATE");
 	dpu_done(&d);
 	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
+}
+
+static void test_exporter_sigkilled(void **state)
+{
+	(void)state;
+	exporter_sigkilled("shared");
 }
 
 static void test_exporter_stopped_mmap(void **state)
@@ -465,9 +488,7 @@ static void test_cma_both_ways(void **state)
 	read_line(&d, line, sizeof(line));
 	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
 	dpu_done(&d);
-	say(&h.p, "sum\n");
-	read_line(&h.p, line, sizeof(line));
-	assert_string_equal(line, sum);
+	expect_host_sum(&h, sum);
 	stop_host(&h);
 }
 
@@ -501,9 +522,7 @@ static void test_cma_exporter_sigkilled(void **state)
 	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "wait", "read", h.sum, "write", "2", NULL);
 	expect_line(&d, "import DOCA_SUCCESS");
 	expect_line(&d, "waiting");
-	assert_int_equal(kill(h.p.pid, SIGKILL), 0);
-	int status = finish(&h.p);
-	assert_true(WIFSIGNALED(status));
+	kill_host(&h);
 	say(&d, "go\n");
 	expect_line(&d, "read DOCA_ERROR_NOT_CONNECTED");
 	expect_line(&d, "write DOCA_ERROR_NOT_CONNECTED");
@@ -544,43 +563,14 @@ static void test_malloc_dma_256mib(void **state)
 
 static void test_malloc_dma_read_only(void **state)
 {
-	struct host h;
-	struct proc d;
-	char line[LINE_MAX_LEN];
-
 	(void)state;
-	start_host(&h, "65536", "malloc", "ro");
-	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "write", "5", NULL);
-	expect_line(&d, "import DOCA_SUCCESS");
-	expect_line(&d, "read OK");
-	expect_line(&d, "write DOCA_ERROR_NOT_PERMITTED");
-	dpu_done(&d);
-	say(&h.p, "sum\n");
-	read_line(&h.p, line, sizeof(line));
-	assert_string_equal(line, h.sum); /* untouched */
-	stop_host(&h);
+	read_only_export("malloc");
 }
 
 static void test_malloc_dma_exporter_sigkilled(void **state)
 {
-	struct host h;
-	struct proc d;
-
 	(void)state;
-	start_host(&h, "65536", "malloc", "rw");
-	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "wait", "read", h.sum, "write", "3", NULL);
-	expect_line(&d, "import DOCA_SUCCESS");
-	expect_line(&d, "read OK");
-	expect_line(&d, "waiting");
-	assert_int_equal(kill(h.p.pid, SIGKILL), 0);
-	int status = finish(&h.p);
-	assert_true(WIFSIGNALED(status));
-	usleep(5000); /* importers learn of a death within 1 ms (ferry_link_peer_alive_cached) */
-	say(&d, "go\n");
-	expect_line(&d, "read DOCA_ERROR_BAD_STATE");
-	expect_line(&d, "write DOCA_ERROR_BAD_STATE");
-	dpu_done(&d);
-	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
+	exporter_sigkilled("malloc");
 }
 
 /*
