@@ -15,6 +15,20 @@
 #define PROCS_TAG "comch-test"
 #include "procs_util.h"
 
+/* Spawn a server and wait until its context runs (it prints "listening"). */
+static void start_server(struct child *server, const char *const *args, const char *const *extra_env)
+{
+	spawn(server, args, extra_env);
+	assert_true(wait_output(server, "listening", CHILD_LIMIT_MS));
+}
+
+/* End a server that would otherwise wait for clients that never come. */
+static void stop_server(struct child *server)
+{
+	kill(server->pid, SIGTERM);
+	(void)wait_exit(server, CHILD_LIMIT_MS);
+}
+
 /* ---- tests ---- */
 
 static void echo_test(const char *size, const char *count)
@@ -24,8 +38,7 @@ static void echo_test(const char *size, const char *count)
 	const char *cargs[] = {"client", "svc", "--count", count, "--size", size, NULL};
 
 	new_domain();
-	spawn(&server, sargs, NULL);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, NULL);
 	spawn(&client, cargs, NULL);
 	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 0);
 	assert_int_equal(wait_exit(&server, CHILD_LIMIT_MS), 0);
@@ -73,15 +86,13 @@ static void test_wrong_name_is_refused(void **state)
 
 	(void)state;
 	new_domain();
-	spawn(&server, sargs, NULL);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, NULL);
 	spawn(&client, cargs, cenv);
 	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 3);
 	assert_true(stderr_has(&client, "no server named 'svc2'"));
 	assert_true(stderr_has(&client, "DOCA_ERROR_NOT_FOUND"));
 	assert_null(strstr(server.seen, "connect\n"));
-	kill(server.pid, SIGTERM);
-	(void)wait_exit(&server, CHILD_LIMIT_MS);
+	stop_server(&server);
 	forget(&server);
 	forget(&client);
 }
@@ -95,13 +106,11 @@ static void test_other_domain_is_invisible(void **state)
 
 	(void)state;
 	new_domain();
-	spawn(&server, sargs, NULL);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, NULL);
 	spawn(&client, cargs, cenv);
 	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 3);
 	assert_true(stderr_has(&client, "DOCA_ERROR_NOT_FOUND"));
-	kill(server.pid, SIGTERM);
-	(void)wait_exit(&server, CHILD_LIMIT_MS);
+	stop_server(&server);
 	forget(&server);
 	forget(&client);
 }
@@ -114,14 +123,12 @@ static void test_max_msg_size_mismatch_is_refused(void **state)
 
 	(void)state;
 	new_domain();
-	spawn(&server, sargs, NULL);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, NULL);
 	spawn(&client, cargs, NULL);
 	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 3);
 	assert_true(stderr_has(&client, "max message size mismatch: client 1024, server 4080"));
 	assert_true(stderr_has(&client, "DOCA_ERROR_INVALID_VALUE"));
-	kill(server.pid, SIGTERM);
-	(void)wait_exit(&server, CHILD_LIMIT_MS);
+	stop_server(&server);
 	forget(&server);
 	forget(&client);
 }
@@ -134,8 +141,7 @@ static void test_killed_client_is_disconnected(void **state)
 
 	(void)state;
 	new_domain();
-	spawn(&server, sargs, NULL);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, NULL);
 	spawn(&client, cargs, NULL);
 	assert_true(wait_output(&client, "running", CHILD_LIMIT_MS));
 	assert_true(wait_output(&server, "connect", CHILD_LIMIT_MS));
@@ -156,8 +162,7 @@ static void test_killed_server_fails_clients(void **state)
 
 	(void)state;
 	new_domain();
-	spawn(&server, sargs, NULL);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, NULL);
 	spawn(&client, cargs, NULL);
 	assert_true(wait_output(&client, "running", CHILD_LIMIT_MS));
 	kill(server.pid, SIGKILL);
@@ -177,8 +182,7 @@ static void test_128_clients(void **state)
 
 	(void)state;
 	new_domain();
-	spawn(&server, sargs, NULL);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, NULL);
 	spawn(&c1, cargs, NULL);
 	spawn(&c2, cargs, NULL);
 	assert_int_equal(wait_exit(&c1, CHILD_LIMIT_MS), 0);
@@ -207,8 +211,7 @@ static void test_only_the_represented_function_connects(void **state)
 
 	(void)state;
 	new_domain();
-	spawn(&server, sargs, topo);
-	assert_true(wait_output(&server, "listening", CHILD_LIMIT_MS));
+	start_server(&server, sargs, topo);
 	spawn(&vf, vargs, topo_quick);
 	spawn(&other, oargs, topo_quick);
 	assert_int_equal(wait_exit(&vf, CHILD_LIMIT_MS), 3);
