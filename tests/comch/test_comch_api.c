@@ -854,6 +854,29 @@ static bool consumer_expired(void)
 }
 
 /*
+ * A started server and a client connected to it under @p name, for the fast-path
+ * tests: send queues of @p depth, consumer events on the client; @p cconn
+ * receives the client's connection.
+ */
+static void fast_pair(const char *name, uint32_t depth, struct doca_comch_connection **cconn)
+{
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, depth), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->host, name, &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, depth), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_event_consumer_register(F->client, on_new_consumer, on_expired_consumer),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
+	progress_until(client_running, 100000);
+	assert_int_equal(doca_comch_client_get_connection(F->client, cconn), DOCA_SUCCESS);
+}
+
+/*
  * A consumer on the server's connection, a producer on the client's: the
  * new-consumer event, a send that waits for a post, immediate data, sizes,
  * a send too big for the post, then the consumer going away.
@@ -877,20 +900,7 @@ static void test_fast_path_in_one_process(void **state)
 	g_new_consumers = g_expired_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
 	for (size_t i = 0; i < LEN; i++)
 		pmem[i] = (uint8_t)(i * 7 + 3);
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "fast1", &F->server), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 64), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_create(F->host, "fast1", &F->client), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, 64), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_event_consumer_register(F->client, on_new_consumer, on_expired_consumer),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
-	progress_until(client_running, 100000);
-	assert_int_equal(doca_comch_client_get_connection(F->client, &cconn), DOCA_SUCCESS);
+	fast_pair("fast1", 64, &cconn);
 
 	cm = fast_mmap(cmem, LEN, F->dpu);
 	pm = fast_mmap(pmem, LEN, F->host);
@@ -1253,20 +1263,7 @@ static void test_fast_path_producer_on_own_pe(void **state)
 	(void)state;
 	g_new_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
 	memset(pmem, 0x6b, 4096);
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "fast-pe", &F->server), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_create(F->host, "fast-pe", &F->client), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_event_consumer_register(F->client, on_new_consumer, on_expired_consumer),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
-	progress_until(client_running, 100000);
-	assert_int_equal(doca_comch_client_get_connection(F->client, &cconn), DOCA_SUCCESS);
+	fast_pair("fast-pe", 8, &cconn);
 	cm = fast_mmap(cmem, 4096, F->dpu);
 	pm = fast_mmap(pmem, 4096, F->host);
 	assert_int_equal(doca_buf_inventory_create(4, &inv), DOCA_SUCCESS);
