@@ -8,7 +8,10 @@
  * into descriptors wherever either side crosses a buf boundary (so a task of
  * an m-buf source and an n-buf destination needs at most m + n - 1
  * descriptors). Every descriptor carries the task as its cookie; the task
- * completes, from progress, when its last descriptor comes back.
+ * completes, from progress, when its last descriptor comes back. A task of one
+ * source buf and one destination buf (the common case) skips the walk: one
+ * descriptor straight from submit's checks (dma.c: submit_pair), so the walk
+ * fields below are only written when it waits in the backlog.
  *
  * Why a backlog: the channel is sized for the task pool plus one task's worth
  * of descriptors, not for the worst case of every task being a long list (that
@@ -37,7 +40,6 @@ struct doca_dma_task_memcpy {
 
 	/* Set by submit. */
 	uint64_t total;              /* bytes the task copies */
-	size_t dst_new_len;          /* single-buf destination: data_len after success */
 	uint32_t outstanding;        /* descriptors enqueued and not yet polled */
 	bool all_enqueued;           /* no more descriptors will be enqueued */
 	bool dst_is_list;

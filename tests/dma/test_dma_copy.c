@@ -3,7 +3,8 @@
  * test_dma_copy.c - DMA memcpy correctness on every copy engine (inline,
  * worker, auto): random sizes and offsets, single bufs and chained lists on
  * both sides, checked byte for byte with guard bytes around every destination;
- * more descriptors than the channel holds (the backlog); and a stop with tasks
+ * more descriptors than the channel holds (the backlog, which single-buf
+ * tasks wait behind too); and a stop with tasks
  * in flight, which flushes them through the error callback and reaches IDLE.
  */
 #include <stdarg.h>
@@ -287,7 +288,12 @@ static void test_backlog(void **state)
 			union doca_data ud = {.u64 = t};
 
 			src[t] = dst[t] = NULL;
-			for (uint32_t i = 0; i < max_list; i++) {
+			if (t % 4 == 3) {
+				/* A pair task among the lists: it too waits behind the backlog, in order. */
+				src[t] = fix_src_buf(f, f->src_mmap, sbase, 0, per_task);
+				dst[t] = fix_dst_buf(f, f->dst_mmap, dbase, 0, per_task);
+			}
+			for (uint32_t i = 0; i < max_list && t % 4 != 3; i++) {
 				struct doca_buf *sb = fix_src_buf(f, f->src_mmap, sbase, i * src_piece, src_piece);
 				struct doca_buf *db = fix_dst_buf(f, f->dst_mmap, dbase, i * dst_piece,
 								  i + 1 == max_list ? per_task : dst_piece);
@@ -308,6 +314,8 @@ static void test_backlog(void **state)
 		for (unsigned t = 0; t < ntasks; t++) {
 			assert_int_equal(order_seen[t], t);
 			assert_memory_equal(f->dst_mem + t * 2 * per_task, f->src_mem + t * per_task, per_task);
+			if (t % 4 == 3)
+				assert_int_equal(fix_data_len(dst[t]), per_task);
 			doca_task_free(doca_dma_task_memcpy_as_task(task[t]));
 			fix_put(src[t]);
 			fix_put(dst[t]);
