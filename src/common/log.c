@@ -798,24 +798,25 @@ doca_error_t doca_log_level_set_global_upper_limit(uint32_t upper_limit)
 	return set_global_limit(LIMIT_UPPER, upper_limit, __func__);
 }
 
-uint32_t doca_log_level_get_global_lower_limit(void)
+/* A level read under the lock: setters change several fields together. */
+static uint32_t read_level(const uint32_t *field)
 {
 	uint32_t level;
 
 	pthread_mutex_lock(&log_lock);
-	level = state.global_lower;
+	level = *field;
 	pthread_mutex_unlock(&log_lock);
 	return level;
 }
 
+uint32_t doca_log_level_get_global_lower_limit(void)
+{
+	return read_level(&state.global_lower);
+}
+
 uint32_t doca_log_level_get_global_upper_limit(void)
 {
-	uint32_t level;
-
-	pthread_mutex_lock(&log_lock);
-	level = state.global_upper;
-	pthread_mutex_unlock(&log_lock);
-	return level;
+	return read_level(&state.global_upper);
 }
 
 doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level)
@@ -858,10 +859,5 @@ doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level)
 
 uint32_t doca_log_level_get_global_sdk_limit(void)
 {
-	uint32_t level;
-
-	pthread_mutex_lock(&log_lock);
-	level = state.global_sdk;
-	pthread_mutex_unlock(&log_lock);
-	return level;
+	return read_level(&state.global_sdk);
 }
