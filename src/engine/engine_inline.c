@@ -136,16 +136,19 @@ static void inline_doorbell(struct ferry_chan *chan)
 	struct inline_chan *c = to_inline(chan);
 	uint32_t i;
 
+	bool streamed = false;
+
 	for (i = c->done; i != c->tail; i++) {
 		struct inline_slot *s = &c->slots[i & c->mask];
 		struct inline_xslot *x = c->xslots != NULL ? &c->xslots[i & c->mask] : NULL;
 
 		if (x != NULL && (x->src_remote != NULL || x->dst_remote != NULL))
 			x->status = ferry_link_copy(s->dst, x->dst_remote, s->src, x->src_remote, s->len);
-		/* len 0 is legal and may come with NULL pointers, which memcpy must not see. */
-		else if (s->len != 0)
-			memcpy(s->dst, s->src, s->len);
+		else
+			streamed |= ferry_engine_copy_local(s->dst, s->src, s->len);
 	}
+	if (streamed)
+		ferry_engine_stream_fence();
 	c->done = c->tail;
 }
 

@@ -8,6 +8,9 @@
 #ifndef FERRY_ENGINE_PRIV_H_
 #define FERRY_ENGINE_PRIV_H_
 
+#include <stdbool.h>
+#include <string.h>
+
 #include "engine/ferry_engine.h"
 
 /** Largest channel depth accepted (descriptors enqueued and not yet polled). */
@@ -19,6 +22,39 @@
  * on a 2-core VM (see the report in engine.c); FERRY_ENGINE_AUTO_THRESHOLD overrides.
  */
 #define FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT ((size_t)256 * 1024)
+
+/**
+ * Copies the caller's thread makes at doorbell time of this many bytes or more
+ * use non-temporal stores: like a device's DMA, the bytes go to memory without
+ * first reading every destination line into the cache (no read-for-ownership),
+ * which is what bounds a plain memcpy once the data does not fit in the cache.
+ * Below it, and for the copies worker threads make, plain memcpy: small copies
+ * are usually cache-resident, where streaming stores would only be slower.
+ */
+#define FERRY_ENGINE_STREAM_MIN ((size_t)4096)
+
+/** Streaming copy of @p len >= 16 bytes (x86 SSE2 non-temporal stores; memcpy elsewhere). */
+void ferry_engine_copy_stream(void *dst, const void *src, size_t len);
+
+/**
+ * Make streaming stores visible before anything stored after this call (a
+ * completion, a message to another process): end of every doorbell that
+ * streamed.
+ */
+void ferry_engine_stream_fence(void);
+
+/** The caller-thread copy of both engines; true when it streamed (a fence is then due). */
+static inline bool ferry_engine_copy_local(void *dst, const void *src, size_t len)
+{
+	if (len >= FERRY_ENGINE_STREAM_MIN) {
+		ferry_engine_copy_stream(dst, src, len);
+		return true;
+	}
+	/* len 0 is legal and may come with NULL pointers, which memcpy must not see. */
+	if (len != 0)
+		memcpy(dst, src, len);
+	return false;
+}
 
 extern const struct ferry_engine_ops ferry_engine_inline_ops;
 extern const struct ferry_engine_ops ferry_engine_worker_ops;

@@ -949,15 +949,14 @@ static void worker_doorbell(struct ferry_chan *chan)
 {
 	struct wchan *c = to_wchan(chan);
 	uint32_t seq = c->rung, tail = c->tail;
-	bool for_workers = false;
+	bool for_workers = false, streamed = false;
 
 	while (seq != tail) {
 		struct wslot *s = slot_at(c, seq);
 
 		if (s->len < c->inline_below) {
 			/* Copied here; a unit of one, born finished (left is 0 by the invariant). */
-			if (s->len != 0)
-				memcpy(s->dst, s->src, s->len);
+			streamed |= ferry_engine_copy_local(s->dst, s->src, s->len);
 			seq++;
 			continue;
 		}
@@ -969,6 +968,8 @@ static void worker_doorbell(struct ferry_chan *chan)
 			seq += publish_batch(c, seq);
 		}
 	}
+	if (streamed)
+		ferry_engine_stream_fence();
 	/* Nothing waiting for a worker before, nothing for them now: no push to walk. */
 	if (!for_workers && c->pushed == c->rung)
 		c->pushed = tail;
