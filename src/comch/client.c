@@ -256,7 +256,7 @@ static uint32_t client_progress_up(struct doca_comch_client *client)
 static uint32_t client_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *client = client_of_ctx(ctx);
-	uint32_t n = comch_ep_complete_done(&client->ep);
+	uint32_t n = comch_list_complete(&client->ep.done);
 
 	switch (client->phase) {
 	case CLIENT_CONNECTING:

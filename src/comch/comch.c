@@ -19,7 +19,7 @@ FERRY_LOG_MODULE("comch");
 
 /* ---- caps ---- */
 
-static doca_error_t cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out)
+doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out)
 {
 	if (devinfo == NULL || out == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: devinfo and output must not be NULL", call);
@@ -31,7 +31,7 @@ static doca_error_t cap_check(const char *call, const struct doca_devinfo *devin
 
 static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
 {
-	doca_error_t err = cap_check(call, devinfo, out);
+	doca_error_t err = comch_cap_check(call, devinfo, out);
 
 	if (err == DOCA_SUCCESS)
 		*out = value;
@@ -66,7 +66,7 @@ doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinf
 static doca_error_t cap_side(const char *call, const struct doca_devinfo *devinfo, enum ferry_dev_side side)
 {
 	int dummy = 0;
-	doca_error_t err = cap_check(call, devinfo, &dummy);
+	doca_error_t err = comch_cap_check(call, devinfo, &dummy);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -294,7 +294,7 @@ struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task
 
 /* ---- send path ---- */
 
-static void list_push(struct comch_task_list *list, struct doca_task *task)
+void comch_list_push(struct comch_task_list *list, struct doca_task *task)
 {
 	task->next = NULL;
 	if (list->tail != NULL)
@@ -304,7 +304,7 @@ static void list_push(struct comch_task_list *list, struct doca_task *task)
 	list->tail = task;
 }
 
-static struct doca_task *list_pop(struct comch_task_list *list)
+struct doca_task *comch_list_pop(struct comch_task_list *list)
 {
 	struct doca_task *task = list->head;
 
@@ -320,7 +320,7 @@ static struct doca_task *list_pop(struct comch_task_list *list)
 void comch_ep_finish_task(struct comch_ep *ep, struct doca_comch_task_send *task, doca_error_t status)
 {
 	task->base.status = status;
-	list_push(&ep->done, &task->base);
+	comch_list_push(&ep->done, &task->base);
 }
 
 void comch_conn_mark_broken(struct doca_comch_connection *conn)
@@ -336,14 +336,14 @@ void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *con
 	doca_error_t err;
 
 	if (conn->backlog.head != NULL) {
-		list_push(&conn->backlog, &task->base); /* keep the order */
+		comch_list_push(&conn->backlog, &task->base); /* keep the order */
 		return;
 	}
 	err = ferry_link_send(conn->fd, task->frame, task->frame_len);
 	if (err == DOCA_SUCCESS) {
 		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
 	} else if (err == DOCA_ERROR_AGAIN) {
-		list_push(&conn->backlog, &task->base);
+		comch_list_push(&conn->backlog, &task->base);
 		ep->num_backlogged++;
 	} else {
 		comch_conn_mark_broken(conn);
@@ -364,7 +364,7 @@ bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection 
 			comch_conn_fail_backlog(ep, conn, DOCA_ERROR_CONNECTION_RESET);
 			return false;
 		}
-		(void)list_pop(&conn->backlog);
+		(void)comch_list_pop(&conn->backlog);
 		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
 	}
 	ep->num_backlogged--;
@@ -377,20 +377,20 @@ void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *
 
 	if (conn->backlog.head == NULL)
 		return;
-	while ((task = list_pop(&conn->backlog)) != NULL)
+	while ((task = comch_list_pop(&conn->backlog)) != NULL)
 		comch_ep_finish_task(ep, (struct doca_comch_task_send *)task, status);
 	ep->num_backlogged--;
 }
 
-uint32_t comch_ep_complete_done(struct comch_ep *ep)
+uint32_t comch_list_complete(struct comch_task_list *list)
 {
 	/* Take the list first: callbacks may submit, which appends to a fresh list. */
-	struct comch_task_list batch = ep->done;
+	struct comch_task_list batch = *list;
 	struct doca_task *task;
 	uint32_t n = 0;
 
-	ep->done.head = ep->done.tail = NULL;
-	while ((task = list_pop(&batch)) != NULL) {
+	list->head = list->tail = NULL;
+	while ((task = comch_list_pop(&batch)) != NULL) {
 		ferry_task_complete(task, task->status);
 		n++;
 	}

@@ -189,9 +189,6 @@ struct doca_comch_consumer {
 
 /* fastpath.c */
 uint32_t comch_fast_new_id(void);
-void comch_fast_list_push(struct comch_task_list *list, struct doca_task *task);
-struct doca_task *comch_fast_list_pop(struct comch_task_list *list);
-uint32_t comch_fast_complete_list(struct comch_task_list *list);
 struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_connection *conn, uint32_t id);
 /** Create a ring of @p bytes this side writes, exported read-only to the peer for @p dev. */
 doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t bytes,
@@ -219,7 +216,6 @@ doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entr
 doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
 				  struct comch_post *post);
 bool comch_fast_conn_usable(const struct doca_comch_connection *conn);
-doca_error_t comch_fast_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out);
 
 /* producer.c: serve waiting sends of every producer of @p conn (a consumer left). */
 void comch_producers_kick(struct doca_comch_connection *conn);

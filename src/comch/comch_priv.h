@@ -186,8 +186,14 @@ void comch_ep_finish_task(struct comch_ep *ep, struct doca_comch_task_send *task
 bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection *conn);
 /** Fail every backlogged task of a connection with @p status. */
 void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *conn, doca_error_t status);
-/** Complete the tasks of the done list (from progress); returns how many. */
-uint32_t comch_ep_complete_done(struct comch_ep *ep);
+/** Complete every task of @p list with its status (from progress); returns how many. */
+uint32_t comch_list_complete(struct comch_task_list *list);
+/** Append @p task to @p list. */
+void comch_list_push(struct comch_task_list *list, struct doca_task *task);
+/** Take the oldest task of @p list, or NULL. */
+struct doca_task *comch_list_pop(struct comch_task_list *list);
+/** NULL and foreign-devinfo checks of every Comch cap getter. */
+doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out);
 /** Mark a connection for reaping by progress (idempotent). */
 void comch_conn_mark_broken(struct doca_comch_connection *conn);
 /** Send a BYE, best effort. */

@@ -38,7 +38,7 @@ static void finish(struct doca_comch_consumer *c, struct doca_comch_consumer_tas
 	task->posted = false;
 	c->num_posted--;
 	task->base.status = status;
-	comch_fast_list_push(&c->done, &task->base);
+	comch_list_push(&c->done, &task->base);
 	if (c->ctx.pe != NULL)
 		ferry_pe_wake(c->ctx.pe);
 }
@@ -294,7 +294,7 @@ static uint32_t consumer_progress(struct doca_ctx *ctx)
 		return 1;
 	}
 	(void)poll_dones(consumer_of_ctx(ctx));
-	return comch_fast_complete_list(&consumer_of_ctx(ctx)->done);
+	return comch_list_complete(&consumer_of_ctx(ctx)->done);
 }
 
 static bool consumer_has_pending(struct doca_ctx *ctx)
@@ -384,7 +384,7 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 {
 	int dummy = 0;
 
-	return comch_fast_cap_check("doca_comch_consumer_cap_is_supported", devinfo, &dummy);
+	return comch_cap_check("doca_comch_consumer_cap_is_supported", devinfo, &dummy);
 }
 
 doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
@@ -397,7 +397,7 @@ doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consum
 
 static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
 {
-	doca_error_t err = comch_fast_cap_check(call, devinfo, out);
+	doca_error_t err = comch_cap_check(call, devinfo, out);
 
 	if (err == DOCA_SUCCESS)
 		*out = value;

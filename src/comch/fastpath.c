@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fastpath.c - what producers and consumers share: ids, task lists, the frames
- * the peer sends about its consumers (CONSUMER_UP, POST, CONSUMER_DOWN) and the
- * end of a connection. Design notes in comch_fast.h.
+ * fastpath.c - what producers and consumers share: ids, the frames the peer
+ * sends about its consumers (CONSUMER_UP, CONSUMER_DOWN, DONE_RING) and the end
+ * of a connection. Task lists and the cap check are comch.c's. Design notes in comch_fast.h.
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -33,57 +33,9 @@ uint32_t comch_fast_new_id(void)
 	return id;
 }
 
-void comch_fast_list_push(struct comch_task_list *list, struct doca_task *task)
-{
-	task->next = NULL;
-	if (list->tail != NULL)
-		list->tail->next = task;
-	else
-		list->head = task;
-	list->tail = task;
-}
-
-struct doca_task *comch_fast_list_pop(struct comch_task_list *list)
-{
-	struct doca_task *task = list->head;
-
-	if (task != NULL) {
-		list->head = task->next;
-		if (list->head == NULL)
-			list->tail = NULL;
-		task->next = NULL;
-	}
-	return task;
-}
-
-uint32_t comch_fast_complete_list(struct comch_task_list *list)
-{
-	/* Take the list first: callbacks may resubmit, which may append to it. */
-	struct comch_task_list batch = *list;
-	struct doca_task *task;
-	uint32_t n = 0;
-
-	list->head = list->tail = NULL;
-	while ((task = comch_fast_list_pop(&batch)) != NULL) {
-		ferry_task_complete(task, task->status);
-		n++;
-	}
-	return n;
-}
-
 bool comch_fast_conn_usable(const struct doca_comch_connection *conn)
 {
 	return conn != NULL && conn->magic == COMCH_CONN_MAGIC && conn->established && !conn->broken && conn->fd >= 0;
-}
-
-doca_error_t comch_fast_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out)
-{
-	if (devinfo == NULL || out == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: devinfo and output must not be NULL", call);
-	if (!ferry_devinfo_is_valid(devinfo))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: devinfo %p is not a device of this machine", call,
-				  (const void *)devinfo);
-	return DOCA_SUCCESS;
 }
 
 /* ---- the peer's consumers ---- */

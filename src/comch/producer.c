@@ -24,7 +24,7 @@ static struct doca_comch_producer *producer_of_ctx(struct doca_ctx *ctx)
 static void finish(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, doca_error_t status)
 {
 	task->base.status = status;
-	comch_fast_list_push(&p->done, &task->base);
+	comch_list_push(&p->done, &task->base);
 	if (p->ctx.pe != NULL)
 		ferry_pe_wake(p->ctx.pe);
 }
@@ -106,9 +106,9 @@ static void producer_serve(struct doca_comch_producer *p)
 	struct comch_task_list still = {NULL, NULL};
 	struct doca_task *t;
 
-	while ((t = comch_fast_list_pop(&p->waiting)) != NULL)
+	while ((t = comch_list_pop(&p->waiting)) != NULL)
 		if (!serve_one(p, (struct doca_comch_producer_task_send *)t))
-			comch_fast_list_push(&still, t);
+			comch_list_push(&still, t);
 	p->waiting = still;
 }
 
@@ -123,7 +123,7 @@ static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
 {
 	struct doca_task *t;
 
-	while ((t = comch_fast_list_pop(&p->waiting)) != NULL)
+	while ((t = comch_list_pop(&p->waiting)) != NULL)
 		finish(p, (struct doca_comch_producer_task_send *)t, status);
 }
 
@@ -175,7 +175,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_task_submit: comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
 				  COMCH_FAST_MAX_BUF_SIZE);
-	comch_fast_list_push(&p->waiting, task);
+	comch_list_push(&p->waiting, task);
 	producer_serve(p);
 	return DOCA_SUCCESS;
 }
@@ -187,7 +187,7 @@ static uint32_t producer_progress(struct doca_ctx *ctx)
 	/* Poll the consumers' post rings for the sends that wait. */
 	if (p->waiting.head != NULL && p->conn != NULL)
 		producer_serve(p);
-	return comch_fast_complete_list(&p->done);
+	return comch_list_complete(&p->done);
 }
 
 static bool producer_has_pending(struct doca_ctx *ctx)
@@ -274,7 +274,7 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 {
 	int dummy = 0;
 
-	return comch_fast_cap_check("doca_comch_producer_cap_is_supported", devinfo, &dummy);
+	return comch_cap_check("doca_comch_producer_cap_is_supported", devinfo, &dummy);
 }
 
 doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
@@ -287,7 +287,7 @@ doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *produc
 
 static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
 {
-	doca_error_t err = comch_fast_cap_check(call, devinfo, out);
+	doca_error_t err = comch_cap_check(call, devinfo, out);
 
 	if (err == DOCA_SUCCESS)
 		*out = value;

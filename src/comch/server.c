@@ -409,7 +409,7 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_server *server = server_of_ctx(ctx);
 	struct comch_ep *ep = &server->ep;
-	uint32_t n = comch_ep_complete_done(ep);
+	uint32_t n = comch_list_complete(&ep->done);
 
 	if (!server_running(server))
 		return n;
