@@ -197,7 +197,7 @@ static void *agent_main(void *arg)
 static doca_error_t agent_ensure(const char *call)
 {
 	uint64_t start = 0;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct ferry_link_addr addr;
 	pthread_t thr;
 	pthread_attr_t attr;
 	int n, fd;
@@ -213,12 +213,10 @@ static doca_error_t agent_ensure(const char *call)
 	(void)ferry_link_pid_start_time(getpid(), &start);
 	n = snprintf(agent_name, sizeof(agent_name), "ferry-%u-%s-agent-%d-%llu", (unsigned)getuid(),
 		     domain, (int)getpid(), (unsigned long long)start);
-	if (n < 0 || (size_t)n >= sizeof(agent_name))
+	if (n < 0 || (size_t)n >= sizeof(agent_name) || ferry_link_abstract_addr(&addr, agent_name) != DOCA_SUCCESS)
 		return FERRY_RULE(DOCA_ERROR_UNEXPECTED, "%s: agent socket name too long", call);
-	memcpy(sa.sun_path + 1, agent_name, (size_t)n);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) != 0 ||
-	    listen(fd, 64) != 0) {
+	if (fd < 0 || bind(fd, (const struct sockaddr *)&addr.sun, addr.len) != 0 || listen(fd, 64) != 0) {
 		int saved = errno;
 		if (fd >= 0)
 			close(fd);

@@ -41,6 +41,12 @@ struct ferry_link_addr {
 };
 
 /**
+ * Fill @p addr with the abstract-namespace address @p name (no leading NUL in
+ * @p name; the address gets one). DOCA_ERROR_INVALID_VALUE when it does not fit.
+ */
+doca_error_t ferry_link_abstract_addr(struct ferry_link_addr *addr, const char *name);
+
+/**
  * The current domain (FERRY_DOMAIN or "default"). Returns NULL and sets @p why
  * when the variable holds an invalid name.
  */

@@ -26,6 +26,7 @@
 #include "common/ferry_log.h"
 #include "link/export_desc.h"
 #include "link/ferry_export.h"
+#include "link/ferry_link.h"
 #include "link/link_priv.h"
 #include "link/ferry_remote.h"
 
@@ -94,15 +95,17 @@ static void close_fds(int *fds, size_t n)
 
 static doca_error_t agent_connect(const struct ferry_export_desc *d, const char *call, int *out)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct ferry_link_addr addr;
 	struct timeval tv = {.tv_sec = 5};
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fd;
 
-	memcpy(sa.sun_path + 1, d->agent, d->agent_len);
-	if (fd < 0 ||
-	    connect(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + d->agent_len)) != 0) {
+	if (ferry_link_abstract_addr(&addr, d->agent) != DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: exporter pid %u names no usable memory agent", call,
+				  (unsigned)d->pid);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (const struct sockaddr *)&addr.sun, addr.len) != 0) {
 		int saved = errno;
 		if (fd >= 0)
 			close(fd);

@@ -53,6 +53,21 @@ static uint64_t fnv1a64(const char *s)
 	return h;
 }
 
+doca_error_t ferry_link_abstract_addr(struct ferry_link_addr *addr, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n + 1 > sizeof(addr->sun.sun_path))
+		return DOCA_ERROR_INVALID_VALUE;
+	memset(addr, 0, sizeof(*addr));
+	addr->sun.sun_family = AF_UNIX;
+	addr->sun.sun_path[0] = '\0'; /* abstract namespace: no file to clean up */
+	memcpy(addr->sun.sun_path + 1, name, n);
+	addr->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	snprintf(addr->text, sizeof(addr->text), "@%s", name);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *domain, uint32_t machine,
 				   const char *host_function, const char *name)
 {
@@ -63,13 +78,7 @@ doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *dom
 		     host_function, (unsigned long long)fnv1a64(name));
 	if (n < 0 || (size_t)n + 1 > sizeof(path))
 		return DOCA_ERROR_INVALID_VALUE;
-	memset(addr, 0, sizeof(*addr));
-	addr->sun.sun_family = AF_UNIX;
-	addr->sun.sun_path[0] = '\0'; /* abstract namespace */
-	memcpy(addr->sun.sun_path + 1, path, (size_t)n);
-	addr->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-	snprintf(addr->text, sizeof(addr->text), "@%s", path);
-	return DOCA_SUCCESS;
+	return ferry_link_abstract_addr(addr, path);
 }
 
 static int seqpacket_socket(void)
