@@ -38,14 +38,6 @@ static struct doca_comch_client *client_of_ctx(struct doca_ctx *ctx)
 	return (struct doca_comch_client *)ctx;
 }
 
-static uint64_t connect_timeout_ns(void)
-{
-	const char *env = getenv("FERRY_COMCH_CONNECT_TIMEOUT_MS");
-	unsigned long ms = env != NULL ? strtoul(env, NULL, 10) : 0;
-
-	return (uint64_t)(ms != 0 ? ms : CLIENT_CONNECT_MS_DEFAULT) * 1000000ull;
-}
-
 static void client_fail(struct doca_comch_client *client, doca_error_t err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -297,18 +289,11 @@ static void client_close(struct doca_comch_client *client)
 static doca_error_t client_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *client = client_of_ctx(ctx);
-	const char *why = NULL;
-	const char *domain = ferry_link_domain(&why);
-	doca_error_t err;
+	doca_error_t err = comch_ep_rendezvous(&client->ep, &client->addr, client->machine, client->host_function,
+					       NULL);
 
-	if (domain == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: comch client '%s': %s", client->ep.name, why);
-	if (ferry_link_comch_addr(&client->addr, domain, client->machine, client->host_function, client->ep.name) !=
-	    DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_ctx_start: comch client '%s': rendezvous address for domain '%s' is too long",
-				  client->ep.name, domain);
-	err = comch_ep_alloc_buffers(&client->ep);
+	if (err == DOCA_SUCCESS)
+		err = comch_ep_alloc_buffers(&client->ep);
 	if (err != DOCA_SUCCESS)
 		return err;
 	client->conn.magic = COMCH_CONN_MAGIC;
@@ -320,7 +305,7 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	client->conn.generation++;
 	client->ep.num_broken = 0;
 	client->phase = CLIENT_CONNECTING;
-	client->deadline_ns = ferry_link_now_ns() + connect_timeout_ns();
+	client->deadline_ns = ferry_link_now_ns() + comch_env_ms_as_ns("FERRY_COMCH_CONNECT_TIMEOUT_MS", CLIENT_CONNECT_MS_DEFAULT);
 	client->next_try_ns = ferry_link_now_ns() + CLIENT_RETRY_NS;
 	/* First attempt now; "nobody listens yet" is retried from progress. */
 	err = client_try_connect(client);

@@ -171,6 +171,31 @@ doca_error_t comch_ep_check_name(const char *call, const char *name)
 	return DOCA_SUCCESS;
 }
 
+uint64_t comch_env_ms_as_ns(const char *var, uint32_t default_ms)
+{
+	const char *env = getenv(var);
+	unsigned long ms = env != NULL ? strtoul(env, NULL, 10) : 0;
+
+	return (uint64_t)(ms != 0 ? ms : default_ms) * 1000000ull;
+}
+
+doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *addr, uint32_t machine,
+				 const char *host_function, const char **domain_out)
+{
+	const char *why = NULL;
+	const char *domain = ferry_link_domain(&why);
+
+	if (domain == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: %s '%s': %s", ep->kind, ep->name, why);
+	if (ferry_link_comch_addr(addr, domain, machine, host_function, ep->name) != DOCA_SUCCESS)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_ctx_start: %s '%s': rendezvous address for domain '%s' is too long", ep->kind,
+				  ep->name, domain);
+	if (domain_out != NULL)
+		*domain_out = domain;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep)
 {
 	size_t frame = FERRY_FRAME_HDR_LEN + (size_t)ep->max_msg_size;

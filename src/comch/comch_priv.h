@@ -169,6 +169,11 @@ struct doca_comch_client {
 
 void comch_ep_init(struct comch_ep *ep, const struct ferry_ctx_ops *ops, bool is_server, struct doca_dev *dev);
 doca_error_t comch_ep_check_name(const char *call, const char *name);
+/** A timeout from environment variable @p var in ms (unset, 0 or garbage: @p default_ms), in ns. */
+uint64_t comch_env_ms_as_ns(const char *var, uint32_t default_ms);
+/** The rendezvous address of @p ep in the current domain, named in *@p domain_out unless NULL (logs a broken rule). */
+doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *addr, uint32_t machine,
+				 const char *host_function, const char **domain_out);
 doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep);
 void comch_ep_free_buffers(struct comch_ep *ep);
 doca_error_t comch_ep_set_max_msg_size(struct comch_ep *ep, const char *call, uint32_t size);

@@ -52,14 +52,6 @@ static struct doca_comch_server *server_of_ctx(struct doca_ctx *ctx)
 	return (struct doca_comch_server *)ctx; /* ctx is the first member of ep, ep of server */
 }
 
-static uint64_t handshake_ns(void)
-{
-	const char *env = getenv("FERRY_COMCH_HANDSHAKE_MS");
-	unsigned long ms = env != NULL ? strtoul(env, NULL, 10) : 0;
-
-	return (uint64_t)(ms != 0 ? ms : SERVER_HANDSHAKE_MS_DEFAULT) * 1000000ull;
-}
-
 /* ---- connection table ---- */
 
 static void server_free_conn(struct doca_comch_server *server, struct doca_comch_connection *conn,
@@ -163,7 +155,7 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 	conn->slot = (uint32_t)slot;
 	conn->generation = server->generations[slot];
 	conn->id = ++server->next_id;
-	conn->deadline_ns = ferry_link_now_ns() + handshake_ns();
+	conn->deadline_ns = ferry_link_now_ns() + comch_env_ms_as_ns("FERRY_COMCH_HANDSHAKE_MS", SERVER_HANDSHAKE_MS_DEFAULT);
 	ev.data.u64 = (uint64_t)slot;
 	if (epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		FERRY_WARN("comch server '%s': cannot watch the connection of pid %d: %s", server->ep.name, (int)pid,
@@ -475,18 +467,12 @@ static void server_close_sockets(struct doca_comch_server *server)
 static doca_error_t server_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_server *server = server_of_ctx(ctx);
-	const char *why = NULL;
-	const char *domain = ferry_link_domain(&why);
-	doca_error_t err;
+	const char *domain = NULL;
+	doca_error_t err = comch_ep_rendezvous(&server->ep, &server->addr, server->machine, server->host_function,
+					       &domain);
 
-	if (domain == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: comch server '%s': %s", server->ep.name, why);
-	if (ferry_link_comch_addr(&server->addr, domain, server->machine, server->host_function, server->ep.name) !=
-	    DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_ctx_start: comch server '%s': rendezvous address for domain '%s' is too long",
-				  server->ep.name, domain);
-	err = comch_ep_alloc_buffers(&server->ep);
+	if (err == DOCA_SUCCESS)
+		err = comch_ep_alloc_buffers(&server->ep);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = server_open_sockets(server, domain);
