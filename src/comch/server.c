@@ -54,21 +54,27 @@ static struct doca_comch_server *server_of_ctx(struct doca_ctx *ctx)
 
 /* ---- connection table ---- */
 
+/* Take @p conn out of the slot table and the counts (idempotent). */
+static void server_unlist(struct doca_comch_server *server, struct doca_comch_connection *conn)
+{
+	if (server->solo == conn)
+		server->solo = NULL;
+	if (server->slots[conn->slot] != conn)
+		return;
+	server->slots[conn->slot] = NULL;
+	server->generations[conn->slot]++;
+	if (conn->established)
+		server->num_conns--;
+	else
+		server->num_pending--;
+}
+
 static void server_free_conn(struct doca_comch_server *server, struct doca_comch_connection *conn,
 			     doca_error_t task_status)
 {
 	struct comch_ep *ep = &server->ep;
 
-	if (server->slots[conn->slot] == conn) {
-		server->slots[conn->slot] = NULL;
-		server->generations[conn->slot]++;
-		if (conn->established)
-			server->num_conns--;
-		else
-			server->num_pending--;
-	}
-	if (server->solo == conn)
-		server->solo = NULL;
+	server_unlist(server, conn);
 	if (conn->broken)
 		ep->num_broken--;
 	comch_fast_conn_gone(conn);
@@ -90,16 +96,7 @@ static uint32_t server_drop(struct doca_comch_server *server, struct doca_comch_
 {
 	bool notify = conn->established && !conn->quiet && server->disconnect_cb != NULL;
 
-	if (server->solo == conn)
-		server->solo = NULL;
-	if (server->slots[conn->slot] == conn) {
-		server->slots[conn->slot] = NULL;
-		server->generations[conn->slot]++;
-		if (conn->established)
-			server->num_conns--;
-		else
-			server->num_pending--;
-	}
+	server_unlist(server, conn);
 	if (notify)
 		server->disconnect_cb(&server->ep.conn_event, conn, 1);
 	server_free_conn(server, conn, DOCA_ERROR_CONNECTION_ABORTED);
