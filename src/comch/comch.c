@@ -29,7 +29,7 @@ doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinf
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
+doca_error_t comch_cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
 {
 	doca_error_t err = comch_cap_check(call, devinfo, out);
 
@@ -40,27 +40,27 @@ static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo
 
 doca_error_t doca_comch_cap_get_max_name_len(const struct doca_devinfo *devinfo, uint32_t *max_name_len)
 {
-	return cap_u32("doca_comch_cap_get_max_name_len", devinfo, max_name_len, COMCH_CAP_MAX_NAME_LEN);
+	return comch_cap_u32("doca_comch_cap_get_max_name_len", devinfo, max_name_len, COMCH_CAP_MAX_NAME_LEN);
 }
 
 doca_error_t doca_comch_cap_get_max_msg_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return cap_u32("doca_comch_cap_get_max_msg_size", devinfo, size, COMCH_CAP_MAX_MSG_SIZE);
+	return comch_cap_u32("doca_comch_cap_get_max_msg_size", devinfo, size, COMCH_CAP_MAX_MSG_SIZE);
 }
 
 doca_error_t doca_comch_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return cap_u32("doca_comch_cap_get_max_recv_queue_size", devinfo, size, COMCH_CAP_MAX_RECV_QUEUE);
+	return comch_cap_u32("doca_comch_cap_get_max_recv_queue_size", devinfo, size, COMCH_CAP_MAX_RECV_QUEUE);
 }
 
 doca_error_t doca_comch_cap_get_max_clients(const struct doca_devinfo *devinfo, uint32_t *num_clients)
 {
-	return cap_u32("doca_comch_cap_get_max_clients", devinfo, num_clients, COMCH_CAP_MAX_CLIENTS);
+	return comch_cap_u32("doca_comch_cap_get_max_clients", devinfo, num_clients, COMCH_CAP_MAX_CLIENTS);
 }
 
 doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinfo, uint32_t *max_send_tasks)
 {
-	return cap_u32("doca_comch_cap_get_max_send_tasks", devinfo, max_send_tasks, COMCH_CAP_MAX_SEND_TASKS);
+	return comch_cap_u32("doca_comch_cap_get_max_send_tasks", devinfo, max_send_tasks, COMCH_CAP_MAX_SEND_TASKS);
 }
 
 static doca_error_t cap_side(const char *call, const struct doca_devinfo *devinfo, enum ferry_dev_side side)

@@ -199,6 +199,8 @@ void comch_list_push(struct comch_task_list *list, struct doca_task *task);
 struct doca_task *comch_list_pop(struct comch_task_list *list);
 /** NULL and foreign-devinfo checks of every Comch cap getter. */
 doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out);
+/** A cap getter: the checks, then *@p out = @p value. */
+doca_error_t comch_cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value);
 /** Mark a connection for reaping by progress (idempotent). */
 void comch_conn_mark_broken(struct doca_comch_connection *conn);
 /** Send a BYE, best effort. */

@@ -395,40 +395,31 @@ doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consum
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
-{
-	doca_error_t err = comch_cap_check(call, devinfo, out);
-
-	if (err == DOCA_SUCCESS)
-		*out = value;
-	return err;
-}
-
 doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return cap_u32("doca_comch_consumer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return cap_u32("doca_comch_consumer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return cap_u32("doca_comch_consumer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
 {
-	return cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers, COMCH_FAST_MAX_PER_CONN);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers, COMCH_FAST_MAX_PER_CONN);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_imm_data_len)
 {
-	return cap_u32("doca_comch_consumer_cap_get_max_imm_data_len", devinfo, max_imm_data_len, FERRY_FRAME_IMM_MAX);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_imm_data_len", devinfo, max_imm_data_len, FERRY_FRAME_IMM_MAX);
 }
 
 doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)

@@ -285,34 +285,25 @@ doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *produc
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value)
-{
-	doca_error_t err = comch_cap_check(call, devinfo, out);
-
-	if (err == DOCA_SUCCESS)
-		*out = value;
-	return err;
-}
-
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return cap_u32("doca_comch_producer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
+	return comch_cap_u32("doca_comch_producer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
 }
 
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return cap_u32("doca_comch_producer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
+	return comch_cap_u32("doca_comch_producer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
 }
 
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return cap_u32("doca_comch_producer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
+	return comch_cap_u32("doca_comch_producer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
 }
 
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
 {
-	return cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers, COMCH_FAST_MAX_PER_CONN);
+	return comch_cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers, COMCH_FAST_MAX_PER_CONN);
 }
 
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
