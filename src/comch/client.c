@@ -206,10 +206,21 @@ static bool client_on_frame(struct doca_comch_client *client, const struct ferry
 	return false;
 }
 
+/* One received datagram while UP (comch_datagram_fn); every datagram counts as an event. */
+static uint32_t client_on_datagram(struct comch_ep *ep, struct doca_comch_connection *conn, const uint8_t *buf,
+				   size_t len, bool *stop)
+{
+	struct doca_comch_client *client = (struct doca_comch_client *)ep;
+	struct ferry_frame f;
+
+	(void)conn;
+	*stop = !client_parse(client, buf, len, &f) || !client_on_frame(client, &f);
+	return 1;
+}
+
 static uint32_t client_progress_up(struct doca_comch_client *client)
 {
 	struct comch_ep *ep = &client->ep;
-	uint32_t budget = ep->recv_queue_size;
 	uint32_t n = 0;
 
 	if (client->conn.backlog.head != NULL)
@@ -218,30 +229,8 @@ static uint32_t client_progress_up(struct doca_comch_client *client)
 		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server cannot be written to (server gone)");
 		return n;
 	}
-	while (budget > 0) {
-		uint32_t max = budget < ep->rx_batch ? budget : ep->rx_batch;
-		uint32_t got = 0;
-		doca_error_t err = ferry_link_recv_batch(client->conn.fd, ep->rx, ep->rx_stride, ep->rx_cap, max,
-							 ep->rx_lens, &got);
-
-		if (err == DOCA_ERROR_AGAIN)
-			break;
-		if (err != DOCA_SUCCESS) {
-			client_lost(client);
-			break;
-		}
-		for (uint32_t i = 0; i < got; i++) {
-			struct ferry_frame f;
-
-			n++;
-			if (!client_parse(client, ep->rx + (size_t)i * ep->rx_stride, ep->rx_lens[i], &f) ||
-			    !client_on_frame(client, &f))
-				return n;
-		}
-		if (got < max)
-			break; /* drained */
-		budget -= got;
-	}
+	if (comch_conn_read(ep, &client->conn, client_on_datagram, &n) != DOCA_SUCCESS)
+		client_lost(client);
 	return n;
 }
 

@@ -422,6 +422,35 @@ uint32_t comch_list_complete(struct comch_task_list *list)
 	return n;
 }
 
+doca_error_t comch_conn_read(struct comch_ep *ep, struct doca_comch_connection *conn, comch_datagram_fn on_datagram,
+			     uint32_t *events)
+{
+	uint32_t budget = ep->recv_queue_size;
+
+	while (budget > 0) {
+		uint32_t max = budget < ep->rx_batch ? budget : ep->rx_batch;
+		uint32_t got = 0;
+		doca_error_t err = ferry_link_recv_batch(conn->fd, ep->rx, ep->rx_stride, ep->rx_cap, max, ep->rx_lens,
+							 &got);
+
+		if (err == DOCA_ERROR_AGAIN)
+			break;
+		if (err != DOCA_SUCCESS)
+			return err;
+		for (uint32_t i = 0; i < got; i++) {
+			bool stop = false;
+
+			*events += on_datagram(ep, conn, ep->rx + (size_t)i * ep->rx_stride, ep->rx_lens[i], &stop);
+			if (stop)
+				return DOCA_SUCCESS; /* conn may be gone: touch nothing */
+		}
+		if (got < max)
+			break; /* drained */
+		budget -= got;
+	}
+	return DOCA_SUCCESS;
+}
+
 void comch_conn_say_bye(struct doca_comch_connection *conn)
 {
 	uint8_t bye[FERRY_FRAME_HDR_LEN];

@@ -203,6 +203,20 @@ doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinf
 doca_error_t comch_cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value);
 /** Mark a connection for reaping by progress (idempotent). */
 void comch_conn_mark_broken(struct doca_comch_connection *conn);
+/**
+ * Handle one received datagram of @p conn; returns the events delivered. Sets
+ * *stop when reading must end now (the connection may be freed by then).
+ */
+typedef uint32_t (*comch_datagram_fn)(struct comch_ep *ep, struct doca_comch_connection *conn, const uint8_t *buf,
+				      size_t len, bool *stop);
+/**
+ * Read up to recv_queue_size datagrams of @p conn, COMCH_RX_BATCH_MAX per system
+ * call, adding the events @p on_datagram delivers to *@p events. Returns the
+ * receive error that means the peer is gone, else DOCA_SUCCESS (drained, budget
+ * spent or stopped).
+ */
+doca_error_t comch_conn_read(struct comch_ep *ep, struct doca_comch_connection *conn, comch_datagram_fn on_datagram,
+			     uint32_t *events);
 /** Send a BYE, best effort. */
 void comch_conn_say_bye(struct doca_comch_connection *conn);
 

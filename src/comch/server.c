@@ -298,11 +298,11 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 	}
 }
 
-/* One received datagram of a connection; returns events delivered, sets *stop when done with it. */
-static uint32_t server_on_datagram(struct doca_comch_server *server, struct doca_comch_connection *conn,
-				   const uint8_t *buf, size_t len, bool *stop)
+/* One received datagram of a connection (comch_datagram_fn). */
+static uint32_t server_on_datagram(struct comch_ep *ep, struct doca_comch_connection *conn, const uint8_t *buf,
+				   size_t len, bool *stop)
 {
-	struct comch_ep *ep = &server->ep;
+	struct doca_comch_server *server = (struct doca_comch_server *)ep;
 	struct ferry_frame f;
 	const char *why = NULL;
 	doca_error_t err;
@@ -321,31 +321,10 @@ static uint32_t server_on_datagram(struct doca_comch_server *server, struct doca
 
 static uint32_t server_read_conn(struct doca_comch_server *server, struct doca_comch_connection *conn)
 {
-	struct comch_ep *ep = &server->ep;
-	uint32_t budget = ep->recv_queue_size;
 	uint32_t n = 0;
 
-	while (budget > 0) {
-		uint32_t max = budget < ep->rx_batch ? budget : ep->rx_batch;
-		uint32_t got = 0;
-		doca_error_t err = ferry_link_recv_batch(conn->fd, ep->rx, ep->rx_stride, ep->rx_cap, max, ep->rx_lens,
-							 &got);
-
-		if (err == DOCA_ERROR_AGAIN)
-			break;
-		if (err != DOCA_SUCCESS)
-			return n + server_lost(server, conn, false, "closed the connection (peer exited or was killed)");
-		for (uint32_t i = 0; i < got; i++) {
-			bool stop = false;
-
-			n += server_on_datagram(server, conn, ep->rx + (size_t)i * ep->rx_stride, ep->rx_lens[i], &stop);
-			if (stop)
-				return n;
-		}
-		if (got < max)
-			break; /* drained */
-		budget -= got;
-	}
+	if (comch_conn_read(&server->ep, conn, server_on_datagram, &n) != DOCA_SUCCESS)
+		n += server_lost(server, conn, false, "closed the connection (peer exited or was killed)");
 	return n;
 }
 
