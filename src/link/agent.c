@@ -148,20 +148,17 @@ static void send_reply(int conn, const struct link_rep *rep, int mem_fd, int sta
 static void serve_conn(int conn)
 {
 	struct ucred cred;
-	socklen_t clen = sizeof(cred);
-	struct timeval tv = {.tv_sec = 2};
 	struct link_req req;
 	struct link_rep rep;
 	int mem_fd = -1, state_fd = -1;
 
 	/* Another user's process gets nothing, not even an answer. */
-	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.uid != getuid()) {
+	if (!ferry_link_peer_cred(conn, &cred) || cred.uid != getuid()) {
 		FERRY_WARN("ferry agent: refused a connection from uid %u (only uid %u may import)",
 			   (unsigned)cred.uid, (unsigned)getuid());
 		return;
 	}
-	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ferry_link_set_timeouts(conn, 2);
 	if (recv(conn, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
 		return;
 	ferry_link_serve(&req, &rep, &mem_fd, &state_fd);

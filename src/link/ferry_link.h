@@ -22,6 +22,7 @@
 #ifndef FERRY_LINK_H_
 #define FERRY_LINK_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -45,6 +46,15 @@ struct ferry_link_addr {
  * @p name; the address gets one). DOCA_ERROR_INVALID_VALUE when it does not fit.
  */
 doca_error_t ferry_link_abstract_addr(struct ferry_link_addr *addr, const char *name);
+
+/**
+ * The credentials of the process at the other end of the Unix socket @p fd.
+ * False (and *@p cred zeroed) when the kernel does not tell.
+ */
+bool ferry_link_peer_cred(int fd, struct ucred *cred);
+
+/** Bound every blocking send and receive on @p fd to @p seconds. */
+void ferry_link_set_timeouts(int fd, long seconds);
 
 /**
  * The current domain (FERRY_DOMAIN or "default"). Returns NULL and sets @p why

@@ -96,9 +96,7 @@ static void close_fds(int *fds, size_t n)
 static doca_error_t agent_connect(const struct ferry_export_desc *d, const char *call, int *out)
 {
 	struct ferry_link_addr addr;
-	struct timeval tv = {.tv_sec = 5};
 	struct ucred cred;
-	socklen_t clen = sizeof(cred);
 	int fd;
 
 	if (ferry_link_abstract_addr(&addr, d->agent) != DOCA_SUCCESS)
@@ -113,15 +111,14 @@ static doca_error_t agent_connect(const struct ferry_export_desc *d, const char 
 				  (unsigned)d->pid, d->agent, strerror(saved));
 	}
 	/* The socket name is not proof of anything: the peer must be the exporter itself. */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || (uint32_t)cred.pid != d->pid ||
+	if (!ferry_link_peer_cred(fd, &cred) || (uint32_t)cred.pid != d->pid ||
 	    cred.uid != getuid()) {
 		close(fd);
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
 				  "%s: the agent at @%s is pid %d uid %u, not the exporter pid %u of uid %u", call, d->agent,
 				  (int)cred.pid, (unsigned)cred.uid, (unsigned)d->pid, (unsigned)getuid());
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ferry_link_set_timeouts(fd, 5);
 	*out = fd;
 	return DOCA_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,11 +127,28 @@ doca_error_t ferry_link_connect(const struct ferry_link_addr *addr, int *fd)
 	return DOCA_SUCCESS;
 }
 
+bool ferry_link_peer_cred(int fd, struct ucred *cred)
+{
+	socklen_t len = sizeof(*cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) == 0 && len == sizeof(*cred))
+		return true;
+	memset(cred, 0, sizeof(*cred));
+	return false;
+}
+
+void ferry_link_set_timeouts(int fd, long seconds)
+{
+	struct timeval tv = {.tv_sec = seconds};
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
 doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid)
 {
 	for (;;) {
 		struct ucred cred;
-		socklen_t cred_len = sizeof(cred);
 		int s = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (s < 0) {
@@ -138,7 +156,7 @@ doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid)
 				continue;
 			return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN : DOCA_ERROR_OPERATING_SYSTEM;
 		}
-		if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 || cred.uid != getuid()) {
+		if (!ferry_link_peer_cred(s, &cred) || cred.uid != getuid()) {
 			close(s); /* another user's process: never talk to it */
 			continue;
 		}
