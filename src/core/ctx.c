@@ -212,7 +212,6 @@ static void ctx_finish_stop(struct doca_ctx *ctx)
 {
 	if (ctx->ops->stopped != NULL)
 		ctx->ops->stopped(ctx);
-	ctx->stop_requested = false;
 	ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
 }
 
@@ -245,13 +244,11 @@ bool ferry_ctx_try_finish_stop(struct doca_ctx *ctx)
 	return true;
 }
 
+/* Callers come from STARTING or RUNNING only, so ops->stop runs once per stop. */
 static void ctx_begin_stop(struct doca_ctx *ctx)
 {
 	ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
-	if (!ctx->stop_requested) {
-		ctx->stop_requested = true;
-		ctx->ops->stop(ctx);
-	}
+	ctx->ops->stop(ctx);
 }
 
 void ferry_ctx_fail(struct doca_ctx *ctx)

@@ -130,7 +130,6 @@ struct doca_ctx {
 	struct ferry_task_pool *pools[4];
 	uint32_t num_pools;
 	struct doca_ctx *pe_next;       /* the progress engine's list of contexts */
-	bool stop_requested;            /* ops->stop has run for this stop */
 };
 
 /* ---- context lifecycle, for context types ---- */
