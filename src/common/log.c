@@ -700,6 +700,23 @@ static int limit_change_allowed(const struct doca_log_backend *b, enum limit_sid
 	return !b->upper_strict || level <= b->upper;
 }
 
+/* The rule line every level setter gives for a value outside the table. */
+static doca_error_t check_level(uint32_t level, const char *call)
+{
+	if (!ferry_log_level_is_valid(level))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %u is not a log level (10..70 in steps of 10)", call,
+				  level);
+	return DOCA_SUCCESS;
+}
+
+static void set_limit(struct doca_log_backend *b, enum limit_side side, uint32_t level)
+{
+	if (side == LIMIT_LOWER)
+		b->lower = level;
+	else
+		b->upper = level;
+}
+
 static doca_error_t set_backend_limit(struct doca_log_backend *backend, enum limit_side side, uint32_t level,
 				      const char *call)
 {
@@ -707,9 +724,8 @@ static doca_error_t set_backend_limit(struct doca_log_backend *backend, enum lim
 
 	if (backend == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: backend is NULL", call);
-	if (!ferry_log_level_is_valid(level))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %u is not a log level (10..70 in steps of 10)", call,
-				  level);
+	if (check_level(level, call) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&log_lock);
 	if (backend->is_sdk)
 		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
@@ -719,10 +735,8 @@ static doca_error_t set_backend_limit(struct doca_log_backend *backend, enum lim
 		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
 				 "%s: backend %p has a strict %s limit; %u would hide levels it shows", call,
 				 (void *)backend, side == LIMIT_LOWER ? "lower" : "upper", level);
-	else if (side == LIMIT_LOWER)
-		backend->lower = level;
 	else
-		backend->upper = level;
+		set_limit(backend, side, level);
 	refresh_fast_filters();
 	pthread_mutex_unlock(&log_lock);
 	return err;
@@ -763,9 +777,8 @@ doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backe
 
 static doca_error_t set_global_limit(enum limit_side side, uint32_t level, const char *call)
 {
-	if (!ferry_log_level_is_valid(level))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %u is not a log level (10..70 in steps of 10)", call,
-				  level);
+	if (check_level(level, call) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&log_lock);
 	if (side == LIMIT_LOWER)
 		state.global_lower = level;
@@ -776,12 +789,8 @@ static doca_error_t set_global_limit(enum limit_side side, uint32_t level, const
 
 		if (b->role != ROLE_USER)
 			standard_backend_follow_globals(b);
-		else if (!limit_change_allowed(b, side, level))
-			continue;
-		else if (side == LIMIT_LOWER)
-			b->lower = level;
-		else
-			b->upper = level;
+		else if (limit_change_allowed(b, side, level))
+			set_limit(b, side, level);
 	}
 	refresh_fast_filters();
 	pthread_mutex_unlock(&log_lock);
@@ -825,9 +834,8 @@ doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, ui
 
 	if (backend == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_log_backend_set_sdk_level: backend is NULL");
-	if (!ferry_log_level_is_valid(level))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_log_backend_set_sdk_level: %u is not a log level (10..70 in steps of 10)", level);
+	if (check_level(level, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&log_lock);
 	if (!backend->is_sdk)
 		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
@@ -843,10 +851,8 @@ doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, ui
 
 doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level)
 {
-	if (!ferry_log_level_is_valid(level))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_log_level_set_global_sdk_limit: %u is not a log level (10..70 in steps of 10)",
-				  level);
+	if (check_level(level, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&log_lock);
 	state.global_sdk = level;
 	state.fallback.sdk_level = level;
