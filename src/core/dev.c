@@ -217,6 +217,56 @@ doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_re
 
 /* ---- open and close ------------------------------------------------------ */
 
+/*
+ * Devices and representors keep the same two counters (opens, users), read and
+ * written under dev_lock; these helpers serve both kinds of handle.
+ */
+static uint32_t count_read(const uint32_t *count)
+{
+	uint32_t value;
+
+	pthread_mutex_lock(&dev_lock);
+	value = *count;
+	pthread_mutex_unlock(&dev_lock);
+	return value;
+}
+
+static void count_up(uint32_t *count)
+{
+	pthread_mutex_lock(&dev_lock);
+	(*count)++;
+	pthread_mutex_unlock(&dev_lock);
+}
+
+/* ferry_dev_put / ferry_dev_rep_put: a drop without a matching get is a bug of ours. */
+static void users_down(uint32_t *users, const char *call, const char *what, const char *name)
+{
+	pthread_mutex_lock(&dev_lock);
+	if (*users == 0)
+		FERRY_ERR("%s: %s %s has no reference to drop (internal bug)", call, what, name);
+	else
+		(*users)--;
+	pthread_mutex_unlock(&dev_lock);
+}
+
+/* Closes one open; the last one waits until no mmap or context holds the handle. */
+static doca_error_t close_one(uint32_t *opens, const uint32_t *users, const char *call, const char *what,
+			      const char *name, const char *user_kinds)
+{
+	doca_error_t err = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&dev_lock);
+	if (*opens == 0)
+		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s %s is not open (closed twice?)", call, what, name);
+	else if (*opens == 1 && *users > 0)
+		err = FERRY_RULE(DOCA_ERROR_IN_USE, "%s: %s %s still used by %u %s; destroy them first", call, what, name,
+				 *users, user_kinds);
+	else
+		(*opens)--;
+	pthread_mutex_unlock(&dev_lock);
+	return err;
+}
+
 doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 {
 	if (devinfo == NULL || dev == NULL)
@@ -224,17 +274,13 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 				  devinfo == NULL ? "devinfo" : "dev");
 	if (!devinfo_ok(devinfo))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_open: %p is not a device info", (void *)devinfo);
-	pthread_mutex_lock(&dev_lock);
-	devinfo->handle.opens++;
-	pthread_mutex_unlock(&dev_lock);
+	count_up(&devinfo->handle.opens);
 	*dev = &devinfo->handle;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_dev_close(struct doca_dev *dev)
 {
-	doca_error_t err = DOCA_SUCCESS;
-
 	if (dev == NULL) {
 		/*
 		 * Like free(NULL). DOCA documents no INVALID_VALUE here, and its
@@ -246,18 +292,8 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	}
 	if (!dev_ok(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_close: %p is not a device", (void *)dev);
-	pthread_mutex_lock(&dev_lock);
-	if (dev->opens == 0)
-		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_close: device %s is not open (closed twice?)",
-				 dev->info->bdf_str);
-	else if (dev->opens == 1 && dev->users > 0)
-		err = FERRY_RULE(DOCA_ERROR_IN_USE,
-				 "doca_dev_close: device %s still used by %u mmap(s)/context(s); destroy them first",
-				 dev->info->bdf_str, dev->users);
-	else
-		dev->opens--;
-	pthread_mutex_unlock(&dev_lock);
-	return err;
+	return close_one(&dev->opens, &dev->users, "doca_dev_close", "device", dev->info->bdf_str,
+			 "mmap(s)/context(s)");
 }
 
 doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep)
@@ -268,43 +304,18 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev
 	if (!repinfo_ok(devinfo))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_open: %p is not a representor info",
 				  (void *)devinfo);
-	pthread_mutex_lock(&dev_lock);
-	devinfo->handle.opens++;
-	pthread_mutex_unlock(&dev_lock);
+	count_up(&devinfo->handle.opens);
 	*dev_rep = &devinfo->handle;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 {
-	doca_error_t err = DOCA_SUCCESS;
-
 	if (dev == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_close: dev is NULL");
 	if (!dev_rep_ok(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_close: %p is not a representor", (void *)dev);
-	pthread_mutex_lock(&dev_lock);
-	if (dev->opens == 0)
-		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				 "doca_dev_rep_close: representor %s is not open (closed twice?)", dev->info->iface);
-	else if (dev->opens == 1 && dev->users > 0)
-		err = FERRY_RULE(DOCA_ERROR_IN_USE,
-				 "doca_dev_rep_close: representor %s still used by %u context(s); destroy them first",
-				 dev->info->iface, dev->users);
-	else
-		dev->opens--;
-	pthread_mutex_unlock(&dev_lock);
-	return err;
-}
-
-static uint32_t dev_opens(const struct doca_dev *dev)
-{
-	uint32_t opens;
-
-	pthread_mutex_lock(&dev_lock);
-	opens = dev->opens;
-	pthread_mutex_unlock(&dev_lock);
-	return opens;
+	return close_one(&dev->opens, &dev->users, "doca_dev_rep_close", "representor", dev->info->iface, "context(s)");
 }
 
 struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
@@ -313,7 +324,7 @@ struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
 		FERRY_ERR("doca_dev_as_devinfo: %p is not a device", (const void *)dev);
 		return NULL;
 	}
-	if (dev_opens(dev) == 0) {
+	if (count_read(&dev->opens) == 0) {
 		FERRY_ERR("doca_dev_as_devinfo: device %s is not open", dev->info->bdf_str);
 		return NULL;
 	}
@@ -322,16 +333,11 @@ struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
 
 struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
 {
-	uint32_t opens;
-
 	if (dev_rep == NULL || !dev_rep_ok(dev_rep)) {
 		FERRY_ERR("doca_dev_rep_as_devinfo: %p is not a representor", (void *)dev_rep);
 		return NULL;
 	}
-	pthread_mutex_lock(&dev_lock);
-	opens = dev_rep->opens;
-	pthread_mutex_unlock(&dev_lock);
-	if (opens == 0) {
+	if (count_read(&dev_rep->opens) == 0) {
 		FERRY_ERR("doca_dev_rep_as_devinfo: representor %s is not open", dev_rep->info->iface);
 		return NULL;
 	}
@@ -362,32 +368,28 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, 
 	return compare_pci(call, devinfo->bdf_str, &devinfo->pci, pci_addr_str, is_equal);
 }
 
-doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr, uint32_t size)
+/* The emulated ports carry no IP address: checks as DOCA would, then NOT_FOUND. */
+static doca_error_t no_ip_addr(const char *call, const struct doca_devinfo *devinfo, const uint8_t *addr,
+			       uint32_t size, uint32_t min)
 {
-	static const char call[] = "doca_devinfo_get_ipv4_addr";
-	doca_error_t err = check_devinfo(call, devinfo, ipv4_addr);
+	doca_error_t err = check_devinfo(call, devinfo, addr);
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (size < DOCA_DEVINFO_IPV4_ADDR_SIZE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
-				  DOCA_DEVINFO_IPV4_ADDR_SIZE);
+	if (size < min)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size, min);
 	FERRY_DBG("%s: device %s: emulated ports carry no IP address", call, devinfo->bdf_str);
 	return DOCA_ERROR_NOT_FOUND;
 }
 
+doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr, uint32_t size)
+{
+	return no_ip_addr(__func__, devinfo, ipv4_addr, size, DOCA_DEVINFO_IPV4_ADDR_SIZE);
+}
+
 doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr, uint32_t size)
 {
-	static const char call[] = "doca_devinfo_get_ipv6_addr";
-	doca_error_t err = check_devinfo(call, devinfo, ipv6_addr);
-
-	if (err != DOCA_SUCCESS)
-		return err;
-	if (size < DOCA_DEVINFO_IPV6_ADDR_SIZE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
-				  DOCA_DEVINFO_IPV6_ADDR_SIZE);
-	FERRY_DBG("%s: device %s: emulated ports carry no IP address", call, devinfo->bdf_str);
-	return DOCA_ERROR_NOT_FOUND;
+	return no_ip_addr(__func__, devinfo, ipv6_addr, size, DOCA_DEVINFO_IPV6_ADDR_SIZE);
 }
 
 doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr, uint32_t size)
@@ -609,24 +611,17 @@ bool ferry_devinfo_is_valid(const struct doca_devinfo *devinfo)
 
 bool ferry_dev_is_open(const struct doca_dev *dev)
 {
-	return dev_ok(dev) && dev_opens(dev) > 0;
+	return dev_ok(dev) && count_read(&dev->opens) > 0;
 }
 
 void ferry_dev_get(struct doca_dev *dev)
 {
-	pthread_mutex_lock(&dev_lock);
-	dev->users++;
-	pthread_mutex_unlock(&dev_lock);
+	count_up(&dev->users);
 }
 
 void ferry_dev_put(struct doca_dev *dev)
 {
-	pthread_mutex_lock(&dev_lock);
-	if (dev->users == 0)
-		FERRY_ERR("ferry_dev_put: device %s has no reference to drop (internal bug)", dev->info->bdf_str);
-	else
-		dev->users--;
-	pthread_mutex_unlock(&dev_lock);
+	users_down(&dev->users, "ferry_dev_put", "device", dev->info->bdf_str);
 }
 
 const struct doca_devinfo_rep *ferry_dev_rep_info(const struct doca_dev_rep *dev_rep)
@@ -641,14 +636,7 @@ const char *ferry_dev_rep_name(const struct doca_dev_rep *dev_rep)
 
 bool ferry_dev_rep_is_open(const struct doca_dev_rep *dev_rep)
 {
-	uint32_t opens;
-
-	if (!dev_rep_ok(dev_rep))
-		return false;
-	pthread_mutex_lock(&dev_lock);
-	opens = dev_rep->opens;
-	pthread_mutex_unlock(&dev_lock);
-	return opens > 0;
+	return dev_rep_ok(dev_rep) && count_read(&dev_rep->opens) > 0;
 }
 
 const struct doca_devinfo *ferry_devinfo_rep_manager(const struct doca_devinfo_rep *devinfo_rep)
@@ -663,18 +651,10 @@ const struct doca_devinfo *ferry_devinfo_rep_peer(const struct doca_devinfo_rep 
 
 void ferry_dev_rep_get(struct doca_dev_rep *dev_rep)
 {
-	pthread_mutex_lock(&dev_lock);
-	dev_rep->users++;
-	pthread_mutex_unlock(&dev_lock);
+	count_up(&dev_rep->users);
 }
 
 void ferry_dev_rep_put(struct doca_dev_rep *dev_rep)
 {
-	pthread_mutex_lock(&dev_lock);
-	if (dev_rep->users == 0)
-		FERRY_ERR("ferry_dev_rep_put: representor %s has no reference to drop (internal bug)",
-			  dev_rep->info->iface);
-	else
-		dev_rep->users--;
-	pthread_mutex_unlock(&dev_lock);
+	users_down(&dev_rep->users, "ferry_dev_rep_put", "representor", dev_rep->info->iface);
 }
