@@ -21,7 +21,7 @@ static doca_error_t check_in_use(const struct doca_buf *buf, const char *call, c
 {
 	if (buf == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call, what);
-	if (buf->state != FERRY_BUF_TAKEN)
+	if (buf->refcount == 0)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: %s %p is free (already returned to its inventory)",
 				  call, what, (const void *)buf);
 	return DOCA_SUCCESS;
@@ -81,7 +81,7 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 
 	if (buf == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buf is NULL", call);
-	if (buf->state != FERRY_BUF_TAKEN)
+	if (buf->refcount == 0)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
 				  "%s: buf %p has reference count 0 (already returned to its inventory)", call,
 				  (void *)buf);

@@ -33,7 +33,6 @@ struct doca_buf *ferry_buf_inventory_take(struct doca_buf_inventory *inv)
 
 void ferry_buf_inventory_put(struct doca_buf_inventory *inv, struct doca_buf *buf)
 {
-	buf->state = FERRY_BUF_FREE;
 	buf->refcount = 0;
 	buf->mmap = NULL;
 	buf->last = buf;
@@ -55,7 +54,6 @@ void ferry_buf_init_taken(struct doca_buf *buf, struct doca_mmap *mmap, void *ad
 	buf->last = buf;
 	buf->list_len = 1;
 	buf->refcount = 1;
-	buf->state = FERRY_BUF_TAKEN;
 	buf->is_head = true;
 	ferry_mmap_buf_taken(mmap);
 }
@@ -134,7 +132,6 @@ doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 			return err;
 	}
 	inventory->started = true;
-	inventory->ever_started = true;
 	return DOCA_SUCCESS;
 }
 
@@ -220,7 +217,7 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 	doca_error_t err = check_can_take(inventory, call);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (src_buf->state != FERRY_BUF_TAKEN)
+	if (src_buf->refcount == 0)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: src buf %p is free (returned to its inventory)", call,
 				  (const void *)src_buf);
 	if (!src_buf->is_head)
@@ -263,7 +260,7 @@ doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *invento
 {
 	if (inventory == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_set_user_data: inventory is NULL");
-	if (inventory->ever_started)
+	if (inventory->elems != NULL) /* allocated at first start */
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
 				  "doca_buf_inventory_set_user_data: inventory %p was started; properties are "
 				  "fixed at first start",

@@ -46,12 +46,6 @@ struct doca_mmap {
 	atomic_uint num_bufs;
 };
 
-/* Where a descriptor stands. */
-enum ferry_buf_state {
-	FERRY_BUF_FREE = 0,  /* in its inventory's free list */
-	FERRY_BUF_TAKEN = 1, /* owned by the user (alone, as a head, or inside a list) */
-};
-
 struct doca_buf {
 	void *head;
 	size_t len;
@@ -62,18 +56,16 @@ struct doca_buf {
 	struct doca_buf *next;     /* next in the user's list, or in the free list */
 	struct doca_buf *last;     /* on a head: the last buf of its list (itself when alone) */
 	uint32_t list_len;         /* on a head: bufs in its list */
-	uint16_t refcount;         /* on a head; 1 on later elements; 0 when free */
-	uint8_t state;             /* enum ferry_buf_state */
+	uint16_t refcount;         /* on a head; 1 on later elements; 0 exactly when free (in its inventory) */
 	bool is_head;              /* false for the second and later bufs of a list */
 };
 
 struct doca_buf_inventory {
-	struct doca_buf *elems;    /* one array, allocated at first start */
+	struct doca_buf *elems;    /* one array, allocated at first start: non-NULL means "was started" */
 	struct doca_buf *free_list;
 	uint32_t num_elements;
 	uint32_t num_free;
 	bool started;
-	bool ever_started;
 	union doca_data user_data;
 };
 
