@@ -484,30 +484,15 @@ doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *co
 doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
-	doca_error_t err;
-
-	if (comch_client == NULL || recv_event_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_client_event_msg_recv_register: comch_client and callback must not be NULL");
-	err = ferry_ctx_check_idle(&comch_client->ep.ctx, "doca_comch_client_event_msg_recv_register");
-	if (err == DOCA_SUCCESS)
-		comch_client->ep.recv_cb = recv_event_cb;
-	return err;
+	CLIENT_CHECK("doca_comch_client_event_msg_recv_register", comch_client);
+	return comch_ep_register_msg_recv(&comch_client->ep, "doca_comch_client_event_msg_recv_register", recv_event_cb);
 }
 
 doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
 {
-	doca_error_t err;
-
-	if (comch_client == NULL || new_consumer_event_cb == NULL || expired_consumer_event_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_client_event_consumer_register: comch_client and both callbacks must not be NULL");
-	err = ferry_ctx_check_idle(&comch_client->ep.ctx, "doca_comch_client_event_consumer_register");
-	if (err == DOCA_SUCCESS) {
-		comch_client->ep.new_consumer_cb = new_consumer_event_cb;
-		comch_client->ep.expired_consumer_cb = expired_consumer_event_cb;
-	}
-	return err;
+	CLIENT_CHECK("doca_comch_client_event_consumer_register", comch_client);
+	return comch_ep_register_consumer(&comch_client->ep, "doca_comch_client_event_consumer_register",
+					  new_consumer_event_cb, expired_consumer_event_cb);
 }

@@ -258,6 +258,35 @@ doca_error_t comch_ep_set_recv_queue_size(struct comch_ep *ep, const char *call,
 	return DOCA_SUCCESS;
 }
 
+doca_error_t comch_ep_register_msg_recv(struct comch_ep *ep, const char *call, doca_comch_event_msg_recv_cb_t cb)
+{
+	doca_error_t err;
+
+	if (cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': callback must not be NULL", call, ep->kind,
+				  ep->name);
+	err = ferry_ctx_check_idle(&ep->ctx, call);
+	if (err == DOCA_SUCCESS)
+		ep->recv_cb = cb;
+	return err;
+}
+
+doca_error_t comch_ep_register_consumer(struct comch_ep *ep, const char *call, doca_comch_event_consumer_cb_t new_cb,
+					doca_comch_event_consumer_cb_t expired_cb)
+{
+	doca_error_t err;
+
+	if (new_cb == NULL || expired_cb == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': both callbacks must not be NULL", call, ep->kind,
+				  ep->name);
+	err = ferry_ctx_check_idle(&ep->ctx, call);
+	if (err == DOCA_SUCCESS) {
+		ep->new_consumer_cb = new_cb;
+		ep->expired_consumer_cb = expired_cb;
+	}
+	return err;
+}
+
 doca_error_t comch_ep_task_send_set_conf(struct comch_ep *ep, const char *call, doca_comch_task_send_completion_cb_t ok,
 					 doca_comch_task_send_completion_cb_t err_cb, uint32_t num)
 {

@@ -178,6 +178,9 @@ doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep);
 void comch_ep_free_buffers(struct comch_ep *ep);
 doca_error_t comch_ep_set_max_msg_size(struct comch_ep *ep, const char *call, uint32_t size);
 doca_error_t comch_ep_set_recv_queue_size(struct comch_ep *ep, const char *call, uint32_t size);
+doca_error_t comch_ep_register_msg_recv(struct comch_ep *ep, const char *call, doca_comch_event_msg_recv_cb_t cb);
+doca_error_t comch_ep_register_consumer(struct comch_ep *ep, const char *call, doca_comch_event_consumer_cb_t new_cb,
+					doca_comch_event_consumer_cb_t expired_cb);
 doca_error_t comch_ep_task_send_set_conf(struct comch_ep *ep, const char *call, doca_comch_task_send_completion_cb_t ok,
 					 doca_comch_task_send_completion_cb_t err, uint32_t num);
 doca_error_t comch_ep_task_send_alloc_init(struct comch_ep *ep, const char *call, struct doca_comch_connection *conn,

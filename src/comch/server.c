@@ -675,15 +675,8 @@ doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *co
 doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
-	doca_error_t err;
-
-	if (comch_server == NULL || recv_event_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_event_msg_recv_register: comch_server and callback must not be NULL");
-	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_msg_recv_register");
-	if (err == DOCA_SUCCESS)
-		comch_server->ep.recv_cb = recv_event_cb;
-	return err;
+	SERVER_CHECK("doca_comch_server_event_msg_recv_register", comch_server);
+	return comch_ep_register_msg_recv(&comch_server->ep, "doca_comch_server_event_msg_recv_register", recv_event_cb);
 }
 
 doca_error_t doca_comch_server_event_connection_status_changed_register(
@@ -707,17 +700,9 @@ doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server 
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
 {
-	doca_error_t err;
-
-	if (comch_server == NULL || new_consumer_event_cb == NULL || expired_consumer_event_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_event_consumer_register: comch_server and both callbacks must not be NULL");
-	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_consumer_register");
-	if (err == DOCA_SUCCESS) {
-		comch_server->ep.new_consumer_cb = new_consumer_event_cb;
-		comch_server->ep.expired_consumer_cb = expired_consumer_event_cb;
-	}
-	return err;
+	SERVER_CHECK("doca_comch_server_event_consumer_register", comch_server);
+	return comch_ep_register_consumer(&comch_server->ep, "doca_comch_server_event_consumer_register",
+					  new_consumer_event_cb, expired_consumer_event_cb);
 }
 
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
