@@ -77,7 +77,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_get_id(const struct doca_comc
  * @brief Most post-receive tasks one consumer may configure.
  * @param [in] devinfo the device.
  * @param [out] max_num_tasks the limit.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
 									 uint32_t *max_num_tasks);
@@ -86,7 +86,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const s
  * @brief Largest buffer a consumer can receive.
  * @param [in] devinfo the device.
  * @param [out] max_buf_size bytes.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
 									uint32_t *max_buf_size);
@@ -95,7 +95,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_size(const st
  * @brief Longest buffer list a consumer can receive into.
  * @param [in] devinfo the device.
  * @param [out] max_buf_list_len elements.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 									    uint32_t *max_buf_list_len);
@@ -104,7 +104,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(cons
  * @brief Most consumers one connection may hold.
  * @param [in] devinfo the device.
  * @param [out] max_consumers the limit.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo,
 									 uint32_t *max_consumers);
@@ -113,7 +113,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_consumers(const s
  * @brief Longest immediate data a consumer can take.
  * @param [in] devinfo the device.
  * @param [out] max_imm_data_len bytes.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 									    uint32_t *max_imm_data_len);

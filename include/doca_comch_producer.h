@@ -71,7 +71,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_get_id(const struct doca_comc
  * @brief Most send tasks one producer may configure.
  * @param [in] devinfo the device.
  * @param [out] max_num_tasks the limit.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
 									 uint32_t *max_num_tasks);
@@ -80,7 +80,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_num_tasks(const s
  * @brief Largest buffer a producer can send.
  * @param [in] devinfo the device.
  * @param [out] max_buf_size bytes.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
 									uint32_t *max_buf_size);
@@ -89,7 +89,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_size(const st
  * @brief Longest buffer list a producer can send.
  * @param [in] devinfo the device.
  * @param [out] max_buf_list_len elements.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 									    uint32_t *max_buf_list_len);
@@ -98,7 +98,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_buf_list_len(cons
  * @brief Most producers one connection may hold.
  * @param [in] devinfo the device.
  * @param [out] max_producers the limit.
- * @return  DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a devinfo that is not a device of this machine.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo,
 									 uint32_t *max_producers);
