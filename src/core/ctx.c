@@ -126,7 +126,11 @@ doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t nu
 	return DOCA_SUCCESS;
 }
 
-/* (Re)build a pool's free list; allocate its memory on first use or when resized. */
+/*
+ * Build a pool's free list in fresh memory at every start (the size may have
+ * changed while IDLE); a stop reaches IDLE only once every task is back, so
+ * nothing points into the old memory.
+ */
 static doca_error_t pool_prepare(struct ferry_task_pool *pool)
 {
 	if (pool->capacity == 0)
@@ -371,18 +375,25 @@ void doca_ctx_flush_tasks(struct doca_ctx *ctx)
 		ctx->ops->flush(ctx);
 }
 
+/* Ferry runs every data path on the CPU: offload targets are refused with a line. */
+static doca_error_t no_offload(const struct doca_ctx *ctx, const char *call, const char *target)
+{
+	if (ctx == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: ctx is NULL", call);
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: context '%s': Ferry has no %s data path", call, ctx->name,
+			  target);
+}
+
 doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
 {
 	(void)gpu_dev;
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_ctx_set_datapath_on_gpu: context '%s': Ferry has no GPU data path",
-			  ctx != NULL ? ctx->name : "(null)");
+	return no_offload(ctx, __func__, "GPU");
 }
 
 doca_error_t doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev)
 {
 	(void)dpa_dev;
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_ctx_set_datapath_on_dpa: context '%s': Ferry has no DPA data path",
-			  ctx != NULL ? ctx->name : "(null)");
+	return no_offload(ctx, __func__, "DPA");
 }
 
 /* ---- tasks ---- */

@@ -256,6 +256,10 @@ static void test_null_arguments(void **state)
 	assert_int_equal(doca_pe_set_event_mode(f->pe, (enum doca_pe_event_mode)7), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_ctx_set_datapath_on_gpu(&f->fc->ctx, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(doca_ctx_set_datapath_on_dpa(&f->fc->ctx, NULL), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ctx_set_datapath_on_gpu(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_ctx_set_datapath_on_gpu: ctx is NULL");
+	assert_int_equal(doca_ctx_set_datapath_on_dpa(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_ctx_set_datapath_on_dpa: ctx is NULL");
 }
 
 /* ---- rules ---- */
