@@ -288,10 +288,10 @@ static void engine_refused(struct doca_dma_task_memcpy *task, size_t len, doca_e
 static inline struct ferry_chan *chan_of(struct doca_dma *dma, const struct doca_dma_task_memcpy *task)
 {
 	if (task->cross_process) {
-		dma->xchan_used = true;
-		return dma->xchan;
+		dma->chans_used = FERRY_DMA_CHANS;
+		return dma->chans[FERRY_DMA_CHAN_CROSS];
 	}
-	return dma->chan;
+	return dma->chans[FERRY_DMA_CHAN_LOCAL];
 }
 
 /*
@@ -454,38 +454,35 @@ static uint32_t poll_chan(struct ferry_chan *chan)
 	return delivered;
 }
 
-/* xchan costs nothing to a context that never touched another process's memory. */
 static void ring_doorbells(struct doca_dma *dma)
 {
-	ferry_chan_doorbell(dma->chan);
-	if (dma->xchan_used)
-		ferry_chan_doorbell(dma->xchan);
+	for (uint32_t i = 0; i < dma->chans_used; i++)
+		ferry_chan_doorbell(dma->chans[i]);
 }
 
 static uint32_t dma_progress(struct doca_ctx *ctx)
 {
 	struct doca_dma *dma = dma_of_ctx(ctx);
-	uint32_t delivered;
+	uint32_t delivered = 0;
 
-	if (dma->chan == NULL)
+	if (dma->chans_used == 0)
 		return 0;
 	dma->in_progress = true;
-	delivered = poll_chan(dma->chan);
-	/* A callback that stopped the context with nothing in flight closed the channels. */
-	if (dma->xchan_used && dma->xchan != NULL)
-		delivered += poll_chan(dma->xchan);
+	/*
+	 * chans_used is read again after each poll: a callback may have put a task
+	 * on the cross-process channel, or stopped the context with nothing in
+	 * flight, which closed the channels (chans_used 0).
+	 */
+	for (uint32_t i = 0; i < dma->chans_used; i++)
+		delivered += poll_chan(dma->chans[i]);
 	if (dma->flushing)
 		flush_backlog(dma);
 	else if (dma->backlog.head != NULL && drain_backlog(dma))
 		dma->doorbell_due = true;
 	delivered += complete_done_list(dma);
 	dma->in_progress = false;
-	/*
-	 * One doorbell for everything the callbacks resubmitted: the engine sees a
-	 * batch. (A callback that stopped the context with nothing left in flight
-	 * has already closed the channel: chan is NULL then.)
-	 */
-	if (dma->doorbell_due && dma->chan != NULL)
+	/* One doorbell for everything the callbacks resubmitted: the engine sees a batch. */
+	if (dma->doorbell_due)
 		ring_doorbells(dma);
 	dma->doorbell_due = false;
 	return delivered;
@@ -497,7 +494,10 @@ static bool dma_has_pending(struct doca_ctx *ctx)
 
 	if (dma->done.head != NULL || (dma->flushing && dma->backlog.head != NULL))
 		return true;
-	return dma->chan != NULL && (ferry_chan_ready(dma->chan) || (dma->xchan_used && ferry_chan_ready(dma->xchan)));
+	for (uint32_t i = 0; i < dma->chans_used; i++)
+		if (ferry_chan_ready(dma->chans[i]))
+			return true;
+	return false;
 }
 
 /* ---- context ops ---- */
@@ -505,6 +505,16 @@ static bool dma_has_pending(struct doca_ctx *ctx)
 static void dma_notify(void *arg)
 {
 	ferry_pe_wake((struct doca_pe *)arg);
+}
+
+static void close_chans(struct doca_dma *dma)
+{
+	for (uint32_t i = 0; i < FERRY_DMA_CHANS; i++) {
+		if (dma->chans[i] != NULL)
+			ferry_chan_close(dma->chans[i]);
+		dma->chans[i] = NULL;
+	}
+	dma->chans_used = 0;
 }
 
 static doca_error_t dma_start(struct doca_ctx *ctx)
@@ -526,24 +536,23 @@ static doca_error_t dma_start(struct doca_ctx *ctx)
 	cfg.depth = task_slots + 2 * dma->caps->max_buf_list_len;
 	cfg.notify = dma_notify;
 	cfg.notify_arg = ctx->pe;
-	err = ferry_chan_open(&cfg, &dma->chan);
+	err = ferry_chan_open(&cfg, &dma->chans[FERRY_DMA_CHAN_LOCAL]);
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE(err, "doca_ctx_start: dma %p: cannot open a %s copy channel of depth %u: %s",
 				  (void *)dma, ferry_engine_kind_name(cfg.kind), cfg.depth, doca_error_get_name(err));
 	/* Tasks on memory of another process copy through cross-memory attach: inline only. */
 	cfg.kind = FERRY_ENGINE_INLINE;
 	cfg.cross_process = true;
-	err = ferry_chan_open(&cfg, &dma->xchan);
+	err = ferry_chan_open(&cfg, &dma->chans[FERRY_DMA_CHAN_CROSS]);
 	if (err != DOCA_SUCCESS) {
-		ferry_chan_close(dma->chan);
-		dma->chan = NULL;
+		close_chans(dma);
 		return FERRY_RULE(err, "doca_ctx_start: dma %p: cannot open the cross-process copy channel: %s",
 				  (void *)dma, doca_error_get_name(err));
 	}
 	dma->backlog.head = dma->backlog.tail = NULL;
 	dma->done.head = dma->done.tail = NULL;
 	dma->flushing = false;
-	dma->xchan_used = false;
+	dma->chans_used = 1;
 	return DOCA_SUCCESS;
 }
 
@@ -552,10 +561,8 @@ static void dma_stop(struct doca_ctx *ctx)
 	struct doca_dma *dma = dma_of_ctx(ctx);
 
 	dma->flushing = true;
-	if (dma->chan != NULL) {
-		ferry_chan_cancel(dma->chan);
-		ferry_chan_cancel(dma->xchan);
-	}
+	for (uint32_t i = 0; i < dma->chans_used; i++)
+		ferry_chan_cancel(dma->chans[i]);
 	/* Completions are delivered by progress, never from here. */
 }
 
@@ -563,12 +570,7 @@ static void dma_stopped(struct doca_ctx *ctx)
 {
 	struct doca_dma *dma = dma_of_ctx(ctx);
 
-	if (dma->chan != NULL) {
-		ferry_chan_close(dma->chan);
-		ferry_chan_close(dma->xchan);
-	}
-	dma->chan = NULL;
-	dma->xchan = NULL;
+	close_chans(dma);
 	dma->flushing = false;
 }
 
@@ -665,7 +667,7 @@ static void dma_flush(struct doca_ctx *ctx)
 {
 	struct doca_dma *dma = dma_of_ctx(ctx);
 
-	if (dma->chan == NULL)
+	if (dma->chans_used == 0)
 		return;
 	if (dma->in_progress)
 		dma->doorbell_due = true;

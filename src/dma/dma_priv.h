@@ -43,7 +43,7 @@ struct doca_dma_task_memcpy {
 	uint32_t outstanding;        /* descriptors enqueued and not yet polled */
 	bool all_enqueued;           /* no more descriptors will be enqueued */
 	bool dst_is_list;
-	bool cross_process;          /* a buf lies in another process: the task runs on xchan */
+	bool cross_process;          /* a buf lies in another process: the task runs on FERRY_DMA_CHAN_CROSS */
 	doca_error_t first_error;
 
 	/* The walk: where the next descriptor starts. */
@@ -64,6 +64,8 @@ struct ferry_dma_task_list {
 	struct doca_dma_task_memcpy *tail;
 };
 
+enum { FERRY_DMA_CHAN_LOCAL, FERRY_DMA_CHAN_CROSS, FERRY_DMA_CHANS };
+
 struct doca_dma {
 	struct doca_ctx ctx; /* first: doca_dma_as_ctx and back */
 	struct ferry_task_pool pool;
@@ -71,9 +73,18 @@ struct doca_dma {
 	doca_dma_task_memcpy_completion_cb_t error_cb;
 	const struct ferry_dma_caps *caps;
 	enum ferry_engine_kind engine;
-	struct ferry_chan *chan;     /* open while the context is not IDLE */
-	struct ferry_chan *xchan;    /* inline channel for tasks on memory of another process (CMA) */
-	bool xchan_used;             /* a task ran on xchan since start: poll and ring it too */
+	/*
+	 * Open while the context is not IDLE: [FERRY_DMA_CHAN_LOCAL] on the chosen
+	 * engine, [FERRY_DMA_CHAN_CROSS] inline, for tasks on memory of another
+	 * process (CMA).
+	 */
+	struct ferry_chan *chans[FERRY_DMA_CHANS];
+	/*
+	 * How many of chans progress polls and rings: 0 while closed, 1, or 2 once
+	 * a task ran on the cross-process channel since start (until then it costs
+	 * nothing).
+	 */
+	uint32_t chans_used;
 	struct ferry_dma_task_list backlog; /* waiting for channel room */
 	struct ferry_dma_task_list done;    /* finished without a descriptor to poll */
 	bool flushing;               /* stop was requested: no more enqueues */
