@@ -155,63 +155,32 @@ static doca_error_t check_room(const struct doca_dma_task_memcpy *task, uint64_t
 	return DOCA_SUCCESS;
 }
 
-/* Walk the source list: every mmap, the list length and the total data. */
-static doca_error_t check_src_list(const struct doca_dma *dma, struct doca_dma_task_memcpy *task)
+/*
+ * Walk one side's list: its length and every mmap. @p bytes gets what the side
+ * offers the copy: the source's data, or the destination's free space.
+ */
+static doca_error_t check_list(const struct doca_dma *dma, struct doca_dma_task_memcpy *task,
+			       const struct doca_buf *head, bool is_dst, uint64_t *bytes)
 {
+	const char *side = is_dst ? "destination" : "source";
 	uint32_t count = 0;
-	uint64_t total = 0;
+	uint64_t sum = 0;
 
-	for (const struct doca_buf *buf = task->src; buf != NULL; buf = ferry_buf_next(buf)) {
-		const uint8_t *ptr;
-		size_t len;
+	for (const struct doca_buf *buf = head; buf != NULL; buf = ferry_buf_next(buf)) {
 		doca_error_t err;
 
 		if (++count > dma->caps->max_buf_list_len)
 			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-					  "doca_task_submit: dma memcpy task %p: source list is longer than the device limit of %u bufs",
-					  (void *)task, dma->caps->max_buf_list_len);
-		err = check_mmap(dma, task, buf, "source", false);
+					  "doca_task_submit: dma memcpy task %p: %s list is longer than the device limit of %u bufs",
+					  (void *)task, side, dma->caps->max_buf_list_len);
+		err = check_mmap(dma, task, buf, side, is_dst);
 		if (err != DOCA_SUCCESS)
 			return err;
 		task->cross_process |= buf_remote(buf) != NULL;
-		src_segment(buf, &ptr, &len);
-		if (count == 1) {
-			task->src_ptr = ptr;
-			task->src_avail = len;
-		}
-		total += len;
+		sum += is_dst ? ferry_buf_room_after_data(buf) : ferry_buf_data_len(buf);
 	}
-	return check_total(dma, task, total);
-}
-
-/* Walk the destination list: every mmap, the list length and the free space. */
-static doca_error_t check_dst_list(const struct doca_dma *dma, struct doca_dma_task_memcpy *task)
-{
-	uint32_t count = 0;
-	uint64_t room_total = 0;
-
-	for (const struct doca_buf *buf = task->dst; buf != NULL; buf = ferry_buf_next(buf)) {
-		uint8_t *ptr;
-		size_t room;
-		doca_error_t err;
-
-		if (++count > dma->caps->max_buf_list_len)
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-					  "doca_task_submit: dma memcpy task %p: destination list is longer than the device limit of %u bufs",
-					  (void *)task, dma->caps->max_buf_list_len);
-		err = check_mmap(dma, task, buf, "destination", true);
-		if (err != DOCA_SUCCESS)
-			return err;
-		task->cross_process |= buf_remote(buf) != NULL;
-		dst_segment(buf, &ptr, &room);
-		if (count == 1) {
-			task->dst_ptr = ptr;
-			task->dst_avail = room;
-		}
-		room_total += room;
-	}
-	task->dst_is_list = count > 1;
-	return check_room(task, room_total);
+	*bytes = sum;
+	return DOCA_SUCCESS;
 }
 
 /* The segments of a task of one source buf and one destination buf. */
@@ -255,13 +224,26 @@ static doca_error_t check_pair(const struct doca_dma *dma, struct doca_dma_task_
 	return check_room(task, pair->room);
 }
 
+/* A task of lists: the walk starts at the first source and destination segments. */
 static doca_error_t check_lists(const struct doca_dma *dma, struct doca_dma_task_memcpy *task)
 {
-	doca_error_t err = check_src_list(dma, task);
+	uint64_t total;
+	uint64_t room_total;
+	doca_error_t err;
 
+	err = check_list(dma, task, task->src, false, &total);
 	if (err != DOCA_SUCCESS)
 		return err;
-	return check_dst_list(dma, task);
+	err = check_total(dma, task, total);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = check_list(dma, task, task->dst, true, &room_total);
+	if (err != DOCA_SUCCESS)
+		return err;
+	task->dst_is_list = ferry_buf_next(task->dst) != NULL;
+	src_segment(task->src, &task->src_ptr, &task->src_avail);
+	dst_segment(task->dst, &task->dst_ptr, &task->dst_avail);
+	return check_room(task, room_total);
 }
 
 static doca_error_t check_bufs_set(const struct doca_dma_task_memcpy *task)
@@ -628,9 +610,8 @@ static doca_error_t dma_submit(struct doca_task *base)
 {
 	struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)base;
 	struct doca_dma *dma = dma_of_task(task);
-	doca_error_t err;
-
 	struct dma_pair pair;
+	doca_error_t err;
 
 	task->first_error = DOCA_SUCCESS;
 	task->cross_process = false;
