@@ -134,9 +134,8 @@ static doca_error_t inline_enqueue(struct ferry_chan *chan, const struct ferry_c
 static void inline_doorbell(struct ferry_chan *chan)
 {
 	struct inline_chan *c = to_inline(chan);
-	uint32_t i;
-
 	bool streamed = false;
+	uint32_t i;
 
 	for (i = c->done; i != c->tail; i++) {
 		struct inline_slot *s = &c->slots[i & c->mask];

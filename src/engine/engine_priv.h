@@ -43,6 +43,14 @@ void ferry_engine_copy_stream(void *dst, const void *src, size_t len);
  */
 void ferry_engine_stream_fence(void);
 
+/** The plain copy of a descriptor (or a piece of one). */
+static inline void ferry_engine_copy_plain(void *dst, const void *src, size_t len)
+{
+	/* len 0 is legal and may come with NULL pointers, which memcpy must not see. */
+	if (len != 0)
+		memcpy(dst, src, len);
+}
+
 /** The caller-thread copy of both engines; true when it streamed (a fence is then due). */
 static inline bool ferry_engine_copy_local(void *dst, const void *src, size_t len)
 {
@@ -50,9 +58,7 @@ static inline bool ferry_engine_copy_local(void *dst, const void *src, size_t le
 		ferry_engine_copy_stream(dst, src, len);
 		return true;
 	}
-	/* len 0 is legal and may come with NULL pointers, which memcpy must not see. */
-	if (len != 0)
-		memcpy(dst, src, len);
+	ferry_engine_copy_plain(dst, src, len);
 	return false;
 }
 

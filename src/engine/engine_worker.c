@@ -324,6 +324,7 @@ static void copy_piece(struct wchan *c, uint32_t seq, uint32_t k)
 		size_t off = (size_t)k * s->chunk;
 		size_t len = s->len - off < s->chunk ? s->len - off : s->chunk;
 
+		/* Not copy_plain: a NULL dst of a len 0 descriptor must not take an offset. */
 		if (len != 0)
 			memcpy((char *)s->dst + off, (const char *)s->src + off, len);
 		return;
@@ -332,8 +333,7 @@ static void copy_piece(struct wchan *c, uint32_t seq, uint32_t k)
 	for (i = 0; i < s->unit_descs; i++) {
 		const struct wslot *m = slot_at(c, seq + i);
 
-		if (m->len != 0)
-			memcpy(m->dst, m->src, m->len);
+		ferry_engine_copy_plain(m->dst, m->src, m->len);
 	}
 }
 
