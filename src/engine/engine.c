@@ -8,12 +8,15 @@
  * enqueue order across both paths (engine_worker.c).
  *
  * Why 256 KiB: bench/engine_bench --sweep on the 2-core VM (queue depth 8, copies
- * spread over 256 MiB): the inline engine runs at memcpy speed at every size; the
- * worker engine pays a hand-off per descriptor and is slower up to 128 KiB
- * (0.2x memcpy at 4 KiB, 0.84x at 64 KiB, 0.97x at 128 KiB), then wins from the
- * size where it splits a copy across workers, 2 chunks of 128 KiB: 1.31x at
- * 256 KiB, 1.41x at 1 MiB, 1.8x at 4 MiB. So copies of 256 KiB and more go to the
- * workers. FERRY_ENGINE_AUTO_THRESHOLD (bytes) overrides.
+ * spread over 256 MiB), measured when the inline engine still copied with plain
+ * memcpy, at memcpy speed at every size: the worker engine pays a hand-off per
+ * descriptor and is slower up to 128 KiB (0.2x memcpy at 4 KiB, 0.84x at
+ * 64 KiB, 0.97x at 128 KiB), then wins from the size where it splits a copy
+ * across workers, 2 chunks of 128 KiB: 1.31x at 256 KiB, 1.41x at 1 MiB, 1.8x
+ * at 4 MiB. So copies of 256 KiB and more go to the workers. Since then the
+ * caller's thread streams copies of FERRY_ENGINE_STREAM_MIN and more (inline
+ * 1.25x memcpy at 1 MiB), which narrows the workers' lead; the crossover has
+ * not been measured again. FERRY_ENGINE_AUTO_THRESHOLD (bytes) overrides.
  */
 #include <errno.h>
 #include <stdint.h>
