@@ -5,11 +5,12 @@
  *
  * Call order (see ferry_ctx.h for the generic half):
  *   doca_dma_create -> doca_dma_task_memcpy_set_conf -> doca_ctx_start
- *     (dma_start opens one engine channel) -> alloc_init -> doca_task_submit
- *     (dma_submit validates and enqueues, never completes) -> doca_pe_progress
- *     (dma_progress polls the channel and completes tasks) -> doca_ctx_stop
- *     (dma_stop cancels the channel; flushed tasks come back through progress
- *     with DOCA_ERROR_IO_FAILED) -> IDLE (dma_stopped closes the channel)
+ *     (dma_start opens the engine channel and the cross-process one, see
+ *     dma_priv.h) -> alloc_init -> doca_task_submit (dma_submit validates and
+ *     enqueues, never completes) -> doca_pe_progress (dma_progress polls the
+ *     channels in use and completes tasks) -> doca_ctx_stop (dma_stop cancels
+ *     them; flushed tasks come back through progress with
+ *     DOCA_ERROR_IO_FAILED) -> IDLE (dma_stopped closes the channels)
  *     -> doca_dma_destroy.
  *
  * The data-segment rules live in include/doca_dma.h; dma_priv.h explains how a
