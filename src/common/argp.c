@@ -1067,8 +1067,9 @@ static doca_error_t set_level_flag(const char *value, const char *shown, bool sd
 
 static void print_versions(void)
 {
-	printf("DOCA SDK     Version (Compilation): %s\n", doca_version());
-	printf("DOCA Runtime Version (Runtime):     %s\n", doca_version_runtime());
+	/* Built against (the headers' version) and running with (the library's). */
+	printf("headers: DOCA API %s\n", doca_version());
+	printf("library: DOCA API %s (Ferry)\n", doca_version_runtime());
 	fflush(stdout);
 }
 

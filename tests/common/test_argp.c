@@ -695,7 +695,8 @@ static void test_version_default_prints_and_exits(void **state)
 
 	(void)state;
 	assert_int_equal(run_child(ARGV("-v"), 2, out, sizeof(out)), EXIT_SUCCESS);
-	assert_non_null(strstr(out, "3.3.0"));
+	assert_non_null(strstr(out, "headers: DOCA API 3.3.0"));
+	assert_non_null(strstr(out, "library: DOCA API 3.3.0"));
 }
 
 static void test_log_level_flags(void **state)
