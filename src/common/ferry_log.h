@@ -16,6 +16,10 @@
 #ifndef FERRY_LOG_H_
 #define FERRY_LOG_H_
 
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <doca_error.h>
 #include <doca_log.h>
 
@@ -35,6 +39,20 @@ int ferry_log_sdk_enabled(enum doca_log_level level);
 #define FERRY_WARN(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_WARNING, __VA_ARGS__)
 #define FERRY_INFO(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_INFO, __VA_ARGS__)
 #define FERRY_DBG(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+/**
+ * Count one more occurrence in *@p count and say whether to log it: true for
+ * the 1st, 2nd, 4th, 8th, ... occurrence (*@p nth gets its number). What a
+ * peer can repeat at will (refused connections, say) then costs a logarithmic
+ * number of lines, never a flood.
+ */
+static inline bool ferry_log_sampled(_Atomic uint64_t *count, uint64_t *nth)
+{
+	uint64_t n = atomic_fetch_add_explicit(count, 1, memory_order_relaxed) + 1;
+
+	*nth = n;
+	return (n & (n - 1)) == 0;
+}
 
 /** Log a violated rule at error level and evaluate to @p err. */
 #define FERRY_RULE(err, ...) (FERRY_ERR(__VA_ARGS__), (err))

@@ -448,7 +448,7 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	if (!ferry_dev_is_open(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dev %p is not an open device", call, (void *)dev);
 	doca_error_t err = ferry_link_import_open(export_desc, export_desc_len,
-						  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), call, &imp, &view);
+						  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), 0, call, &imp, &view);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = doca_mmap_create(&m);

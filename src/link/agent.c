@@ -5,12 +5,26 @@
  * answers importers on an abstract Unix socket.
  *
  * The socket lives in the abstract namespace so that nothing is left on disk
- * when the process dies, even by SIGKILL. Anyone may connect; the agent talks
- * only to peers of its own uid (SO_PEERCRED) that present the export's 128-bit
- * token, and hands out only the pages of exported, shareable ranges.
+ * when the process dies, even by SIGKILL. Its name ends in 64 random bits, so
+ * nobody can bind it first (the name travels in the descriptor). Anyone may
+ * connect; the agent talks only to peers of its own uid (SO_PEERCRED) that
+ * present the export's 128-bit token, and hands out only the pages of
+ * exported, shareable ranges, with the export's real range and permission.
+ *
+ * The agent never blocks on one importer: sockets are non-blocking, at most
+ * AGENT_MAX_CONNS requests are pending at once (the oldest is dropped for a
+ * newcomer), each has AGENT_REQ_DEADLINE_MS to send its request, and a failed
+ * accept (out of fds, say) pauses the listener instead of ending the agent.
+ *
+ * Read-only exports seal their memory file against future writes
+ * (F_SEAL_FUTURE_WRITE) before any fd of it leaves the process: an importer
+ * that reopens its read-only fd through /proc/self/fd still cannot map it
+ * writable. The export's state page is sealed the same way once the exporter
+ * has mapped it, so only the exporter can revoke (or un-revoke) an export.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -36,6 +50,8 @@ struct ferry_link_export {
 	struct ferry_link_export *next;
 	uint64_t id;
 	uint8_t token[FERRY_DESC_TOKEN_LEN];
+	uint64_t addr;       /* the exported range: what the agent tells importers */
+	uint64_t len;
 	uint32_t access;
 	int mem_fd;          /* -1 unless the range is shareable */
 	uint64_t map_base;   /* page-aligned pages holding the range */
@@ -106,6 +122,9 @@ void ferry_link_serve(const struct link_req *req, struct link_rep *rep, int *mem
 		*state_fd = reopen_fd(e->state_fd, O_RDONLY);
 		rep->status = (*state_fd >= 0 && (*mem_fd >= 0 || e->mem_fd < 0)) ? DOCA_SUCCESS :
 										       DOCA_ERROR_OPERATING_SYSTEM;
+		rep->addr = e->addr;
+		rep->len = e->len;
+		rep->access = e->access;
 		rep->map_base = e->map_base;
 		rep->map_len = e->map_len;
 		rep->mem_off = e->mem_off;
@@ -145,26 +164,26 @@ static void send_reply(int conn, const struct link_rep *rep, int mem_fd, int sta
 	(void)sendmsg(conn, &msg, MSG_NOSIGNAL);
 }
 
-static void serve_conn(int conn)
+#define AGENT_MAX_CONNS 32          /* requests pending at once */
+#define AGENT_REQ_DEADLINE_MS 1000   /* for an importer to send its request */
+#define AGENT_ACCEPT_PAUSE_MS 10     /* after accept failed for want of resources */
+
+static _Atomic uint64_t foreign_peers, wrong_tokens, accept_failures;
+
+/* One importer's request: answer it, once, and forget the connection. */
+static void serve_conn(int conn, pid_t peer)
 {
-	struct ucred cred;
 	struct link_req req;
 	struct link_rep rep;
 	int mem_fd = -1, state_fd = -1;
+	uint64_t nth;
 
-	/* Another user's process gets nothing, not even an answer. */
-	if (!ferry_link_peer_cred(conn, &cred) || cred.uid != getuid()) {
-		FERRY_WARN("ferry agent: refused a connection from uid %u (only uid %u may import)",
-			   (unsigned)cred.uid, (unsigned)getuid());
-		return;
-	}
-	ferry_link_set_timeouts(conn, 2);
-	if (recv(conn, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
-		return;
+	if (recv(conn, &req, sizeof(req), MSG_DONTWAIT | MSG_TRUNC) != (ssize_t)sizeof(req))
+		return; /* short, long or none: the importer gets no answer */
 	ferry_link_serve(&req, &rep, &mem_fd, &state_fd);
-	if (rep.status == DOCA_ERROR_NOT_PERMITTED)
-		FERRY_WARN("ferry agent: pid %d presented a wrong token for export %llu", (int)cred.pid,
-			   (unsigned long long)req.export_id);
+	if (rep.status == DOCA_ERROR_NOT_PERMITTED && ferry_log_sampled(&wrong_tokens, &nth))
+		FERRY_WARN("ferry agent: pid %d presented a wrong token for export %llu (%llu wrong tokens so far)",
+			   (int)peer, (unsigned long long)req.export_id, (unsigned long long)nth);
 	send_reply(conn, &rep, mem_fd, state_fd);
 	if (mem_fd >= 0)
 		close(mem_fd);
@@ -172,28 +191,99 @@ static void serve_conn(int conn)
 		close(state_fd);
 }
 
+struct agent_conn {
+	int fd;
+	pid_t peer;
+	uint64_t deadline_ns;
+};
+
+/* Another user's process gets nothing, not even an answer; the log says so sparingly. */
+static bool admit(int fd, pid_t *peer)
+{
+	struct ucred cred;
+	uint64_t nth;
+
+	if (ferry_link_peer_cred(fd, &cred) && cred.uid == getuid()) {
+		*peer = cred.pid;
+		return true;
+	}
+	if (ferry_log_sampled(&foreign_peers, &nth))
+		FERRY_WARN("ferry agent: refused a connection from uid %u (only uid %u may import; %llu refused so far)",
+			   (unsigned)cred.uid, (unsigned)getuid(), (unsigned long long)nth);
+	return false;
+}
+
+/* Take pending connections; false when accept ran out of resources (pause the listener). */
+static bool accept_some(int lfd, struct agent_conn *conns, size_t *n)
+{
+	for (;;) {
+		pid_t peer = 0;
+		uint64_t nth;
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return true;
+			if (ferry_log_sampled(&accept_failures, &nth))
+				FERRY_ERR("ferry agent: accept failed: %s; retrying in %d ms (%llu failures so far)",
+					  strerror(errno), AGENT_ACCEPT_PAUSE_MS, (unsigned long long)nth);
+			return false;
+		}
+		if (!admit(fd, &peer)) {
+			close(fd);
+			continue;
+		}
+		if (*n == AGENT_MAX_CONNS) {
+			/* Full: the oldest request has waited longest; it goes. */
+			close(conns[0].fd);
+			memmove(&conns[0], &conns[1], (AGENT_MAX_CONNS - 1) * sizeof(conns[0]));
+			(*n)--;
+		}
+		conns[(*n)++] = (struct agent_conn){fd, peer, ferry_link_now_ns() + AGENT_REQ_DEADLINE_MS * 1000000ull};
+	}
+}
+
 static void *agent_main(void *arg)
 {
 	int lfd = (int)(intptr_t)arg;
+	struct agent_conn conns[AGENT_MAX_CONNS];
+	struct pollfd pfd[AGENT_MAX_CONNS + 1];
+	size_t n = 0;
+	bool listening = true;
 
 	for (;;) {
-		int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (conn < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			FERRY_ERR("ferry agent: accept failed: %s; imports of this process's exports stop here",
-				  strerror(errno));
-			return NULL;
+		int timeout = listening ? (n > 0 ? AGENT_REQ_DEADLINE_MS : -1) : AGENT_ACCEPT_PAUSE_MS;
+
+		pfd[0] = (struct pollfd){.fd = listening ? lfd : -1, .events = POLLIN};
+		for (size_t i = 0; i < n; i++)
+			pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+		if (poll(pfd, n + 1, timeout) < 0 && errno != EINTR) {
+			(void)poll(NULL, 0, AGENT_ACCEPT_PAUSE_MS); /* ENOMEM: wait, then try again */
+			continue;
 		}
-		serve_conn(conn);
-		close(conn);
+		uint64_t now = ferry_link_now_ns();
+		size_t kept = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (pfd[i + 1].revents != 0)
+				serve_conn(conns[i].fd, conns[i].peer);
+			else if (now < conns[i].deadline_ns) {
+				conns[kept++] = conns[i];
+				continue;
+			}
+			close(conns[i].fd);
+		}
+		n = kept;
+		listening = (pfd[0].revents & POLLIN) == 0 || accept_some(lfd, conns, &n);
 	}
+	return NULL;
 }
 
 /* Start the agent once per process (again in a forked child, which has no thread). */
 static doca_error_t agent_ensure(const char *call)
 {
-	uint64_t start = 0;
+	uint64_t salt = 0;
 	struct ferry_link_addr addr;
 	pthread_t thr;
 	pthread_attr_t attr;
@@ -207,13 +297,15 @@ static doca_error_t agent_ensure(const char *call)
 	domain = ferry_link_domain(&why);
 	if (domain == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s", call, why);
-	(void)ferry_link_pid_start_time(getpid(), &start);
-	n = snprintf(agent_name, sizeof(agent_name), "ferry-%u-%s-agent-%d-%llu", (unsigned)getuid(),
-		     domain, (int)getpid(), (unsigned long long)start);
+	/* Random, so that no process (of any user) can bind the name before us. */
+	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: no randomness for the memory agent's name", call);
+	n = snprintf(agent_name, sizeof(agent_name), "ferry-%u-%s-agent-%d-%016llx", (unsigned)getuid(), domain,
+		     (int)getpid(), (unsigned long long)salt);
 	if (n < 0 || (size_t)n >= sizeof(agent_name) || ferry_link_abstract_addr(&addr, agent_name) != DOCA_SUCCESS)
 		return FERRY_RULE(DOCA_ERROR_UNEXPECTED, "%s: agent socket name too long", call);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (const struct sockaddr *)&addr.sun, addr.len) != 0 || listen(fd, 64) != 0) {
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (const struct sockaddr *)&addr.sun, addr.len) != 0 || listen(fd, 256) != 0) {
 		int saved = errno;
 		if (fd >= 0)
 			close(fd);
@@ -236,9 +328,21 @@ static doca_error_t agent_ensure(const char *call)
 
 /* ---- exports ---- */
 
+/* Seals that make a memory file unwritable to everyone but the mappings made before. */
+#define SEALS_READ_ONLY (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE)
+
+static bool sealed_read_only(int fd)
+{
+	int seals;
+
+	(void)fcntl(fd, F_ADD_SEALS, SEALS_READ_ONLY);
+	seals = fcntl(fd, F_GET_SEALS);
+	return seals >= 0 && (seals & SEALS_READ_ONLY) == SEALS_READ_ONLY;
+}
+
 static doca_error_t make_state_page(struct ferry_link_export *e, const char *call)
 {
-	e->state_fd = memfd_create("ferry-export-state", MFD_CLOEXEC);
+	e->state_fd = memfd_create("ferry-export-state", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (e->state_fd < 0 || ftruncate(e->state_fd, (off_t)e->page) != 0)
 		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot create the export's state page: %s", call,
 				  strerror(errno));
@@ -249,6 +353,10 @@ static doca_error_t make_state_page(struct ferry_link_export *e, const char *cal
 	e->state_map = p;
 	e->state = p;
 	atomic_store_explicit(e->state, LINK_STATE_LIVE, memory_order_release);
+	/* Our mapping keeps writing; an importer that reopens its fd read-write cannot. */
+	if (!sealed_read_only(e->state_fd))
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot seal the export's state page: %s", call,
+				  strerror(errno));
 	return DOCA_SUCCESS;
 }
 
@@ -258,6 +366,18 @@ static void find_shareable(struct ferry_link_export *e, void *addr, size_t len)
 	uintptr_t a = (uintptr_t)addr;
 
 	if (ferry_shm_lookup(addr, len, &e->mem_fd, &block) != DOCA_SUCCESS) {
+		e->mem_fd = -1;
+		return;
+	}
+	/*
+	 * A read-only export hands out its block only once the block is sealed
+	 * against writable mappings (ours stays). A block someone sealed so that it
+	 * cannot be sealed further is reached by cross-memory attach instead.
+	 */
+	if (e->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE && !sealed_read_only(e->mem_fd)) {
+		FERRY_DBG("ferry export: block %p cannot be sealed read-only; importers copy by cross-memory attach",
+			  block);
+		close(e->mem_fd);
 		e->mem_fd = -1;
 		return;
 	}
@@ -322,6 +442,8 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: out of memory for an export", call);
 	e->state_fd = -1;
 	e->mem_fd = -1;
+	e->addr = (uintptr_t)addr;
+	e->len = len;
 	e->access = access;
 	e->owner = getpid();
 	e->page = (size_t)sysconf(_SC_PAGESIZE);

@@ -27,12 +27,25 @@
 struct ferry_link_export;
 struct ferry_link_import;
 
-/** Where an import's memory is, as the importer sees it. */
+/**
+ * Where an import's memory is, as the importer sees it. Range and permission
+ * are what the exporter's agent answered (the descriptor only claims them).
+ */
 struct ferry_link_view {
 	void *addr;      /* the exporter's address of the range; mapped at the same address here */
 	size_t len;
 	uint32_t access; /* DOCA_ACCESS_FLAG_PCI_READ_ONLY or DOCA_ACCESS_FLAG_PCI_READ_WRITE */
+	uint32_t pid;    /* the exporter's process */
+	void *local;     /* FERRY_LINK_IMPORT_ANYWHERE: where the range is mapped here; else addr */
 };
+
+/**
+ * Import flags. ANYWHERE: the range is mapped wherever the kernel likes
+ * (view.local), never by cross-memory attach, and never shared with another
+ * import of the same export: for Ferry's own shared structures (Comch rings),
+ * which are addressed by offset and need real memory for atomics.
+ */
+#define FERRY_LINK_IMPORT_ANYWHERE 1u
 
 /**
  * Export [addr, addr + len) with one PCI permission, from a device on emulated
@@ -51,12 +64,16 @@ void ferry_link_export_close(struct ferry_link_export *exp);
  * Validate a descriptor and attach to its memory for a device on @p machine.
  * Errors: DOCA_ERROR_INVALID_VALUE (garbage, truncated, corrupt, another
  * machine), DOCA_ERROR_UNSUPPORTED_VERSION, DOCA_ERROR_NOT_PERMITTED (another
- * user, wrong token), DOCA_ERROR_NOT_FOUND (another boot, exporter gone or
- * restarted, export revoked), DOCA_ERROR_NOT_SUPPORTED (memory not shareable),
- * DOCA_ERROR_NO_MEMORY (the range's addresses are taken here).
+ * user, wrong token, a descriptor whose range or permission differs from the
+ * export's, an agent that is not the exporter or sends unfit fds),
+ * DOCA_ERROR_NOT_FOUND (another boot, exporter gone or restarted, export
+ * revoked), DOCA_ERROR_NOT_SUPPORTED (memory not shareable),
+ * DOCA_ERROR_NO_MEMORY (the range's addresses are taken here),
+ * DOCA_ERROR_TIME_OUT (the agent did not answer within
+ * FERRY_LINK_AGENT_TIMEOUT_MS, default 1000 ms).
  */
-doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, const char *call,
-				    struct ferry_link_import **imp, struct ferry_link_view *view);
+doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, unsigned int flags,
+				    const char *call, struct ferry_link_import **imp, struct ferry_link_view *view);
 
 /** False once the exporter revoked the export or exited. Cheap: one load and one poll. */
 bool ferry_link_import_alive(const struct ferry_link_import *imp);

@@ -7,8 +7,18 @@
  *
  * Several imports of one export in one process share one mapping (refcounted).
  * An import of this process's own export needs no mapping at all.
+ *
+ * The exporter is another process and may lie. The descriptor is only a
+ * claim: the agent's answer is the authority on range and permission, and an
+ * import whose descriptor disagrees with it is refused. The agent itself must
+ * be the exporter (SO_PEERCRED), its reply must describe pages that cover the
+ * range, and every fd it sends must be a sealed memory file large enough for
+ * what is mapped of it (no SIGBUS later). Talking to the agent never blocks
+ * past a deadline (FERRY_LINK_AGENT_TIMEOUT_MS, default 1000 ms), as imports
+ * also run inside doca_pe_progress (Comch consumers).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -38,7 +49,12 @@ struct link_mapping {
 	uint32_t pid;
 	uint64_t start_time;
 	uint64_t export_id;
+	bool anywhere;       /* FERRY_LINK_IMPORT_ANYWHERE: private to one import */
 	unsigned int refs;
+	uint64_t addr;       /* the range and permission the agent answered */
+	uint64_t len;
+	uint32_t access;
+	void *local;         /* where addr is reachable here */
 	void *map_base;      /* NULL for an import of our own export */
 	size_t map_len;
 	void *state_map;
@@ -93,23 +109,72 @@ static void close_fds(int *fds, size_t n)
 			close(fds[i]);
 }
 
-static doca_error_t agent_connect(const struct ferry_export_desc *d, const char *call, int *out)
+#define AGENT_TIMEOUT_MS_DEFAULT 1000u
+#define AGENT_CONNECT_RETRY_US 1000u
+
+/* The deadline of one conversation with an agent, from FERRY_LINK_AGENT_TIMEOUT_MS. */
+static uint64_t agent_deadline_ns(void)
+{
+	const char *env = getenv("FERRY_LINK_AGENT_TIMEOUT_MS");
+	char *end = NULL;
+	unsigned long ms = env != NULL ? strtoul(env, &end, 10) : 0;
+
+	if (env == NULL || end == env || *end != '\0' || ms == 0 || ms > 3600000ul)
+		ms = AGENT_TIMEOUT_MS_DEFAULT;
+	return ferry_link_now_ns() + (uint64_t)ms * 1000000ull;
+}
+
+/* Wait for @p events on @p fd until @p deadline; false when it passed. */
+static bool wait_fd(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t now = ferry_link_now_ns();
+		struct pollfd p = {.fd = fd, .events = events};
+
+		if (now >= deadline)
+			return false;
+		int rc = poll(&p, 1, (int)((deadline - now + 999999u) / 1000000u));
+		if (rc > 0)
+			return true;
+		if (rc < 0 && errno != EINTR)
+			return false;
+	}
+}
+
+/* Non-blocking connect; a full backlog is retried until the deadline, never waited for in the kernel. */
+static int connect_by_deadline(const struct ferry_link_addr *addr, uint64_t deadline, int *saved)
+{
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		if (fd < 0) {
+			*saved = errno;
+			return -1;
+		}
+		if (connect(fd, (const struct sockaddr *)&addr->sun, addr->len) == 0)
+			return fd;
+		*saved = errno;
+		close(fd);
+		if ((*saved != EAGAIN && *saved != EINTR) || ferry_link_now_ns() >= deadline)
+			return -1;
+		usleep(AGENT_CONNECT_RETRY_US);
+	}
+}
+
+static doca_error_t agent_connect(const struct ferry_export_desc *d, uint64_t deadline, const char *call, int *out)
 {
 	struct ferry_link_addr addr;
 	struct ucred cred;
-	int fd;
+	int fd, saved = 0;
 
 	if (ferry_link_abstract_addr(&addr, d->agent) != DOCA_SUCCESS)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: exporter pid %u names no usable memory agent", call,
 				  (unsigned)d->pid);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (const struct sockaddr *)&addr.sun, addr.len) != 0) {
-		int saved = errno;
-		if (fd >= 0)
-			close(fd);
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: exporter pid %u has no memory agent at @%s: %s", call,
+	fd = connect_by_deadline(&addr, deadline, &saved);
+	if (fd < 0)
+		return FERRY_RULE(saved == EAGAIN ? DOCA_ERROR_TIME_OUT : DOCA_ERROR_NOT_FOUND,
+				  "%s: exporter pid %u has no memory agent at @%s that takes connections: %s", call,
 				  (unsigned)d->pid, d->agent, strerror(saved));
-	}
 	/* The socket name is not proof of anything: the peer must be the exporter itself. */
 	if (!ferry_link_peer_cred(fd, &cred) || (uint32_t)cred.pid != d->pid ||
 	    cred.uid != getuid()) {
@@ -118,7 +183,6 @@ static doca_error_t agent_connect(const struct ferry_export_desc *d, const char 
 				  "%s: the agent at @%s is pid %d uid %u, not the exporter pid %u of uid %u", call, d->agent,
 				  (int)cred.pid, (unsigned)cred.uid, (unsigned)d->pid, (unsigned)getuid());
 	}
-	ferry_link_set_timeouts(fd, 5);
 	*out = fd;
 	return DOCA_SUCCESS;
 }
@@ -132,14 +196,16 @@ static doca_error_t agent_receive(int fd, struct link_rep *rep, int fds[2])
 	} ctl;
 	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
-	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 
 	fds[0] = fds[1] = -1;
-	for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
 			continue;
 		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		int got[4];
+		if (k > 4)
+			k = 4; /* cannot happen with a buffer of 4: MSG_CTRUNC */
 		memcpy(got, CMSG_DATA(c), k * sizeof(int));
 		for (size_t i = 0; i < k; i++) {
 			if (i < 2 && fds[i] < 0)
@@ -148,34 +214,50 @@ static doca_error_t agent_receive(int fd, struct link_rep *rep, int fds[2])
 				close(got[i]);
 		}
 	}
-	if (n != (ssize_t)sizeof(*rep) || rep->magic != LINK_MSG_MAGIC || (msg.msg_flags & MSG_CTRUNC) != 0) {
+	if (n != (ssize_t)sizeof(*rep) || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0 ||
+	    rep->magic != LINK_MSG_MAGIC) {
 		close_fds(fds, 2);
 		return DOCA_ERROR_CONNECTION_RESET;
 	}
 	return DOCA_SUCCESS;
 }
 
+/* One request, one reply, within the deadline. */
+static doca_error_t ask_agent(const struct ferry_export_desc *d, const struct link_req *req, const char *call,
+			      struct link_rep *rep, int fds[2])
+{
+	uint64_t deadline = agent_deadline_ns();
+	int sock;
+	doca_error_t err = agent_connect(d, deadline, call, &sock);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (send(sock, req, sizeof(*req), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(*req))
+		err = FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent took no request: %s", call,
+				 (unsigned)d->pid, strerror(errno));
+	else if (!wait_fd(sock, POLLIN, deadline))
+		err = FERRY_RULE(DOCA_ERROR_TIME_OUT, "%s: exporter pid %u's agent did not answer in time", call,
+				 (unsigned)d->pid);
+	else if (agent_receive(sock, rep, fds) != DOCA_SUCCESS)
+		err = FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent sent no valid answer", call,
+				 (unsigned)d->pid);
+	close(sock);
+	return err;
+}
+
 static doca_error_t fetch_from_agent(const struct ferry_export_desc *d, const char *call, struct link_rep *rep,
 				     int fds[2])
 {
 	struct link_req req = {.magic = LINK_MSG_MAGIC, .version = LINK_MSG_VERSION, .export_id = d->export_id};
-	int sock;
 	doca_error_t err;
 
 	memcpy(req.token, d->token, sizeof(req.token));
 	if (d->pid == (uint32_t)getpid()) {
 		ferry_link_serve(&req, rep, &fds[1], &fds[0]);
 	} else {
-		err = agent_connect(d, call, &sock);
+		err = ask_agent(d, &req, call, rep, fds);
 		if (err != DOCA_SUCCESS)
 			return err;
-		if (send(sock, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
-			err = DOCA_ERROR_CONNECTION_RESET;
-		else
-			err = agent_receive(sock, rep, fds);
-		close(sock);
-		if (err != DOCA_SUCCESS)
-			return FERRY_RULE(err, "%s: exporter pid %u's agent did not answer", call, (unsigned)d->pid);
 	}
 	switch (rep->status) {
 	case DOCA_SUCCESS:
@@ -190,9 +272,86 @@ static doca_error_t fetch_from_agent(const struct ferry_export_desc *d, const ch
 		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: export %llu of pid %u no longer exists (its mmap was stopped)",
 				  call, (unsigned long long)d->export_id, (unsigned)d->pid);
 	default:
-		return FERRY_RULE((doca_error_t)rep->status, "%s: exporter pid %u's agent answered error %d", call,
+		/* The agent's code is not trusted to be one of ours: report it, answer with our own. */
+		return FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent answered error %d", call,
 				  (unsigned)d->pid, (int)rep->status);
 	}
+}
+
+/* ---- checks of what the agent sent ---- */
+
+doca_error_t ferry_link_check_rep(const struct ferry_export_desc *d, const struct link_rep *rep, size_t page,
+				  bool has_mem, const char **why)
+{
+	if (rep->addr != d->addr || rep->len != d->len || rep->access != d->access) {
+		*why = "the descriptor's range or permission differs from the export's (forged descriptor)";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (rep->len == 0 || rep->addr + rep->len < rep->addr ||
+	    (rep->access != DOCA_ACCESS_FLAG_PCI_READ_ONLY && rep->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE) ||
+	    rep->reserved != 0) {
+		*why = "the agent describes an empty, wrapping or unknown range";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (!has_mem)
+		return DOCA_SUCCESS;
+	if ((rep->map_base | rep->map_len | rep->mem_off) & (page - 1) || rep->map_len == 0 ||
+	    rep->map_base + rep->map_len < rep->map_base || rep->mem_off + rep->map_len < rep->mem_off ||
+	    rep->mem_off + rep->map_len > (uint64_t)INT64_MAX) {
+		*why = "the agent describes pages that are not whole pages, or wrap";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	/* Exactly the pages that hold the range: never more of the file than the export needs. */
+	if (rep->map_base != (rep->addr & ~(uint64_t)(page - 1)) ||
+	    rep->map_base + rep->map_len != ((rep->addr + rep->len + page - 1) & ~(uint64_t)(page - 1))) {
+		*why = "the agent describes pages other than those that hold the range";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_check_memfd(int fd, uint64_t need, const char **why)
+{
+	struct stat st;
+	int seals;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "is not a memory file";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & F_SEAL_SHRINK) == 0) {
+		*why = "is not a memory file sealed against shrinking (it could vanish under the mapping)";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (st.st_size < 0 || (uint64_t)st.st_size < need) {
+		*why = "is smaller than the pages it should hold";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Everything the agent sent, checked before anything is mapped. */
+static doca_error_t check_grant(const struct ferry_export_desc *d, const struct link_rep *rep, const int fds[2],
+				size_t page, const char *call)
+{
+	const char *why = NULL;
+	doca_error_t err = ferry_link_check_rep(d, rep, page, fds[1] >= 0, &why);
+
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err, "%s: export %llu of pid %u refused: %s", call, (unsigned long long)d->export_id,
+				  (unsigned)d->pid, why);
+	if (d->pid == (uint32_t)getpid())
+		return DOCA_SUCCESS; /* our own table answered: nothing is mapped */
+	err = ferry_link_check_memfd(fds[0], page, &why);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err, "%s: the state page fd from exporter pid %u %s", call, (unsigned)d->pid, why);
+	if (fds[1] >= 0) {
+		err = ferry_link_check_memfd(fds[1], rep->mem_off + rep->map_len, &why);
+		if (err != DOCA_SUCCESS)
+			return FERRY_RULE(err, "%s: the memory fd from exporter pid %u %s", call, (unsigned)d->pid, why);
+	}
+	return DOCA_SUCCESS;
 }
 
 /* ---- mappings ---- */
@@ -211,6 +370,9 @@ static void mapping_free(struct link_mapping *m)
 /* Ordinary memory, or a shared range whose addresses are taken here: copy by pid. */
 static doca_error_t use_cma(struct link_mapping *m, const struct ferry_export_desc *d, const char *call)
 {
+	if (m->anywhere)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: exporter pid %u's range is not shareable memory", call,
+				  (unsigned)d->pid);
 	if (!ferry_link_cma_enabled())
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
 				  "%s: the exported range is ordinary memory; only memory from ferry_mem_alloc_shared "
@@ -218,42 +380,57 @@ static doca_error_t use_cma(struct link_mapping *m, const struct ferry_export_de
 				  call);
 	m->is_remote = true;
 	m->remote.pid = (int)d->pid;
-	m->remote.addr = d->addr;
-	m->remote.len = d->len;
-	m->remote.access = d->access;
+	m->remote.addr = m->addr;
+	m->remote.len = m->len;
+	m->remote.access = m->access;
 	return DOCA_SUCCESS;
 }
 
 /*
- * Map the exporter's pages at the exporter's addresses. When they are taken
- * here and @p may_fall_back, leave map_base NULL and succeed (CMA takes over).
+ * Map the exporter's pages, with the permission the agent gave, at the
+ * exporter's addresses (or anywhere). When the addresses are taken here and
+ * @p may_fall_back, leave map_base NULL and succeed (CMA takes over).
  */
-static doca_error_t map_memory(struct link_mapping *m, const struct ferry_export_desc *d, const struct link_rep *rep,
-			       int mem_fd, const char *call, bool may_fall_back)
+static doca_error_t map_memory(struct link_mapping *m, const struct link_rep *rep, int mem_fd, const char *call,
+			       bool may_fall_back)
 {
-	int prot = d->access == DOCA_ACCESS_FLAG_PCI_READ_WRITE ? PROT_READ | PROT_WRITE : PROT_READ;
-
-	if (rep->map_base > d->addr || rep->map_base + rep->map_len < d->addr + d->len)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: exporter's agent described pages that miss the range",
-				  call);
-	void *p = mmap((void *)(uintptr_t)rep->map_base, rep->map_len, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, mem_fd,
+	int prot = m->access == DOCA_ACCESS_FLAG_PCI_READ_WRITE ? PROT_READ | PROT_WRITE : PROT_READ;
+	void *want = m->anywhere ? NULL : (void *)(uintptr_t)rep->map_base;
+	void *p = mmap(want, rep->map_len, prot, MAP_SHARED | (m->anywhere ? 0 : MAP_FIXED_NOREPLACE), mem_fd,
 		       (off_t)rep->mem_off);
-	if (p == MAP_FAILED || p != (void *)(uintptr_t)rep->map_base) {
+
+	if (p == MAP_FAILED || (want != NULL && p != want)) {
 		if (p != MAP_FAILED)
 			munmap(p, rep->map_len); /* old kernels ignore NOREPLACE and pick another place */
 		if (may_fall_back)
 			return DOCA_SUCCESS;
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
-				  "%s: cannot map the exporter's range %p + %llu at the same address here (address in use)",
-				  call, (void *)(uintptr_t)d->addr, (unsigned long long)d->len);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: cannot map the exporter's range %p + %llu here: %s", call,
+				  (void *)(uintptr_t)m->addr, (unsigned long long)m->len,
+				  p == MAP_FAILED ? strerror(errno) : "address in use");
 	}
 	m->map_base = p;
 	m->map_len = rep->map_len;
+	m->local = (uint8_t *)p + (m->addr - rep->map_base);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t watch_exporter(struct link_mapping *m, const struct ferry_export_desc *d, const char *call)
+{
+	uint64_t start;
+
+	/* Liveness of the exporter, immune to pid reuse. */
+	m->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)d->pid, 0);
+	if (m->pidfd < 0 || ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time)
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: exporter pid %u exited during the import", call,
+				  (unsigned)d->pid);
+	m->remote.state = m->state;
+	m->remote.pidfd = m->pidfd;
+	m->remote.checked_ns = &m->checked_ns;
 	return DOCA_SUCCESS;
 }
 
 static doca_error_t mapping_create(const struct ferry_export_desc *d, const struct link_rep *rep, int fds[2],
-				   const char *call, struct link_mapping **out)
+				   bool anywhere, const char *call, struct link_mapping **out)
 {
 	struct link_mapping *m = calloc(1, sizeof(*m));
 	doca_error_t err = DOCA_SUCCESS;
@@ -265,7 +442,12 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 	m->pid = d->pid;
 	m->start_time = d->start_time;
 	m->export_id = d->export_id;
+	m->anywhere = anywhere;
 	m->refs = 1;
+	m->addr = rep->addr;
+	m->len = rep->len;
+	m->access = rep->access;
+	m->local = (void *)(uintptr_t)rep->addr;
 	void *st = mmap(NULL, m->page, PROT_READ, MAP_SHARED, fds[0], 0);
 	if (st == MAP_FAILED) {
 		free(m);
@@ -276,21 +458,11 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 	m->state = st;
 	if (d->pid != (uint32_t)getpid()) {
 		if (fds[1] >= 0)
-			err = map_memory(m, d, rep, fds[1], call, ferry_link_cma_enabled());
-		if (fds[1] < 0 || m->map_base == NULL)
-			err = err != DOCA_SUCCESS ? err : use_cma(m, d, call);
-		/* Liveness of the exporter, immune to pid reuse. */
-		if (err == DOCA_SUCCESS) {
-			m->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)d->pid, 0);
-			uint64_t start;
-			if (m->pidfd < 0 || ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS ||
-			    start != d->start_time)
-				err = FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: exporter pid %u exited during the import", call,
-						 (unsigned)d->pid);
-			m->remote.state = m->state;
-			m->remote.pidfd = m->pidfd;
-			m->remote.checked_ns = &m->checked_ns;
-		}
+			err = map_memory(m, rep, fds[1], call, !anywhere && ferry_link_cma_enabled());
+		if (err == DOCA_SUCCESS && m->map_base == NULL)
+			err = use_cma(m, d, call);
+		if (err == DOCA_SUCCESS)
+			err = watch_exporter(m, d, call);
 	}
 	if (err != DOCA_SUCCESS) {
 		mapping_free(m);
@@ -303,7 +475,7 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 static struct link_mapping *mapping_find(const struct ferry_export_desc *d)
 {
 	for (struct link_mapping *m = mappings; m != NULL; m = m->next)
-		if (m->pid == d->pid && m->start_time == d->start_time && m->export_id == d->export_id)
+		if (!m->anywhere && m->pid == d->pid && m->start_time == d->start_time && m->export_id == d->export_id)
 			return m;
 	return NULL;
 }
@@ -348,13 +520,14 @@ static bool mapping_alive(struct link_mapping *m)
 	return ferry_link_peer_alive_cached(m->state, m->pidfd, &m->checked_ns);
 }
 
-doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, const char *call,
-				    struct ferry_link_import **imp, struct ferry_link_view *view)
+doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, unsigned int flags,
+				    const char *call, struct ferry_link_import **imp, struct ferry_link_view *view)
 {
 	struct ferry_export_desc d;
 	struct link_rep rep;
 	const char *why = NULL;
 	int fds[2] = {-1, -1};
+	bool anywhere = (flags & FERRY_LINK_IMPORT_ANYWHERE) != 0;
 	struct link_mapping *m = NULL;
 	doca_error_t err = ferry_export_desc_decode(desc, desc_len, &d, &why);
 
@@ -368,13 +541,15 @@ doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t 
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: out of memory for an import", call);
 	/* Every import proves the token to the exporter, even when a mapping exists. */
 	err = fetch_from_agent(&d, call, &rep, fds);
+	if (err == DOCA_SUCCESS)
+		err = check_grant(&d, &rep, fds, (size_t)sysconf(_SC_PAGESIZE), call);
 	if (err == DOCA_SUCCESS) {
 		pthread_mutex_lock(&import_lock);
-		m = mapping_find(&d);
+		m = anywhere ? NULL : mapping_find(&d);
 		if (m != NULL && mapping_alive(m)) {
-			m->refs++;
+			m->refs++; /* same export, same authoritative range (checked above) */
 		} else {
-			err = mapping_create(&d, &rep, fds, call, &m);
+			err = mapping_create(&d, &rep, fds, anywhere, call, &m);
 			if (err == DOCA_SUCCESS) {
 				m->next = mappings;
 				mappings = m;
@@ -388,9 +563,11 @@ doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t 
 		return err;
 	}
 	handle->m = m;
-	view->addr = (void *)(uintptr_t)d.addr;
-	view->len = (size_t)d.len;
-	view->access = d.access;
+	view->addr = (void *)(uintptr_t)m->addr;
+	view->len = (size_t)m->len;
+	view->access = m->access;
+	view->pid = m->pid;
+	view->local = m->local;
 	*imp = handle;
 	return DOCA_SUCCESS;
 }

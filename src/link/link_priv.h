@@ -14,7 +14,7 @@
 #include "link/export_desc.h"
 
 #define LINK_MSG_MAGIC 0x4b4e4c46u /* "FLNK" */
-#define LINK_MSG_VERSION 1u
+#define LINK_MSG_VERSION 2u
 
 /* Importer -> agent: which export, proved by its token. */
 struct link_req {
@@ -26,15 +26,36 @@ struct link_req {
 
 /*
  * Agent -> importer; on success fds ride along (SCM_RIGHTS): the state page,
- * then the memory when the export is shareable.
+ * then the memory when the export is shareable. The range and permission here
+ * are the authority: the descriptor only claims them, and an import whose
+ * descriptor disagrees with its agent is refused.
  */
 struct link_rep {
 	uint32_t magic;
 	int32_t status;     /* doca_error_t */
+	uint64_t addr;      /* the exported range in the exporter */
+	uint64_t len;
+	uint32_t access;    /* DOCA_ACCESS_FLAG_PCI_READ_ONLY or DOCA_ACCESS_FLAG_PCI_READ_WRITE */
+	uint32_t reserved;  /* 0 */
 	uint64_t map_base;  /* page-aligned start of the exported pages in the exporter */
 	uint64_t map_len;
 	uint64_t mem_off;   /* offset of map_base in the memory fd */
 };
+
+/*
+ * Check a successful reply against the descriptor it answers and the rules of
+ * the format (pure: the fuzz target calls it). @p page is the page size and
+ * @p has_mem whether a memory fd came with it. On failure *why names the rule.
+ */
+doca_error_t ferry_link_check_rep(const struct ferry_export_desc *d, const struct link_rep *rep, size_t page,
+				  bool has_mem, const char **why);
+
+/*
+ * Check an fd received from another process before it is mapped: a memory
+ * file (memfd) sealed against shrinking, at least @p need bytes long. A
+ * descriptor that fails gets DOCA_ERROR_NOT_PERMITTED and *why.
+ */
+doca_error_t ferry_link_check_memfd(int fd, uint64_t need, const char **why);
 
 /* Values of the export's state word, in a page the importers map read-only. */
 #define LINK_STATE_LIVE 0x4c495645u

@@ -84,8 +84,12 @@ void *ferry_mem_alloc_shared(size_t size)
 		goto fail_blk;
 	if (ftruncate(blk->fd, (off_t)len) != 0)
 		goto fail_fd;
-	/* Fixed size from now on: no peer can shrink it under the other (SIGBUS). */
-	(void)fcntl(blk->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	/*
+	 * Fixed size from now on: no peer can shrink it under the other (SIGBUS).
+	 * Not F_SEAL_SEAL: a read-only export adds F_SEAL_FUTURE_WRITE later.
+	 */
+	if (fcntl(blk->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
+		goto fail_fd;
 	blk->base = map_block(blk->fd, len);
 	if (blk->base == MAP_FAILED)
 		goto fail_fd;
