@@ -71,11 +71,14 @@ static doca_error_t client_send_hello(struct doca_comch_client *client)
 static doca_error_t client_try_connect(struct doca_comch_client *client)
 {
 	int fd = -1;
+	struct ucred cred;
 	doca_error_t err = ferry_link_connect(&client->addr, &fd);
 
 	if (err != DOCA_SUCCESS)
 		return err;
 	client->conn.fd = fd;
+	/* The server's process: its exports are the only ones its consumers may name. */
+	client->conn.peer_pid = ferry_link_peer_cred(fd, &cred) ? cred.pid : 0;
 	err = ferry_pe_watch_fd(client->ep.ctx.pe, fd);
 	if (err == DOCA_SUCCESS)
 		err = client_send_hello(client);
@@ -103,6 +106,8 @@ static void client_progress_connecting(struct doca_comch_client *client)
 		client_fail(client, DOCA_ERROR_NOT_FOUND,
 			    "no server named '%s' listens for host function %s (%s) within the connect timeout",
 			    client->ep.name, client->host_function, client->addr.text);
+	else if (err == DOCA_ERROR_NOT_PERMITTED)
+		client_fail(client, err, "%s is held by another user's process", client->addr.text);
 	else
 		client_fail(client, err, "cannot connect to %s: %s", client->addr.text, strerror(errno));
 }

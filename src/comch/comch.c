@@ -187,10 +187,11 @@ doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *ad
 
 	if (domain == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: %s '%s': %s", ep->kind, ep->name, why);
-	if (ferry_link_comch_addr(addr, domain, machine, host_function, ep->name) != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_ctx_start: %s '%s': rendezvous address for domain '%s' is too long", ep->kind,
-				  ep->name, domain);
+	doca_error_t err = ferry_link_comch_addr(addr, domain, machine, host_function, ep->name);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err, "doca_ctx_start: %s '%s': no rendezvous address in domain '%s' (%s)", ep->kind,
+				  ep->name, domain,
+				  err == DOCA_ERROR_INVALID_VALUE ? "its path is too long" : "its directory is unusable");
 	if (domain_out != NULL)
 		*domain_out = domain;
 	return DOCA_SUCCESS;

@@ -135,6 +135,7 @@ struct doca_comch_server {
 	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
 	struct ferry_link_addr addr;
 	int listen_fd;
+	int lock_fd;            /* flock of the socket path while listening */
 	int epoll_fd;           /* the listen socket and every connection; the PE watches it */
 	struct doca_comch_connection **slots; /* COMCH_CAP_MAX_CLIENTS + pending headroom */
 	uint32_t num_slots;

@@ -414,7 +414,7 @@ static doca_error_t server_open_sockets(struct doca_comch_server *server, const 
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = SERVER_LISTEN_TAG};
 	doca_error_t err;
 
-	err = ferry_link_listen(&server->addr, &server->listen_fd);
+	err = ferry_link_listen(&server->addr, &server->listen_fd, &server->lock_fd);
 	if (err == DOCA_ERROR_ALREADY_EXIST)
 		return FERRY_RULE(err, "doca_ctx_start: comch server '%s': another server already listens under this name for host function %s in domain '%s'",
 				  server->ep.name, server->host_function, domain);
@@ -434,10 +434,10 @@ static void server_close_sockets(struct doca_comch_server *server)
 		ferry_pe_unwatch_fd(server->ep.ctx.pe, server->epoll_fd);
 		close(server->epoll_fd);
 	}
-	if (server->listen_fd >= 0)
-		close(server->listen_fd);
+	ferry_link_unlisten(&server->addr, server->listen_fd, server->lock_fd);
 	server->epoll_fd = -1;
 	server->listen_fd = -1;
+	server->lock_fd = -1;
 }
 
 static doca_error_t server_start(struct doca_ctx *ctx)
@@ -572,6 +572,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	ferry_dev_rep_get(repr);
 	server->num_slots = SERVER_SLOTS;
 	server->listen_fd = -1;
+	server->lock_fd = -1;
 	server->epoll_fd = -1;
 	*comch_server = server;
 	return DOCA_SUCCESS;

@@ -4,16 +4,19 @@
  *
  * Rendezvous: processes of one emulated machine meet in a domain, named by the
  * environment variable FERRY_DOMAIN ("default" when unset; [A-Za-z0-9._-], at most
- * FERRY_LINK_DOMAIN_MAX bytes). A Comch server listens on an abstract Unix socket
- * (nothing is left in the file system when a process dies) named
+ * FERRY_LINK_DOMAIN_MAX bytes). A Comch server listens on a Unix socket in the
+ * domain's private runtime directory (ferry_link_domain_dir: mode 0700, owned by
+ * the user, so no other user can bind the name first or connect at all):
  *
- *   "\0ferry.<uid>.<domain>.comch.<machine>.<host function>.<fnv1a64(name) hex>"
+ *   "<domain dir>/comch.<machine>.<host function>.<fnv1a64(name) hex>"
  *
  * where <host function> is the host-side PCI address that the server's representor
  * stands for, which is also the device a client opens: both sides compute the same
- * address from what they hold. The name enters as a hash because an abstract
- * address has at most 107 bytes; the exact name is then checked in the handshake.
- * The uid keeps users apart; accept() also checks SO_PEERCRED (same uid).
+ * address from what they hold. The name enters as a hash because a socket path
+ * has at most 107 bytes; the exact name is then checked in the handshake. Both
+ * ends check SO_PEERCRED as well (same uid): accept() and connect() refuse
+ * anyone else. A server holds an flock on "<path>.lock" while it listens, so a
+ * socket file left by a killed server is recognised as stale and replaced.
  *
  * Control sockets are SOCK_SEQPACKET (message boundaries, ordered, reliable,
  * EOF when the peer dies) and non-blocking; one datagram is one frame
@@ -62,16 +65,36 @@ void ferry_link_set_timeouts(int fd, long seconds);
  */
 const char *ferry_link_domain(const char **why);
 
-/** Fill @p addr with the Comch rendezvous address; DOCA_ERROR_INVALID_VALUE when it does not fit. */
+/**
+ * Create (if needed) and name the private runtime directory of @p domain:
+ * $XDG_RUNTIME_DIR/ferry/<domain>, else /run/user/<uid>/ferry/<domain>, else
+ * (root) /run/ferry/<domain>, else /tmp/ferry-<uid>/<domain>; every level that
+ * another user could have made first must be owned by us with mode 0700
+ * (DOCA_ERROR_NOT_PERMITTED otherwise).
+ */
+doca_error_t ferry_link_domain_dir(const char *domain, char *out, size_t room);
+
+/**
+ * Fill @p addr with the Comch rendezvous address (creating the domain's
+ * directory); DOCA_ERROR_INVALID_VALUE when it does not fit, or the error of
+ * ferry_link_domain_dir (logged).
+ */
 doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *domain, uint32_t machine,
 				   const char *host_function, const char *name);
 
-/** Bind and listen; DOCA_ERROR_ALREADY_EXIST when someone listens there already. */
-doca_error_t ferry_link_listen(const struct ferry_link_addr *addr, int *fd);
+/**
+ * Bind and listen at a socket path, holding its lock file (*@p lock_fd) while
+ * listening. DOCA_ERROR_ALREADY_EXIST when a live server holds the name.
+ */
+doca_error_t ferry_link_listen(const struct ferry_link_addr *addr, int *fd, int *lock_fd);
+
+/** Stop listening: remove the socket file, then close @p fd and release the lock. */
+void ferry_link_unlisten(const struct ferry_link_addr *addr, int fd, int lock_fd);
 
 /**
- * Start a non-blocking connect. DOCA_ERROR_NOT_FOUND when nobody listens there,
- * DOCA_ERROR_AGAIN when the listener's backlog is full (retry later).
+ * Connect without blocking. DOCA_ERROR_NOT_FOUND when nobody listens there,
+ * DOCA_ERROR_AGAIN when the listener's backlog is full (retry later),
+ * DOCA_ERROR_NOT_PERMITTED when the listener runs as another user.
  */
 doca_error_t ferry_link_connect(const struct ferry_link_addr *addr, int *fd);
 

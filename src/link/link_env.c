@@ -33,7 +33,10 @@ static doca_error_t private_dir(const char *path, bool must_be_private)
 	return DOCA_SUCCESS;
 }
 
-/* The per-user base: XDG_RUNTIME_DIR, /run/user/<uid>, or a private folder in /tmp. */
+/*
+ * The per-user base: XDG_RUNTIME_DIR, /run/user/<uid>, for root /run/ferry
+ * (no one else may write in /run), else a private folder in /tmp.
+ */
 static int user_base(char *out, size_t room, bool *base_is_private)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -47,10 +50,12 @@ static int user_base(char *out, size_t room, bool *base_is_private)
 	if (stat(run_user, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
 		return snprintf(out, room, "%s/ferry", run_user);
 	*base_is_private = true;
+	if (getuid() == 0 && stat("/run", &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 0022) == 0)
+		return snprintf(out, room, "/run/ferry");
 	return snprintf(out, room, "/tmp/ferry-%u", (unsigned)getuid());
 }
 
-doca_error_t ferry_link_runtime_dir(char *out, size_t room)
+doca_error_t ferry_link_domain_dir(const char *domain, char *out, size_t room)
 {
 	bool base_private;
 	char base[4096];
@@ -62,14 +67,20 @@ doca_error_t ferry_link_runtime_dir(char *out, size_t room)
 	doca_error_t err = private_dir(base, base_private);
 	if (err != DOCA_SUCCESS)
 		return err;
-	const char *why = NULL;
-	const char *domain = ferry_link_domain(&why);
-	if (domain == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: %s", why);
 	n = snprintf(out, room, "%s/%s", base, domain);
 	if (n < 0 || (size_t)n >= room)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: runtime directory path too long");
 	return private_dir(out, true);
+}
+
+doca_error_t ferry_link_runtime_dir(char *out, size_t room)
+{
+	const char *why = NULL;
+	const char *domain = ferry_link_domain(&why);
+
+	if (domain == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: %s", why);
+	return ferry_link_domain_dir(domain, out, room);
 }
 
 static int hexval(char c)

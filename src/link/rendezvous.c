@@ -4,15 +4,21 @@
  * SEQPACKET socket calls of the emulated link (contract in ferry_link.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/ferry_log.h"
 #include "link/ferry_link.h"
+
+FERRY_LOG_MODULE("link");
 
 #define LINK_LISTEN_BACKLOG 1024
 
@@ -72,14 +78,21 @@ doca_error_t ferry_link_abstract_addr(struct ferry_link_addr *addr, const char *
 doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *domain, uint32_t machine,
 				   const char *host_function, const char *name)
 {
-	char path[sizeof(addr->sun.sun_path)];
+	char dir[sizeof(addr->sun.sun_path)];
+	doca_error_t err = ferry_link_domain_dir(domain, dir, sizeof(dir));
 	int n;
 
-	n = snprintf(path, sizeof(path), "ferry.%u.%s.comch.%u.%s.%016llx", (unsigned)getuid(), domain, machine,
+	if (err != DOCA_SUCCESS)
+		return err;
+	memset(addr, 0, sizeof(*addr));
+	n = snprintf(addr->sun.sun_path, sizeof(addr->sun.sun_path), "%s/comch.%u.%s.%016llx", dir, machine,
 		     host_function, (unsigned long long)fnv1a64(name));
-	if (n < 0 || (size_t)n + 1 > sizeof(path))
+	if (n < 0 || (size_t)n + 1 > sizeof(addr->sun.sun_path))
 		return DOCA_ERROR_INVALID_VALUE;
-	return ferry_link_abstract_addr(addr, path);
+	addr->sun.sun_family = AF_UNIX;
+	addr->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+	snprintf(addr->text, sizeof(addr->text), "%s", addr->sun.sun_path);
+	return DOCA_SUCCESS;
 }
 
 static int seqpacket_socket(void)
@@ -87,28 +100,101 @@ static int seqpacket_socket(void)
 	return socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
-doca_error_t ferry_link_listen(const struct ferry_link_addr *addr, int *fd)
+static bool is_path(const struct ferry_link_addr *addr)
 {
-	int s = seqpacket_socket();
+	return addr->sun.sun_path[0] != '\0';
+}
 
-	if (s < 0)
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	if (bind(s, (const struct sockaddr *)&addr->sun, addr->len) != 0) {
-		int err = errno;
+static void lock_name(const struct ferry_link_addr *addr, char *lock, size_t room)
+{
+	snprintf(lock, room, "%s.lock", addr->sun.sun_path);
+}
 
-		close(s);
-		return err == EADDRINUSE ? DOCA_ERROR_ALREADY_EXIST : DOCA_ERROR_OPERATING_SYSTEM;
+/*
+ * The lock that says a live server owns a socket path; the kernel drops it
+ * when its holder dies, however it dies. The holder removes the file when it
+ * stops, so a locker checks that the file it locked is still the one at the
+ * path (else it locked a removed file, and tries again).
+ */
+static doca_error_t lock_path(const struct ferry_link_addr *addr, int *lock_fd)
+{
+	char lock[sizeof(addr->sun.sun_path) + 8];
+
+	*lock_fd = -1;
+	if (!is_path(addr))
+		return DOCA_SUCCESS;
+	lock_name(addr, lock, sizeof(lock));
+	for (int tries = 0; tries < 16; tries++) {
+		struct stat held, named;
+		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+		if (fd < 0)
+			return DOCA_ERROR_OPERATING_SYSTEM;
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+			return err == EWOULDBLOCK ? DOCA_ERROR_ALREADY_EXIST : DOCA_ERROR_OPERATING_SYSTEM;
+		}
+		if (fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev) {
+			/* Ours now: a socket file still there was left by a server that died. */
+			(void)unlink(addr->sun.sun_path);
+			*lock_fd = fd;
+			return DOCA_SUCCESS;
+		}
+		close(fd);
 	}
-	if (listen(s, LINK_LISTEN_BACKLOG) != 0) {
-		close(s);
-		return DOCA_ERROR_OPERATING_SYSTEM;
+	return DOCA_ERROR_AGAIN;
+}
+
+doca_error_t ferry_link_listen(const struct ferry_link_addr *addr, int *fd, int *lock_fd)
+{
+	doca_error_t err = lock_path(addr, lock_fd);
+	int s;
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	s = seqpacket_socket();
+	if (s < 0 || bind(s, (const struct sockaddr *)&addr->sun, addr->len) != 0 ||
+	    listen(s, LINK_LISTEN_BACKLOG) != 0) {
+		int saved = errno;
+
+		if (s >= 0)
+			close(s);
+		if (*lock_fd >= 0)
+			close(*lock_fd);
+		*lock_fd = -1;
+		errno = saved;
+		return saved == EADDRINUSE ? DOCA_ERROR_ALREADY_EXIST : DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	*fd = s;
 	return DOCA_SUCCESS;
 }
 
+void ferry_link_unlisten(const struct ferry_link_addr *addr, int fd, int lock_fd)
+{
+	char lock[sizeof(addr->sun.sun_path) + 8];
+
+	/* Remove both files while still holding the lock: no newcomer has bound or locked yet. */
+	if (fd >= 0 && lock_fd >= 0 && is_path(addr)) {
+		(void)unlink(addr->sun.sun_path);
+		lock_name(addr, lock, sizeof(lock));
+		(void)unlink(lock);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (lock_fd >= 0)
+		close(lock_fd);
+}
+
+static _Atomic uint64_t foreign_listeners;
+
 doca_error_t ferry_link_connect(const struct ferry_link_addr *addr, int *fd)
 {
+	struct ucred cred;
+	uint64_t nth;
 	int s = seqpacket_socket();
 
 	if (s < 0)
@@ -122,6 +208,14 @@ doca_error_t ferry_link_connect(const struct ferry_link_addr *addr, int *fd)
 		if (err == EAGAIN || err == EINPROGRESS)
 			return DOCA_ERROR_AGAIN;
 		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	/* Whoever listens must be one of us: never talk to another user's socket. */
+	if (!ferry_link_peer_cred(s, &cred) || cred.uid != getuid()) {
+		close(s);
+		if (ferry_log_sampled(&foreign_listeners, &nth))
+			FERRY_ERR("ferry link: %s is held by uid %u, not by uid %u; refused (%llu so far)", addr->text,
+				  (unsigned)cred.uid, (unsigned)getuid(), (unsigned long long)nth);
+		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	*fd = s;
 	return DOCA_SUCCESS;
@@ -145,6 +239,8 @@ void ferry_link_set_timeouts(int fd, long seconds)
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+static _Atomic uint64_t foreign_callers;
+
 doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid)
 {
 	for (;;) {
@@ -157,7 +253,12 @@ doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid)
 			return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN : DOCA_ERROR_OPERATING_SYSTEM;
 		}
 		if (!ferry_link_peer_cred(s, &cred) || cred.uid != getuid()) {
+			uint64_t nth;
+
 			close(s); /* another user's process: never talk to it */
+			if (ferry_log_sampled(&foreign_callers, &nth))
+				FERRY_WARN("ferry link: refused a connection from uid %u (%llu so far)", (unsigned)cred.uid,
+					   (unsigned long long)nth);
 			continue;
 		}
 		*fd = s;
