@@ -4,6 +4,7 @@
  * task (pool, slab, backlog, completion) and the endpoint's buffers. The design
  * notes are in comch_priv.h.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,12 +172,24 @@ doca_error_t comch_ep_check_name(const char *call, const char *name)
 	return DOCA_SUCCESS;
 }
 
+#define COMCH_ENV_MS_MAX (24ul * 3600ul * 1000ul) /* a day: far from overflowing ns */
+
 uint64_t comch_env_ms_as_ns(const char *var, uint32_t default_ms)
 {
 	const char *env = getenv(var);
-	unsigned long ms = env != NULL ? strtoul(env, NULL, 10) : 0;
+	char *end = NULL;
+	unsigned long ms;
 
-	return (uint64_t)(ms != 0 ? ms : default_ms) * 1000000ull;
+	if (env == NULL || env[0] == '\0')
+		return (uint64_t)default_ms * 1000000ull;
+	errno = 0;
+	ms = strtoul(env, &end, 10);
+	if (errno != 0 || end == env || *end != '\0' || env[0] == '-' || ms == 0 || ms > COMCH_ENV_MS_MAX) {
+		FERRY_WARN("comch: %s='%s' is not a number of milliseconds in 1..%lu; using %u", var, env,
+			   COMCH_ENV_MS_MAX, default_ms);
+		ms = default_ms;
+	}
+	return (uint64_t)ms * 1000000ull;
 }
 
 doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *addr, uint32_t machine,

@@ -58,13 +58,37 @@
 #include <stdint.h>
 
 #include "comch/comch_priv.h"
+#include "link/ferry_export.h"
 
 #define COMCH_FAST_MAX_BUF_SIZE (1u << 30) /* DOCA's guide: "1GB or more" */
 #define COMCH_FAST_MAX_TASKS 65536u
-#define COMCH_FAST_MAX_PER_CONN 512u       /* producers, consumers */
+#define COMCH_FAST_MAX_PRODUCERS 512u      /* per connection */
+/*
+ * Consumers per connection, each side: a peer's consumer costs this side an
+ * import of its memory and post ring and a completion ring (fds, mappings),
+ * so the peer may announce no more than this many at once.
+ */
+#define COMCH_FAST_MAX_CONSUMERS 64u
+/* Ring entries of the peer's consumers, summed, per connection (64 MiB of completion rings). */
+#define COMCH_FAST_RING_BUDGET (1u << 20)
 #define COMCH_RING_MAGIC 0x47525046u /* "FPRG" */
 #define COMCH_DONE_MAGIC 0x47524446u /* "FDRG" */
 #define COMCH_RING_LINE 64u
+
+/*
+ * Who owns a post: the claim word of its ring entry, the one word both sides
+ * write. The consumer publishes an entry OFFERED; a producer takes it with a
+ * compare-and-swap to TAKEN before it writes a byte of the buffer; a stopping
+ * consumer takes back what is still OFFERED with a compare-and-swap to
+ * REVOKED and flushes only those. A TAKEN post completes through the
+ * completion ring (data, or an error status), never by the flush: so no byte
+ * lands in a buffer after its post-receive task completed with an error.
+ */
+enum comch_claim {
+	COMCH_POST_OFFERED = 0,
+	COMCH_POST_TAKEN = 1,
+	COMCH_POST_REVOKED = 2,
+};
 
 /** One posted buffer, as the consumer writes it into its ring. */
 struct comch_post {
@@ -72,7 +96,7 @@ struct comch_post {
 	uint32_t len;
 	uint32_t slot;
 	uint32_t generation;
-	uint32_t reserved;
+	_Atomic uint32_t claim;               /* enum comch_claim */
 };
 
 /** One filled post, as the producers' side writes it into the completion ring: one cache line. */
@@ -83,7 +107,8 @@ struct comch_done {
 	uint32_t producer_id;
 	uint32_t imm_len;
 	uint8_t imm[FERRY_FRAME_IMM_MAX];
-	uint8_t reserved[COMCH_RING_LINE - 20 - FERRY_FRAME_IMM_MAX];
+	uint32_t failed;                      /* non-zero: the producer took the post but could not fill it */
+	uint8_t reserved[COMCH_RING_LINE - 24 - FERRY_FRAME_IMM_MAX];
 };
 
 /** The head of a post or completion ring; the entries follow it. */
@@ -94,6 +119,9 @@ struct comch_ring_hdr {
 	_Atomic uint64_t head;          /* entries published; consumer's line */
 	uint8_t pad1[COMCH_RING_LINE - 8];
 };
+
+_Static_assert(sizeof(struct comch_post) == 24, "post ring entries are 24 bytes");
+_Static_assert(sizeof(struct comch_done) == COMCH_RING_LINE, "completion ring entries are one cache line");
 
 /** Bytes of a post ring of @p cap entries. */
 static inline size_t comch_ring_bytes(uint32_t cap)
@@ -107,11 +135,11 @@ static inline size_t comch_done_ring_bytes(uint32_t cap)
 	return sizeof(struct comch_ring_hdr) + (size_t)cap * sizeof(struct comch_done);
 }
 
-/** This side's end of a ring the peer writes (posts, or completions): read only. */
+/** This side's end of a ring the peer writes (posts, or completions). */
 struct comch_ring_view {
-	struct doca_mmap *mmap;                 /* imported */
-	const struct ferry_remote *remote;      /* NULL: mapped here at the same address */
-	uint64_t addr;
+	struct ferry_link_import *imp;          /* mapped here, anywhere */
+	const struct comch_ring_hdr *hdr;       /* in that mapping */
+	const uint8_t *entries;
 	uint32_t cap;                           /* from a frame, never from shared memory */
 	uint64_t tail;                          /* next entry to read (this side only) */
 };
@@ -119,7 +147,9 @@ struct comch_ring_view {
 /** A ring this side writes and the peer reads. */
 struct comch_ring_out {
 	struct comch_ring_hdr *hdr;             /* shareable block */
+	uint8_t *entries;
 	struct doca_mmap *mmap;                 /* exports it */
+	uint32_t cap;                           /* this side's choice, kept here: never read back */
 	uint64_t head;
 };
 
@@ -132,9 +162,10 @@ struct comch_remote_consumer {
 	const struct ferry_remote *remote;    /* NULL: the memory is mapped here at the same address */
 	uint64_t base;
 	uint64_t len;
-	struct comch_ring_view posts;         /* the consumer's post ring */
+	struct comch_ring_view posts;         /* the consumer's post ring (mapped read-write: claims) */
 	struct comch_ring_out dones;          /* the completions this side writes for it */
 	bool broken;                          /* the ring lied: the connection is ending */
+	bool stopped;                         /* it revoked its post ring: CONSUMER_DOWN is on its way */
 };
 
 struct doca_comch_producer_task_send {
@@ -162,6 +193,7 @@ struct doca_comch_consumer_task_post_recv {
 	struct doca_buf *buf;
 	bool posted;
 	uint32_t generation;
+	uint64_t ring_pos;                    /* where the post went in the post ring */
 	uint8_t *room;                        /* where the producer writes */
 	uint32_t room_len;
 	uint32_t producer_id;
@@ -180,6 +212,7 @@ struct doca_comch_consumer {
 	uint32_t next_generation;
 	struct comch_ring_out posts;          /* from start to stopped */
 	struct comch_ring_view dones;         /* the peer's completion ring, once DONE_RING came */
+	bool revoked;                         /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
 	bool announced;                       /* CONSUMER_UP sent, DOWN not yet */
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb;
@@ -190,16 +223,26 @@ struct doca_comch_consumer {
 /* fastpath.c */
 uint32_t comch_fast_new_id(void);
 struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_connection *conn, uint32_t id);
-/** Create a ring of @p bytes this side writes, exported read-only to the peer for @p dev. */
-doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t bytes,
-				 struct doca_dev *dev, const void **desc, size_t *desc_len);
+/**
+ * Create a ring of @p cap entries of @p entry_size bytes that this side writes,
+ * exported to the peer for @p dev with @p access (a PCI permission).
+ */
+doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t entry_size,
+				 uint32_t access, struct doca_dev *dev, const void **desc, size_t *desc_len);
 void comch_ring_out_close(struct comch_ring_out *ring);
-/** Publish entry @p entry (@p size bytes) at the head: entry first, then the head (release). */
-void comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
-/** Import a ring the peer writes; DOCA_ERROR_INVALID_VALUE when its export is smaller than @p bytes. */
+/** Publish @p entry (@p size bytes) at the head: entry first, then the head (release). Returns its position. */
+uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
+/**
+ * Import a ring the peer writes: it must be exported by @p writer_pid (the
+ * connection's peer) and hold @p cap entries of @p entry_size bytes. On a
+ * refusal *why completes "the peer's frame ...".
+ */
 doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev *dev, const uint8_t *desc,
-				  uint16_t desc_len, uint32_t cap, size_t bytes);
+				  uint16_t desc_len, uint32_t cap, size_t entry_size, uint32_t writer_pid,
+				  const char **why);
 void comch_ring_view_close(struct comch_ring_view *view);
+/** Whether the ring's writer still writes it: live, revoked (it stopped), or exited. */
+enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *view);
 /**
  * Read the entry at the view's tail into @p entry (@p size bytes). DOCA_SUCCESS,
  * DOCA_ERROR_AGAIN (nothing new), DOCA_ERROR_NOT_CONNECTED (unreadable), or
@@ -210,11 +253,14 @@ doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entr
 
 /**
  * The oldest post of @p r not taken yet, checked: DOCA_SUCCESS, DOCA_ERROR_AGAIN
- * (none), or DOCA_ERROR_NOT_CONNECTED (the ring is unreadable or lies: the
- * connection is marked broken and a line logged).
+ * (none), DOCA_ERROR_NOT_FOUND (the consumer stopped: its ring is revoked), or
+ * DOCA_ERROR_NOT_CONNECTED (the ring is unreadable or lies, or its consumer's
+ * process is gone: the connection is marked broken and a line logged).
  */
 doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
 				  struct comch_post *post);
+/** The claim word of the post at the tail of @p r's post ring. */
+_Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r);
 bool comch_fast_conn_usable(const struct doca_comch_connection *conn);
 
 /* producer.c: serve waiting sends of every producer of @p conn (a consumer left). */

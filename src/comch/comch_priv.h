@@ -82,6 +82,8 @@ struct doca_comch_connection {
 	struct comch_task_list backlog;
 	uint32_t num_producers;
 	uint32_t num_consumers;
+	uint32_t num_remotes;        /* the peer's consumers that are up (<= COMCH_FAST_MAX_CONSUMERS) */
+	uint32_t remote_ring_entries; /* their rings' entries, summed (<= COMCH_FAST_RING_BUDGET) */
 	/* fast path (comch_fast.h): this side's producers and consumers, the peer's consumers */
 	struct doca_comch_producer *producers;
 	struct doca_comch_consumer *consumers;
@@ -170,7 +172,7 @@ struct doca_comch_client {
 
 void comch_ep_init(struct comch_ep *ep, const struct ferry_ctx_ops *ops, bool is_server, struct doca_dev *dev);
 doca_error_t comch_ep_check_name(const char *call, const char *name);
-/** A timeout from environment variable @p var in ms (unset, 0 or garbage: @p default_ms), in ns. */
+/** A timeout from environment variable @p var in ms, in ns (unset: @p default_ms; 0, garbage or over a day: a line and @p default_ms). */
 uint64_t comch_env_ms_as_ns(const char *var, uint32_t default_ms);
 /** The rendezvous address of @p ep in the current domain, named in *@p domain_out unless NULL (logs a broken rule). */
 doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *addr, uint32_t machine,

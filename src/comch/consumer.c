@@ -68,20 +68,19 @@ uint32_t comch_consumer_on_done_ring(struct doca_comch_connection *conn, const s
 {
 	struct doca_comch_consumer *c = find_consumer(conn, ring->consumer_id);
 
-	if (c == NULL || !c->announced) {
+	if (c == NULL || c->posts.hdr == NULL) {
 		/* It stopped after its CONSUMER_UP left: the peer forgets it on the CONSUMER_DOWN that follows. */
 		FERRY_DBG("comch: DONE_RING for consumer %u, which is not up", ring->consumer_id);
 		return 0;
 	}
-	if (c->dones.mmap != NULL || ring->ring_cap != c->posts.hdr->cap) {
+	/* Also while stopping: posts a producer took complete through this ring. */
+	if (c->dones.imp != NULL || ring->ring_cap != c->posts.cap) {
 		*why = "DONE_RING twice for one consumer, or of another size than its post ring";
 		return UINT32_MAX;
 	}
 	if (comch_ring_view_open(&c->dones, conn->ep->ctx.dev, ring->desc, ring->desc_len, ring->ring_cap,
-				 comch_done_ring_bytes(ring->ring_cap)) != DOCA_SUCCESS) {
-		*why = "DONE_RING names memory that cannot be imported (or smaller than the ring)";
+				 sizeof(struct comch_done), (uint32_t)conn->peer_pid, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
-	}
 	return 0;
 }
 
@@ -105,12 +104,38 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 	if (!task->posted || task->generation != done->generation || done->len > task->room_len ||
 	    done->imm_len > c->imm_data_len || done->producer_id == 0)
 		return false;
+	if (done->failed != 0) {
+		/* Taken, then the producer could not fill it: the buffer is ours again. */
+		finish(c, task, DOCA_ERROR_IO_FAILED);
+		return true;
+	}
 	(void)doca_buf_set_data(task->buf, task->room, done->len);
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
 	memcpy(task->imm, done->imm, done->imm_len);
 	finish(c, task, DOCA_SUCCESS);
 	return true;
+}
+
+/*
+ * Nothing new in the completion ring: if the producers' process is gone (a
+ * consumer progressed alone sees no connection event), what is posted fails.
+ * Completions published before the end were read first.
+ */
+static void check_producers_alive(struct doca_comch_consumer *c)
+{
+	struct comch_done done;
+	enum ferry_link_liveness l = comch_ring_view_writer(&c->dones);
+
+	if (l == FERRY_LINK_LIVE || comch_ring_view_peek(&c->dones, &done, sizeof(done)) != DOCA_ERROR_AGAIN)
+		return;
+	/* Revoked: the peer forgot this consumer (it stopped), so nothing more is written. */
+	FERRY_ERR("comch consumer %u: the peer's %s; posted buffers fail", c->id,
+		  l == FERRY_LINK_EXITED ? "process is gone" : "completion ring was revoked");
+	fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
+	comch_ring_view_close(&c->dones);
+	if (l == FERRY_LINK_EXITED)
+		comch_conn_mark_broken(c->conn);
 }
 
 /* Read the completions the peer published since the last call. */
@@ -120,7 +145,7 @@ static uint32_t poll_dones(struct doca_comch_consumer *c)
 	uint32_t n = 0;
 	doca_error_t err;
 
-	while (c->num_posted != 0 && c->dones.mmap != NULL &&
+	while (c->num_posted != 0 && c->dones.imp != NULL &&
 	       (err = comch_ring_view_peek(&c->dones, &done, sizeof(done))) != DOCA_ERROR_AGAIN) {
 		if (err == DOCA_ERROR_INVALID_VALUE)
 			return dones_broken(c, "claims more completions than it holds");
@@ -131,6 +156,8 @@ static uint32_t poll_dones(struct doca_comch_consumer *c)
 		c->dones.tail++;
 		n++;
 	}
+	if (n == 0 && c->num_posted != 0 && c->dones.imp != NULL)
+		check_producers_alive(c);
 	return n;
 }
 
@@ -167,8 +194,9 @@ static doca_error_t ring_open(struct doca_comch_consumer *c, const void **desc, 
 
 	while (cap < c->pool.capacity)
 		cap <<= 1;
-	if (comch_ring_out_open(&c->posts, COMCH_RING_MAGIC, cap, comch_ring_bytes(cap), c->conn->ep->ctx.dev, desc,
-				desc_len) != DOCA_SUCCESS)
+	/* Read-write for the peer: its producers claim posts in it (and can harm only themselves). */
+	if (comch_ring_out_open(&c->posts, COMCH_RING_MAGIC, cap, sizeof(struct comch_post),
+				DOCA_ACCESS_FLAG_PCI_READ_WRITE, c->conn->ep->ctx.dev, desc, desc_len) != DOCA_SUCCESS)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: comch consumer %u: cannot set up its post ring",
 				  c->id);
 	return DOCA_SUCCESS;
@@ -182,7 +210,7 @@ static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, si
 	struct ferry_frame_consumer_up up = {
 		.consumer_id = c->id,
 		.imm_data_len = c->imm_data_len,
-		.ring_cap = c->posts.hdr->cap,
+		.ring_cap = c->posts.cap,
 		.desc = desc,
 		.desc_len = desc_len > FERRY_FRAME_DESC_MAX ? 0 : (uint16_t)desc_len,
 		.ring_desc = ring_desc,
@@ -232,12 +260,34 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	return DOCA_ERROR_IN_PROGRESS;
 }
 
+/*
+ * Take back every post no producer has claimed and flush it; a post a
+ * producer took completes through the completion ring (comch_fast.h, claims).
+ */
+static void revoke_posted(struct doca_comch_consumer *c)
+{
+	if (c->pool.mem == NULL || c->posts.hdr == NULL)
+		return;
+	for (uint32_t i = 0; i < c->pool.capacity; i++) {
+		struct doca_comch_consumer_task_post_recv *task = task_at(c, i);
+		struct comch_post *entry;
+		uint32_t expected = COMCH_POST_OFFERED;
+
+		if (task->base.state != FERRY_TASK_SUBMITTED || !task->posted)
+			continue;
+		entry = (struct comch_post *)(c->posts.entries + (task->ring_pos & (c->posts.cap - 1)) * sizeof(*entry));
+		if (atomic_compare_exchange_strong_explicit(&entry->claim, &expected, COMCH_POST_REVOKED,
+							    memory_order_acq_rel, memory_order_acquire))
+			finish(c, task, DOCA_ERROR_IO_FAILED);
+	}
+}
+
 static void consumer_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
 	uint8_t frame[FERRY_FRAME_DOWN_LEN];
 
-	fail_posted(c, DOCA_ERROR_IO_FAILED);
+	revoke_posted(c);
 	if (c->announced && comch_fast_conn_usable(c->conn))
 		(void)send_frame(c, frame, ferry_frame_build_consumer_down(frame, c->id));
 	c->announced = false;
@@ -277,7 +327,7 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	post->generation = ++c->next_generation;
 	post->posted = true;
 	c->num_posted++;
-	comch_ring_out_publish(&c->posts,
+	post->ring_pos = comch_ring_out_publish(&c->posts,
 			       &(struct comch_post){.addr = (uint64_t)(uintptr_t)data,
 						    .len = post->room_len,
 						    .slot = slot_of(c, post),
@@ -303,7 +353,7 @@ static bool consumer_has_pending(struct doca_ctx *ctx)
 
 	/* Posted buffers are polled for: no event announces a completion (nor does DOCA have one). */
 	return ctx->state == DOCA_CTX_STATE_STARTING || c->done.head != NULL ||
-	       (c->num_posted != 0 && c->dones.mmap != NULL);
+	       (c->num_posted != 0 && c->dones.imp != NULL);
 }
 
 static const struct ferry_ctx_ops consumer_ops = {
@@ -338,9 +388,9 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_comch_consumer_create: connection %p is not a live, established connection",
 				  (void *)comch_connection);
-	if (comch_connection->num_consumers >= COMCH_FAST_MAX_PER_CONN)
+	if (comch_connection->num_consumers >= COMCH_FAST_MAX_CONSUMERS)
 		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_consumer_create: connection %u has %u consumers already",
-				  comch_connection->id, COMCH_FAST_MAX_PER_CONN);
+				  comch_connection->id, COMCH_FAST_MAX_CONSUMERS);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_consumer_create: no memory");
@@ -413,7 +463,7 @@ doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devi
 
 doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers, COMCH_FAST_MAX_PER_CONN);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers, COMCH_FAST_MAX_CONSUMERS);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,

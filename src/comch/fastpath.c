@@ -66,8 +66,9 @@ static doca_error_t open_dones(struct doca_comch_connection *conn, struct comch_
 	struct ferry_frame_done_ring fr = {.consumer_id = r->id, .ring_cap = r->posts.cap};
 	const void *desc = NULL;
 	size_t desc_len = 0, n;
-	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap,
-					       comch_done_ring_bytes(r->posts.cap), conn->ep->ctx.dev, &desc, &desc_len);
+	/* Read-only for the peer: it reads completions and writes nothing here. */
+	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap, sizeof(struct comch_done),
+					       DOCA_ACCESS_FLAG_PCI_READ_ONLY, conn->ep->ctx.dev, &desc, &desc_len);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -86,18 +87,61 @@ static doca_error_t open_dones(struct doca_comch_connection *conn, struct comch_
 	return err;
 }
 
+/* What the peer may ask of us for one more consumer: within the per-connection limits. */
+static bool within_limits(const struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
+			  const char **why)
+{
+	if (comch_fast_find_remote(conn, up->consumer_id) != NULL)
+		*why = "CONSUMER_UP for a consumer id already up";
+	else if (conn->num_remotes >= COMCH_FAST_MAX_CONSUMERS)
+		*why = "CONSUMER_UP beyond the consumers a connection may have (doca_comch_consumer_cap_get_max_consumers)";
+	else if (up->ring_cap > COMCH_FAST_RING_BUDGET - conn->remote_ring_entries)
+		*why = "CONSUMER_UP beyond the ring entries a connection may have";
+	else
+		return true;
+	return false;
+}
+
+/*
+ * Import the memory a consumer of the peer posts from: it must be the peer's
+ * own export (not ours, not a third process's), and writable.
+ */
+static bool import_consumer_memory(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
+				   const struct ferry_frame_consumer_up *up, const char **why)
+{
+	void *addr = NULL;
+	size_t len = 0;
+
+	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
+	ferry_link_enable_cma();
+	if (doca_mmap_create_from_export(NULL, up->desc, up->desc_len, conn->ep->ctx.dev, &r->mmap) != DOCA_SUCCESS ||
+	    doca_mmap_get_memrange(r->mmap, &addr, &len) != DOCA_SUCCESS) {
+		*why = "CONSUMER_UP names memory that cannot be imported";
+		return false;
+	}
+	if (ferry_mmap_exporter_pid(r->mmap) != (uint32_t)conn->peer_pid) {
+		*why = "CONSUMER_UP names memory exported by another process than the peer";
+		return false;
+	}
+	if ((ferry_mmap_access(r->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0) {
+		*why = "CONSUMER_UP names a read-only export: a producer could not write into it";
+		return false;
+	}
+	r->base = (uint64_t)(uintptr_t)addr;
+	r->len = len;
+	r->remote = ferry_mmap_remote(r->mmap);
+	return true;
+}
+
 static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
 			       const char **why)
 {
 	struct comch_ep *ep = conn->ep;
 	struct comch_remote_consumer *r;
-	void *addr = NULL;
-	size_t len = 0;
+	const char *ring_why = NULL;
 
-	if (comch_fast_find_remote(conn, up->consumer_id) != NULL) {
-		*why = "CONSUMER_UP for a consumer id already up";
+	if (!within_limits(conn, up, why))
 		return UINT32_MAX;
-	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		*why = "no memory for the consumer's record";
@@ -105,19 +149,16 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 	}
 	r->id = up->consumer_id;
 	r->imm_data_len = up->imm_data_len;
-	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
-	ferry_link_enable_cma();
-	if (doca_mmap_create_from_export(NULL, up->desc, up->desc_len, ep->ctx.dev, &r->mmap) != DOCA_SUCCESS ||
-	    doca_mmap_get_memrange(r->mmap, &addr, &len) != DOCA_SUCCESS ||
-	    comch_ring_view_open(&r->posts, ep->ctx.dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
-				 comch_ring_bytes(up->ring_cap)) != DOCA_SUCCESS) {
+	if (!import_consumer_memory(conn, r, up, why)) {
 		remote_free(r);
-		*why = "CONSUMER_UP names memory that cannot be imported (or a ring smaller than its size)";
 		return UINT32_MAX;
 	}
-	r->base = (uint64_t)(uintptr_t)addr;
-	r->len = len;
-	r->remote = ferry_mmap_remote(r->mmap);
+	if (comch_ring_view_open(&r->posts, ep->ctx.dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
+				 sizeof(struct comch_post), (uint32_t)conn->peer_pid, &ring_why) != DOCA_SUCCESS) {
+		remote_free(r);
+		*why = ring_why;
+		return UINT32_MAX;
+	}
 	if (open_dones(conn, r) != DOCA_SUCCESS) {
 		remote_free(r);
 		*why = "cannot set up the completion ring for its consumer";
@@ -125,9 +166,10 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 	}
 	r->next = conn->remotes;
 	conn->remotes = r;
-	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s, post ring %s)", ep->kind, ep->name, conn->id,
-		  r->id, r->remote == NULL ? "shared mapping" : "cross-memory attach",
-		  r->posts.remote == NULL ? "shared" : "by cross-memory attach");
+	conn->num_remotes++;
+	conn->remote_ring_entries += up->ring_cap;
+	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, conn->id, r->id,
+		  r->remote == NULL ? "shared mapping" : "cross-memory attach");
 	if (ep->new_consumer_cb == NULL)
 		return 0;
 	ep->new_consumer_cb(&ep->consumer_event, conn, r->id);
@@ -154,7 +196,19 @@ doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct com
 
 	if (r->broken)
 		return DOCA_ERROR_NOT_CONNECTED;
+	if (r->stopped)
+		return DOCA_ERROR_NOT_FOUND;
 	err = comch_ring_view_peek(&r->posts, post, sizeof(*post));
+	if (err == DOCA_ERROR_AGAIN) {
+		/* A producer progressed alone learns here that its consumer stopped or its process died. */
+		enum ferry_link_liveness l = comch_ring_view_writer(&r->posts);
+		if (l == FERRY_LINK_EXITED)
+			return ring_broken(conn, r, "belongs to a consumer whose process is gone");
+		if (l == FERRY_LINK_REVOKED) {
+			r->stopped = true;
+			return DOCA_ERROR_NOT_FOUND;
+		}
+	}
 	if (err == DOCA_ERROR_INVALID_VALUE)
 		return ring_broken(conn, r, "claims more posts than it holds");
 	if (err != DOCA_SUCCESS)
@@ -165,6 +219,15 @@ doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct com
 	return DOCA_SUCCESS;
 }
 
+_Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r)
+{
+	const struct comch_ring_view *v = &r->posts;
+	const uint8_t *entry = v->entries + (v->tail & (v->cap - 1)) * sizeof(struct comch_post);
+
+	/* The post ring is mapped read-write here (its export is PCI_READ_WRITE): claims are stores. */
+	return (_Atomic uint32_t *)(uintptr_t)(entry + offsetof(struct comch_post, claim));
+}
+
 static void remote_unlink(struct doca_comch_connection *conn, struct comch_remote_consumer *gone)
 {
 	struct comch_remote_consumer **pp;
@@ -172,6 +235,8 @@ static void remote_unlink(struct doca_comch_connection *conn, struct comch_remot
 	for (pp = &conn->remotes; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == gone) {
 			*pp = gone->next;
+			conn->num_remotes--;
+			conn->remote_ring_entries -= gone->posts.cap;
 			return;
 		}
 }
@@ -222,7 +287,7 @@ void comch_fast_conn_gone(struct doca_comch_connection *conn)
 	comch_producers_conn_gone(conn);
 	comch_consumers_conn_gone(conn);
 	while ((r = conn->remotes) != NULL) {
-		conn->remotes = r->next;
+		remote_unlink(conn, r);
 		remote_free(r);
 	}
 }

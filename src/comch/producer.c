@@ -3,6 +3,7 @@
  * producer.c - doca_comch_producer: send a doca_buf into a buffer that a
  * consumer of the peer posted. Design notes in comch_fast.h.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,38 +36,66 @@ static doca_error_t copy_into_post(const struct comch_remote_consumer *r,
 				   size_t len)
 {
 	const struct doca_mmap *src_mmap = ferry_buf_mmap(task->buf);
-	void *src = NULL;
 
 	if (len == 0)
 		return DOCA_SUCCESS;
-	if (!ferry_mmap_is_usable(r->mmap) || !ferry_mmap_is_usable(src_mmap))
+	if (!ferry_mmap_is_usable(r->mmap))
 		return DOCA_ERROR_NOT_CONNECTED;
-	(void)doca_buf_get_data(task->buf, &src);
-	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, src, ferry_mmap_remote(src_mmap), len);
+	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, ferry_buf_data(task->buf), ferry_mmap_remote(src_mmap),
+			       len);
 }
 
-/* Tell the consumer: one entry in the completion ring this side writes for it. */
+/* Tell the consumer: one entry in the completion ring this side writes for it (a taken post always gets one). */
 static void publish_done(struct doca_comch_producer *p, struct comch_remote_consumer *r,
-			 const struct doca_comch_producer_task_send *task, const struct comch_post *post, size_t len)
+			 const struct doca_comch_producer_task_send *task, const struct comch_post *post, size_t len,
+			 doca_error_t status)
 {
 	struct comch_done done = {
 		.slot = post->slot,
 		.generation = post->generation,
-		.len = (uint32_t)len,
+		.len = status == DOCA_SUCCESS ? (uint32_t)len : 0,
 		.producer_id = p->id,
-		.imm_len = task->imm_len,
+		.imm_len = status == DOCA_SUCCESS ? task->imm_len : 0,
+		.failed = status != DOCA_SUCCESS,
 	};
 
-	memcpy(done.imm, task->imm, task->imm_len);
+	memcpy(done.imm, task->imm, done.imm_len);
 	comch_ring_out_publish(&r->dones, &done, sizeof(done));
+}
+
+/*
+ * Take the post at the tail for @p task: DOCA_SUCCESS (taken: ours to fill),
+ * DOCA_ERROR_AGAIN (none posted), DOCA_ERROR_TOO_BIG (it stays posted), or
+ * another error. Posts their consumer took back while stopping are skipped.
+ */
+static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote_consumer *r, size_t len,
+			      struct comch_post *post)
+{
+	for (;;) {
+		doca_error_t err = comch_fast_peek_post(p->conn, r, post);
+		_Atomic uint32_t *claim;
+		uint32_t expected = COMCH_POST_OFFERED;
+
+		if (err != DOCA_SUCCESS)
+			return err;
+		claim = comch_fast_tail_claim(r);
+		if (atomic_load_explicit(claim, memory_order_acquire) != COMCH_POST_REVOKED && len > post->len)
+			return DOCA_ERROR_TOO_BIG;
+		/* Claim before the first byte is written: a stopping consumer flushes only what it took back. */
+		bool taken = atomic_compare_exchange_strong_explicit(claim, &expected, COMCH_POST_TAKEN,
+								     memory_order_acq_rel, memory_order_acquire);
+		r->posts.tail++;
+		if (taken)
+			return DOCA_SUCCESS;
+	}
 }
 
 /* Move one waiting task on: true when it is finished (either way), false when it still waits. */
 static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task)
 {
 	struct comch_remote_consumer *r = comch_fast_find_remote(p->conn, task->consumer_id);
+	size_t len = ferry_buf_data_len(task->buf);
 	struct comch_post post;
-	size_t len = 0;
 	doca_error_t err;
 
 	if (r == NULL) {
@@ -79,24 +108,22 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 		finish(p, task, DOCA_ERROR_INVALID_VALUE);
 		return true;
 	}
-	err = comch_fast_peek_post(p->conn, r, &post);
+	/* Our own buffer must be readable before a post is taken: a post taken is a post used up. */
+	if (!ferry_mmap_is_usable(ferry_buf_mmap(task->buf))) {
+		FERRY_ERR("comch producer %u: the send's buf belongs to an mmap that is stopped or gone; send fails", p->id);
+		finish(p, task, DOCA_ERROR_NOT_CONNECTED);
+		return true;
+	}
+	err = take_post(p, r, len, &post);
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
-	if (err != DOCA_SUCCESS) {
-		finish(p, task, err);
-		return true;
-	}
-	(void)doca_buf_get_data_len(task->buf, &len);
-	if (len > post.len) {
+	if (err == DOCA_ERROR_TOO_BIG)
 		FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails", p->id,
 			  len, r->id, post.len);
-		finish(p, task, DOCA_ERROR_TOO_BIG);
-		return true;
+	if (err == DOCA_SUCCESS) {
+		err = copy_into_post(r, task, &post, len);
+		publish_done(p, r, task, &post, len, err);
 	}
-	r->posts.tail++; /* taken: the consumer gets it back with the completion */
-	err = copy_into_post(r, task, &post, len);
-	if (err == DOCA_SUCCESS)
-		publish_done(p, r, task, &post, len);
 	finish(p, task, err);
 	return true;
 }
@@ -229,9 +256,9 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_comch_producer_create: connection %p is not a live, established connection",
 				  (void *)comch_connection);
-	if (comch_connection->num_producers >= COMCH_FAST_MAX_PER_CONN)
+	if (comch_connection->num_producers >= COMCH_FAST_MAX_PRODUCERS)
 		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_producer_create: connection %u has %u producers already",
-				  comch_connection->id, COMCH_FAST_MAX_PER_CONN);
+				  comch_connection->id, COMCH_FAST_MAX_PRODUCERS);
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_producer_create: no memory");
@@ -303,7 +330,7 @@ doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devi
 
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
 {
-	return comch_cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers, COMCH_FAST_MAX_PER_CONN);
+	return comch_cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers, COMCH_FAST_MAX_PRODUCERS);
 }
 
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)

@@ -2,9 +2,14 @@
 /*
  * ring.c - the shared-memory rings of the Comch fast path (layout and rules in
  * comch_fast.h). A ring has one writer, in one process, and one reader, in the
- * other. The writer's block comes from ferry_mem_alloc_shared and reaches the
- * reader through the same export and import as any mmap: mapped at the same
- * address when possible, read by cross-memory attach otherwise.
+ * other. The writer's block comes from ferry_mem_alloc_shared and is exported
+ * like any mmap; the reader imports it with FERRY_LINK_IMPORT_ANYWHERE (mapped
+ * wherever it fits, never copied by cross-memory attach: post claims are
+ * atomics on the shared words).
+ *
+ * What comes from shared memory is never trusted for geometry: each side keeps
+ * the ring's size in private memory (the writer from its own choice, the
+ * reader from a frame), and reads only the head and entries from the ring.
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -14,21 +19,24 @@
 #include <ferry_mem.h>
 
 #include "comch/comch_fast.h"
-#include "core/ferry_mem.h"
-#include "link/ferry_remote.h"
+#include "core/ferry_dev.h"
+#include "link/ferry_export.h"
 
-doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t bytes,
-				 struct doca_dev *dev, const void **desc, size_t *desc_len)
+doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t entry_size,
+				 uint32_t access, struct doca_dev *dev, const void **desc, size_t *desc_len)
 {
-	ring->hdr = ferry_mem_alloc_shared(bytes); /* zeroed: head 0 */
-	ring->head = 0;
+	size_t bytes = sizeof(struct comch_ring_hdr) + (size_t)cap * entry_size; /* comch_ring_bytes, comch_done_ring_bytes */
+
+	memset(ring, 0, sizeof(*ring));
+	ring->hdr = ferry_mem_alloc_shared(bytes); /* zeroed: head 0, every post OFFERED */
 	if (ring->hdr == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	ring->cap = cap;
+	ring->entries = (uint8_t *)(ring->hdr + 1);
 	ring->hdr->magic = magic;
-	ring->hdr->cap = cap;
+	ring->hdr->cap = cap; /* for a debugger's eyes only: nobody reads it back */
 	if (doca_mmap_create(&ring->mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(ring->mmap, ring->hdr, bytes) != DOCA_SUCCESS ||
-	    doca_mmap_add_dev(ring->mmap, dev) != DOCA_SUCCESS ||
-	    doca_mmap_set_permissions(ring->mmap, DOCA_ACCESS_FLAG_PCI_READ_ONLY) != DOCA_SUCCESS ||
+	    doca_mmap_add_dev(ring->mmap, dev) != DOCA_SUCCESS || doca_mmap_set_permissions(ring->mmap, access) != DOCA_SUCCESS ||
 	    doca_mmap_start(ring->mmap) != DOCA_SUCCESS || doca_mmap_export_pci(ring->mmap, dev, desc, desc_len) != DOCA_SUCCESS) {
 		comch_ring_out_close(ring);
 		return DOCA_ERROR_NO_MEMORY;
@@ -44,71 +52,76 @@ void comch_ring_out_close(struct comch_ring_out *ring)
 	if (ring->hdr != NULL)
 		(void)ferry_mem_free_shared(ring->hdr);
 	ring->hdr = NULL;
+	ring->entries = NULL;
 }
 
-void comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size)
+uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size)
 {
-	uint8_t *entries = (uint8_t *)(ring->hdr + 1);
+	uint64_t pos = ring->head;
 
-	memcpy(entries + (ring->head & (ring->hdr->cap - 1)) * size, entry, size);
-	ring->head++;
+	memcpy(ring->entries + (pos & (ring->cap - 1)) * size, entry, size);
+	ring->head = pos + 1;
 	/* Release: the reader's acquire load of the head makes the entry visible with it. */
 	atomic_store_explicit(&ring->hdr->head, ring->head, memory_order_release);
+	return pos;
 }
 
 doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev *dev, const uint8_t *desc,
-				  uint16_t desc_len, uint32_t cap, size_t bytes)
+				  uint16_t desc_len, uint32_t cap, size_t entry_size, uint32_t writer_pid,
+				  const char **why)
 {
-	void *addr = NULL;
-	size_t len = 0;
+	struct ferry_link_view v;
+	size_t bytes = sizeof(struct comch_ring_hdr) + (size_t)cap * entry_size;
 	doca_error_t err;
 
 	memset(view, 0, sizeof(*view));
-	err = doca_mmap_create_from_export(NULL, desc, desc_len, dev, &view->mmap);
-	if (err == DOCA_SUCCESS)
-		err = doca_mmap_get_memrange(view->mmap, &addr, &len);
-	if (err == DOCA_SUCCESS && len < bytes)
-		err = DOCA_ERROR_INVALID_VALUE;
+	err = ferry_link_import_open(desc, desc_len, ferry_devinfo_machine(doca_dev_as_devinfo(dev)),
+				     FERRY_LINK_IMPORT_ANYWHERE, "comch ring import", &view->imp, &v);
 	if (err != DOCA_SUCCESS) {
-		comch_ring_view_close(view);
+		*why = "names a ring that cannot be imported";
 		return err;
 	}
-	view->addr = (uint64_t)(uintptr_t)addr;
-	view->remote = ferry_mmap_remote(view->mmap);
-	view->cap = cap;
-	return DOCA_SUCCESS;
+	if (v.pid != writer_pid)
+		*why = "names a ring exported by another process than the peer";
+	else if (v.len < bytes)
+		*why = "names a ring smaller than its size";
+	else if (((uintptr_t)v.local & (COMCH_RING_LINE - 1)) != 0)
+		*why = "names a ring that is not aligned to a cache line";
+	else {
+		view->hdr = v.local;
+		view->entries = (const uint8_t *)v.local + sizeof(struct comch_ring_hdr);
+		view->cap = cap;
+		return DOCA_SUCCESS;
+	}
+	comch_ring_view_close(view);
+	return DOCA_ERROR_INVALID_VALUE;
 }
 
 void comch_ring_view_close(struct comch_ring_view *view)
 {
-	if (view->mmap != NULL)
-		(void)doca_mmap_destroy(view->mmap);
-	view->mmap = NULL;
+	if (view->imp != NULL)
+		ferry_link_import_close(view->imp);
+	view->imp = NULL;
+	view->hdr = NULL;
+	view->entries = NULL;
 }
 
-static doca_error_t view_read(const struct comch_ring_view *view, uint64_t offset, void *out, size_t len)
+enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *view)
 {
-	if (view->remote != NULL)
-		return ferry_remote_read(view->remote, out, view->addr + offset, len);
-	memcpy(out, (const void *)(uintptr_t)(view->addr + offset), len); /* our mapping stays while imported */
-	return DOCA_SUCCESS;
+	return view->imp != NULL ? ferry_link_import_liveness(view->imp) : FERRY_LINK_REVOKED;
 }
 
 doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t size)
 {
-	const struct comch_ring_hdr *hdr = (const struct comch_ring_hdr *)(uintptr_t)view->addr;
-	uint64_t head = 0;
+	uint64_t head;
 
-	if (view->mmap == NULL)
+	if (view->imp == NULL)
 		return DOCA_ERROR_NOT_CONNECTED;
-	if (view->remote == NULL)
-		head = atomic_load_explicit(&hdr->head, memory_order_acquire); /* pairs with the writer's release */
-	else if (ferry_remote_read(view->remote, &head, view->addr + offsetof(struct comch_ring_hdr, head),
-				   sizeof(head)) != DOCA_SUCCESS)
-		return DOCA_ERROR_NOT_CONNECTED;
+	head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* pairs with the writer's release */
 	if (head == view->tail)
 		return DOCA_ERROR_AGAIN;
 	if (head - view->tail > view->cap)
 		return DOCA_ERROR_INVALID_VALUE;
-	return view_read(view, sizeof(struct comch_ring_hdr) + (view->tail & (view->cap - 1)) * size, entry, size);
+	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * size, size);
+	return DOCA_SUCCESS;
 }

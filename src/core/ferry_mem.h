@@ -107,4 +107,10 @@ static inline bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
 	return mmap->started && mmap->valid;
 }
 
+/** The process that exported an imported mmap (0 for a map of this process's memory). */
+static inline uint32_t ferry_mmap_exporter_pid(const struct doca_mmap *mmap)
+{
+	return mmap->link_import != NULL ? ferry_link_import_pid(mmap->link_import) : 0;
+}
+
 #endif /* FERRY_MEM_H_ */

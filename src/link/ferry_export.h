@@ -78,6 +78,19 @@ doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t 
 /** False once the exporter revoked the export or exited. Cheap: one load and one poll. */
 bool ferry_link_import_alive(const struct ferry_link_import *imp);
 
+/** Why an import is usable or not. */
+enum ferry_link_liveness {
+	FERRY_LINK_LIVE = 0,
+	FERRY_LINK_REVOKED,  /* the exporter stopped the export; it still runs */
+	FERRY_LINK_EXITED,   /* the exporter's process is gone */
+};
+
+/** As ferry_link_import_alive, and when not alive, why (one more system call then). */
+enum ferry_link_liveness ferry_link_import_liveness(const struct ferry_link_import *imp);
+
+/** The exporter's pid of an import. */
+uint32_t ferry_link_import_pid(const struct ferry_link_import *imp);
+
 void ferry_link_import_close(struct ferry_link_import *imp);
 
 /**

@@ -577,6 +577,21 @@ bool ferry_link_import_alive(const struct ferry_link_import *imp)
 	return mapping_alive(imp->m);
 }
 
+enum ferry_link_liveness ferry_link_import_liveness(const struct ferry_link_import *imp)
+{
+	const struct link_mapping *m = imp->m;
+
+	if (mapping_alive(imp->m))
+		return FERRY_LINK_LIVE;
+	/* A process that died revoked nothing: its state word still says live. */
+	return ferry_link_peer_alive(m->state, -1) ? FERRY_LINK_EXITED : FERRY_LINK_REVOKED;
+}
+
+uint32_t ferry_link_import_pid(const struct ferry_link_import *imp)
+{
+	return imp->m->pid;
+}
+
 const struct ferry_remote *ferry_link_import_remote(const struct ferry_link_import *imp)
 {
 	return imp->m->is_remote ? &imp->m->remote : NULL;
