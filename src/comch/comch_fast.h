@@ -6,22 +6,27 @@
  * Flow:
  *   consumer start:  export the consumer's mmap (doca_mmap_export_pci, the same
  *                    export every DMA importer uses) and its post ring (a block
- *                    of shareable memory, exported the same way)
+ *                    of shareable memory, exported read-write: producers claim
+ *                    posts in it)
  *                    -> CONSUMER_UP(id, imm cap, ring size, both descriptors)
- *   peer:            import both, create and export a completion ring for that
- *                    consumer -> DONE_RING(id, size, descriptor); new-consumer event
+ *   peer:            import both (the ring mapped anywhere), create and export a
+ *                    read-only completion ring for that consumer
+ *                    -> DONE_RING(id, size, descriptor); new-consumer event
  *   consumer:        imports the completion ring (from its connection's progress)
- *   post_recv:       write (slot, generation, addr, len) into the post ring, then
- *                    a release store of its head: no system call
- *   producer send:   acquire load of the post ring's head, take the oldest post,
- *                    copy the buffer straight into it (memcpy when the consumer's
- *                    memory is mapped here at the same address, else
- *                    process_vm_writev through the import: one copy, no staging),
- *                    write (slot, generation, len, producer id, imm) into the
+ *   post_recv:       write (slot, generation, addr, len, OFFERED) into the post
+ *                    ring, then a release store of its head: no system call
+ *   producer send:   acquire load of the post ring's head, claim the oldest post
+ *                    (OFFERED -> TAKEN; a REVOKED one is skipped), copy the
+ *                    buffer straight into it (memcpy when the consumer's memory
+ *                    is mapped here at the same address, else process_vm_writev
+ *                    through the import: one copy, no staging), write (slot,
+ *                    generation, len, producer id, imm, failed) into the
  *                    completion ring and release its head; the send completes
  *   consumer:        its progress polls the completion ring (acquire) and
  *                    completes the post-receive tasks
- *   consumer stop:   CONSUMER_DOWN(id) -> the peer forgets it, expired event.
+ *   consumer stop:   OFFERED posts -> REVOKED and flushed; TAKEN ones complete
+ *                    through the completion ring; CONSUMER_DOWN(id) -> the peer
+ *                    forgets it, expired event.
  * A send with no posted buffer waits (submit succeeds; the producer's progress
  * polls the ring). DOCA Comch has no event-triggered completions either: a
  * producer with waiting sends, and a consumer with posted buffers, always report
@@ -35,12 +40,15 @@
  * posted at most once at a time, both rings have as many entries as post-receive
  * tasks (rounded up), and a completion follows a taken post.
  *
- * Trust: the ring's size comes from CONSUMER_UP, never from shared memory; every
- * entry is checked against the imported range before it is used, so a producer
- * never writes outside what the consumer exported and posted; a head that claims
- * more entries than the ring holds, or a bad entry, ends the connection. A
- * completion must name a buffer that is posted now (slot and generation), fit it
- * and carry no more immediate data than the consumer takes.
+ * Trust: a ring's size comes from CONSUMER_UP (reader) or this side's choice
+ * (writer) and stays in private memory, never read back from the ring; the
+ * consumer's memory and ring must be the peer process's own exports, the memory
+ * writable; every entry is checked against the imported range before it is used,
+ * so a producer never writes outside what the consumer exported and posted; a
+ * head that claims more entries than the ring holds, or a bad entry, ends the
+ * connection. A completion must name a buffer that is posted now (slot and
+ * generation), fit it and carry no more immediate data than the consumer takes.
+ * A connection holds at most COMCH_FAST_MAX_CONSUMERS of the peer's consumers.
  *
  * Threading: CONSUMER_UP/DOWN and DONE_RING arrive through the Comch server's or
  * client's progress, which also keeps the list of the peer's consumers. Producers
