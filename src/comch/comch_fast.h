@@ -129,6 +129,8 @@ struct comch_ring_hdr {
 };
 
 _Static_assert(sizeof(struct comch_post) == 24, "post ring entries are 24 bytes");
+/* What a producer copies of a post: all but the claim word, which only atomics touch. */
+#define COMCH_POST_COPY offsetof(struct comch_post, claim)
 _Static_assert(sizeof(struct comch_done) == COMCH_RING_LINE, "completion ring entries are one cache line");
 
 /** Bytes of a post ring of @p cap entries. */
@@ -252,12 +254,13 @@ void comch_ring_view_close(struct comch_ring_view *view);
 /** Whether the ring's writer still writes it: live, revoked (it stopped), or exited. */
 enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *view);
 /**
- * Read the entry at the view's tail into @p entry (@p size bytes). DOCA_SUCCESS,
+ * Read the first @p size bytes of the entry at the view's tail (entries are
+ * @p stride bytes apart) into @p entry. DOCA_SUCCESS,
  * DOCA_ERROR_AGAIN (nothing new), DOCA_ERROR_NOT_CONNECTED (unreadable), or
  * DOCA_ERROR_INVALID_VALUE (the head claims more entries than the ring holds).
  * The caller checks the entry and advances tail.
  */
-doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t size);
+doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size);
 
 /**
  * The oldest post of @p r not taken yet, checked: DOCA_SUCCESS, DOCA_ERROR_AGAIN

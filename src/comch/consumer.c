@@ -127,7 +127,7 @@ static void check_producers_alive(struct doca_comch_consumer *c)
 	struct comch_done done;
 	enum ferry_link_liveness l = comch_ring_view_writer(&c->dones);
 
-	if (l == FERRY_LINK_LIVE || comch_ring_view_peek(&c->dones, &done, sizeof(done)) != DOCA_ERROR_AGAIN)
+	if (l == FERRY_LINK_LIVE || comch_ring_view_peek(&c->dones, &done, sizeof(done), sizeof(done)) != DOCA_ERROR_AGAIN)
 		return;
 	/* Revoked: the peer forgot this consumer (it stopped), so nothing more is written. */
 	FERRY_ERR("comch consumer %u: the peer's %s; posted buffers fail", c->id,
@@ -146,7 +146,7 @@ static uint32_t poll_dones(struct doca_comch_consumer *c)
 	doca_error_t err;
 
 	while (c->num_posted != 0 && c->dones.imp != NULL &&
-	       (err = comch_ring_view_peek(&c->dones, &done, sizeof(done))) != DOCA_ERROR_AGAIN) {
+	       (err = comch_ring_view_peek(&c->dones, &done, sizeof(done), sizeof(done))) != DOCA_ERROR_AGAIN) {
 		if (err == DOCA_ERROR_INVALID_VALUE)
 			return dones_broken(c, "claims more completions than it holds");
 		if (err != DOCA_SUCCESS)

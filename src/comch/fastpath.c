@@ -198,7 +198,7 @@ doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct com
 		return DOCA_ERROR_NOT_CONNECTED;
 	if (r->stopped)
 		return DOCA_ERROR_NOT_FOUND;
-	err = comch_ring_view_peek(&r->posts, post, sizeof(*post));
+	err = comch_ring_view_peek(&r->posts, post, sizeof(*post), COMCH_POST_COPY);
 	if (err == DOCA_ERROR_AGAIN) {
 		/* A producer progressed alone learns here that its consumer stopped or its process died. */
 		enum ferry_link_liveness l = comch_ring_view_writer(&r->posts);

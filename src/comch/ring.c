@@ -111,7 +111,7 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
 	return view->imp != NULL ? ferry_link_import_liveness(view->imp) : FERRY_LINK_REVOKED;
 }
 
-doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t size)
+doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size)
 {
 	uint64_t head;
 
@@ -122,6 +122,6 @@ doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entr
 		return DOCA_ERROR_AGAIN;
 	if (head - view->tail > view->cap)
 		return DOCA_ERROR_INVALID_VALUE;
-	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * size, size);
+	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * stride, size);
 	return DOCA_SUCCESS;
 }
