@@ -5,9 +5,10 @@
  * progress engine running between them (the server as a rogue host sees it).
  *
  * Input: one flag byte (bit 0: first send the right HELLO, so the rest is
- * judged on an established connection), then records of [u16 little-endian
- * length][datagram]; the last record is cut to what is left, and at most
- * SESSION_MAX_DATAGRAMS are sent.
+ * judged on an established connection; bit 1: burst, send every datagram
+ * before the server runs, so one read of the server takes several), then
+ * records of [u16 little-endian length][datagram]; the last record is cut to
+ * what is left, and at most SESSION_MAX_DATAGRAMS are sent.
  *
  * Properties, besides no crash and no leak (ASan, libFuzzer's per-input leak
  * check: each input ends with its connection freed):
@@ -16,6 +17,10 @@
  *     type after it) or a BYE ends the connection;
  *   - a valid MSG on an established connection is delivered, once, and the
  *     connection stays;
+ *   - in a burst without fast-path frames (whose fate depends on state this
+ *     target does not model), the same: every MSG before the first frame that
+ *     ends the connection is delivered once, and the connection ends exactly
+ *     when such a frame was sent;
  *   - after the client hangs up the server holds no connection, every
  *     connect event has had its disconnect event, and the server is RUNNING.
  *
@@ -101,6 +106,7 @@ enum verdict {
 	V_ANY,     /* no rule to check (fast-path frames) */
 	V_ENDS,    /* refused or BYE: the connection must end */
 	V_DELIVER, /* a valid MSG: one msg-recv event, the connection stays */
+	V_WELCOME, /* the right HELLO before the handshake: the connection is established */
 };
 
 static void die(const char *what)
@@ -302,7 +308,7 @@ static bool hello_is_right(const struct ferry_frame_hello *h)
 	       h->machine == ferry_devinfo_machine(host) && h->max_msg_size == S.server->ep.max_msg_size;
 }
 
-static enum verdict judge(const struct session *s, const struct datagram *d)
+static enum verdict judge(bool established, const struct datagram *d)
 {
 	const struct comch_ep *ep = &S.server->ep;
 	struct ferry_frame f;
@@ -310,8 +316,8 @@ static enum verdict judge(const struct session *s, const struct datagram *d)
 
 	if (d->len > ep->rx_cap || ferry_frame_parse(d->p, d->len, ep->max_msg_size, &f, &why) != DOCA_SUCCESS)
 		return V_ENDS;
-	if (!s->established)
-		return f.type == FERRY_FRAME_HELLO && hello_is_right(&f.u.hello) ? V_ANY : V_ENDS;
+	if (!established)
+		return f.type == FERRY_FRAME_HELLO && hello_is_right(&f.u.hello) ? V_WELCOME : V_ENDS;
 	switch (f.type) {
 	case FERRY_FRAME_MSG:
 		return V_DELIVER;
@@ -326,7 +332,7 @@ static enum verdict judge(const struct session *s, const struct datagram *d)
 
 static void send_one(struct session *s, const struct datagram *d)
 {
-	enum verdict v = judge(s, d);
+	enum verdict v = judge(s->established, d);
 	unsigned msgs0 = S.msgs;
 
 	if (!send_datagram(s, d))
@@ -337,6 +343,58 @@ static void send_one(struct session *s, const struct datagram *d)
 	if (v == V_DELIVER && (s->closed || S.msgs != msgs0 + 1))
 		die("a valid message was not delivered exactly once on a live connection");
 	s->established = !s->closed && S.connects > s->connects0;
+}
+
+/* What a burst must come to: the MSGs before its first ending frame, and whether there is one. */
+struct burst_plan {
+	bool sure;     /* no fast-path frame before the end: the outcome is known */
+	bool must_end;
+	unsigned msgs;
+};
+
+static struct burst_plan plan_burst(bool established, const struct datagram *dg, size_t n)
+{
+	struct burst_plan p = {.sure = true};
+
+	for (size_t i = 0; i < n && !p.must_end; i++) {
+		enum verdict v = judge(established, &dg[i]);
+
+		p.must_end = v == V_ENDS;
+		p.msgs += v == V_DELIVER;
+		p.sure = p.sure && v != V_ANY;
+		established = established || v == V_WELCOME;
+	}
+	return p;
+}
+
+/* Progress until the burst's outcome shows (or the bound runs out). */
+static void settle_burst(struct session *s, const struct burst_plan *p, unsigned msgs0)
+{
+	for (int i = 0; i < SESSION_CLOSE_LOOPS; i++) {
+		uint8_t busy = doca_pe_progress(S.pe);
+
+		if (poll_closed(s) || (!p->must_end && !busy && S.msgs >= msgs0 + p->msgs))
+			return;
+	}
+}
+
+static void send_burst(struct session *s, const struct datagram *dg, size_t n)
+{
+	struct burst_plan p = plan_burst(s->established, dg, n);
+	unsigned msgs0 = S.msgs;
+
+	for (size_t i = 0; i < n; i++)
+		if (!send_datagram(s, &dg[i]))
+			break;
+	settle_burst(s, &p, msgs0);
+	if (!p.sure)
+		return;
+	if (p.must_end && !s->closed)
+		die("the server kept a connection that sent, in a burst, a frame it must refuse");
+	if (!p.must_end && s->closed)
+		die("the server ended a connection that sent only valid frames in a burst");
+	if (S.msgs != msgs0 + p.msgs)
+		die("the messages of a burst before its first bad frame were not delivered exactly once");
 }
 
 /* Let the server take the connection, so every input ends with it freed (the leak check is per input). */
@@ -401,6 +459,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct datagram dg[SESSION_MAX_DATAGRAMS];
 	struct session s = {.fd = -1};
 	size_t n = split(data, size, dg);
+	bool burst = size > 0 && (data[0] & 2);
 
 	if (S.server == NULL)
 		server_up();
@@ -410,7 +469,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wait_accepted();
 	if (size > 0 && (data[0] & 1))
 		greet(&s);
-	for (size_t i = 0; i < n && !s.closed; i++)
+	if (burst)
+		send_burst(&s, dg, n);
+	for (size_t i = 0; i < n && !s.closed && !burst; i++)
 		send_one(&s, &dg[i]);
 	hang_up(&s);
 	return 0;
@@ -521,7 +582,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 #endif /* FERRY_LIBFUZZER */
 
 #ifdef FERRY_FUZZ_STANDALONE
-#define SESSION_SEEDS 12
+#define SESSION_SEEDS 16
 
 struct seed {
 	uint8_t buf[8192];
@@ -635,6 +696,16 @@ static size_t make_seeds(struct seed *sd)
 	sd[n].buf[0] = 1;
 	sd[n].len = 1;
 	seed_done_ring(&sd[n++]);
+	sd[n].buf[0] = 3; /* greeted, a burst: two messages and BYE in one read */
+	sd[n].len = 1;
+	seed_frame(&sd[n], FERRY_FRAME_MSG, "one", 3);
+	seed_frame(&sd[n], FERRY_FRAME_MSG, "two", 3);
+	seed_frame(&sd[n++], FERRY_FRAME_BYE, "", 0);
+	sd[n].buf[0] = 3; /* greeted, a burst: a message, garbage, a message never read */
+	sd[n].len = 1;
+	seed_frame(&sd[n], FERRY_FRAME_MSG, "in", 2);
+	seed_add(&sd[n], "xyz", 3);
+	seed_frame(&sd[n++], FERRY_FRAME_MSG, "lost", 4);
 	sd[n++].len = 0; /* connects and says nothing */
 	return n;
 }
