@@ -1874,13 +1874,14 @@ static struct doca_ctx *rp_ctx(const struct rogue_producers *rp)
  * on the server's end, map its post ring as the rogue and answer its
  * CONSUMER_UP with a completion ring of the rogue's making.
  */
-static void rp_open(struct rogue_producers *rp, const char *name, uint32_t ntasks, uint32_t imm_len)
+/*
+ * Connect a rogue to the running server @p name, start a consumer of @p ntasks
+ * on the server's end and map its post ring as the rogue.
+ */
+static void rp_start(struct rogue_producers *rp, const char *name, uint32_t ntasks, uint32_t imm_len)
 {
-	uint8_t got[4096], frame[FERRY_FRAME_DONE_RING_MAX];
-	struct ferry_frame_done_ring answer;
+	uint8_t got[4096];
 	struct ferry_frame f;
-	const void *desc = NULL;
-	size_t desc_len = 0;
 
 	memset(rp, 0, sizeof(*rp));
 	g_rc_ok = g_rc_err = 0;
@@ -1905,13 +1906,33 @@ static void rp_open(struct rogue_producers *rp, const char *name, uint32_t ntask
 	assert_int_equal(f.u.up.imm_data_len, imm_len);
 	rp->cap = f.u.up.ring_cap;
 	rp->posts = rogue_import(f.u.up.ring_desc, f.u.up.ring_desc_len, &rp->pimp);
-	rp->dring = ferry_mem_alloc_shared(comch_done_ring_bytes(rp->cap));
+}
+
+/*
+ * Answer the consumer's CONSUMER_UP with a completion ring of the rogue's
+ * making, exported from @p off bytes into its block and @p shrink bytes
+ * short of its size (both 0 for an honest ring).
+ */
+static void rp_answer(struct rogue_producers *rp, size_t off, size_t shrink)
+{
+	uint8_t frame[FERRY_FRAME_DONE_RING_MAX];
+	struct ferry_frame_done_ring answer;
+	const void *desc = NULL;
+	size_t desc_len = 0, bytes = comch_done_ring_bytes(rp->cap);
+
+	rp->dring = ferry_mem_alloc_shared(bytes + COMCH_RING_LINE);
 	assert_non_null(rp->dring);
-	rp->dm = fast_mmap(rp->dring, comch_done_ring_bytes(rp->cap), F->host);
+	rp->dm = fast_mmap((uint8_t *)rp->dring + off, bytes - shrink, F->host);
 	assert_int_equal(doca_mmap_export_pci(rp->dm, F->host, &desc, &desc_len), DOCA_SUCCESS);
 	answer = (struct ferry_frame_done_ring){.consumer_id = rp->cid, .ring_cap = rp->cap, .desc = desc,
 						.desc_len = (uint16_t)desc_len};
 	rogue_send(rp->fd, frame, ferry_frame_build_done_ring(frame, &answer));
+}
+
+static void rp_open(struct rogue_producers *rp, const char *name, uint32_t ntasks, uint32_t imm_len)
+{
+	rp_start(rp, name, ntasks, imm_len);
+	rp_answer(rp, 0, 0);
 	for (int i = 0; i < 20000 && rp->c->dones.imp == NULL; i++)
 		doca_pe_progress(F->pe);
 	assert_non_null(rp->c->dones.imp);
@@ -2022,6 +2043,57 @@ static void test_rogue_done_ring_geometry_lie(void **state)
 	assert_int_equal(g_rc_status[5], DOCA_ERROR_NOT_CONNECTED);
 	assert_true(ferry_test_log_has("claims more completions than it holds"));
 	rp_close(&rp);
+}
+
+/*
+ * Ring geometry the rogue cannot fake with an export: a post ring (in a
+ * CONSUMER_UP) or a completion ring (in a DONE_RING) smaller than its
+ * declared size by one byte, or not aligned to a cache line. Each ends the
+ * connection with its line; no new consumer comes up, and the server's
+ * consumer sees its post fail NOT_CONNECTED.
+ */
+static void test_rogue_ring_size_and_alignment(void **state)
+{
+	const char *want[] = {"names a ring smaller than its size", "names a ring that is not aligned to a cache line"};
+	uint8_t got[1024];
+
+	(void)state;
+	rogue_server("rogue-rings");
+	for (int k = 0; k < 2; k++) { /* the post ring of a CONSUMER_UP */
+		struct rogue_consumer rc;
+		struct doca_mmap *bad;
+		const void *bad_desc = NULL;
+		size_t bad_len = 0;
+		int fd;
+
+		rogue_consumer_open(&rc, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+		bad = fast_mmap((uint8_t *)rc.ring + (k == 0 ? 0 : 8), comch_ring_bytes(4) - (k == 0 ? 1 : 0), F->host);
+		assert_int_equal(doca_mmap_export_pci(bad, F->host, &bad_desc, &bad_len), DOCA_SUCCESS);
+		fd = rogue_hello("rogue-rings");
+		rogue_up_with(fd, 5, 4, rc.desc, rc.desc_len, bad_desc, bad_len);
+		assert_false(rogue_got_before_close(fd, FERRY_FRAME_DONE_RING));
+		close(fd);
+		assert_true(ferry_test_log_has(want[k]));
+		ferry_test_log_reset();
+		assert_int_equal(doca_mmap_destroy(bad), DOCA_SUCCESS);
+		rogue_consumer_close(&rc);
+	}
+	assert_int_equal(g_new_consumers, 0);
+	for (int k = 0; k < 2; k++) { /* the completion ring of a DONE_RING */
+		struct rogue_producers rp;
+
+		rp_start(&rp, "rogue-rings", 1, 0);
+		rp_post(&rp, 0);
+		rp_answer(&rp, k == 0 ? 0 : 8, k == 0 ? 1 : 0);
+		(void)rogue_wait_closed(rp.fd, got, sizeof(got));
+		rp_progress_until_completed(1);
+		assert_int_equal(g_rc_status[0], DOCA_ERROR_NOT_CONNECTED);
+		assert_null(rp.c->dones.imp);
+		assert_true(ferry_test_log_has(want[k]));
+		ferry_test_log_reset();
+		rp_close(&rp);
+	}
+	assert_int_equal(F->disconnects, 4);
 }
 
 enum race_end {
@@ -2314,6 +2386,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_done_ring_geometry_lie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_ring_size_and_alignment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_race_taken_post_completes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_race_taken_post_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_race_peer_leaves, setup, teardown),

@@ -247,6 +247,14 @@ static void rogue_say(const char *line)
 	fflush(stdout);
 }
 
+/* Until the parent says go (one byte on our stdin). */
+static void rogue_wait_go(void)
+{
+	char c;
+
+	ROGUE_CHECK(read(STDIN_FILENO, &c, 1) == 1, ROGUE_SETUP);
+}
+
 /* Until the parent closes our stdin (or kills us). */
 static void rogue_linger(void)
 {
@@ -457,6 +465,30 @@ static int role_die_producer(struct rogue *r, const char *name)
 	return ROGUE_OK;
 }
 
+/*
+ * The producers' side for the server's consumer answers its CONSUMER_UP with
+ * a DONE_RING that names the server consumer's own memory as the completion
+ * ring (large enough, aligned: only its exporter is wrong).
+ */
+static int role_replay_done(struct rogue *r, const char *name)
+{
+	uint8_t frame[FERRY_FRAME_DONE_RING_MAX];
+	struct ferry_frame_done_ring answer;
+	struct ferry_frame f;
+	const char *why;
+
+	rogue_hello(r, name);
+	r->done_ring_len = 1; /* it has no consumer of its own: wait for the server's CONSUMER_UP only */
+	rogue_collect(r, true);
+	ROGUE_CHECK(ferry_frame_parse(r->cup, r->cup_len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS, ROGUE_SETUP);
+	rogue_wait_go(); /* the server's consumer posts first */
+	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id, .ring_cap = f.u.up.ring_cap,
+						.desc = f.u.up.desc, .desc_len = f.u.up.desc_len};
+	rogue_send(r, frame, ferry_frame_build_done_ring(frame, &answer));
+	rogue_expect_refused(r, 0);
+	return ROGUE_OK;
+}
+
 static int rogue_role(struct rogue *r, int argc, char **argv)
 {
 	if (argc >= 1 && strcmp(argv[0], "export") == 0)
@@ -473,6 +505,8 @@ static int rogue_role(struct rogue *r, int argc, char **argv)
 		return role_die_consumer(r, argv[1]);
 	if (strcmp(argv[0], "die-producer") == 0)
 		return role_die_producer(r, argv[1]);
+	if (strcmp(argv[0], "replay-done") == 0)
+		return role_replay_done(r, argv[1]);
 	return ROGUE_SETUP;
 }
 
@@ -746,6 +780,12 @@ static int child_finish(struct child *c)
 	return WIFEXITED(c->status) ? WEXITSTATUS(c->status) : 128 + WTERMSIG(c->status);
 }
 
+/* Let the child go on (rogue_wait_go). */
+static void child_go(struct child *c)
+{
+	assert_int_equal(write(c->in, "g", 1), 1);
+}
+
 static void child_kill(struct child *c)
 {
 	kill(c->pid, SIGKILL);
@@ -826,64 +866,68 @@ static void test_read_only_memory_of_another_process(void **state)
 	assert_int_equal(fds_settle(fds), fds);
 }
 
-/* Case 2: a raw socket of ours names memory, or a ring, that a third process exported. */
-static void third_process(bool ring)
+/* The descriptor the child printed as "@p tag <hex>", once its line is complete. */
+static size_t child_hex(struct child *c, const char *tag, uint8_t *out, size_t cap)
 {
-	const char *args[] = {"export", NULL};
-	uint8_t frame[FERRY_FRAME_UP_MAX], got[4096], mdesc[FERRY_FRAME_DESC_MAX], rdesc[FERRY_FRAME_DESC_MAX];
-	uint8_t *mem = ferry_mem_alloc_shared(ROGUE_MEM);
-	struct comch_ring_hdr *own_ring = ferry_mem_alloc_shared(comch_ring_bytes(ROGUE_CAP));
-	const void *own_desc = NULL, *own_ring_desc = NULL;
-	size_t own_desc_len = 0, own_ring_desc_len = 0, mlen = 0, rlen = 0;
-	struct ferry_frame_consumer_up up = {.consumer_id = ROGUE_ID, .ring_cap = ROGUE_CAP};
+	const char *p = NULL;
+	size_t n = 0;
+
+	for (int i = 0; i < LIMIT_MS * 10; i++) {
+		p = strstr(c->seen, tag);
+		if (p != NULL && strchr(p, '\n') != NULL)
+			break;
+		child_wait_word(c, tag);
+		p = NULL;
+	}
+	assert_non_null(p);
+	for (p += strlen(tag); p[0] != '\n' && n < cap; p += 2)
+		assert_int_equal(sscanf(p, "%2hhx", &out[n++]), 1);
+	return n;
+}
+
+/* An export of our own over shareable memory of @p len bytes (PCI read-write). */
+static struct doca_mmap *own_export(size_t len, void **mem, const void **desc, size_t *desc_len)
+{
+	struct doca_mmap *m = NULL;
+
+	*mem = ferry_mem_alloc_shared(len);
+	assert_non_null(*mem);
+	assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(m, *mem, len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(m, F->host), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_pci(m, F->host, desc, desc_len), DOCA_SUCCESS);
+	return m;
+}
+
+/* A raw socket of ours, connected to the server @p name and past its handshake. */
+static int raw_hello(const char *name)
+{
 	const struct doca_devinfo *info = doca_dev_as_devinfo(F->host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
 	struct ferry_link_addr addr;
-	struct doca_mmap *mm = NULL, *rm = NULL;
-	struct child c;
-	const char *p;
-	int fd = -1, fds;
+	int fd = -1;
 
-	start_server("rogue-third");
-	spawn_rogue(&c, args);
-	child_wait_word(&c, "ring ");
-	p = strstr(c.seen, "mem ") + 4;
-	for (; p[0] != '\n' && mlen < sizeof(mdesc); p += 2)
-		assert_int_equal(sscanf(p, "%2hhx", &mdesc[mlen++]), 1);
-	p = strstr(c.seen, "ring ") + 5;
-	for (; p[0] != '\n' && rlen < sizeof(rdesc); p += 2)
-		assert_int_equal(sscanf(p, "%2hhx", &rdesc[rlen++]), 1);
-	assert_non_null(mem);
-	assert_non_null(own_ring);
-	assert_int_equal(doca_mmap_create(&mm), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_set_memrange(mm, mem, ROGUE_MEM), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(mm, F->host), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_set_permissions(mm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_start(mm), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_export_pci(mm, F->host, &own_desc, &own_desc_len), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_create(&rm), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_set_memrange(rm, own_ring, comch_ring_bytes(ROGUE_CAP)), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(rm, F->host), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_set_permissions(rm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_start(rm), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_export_pci(rm, F->host, &own_ring_desc, &own_ring_desc_len), DOCA_SUCCESS);
-	up.desc = ring ? own_desc : mdesc;
-	up.desc_len = (uint16_t)(ring ? own_desc_len : mlen);
-	up.ring_desc = ring ? rdesc : own_ring_desc;
-	up.ring_desc_len = (uint16_t)(ring ? rlen : own_ring_desc_len);
-
-	fds = count_fds();
 	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(info),
-					       ferry_devinfo_name(info), "rogue-third"),
+					       ferry_devinfo_name(info), name),
 			 DOCA_SUCCESS);
 	assert_int_equal(ferry_link_connect(&addr, &fd), DOCA_SUCCESS);
 	assert_int_equal(ferry_link_send(fd, frame,
 					 ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
-								 ferry_devinfo_name(info), "rogue-third")),
+								 ferry_devinfo_name(info), name)),
 			 DOCA_SUCCESS);
 	for (int i = 0; i < 100000 && F->connects == 0; i++)
 		doca_pe_progress(F->pe);
 	assert_int_equal(F->connects, 1);
-	assert_int_equal(ferry_link_send(fd, frame, ferry_frame_build_consumer_up(frame, &up)), DOCA_SUCCESS);
+	return fd;
+}
+
+/* Progress until the server ended the raw connection; it must have sent no DONE_RING. */
+static void raw_refused(int fd)
+{
+	uint8_t got[4096];
+
 	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
 		doca_pe_progress(F->pe);
 	for (int i = 0; i < 100; i++) {
@@ -897,6 +941,39 @@ static void third_process(bool ring)
 		assert_int_not_equal(f.type, FERRY_FRAME_DONE_RING);
 	}
 	close(fd);
+}
+
+/*
+ * Case 2: a raw socket of ours (its pid is ours) names memory, or a ring,
+ * that a third process exported; the other half is our own export, which
+ * alone would pass.
+ */
+static void third_process(bool ring)
+{
+	const char *args[] = {"export", NULL};
+	uint8_t frame[FERRY_FRAME_UP_MAX], mdesc[FERRY_FRAME_DESC_MAX], rdesc[FERRY_FRAME_DESC_MAX];
+	struct ferry_frame_consumer_up up = {.consumer_id = ROGUE_ID, .ring_cap = ROGUE_CAP};
+	const void *own_desc = NULL, *own_ring_desc = NULL;
+	size_t own_desc_len = 0, own_ring_desc_len = 0, mlen, rlen;
+	struct doca_mmap *mm, *rm;
+	void *mem, *own_ring;
+	struct child c;
+	int fd, fds;
+
+	start_server("rogue-third");
+	spawn_rogue(&c, args);
+	mlen = child_hex(&c, "mem ", mdesc, sizeof(mdesc));
+	rlen = child_hex(&c, "ring ", rdesc, sizeof(rdesc));
+	mm = own_export(ROGUE_MEM, &mem, &own_desc, &own_desc_len);
+	rm = own_export(comch_ring_bytes(ROGUE_CAP), &own_ring, &own_ring_desc, &own_ring_desc_len);
+	up.desc = ring ? own_desc : mdesc;
+	up.desc_len = (uint16_t)(ring ? own_desc_len : mlen);
+	up.ring_desc = ring ? rdesc : own_ring_desc;
+	up.ring_desc_len = (uint16_t)(ring ? rlen : own_ring_desc_len);
+	fds = count_fds();
+	fd = raw_hello("rogue-third");
+	assert_int_equal(ferry_link_send(fd, frame, ferry_frame_build_consumer_up(frame, &up)), DOCA_SUCCESS);
+	raw_refused(fd);
 	assert_refused(ring ? "names a ring exported by another process than the peer" :
 			      "CONSUMER_UP names memory exported by another process than the peer",
 		       0);
@@ -920,6 +997,25 @@ static void test_ring_of_a_third_process(void **state)
 	third_process(true);
 }
 
+/* A started consumer of the server's, on @p pe, over @p len bytes at @p mem (one task). */
+static struct doca_comch_consumer *server_consumer(struct doca_pe *pe, void *mem, size_t len, struct doca_mmap **cm)
+{
+	struct doca_comch_consumer *cons = NULL;
+
+	assert_int_equal(doca_mmap_create(cm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(*cm, mem, len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(*cm, F->dpu), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(*cm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(*cm), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_create(F->conn, *cm, &cons), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(cons, recv_cb, recv_cb, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, doca_comch_consumer_as_ctx(cons)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(cons)), DOCA_ERROR_IN_PROGRESS);
+	(void)doca_pe_progress(pe);
+	assert_int_equal(state_of(doca_comch_consumer_as_ctx(cons)), DOCA_CTX_STATE_RUNNING);
+	return cons;
+}
+
 /*
  * Case 3: the rogue (another process) replays one of the server's own
  * exports in a CONSUMER_UP of its second consumer. For "c..." variants the
@@ -939,17 +1035,8 @@ static void replay(const char *what, const char *line)
 	fds = count_fds();
 	spawn_rogue(&c, args);
 	wait_connected(&c);
-	if (what[0] == 'c') {
-		assert_int_equal(doca_mmap_create(&cm), DOCA_SUCCESS);
-		assert_int_equal(doca_mmap_set_memrange(cm, cmem, 4096), DOCA_SUCCESS);
-		assert_int_equal(doca_mmap_add_dev(cm, F->dpu), DOCA_SUCCESS);
-		assert_int_equal(doca_mmap_set_permissions(cm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
-		assert_int_equal(doca_mmap_start(cm), DOCA_SUCCESS);
-		assert_int_equal(doca_comch_consumer_create(F->conn, cm, &cons), DOCA_SUCCESS);
-		assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(cons, recv_cb, recv_cb, 1), DOCA_SUCCESS);
-		assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(cons)), DOCA_SUCCESS);
-		assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(cons)), DOCA_ERROR_IN_PROGRESS);
-	}
+	if (what[0] == 'c')
+		cons = server_consumer(F->pe, cmem, 4096, &cm);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_refused(line, 1); /* its good consumer came up; the replay did not */
 	if (cons != NULL) {
@@ -985,6 +1072,50 @@ static void test_replay_server_consumer_ring(void **state)
 {
 	(void)state;
 	replay("cring-as-ring", "names a ring exported by another process than the peer");
+}
+
+/*
+ * Case 3 on the consumer's side: the rogue names the memory of the server's
+ * own consumer as the completion ring for that consumer. Refused with the
+ * line; the posted buffer fails NOT_CONNECTED and stays untouched.
+ */
+static void test_replay_server_memory_as_done_ring(void **state)
+{
+	const char *args[] = {"replay-done", "rogue-replay-done", NULL};
+	struct doca_comch_consumer_task_post_recv *t = NULL;
+	struct doca_comch_consumer *cons;
+	struct doca_buf_inventory *inv = NULL;
+	struct doca_buf *buf = NULL;
+	struct doca_mmap *cm = NULL;
+	uint8_t *cmem = aligned_alloc(COMCH_RING_LINE, 4096);
+	struct child c;
+
+	(void)state;
+	memset(cmem, 0, 4096);
+	start_server("rogue-replay-done");
+	spawn_rogue(&c, args);
+	wait_connected(&c);
+	cons = server_consumer(F->pe, cmem, 4096, &cm);
+	assert_int_equal(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem, 4096, &buf), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(cons, buf, &t), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)), DOCA_SUCCESS);
+	child_go(&c);
+	assert_int_equal(child_finish(&c), ROGUE_OK);
+	assert_refused("names a ring exported by another process than the peer", 0);
+	for (int i = 0; i < 10000 && F->recv_err == 0; i++)
+		doca_pe_progress(F->pe);
+	assert_int_equal(F->recv_err, 1);
+	assert_int_equal(F->recv_status, DOCA_ERROR_NOT_CONNECTED);
+	for (size_t i = 0; i < 4096; i++)
+		assert_int_equal(cmem[i], 0);
+	stop_idle(doca_comch_consumer_as_ctx(cons), F->pe);
+	assert_int_equal(doca_comch_consumer_destroy(cons), DOCA_SUCCESS);
+	(void)doca_buf_dec_refcount(buf, NULL);
+	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(cm), DOCA_SUCCESS);
+	free(cmem);
 }
 
 /* A started producer on the server's connection, on @p pe, with one send of @p len bytes of 0xa5 to ROGUE_ID. */
@@ -1175,6 +1306,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_replay_done_ring_as_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_server_consumer_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_server_consumer_ring, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_server_memory_as_done_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_reopened_read_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consumer_process_dies_producer_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_producer_process_dies_consumer_alone, setup, teardown),
