@@ -483,6 +483,8 @@ doca_error_t comch_conn_read(struct comch_ep *ep, struct doca_comch_connection *
 		for (uint32_t i = 0; i < got; i++) {
 			bool stop = false;
 
+			if (ep->rx_lens[i] == 0)
+				return DOCA_ERROR_CONNECTION_RESET; /* EOF or an empty datagram: the end */
 			*events += on_datagram(ep, conn, ep->rx + (size_t)i * ep->rx_stride, ep->rx_lens[i], &stop);
 			if (stop)
 				return DOCA_SUCCESS; /* conn may be gone: touch nothing */

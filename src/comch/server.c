@@ -223,14 +223,22 @@ static doca_error_t server_judge_hello(const struct doca_comch_server *server, c
 	return DOCA_SUCCESS;
 }
 
+static bool server_running(const struct doca_comch_server *server);
+
+/*
+ * A HELLO: welcome or refuse. *stop is set unless the client is welcomed and
+ * may go on: frames it sent right behind its HELLO (in the same receive
+ * batch) are then handled, not dropped.
+ */
 static uint32_t server_on_hello(struct doca_comch_server *server, struct doca_comch_connection *conn,
-				const struct ferry_frame_hello *hello)
+				const struct ferry_frame_hello *hello, bool *stop)
 {
 	uint8_t frame[FERRY_FRAME_HDR_LEN + 12];
 	char reason[FERRY_FRAME_REASON_MAX];
 	doca_error_t err = server_judge_hello(server, hello, reason, sizeof(reason));
 	size_t len;
 
+	*stop = true;
 	if (err != DOCA_SUCCESS) {
 		server_refuse(server, conn, err, reason);
 		return 0;
@@ -245,6 +253,7 @@ static uint32_t server_on_hello(struct doca_comch_server *server, struct doca_co
 	FERRY_DBG("comch server '%s': client %u (pid %d) connected", server->ep.name, conn->id, (int)conn->peer_pid);
 	if (server->connect_cb != NULL)
 		server->connect_cb(&server->ep.conn_event, conn, 1);
+	*stop = !server_running(server) || conn->broken;
 	return 1;
 }
 
@@ -262,10 +271,10 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 	struct comch_ep *ep = &server->ep;
 
 	if (!conn->established) {
+		if (f->type == FERRY_FRAME_HELLO)
+			return server_on_hello(server, conn, &f->u.hello, stop);
 		*stop = true;
-		if (f->type != FERRY_FRAME_HELLO)
-			return server_lost(server, conn, true, "sent frame type %d before HELLO", (int)f->type);
-		return server_on_hello(server, conn, &f->u.hello);
+		return server_lost(server, conn, true, "sent frame type %d before HELLO", (int)f->type);
 	}
 	switch (f->type) {
 	case FERRY_FRAME_MSG:

@@ -12,8 +12,9 @@
  * exported, shareable ranges, with the export's real range and permission.
  *
  * The agent never blocks on one importer: sockets are non-blocking, at most
- * AGENT_MAX_CONNS requests are pending at once (the oldest is dropped for a
- * newcomer), each has AGENT_REQ_DEADLINE_MS to send its request, and a failed
+ * AGENT_MAX_CONNS requests are pending at once (when full, requests already
+ * there are served, then the oldest connection of the process holding the most
+ * is dropped), each has AGENT_REQ_DEADLINE_MS to send its request, and a failed
  * accept (out of fds, say) pauses the listener instead of ending the agent.
  *
  * Read-only exports seal their memory file against future writes
@@ -213,6 +214,51 @@ static bool admit(int fd, pid_t *peer)
 	return false;
 }
 
+/* Serve every pending connection whose request is there; the others stay. */
+static void serve_ready(struct agent_conn *conns, size_t *n)
+{
+	struct pollfd pfd[AGENT_MAX_CONNS];
+	size_t kept = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		pfd[i] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+	if (poll(pfd, *n, 0) <= 0)
+		return;
+	for (size_t i = 0; i < *n; i++) {
+		if (pfd[i].revents == 0) {
+			conns[kept++] = conns[i];
+			continue;
+		}
+		serve_conn(conns[i].fd, conns[i].peer);
+		close(conns[i].fd);
+	}
+	*n = kept;
+}
+
+/*
+ * Full of idle connections: the oldest of the process that holds the most
+ * goes, so one process that floods the agent with connections pushes out its
+ * own, not another importer's.
+ */
+static void evict_one(struct agent_conn *conns, size_t *n)
+{
+	size_t victim = 0, most = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		size_t held = 0;
+
+		for (size_t j = 0; j < *n; j++)
+			held += conns[j].peer == conns[i].peer;
+		if (held > most) { /* the first (oldest) of each pid is met first */
+			most = held;
+			victim = i;
+		}
+	}
+	close(conns[victim].fd);
+	memmove(&conns[victim], &conns[victim + 1], (*n - victim - 1) * sizeof(conns[0]));
+	(*n)--;
+}
+
 /* Take pending connections; false when accept ran out of resources (pause the listener). */
 static bool accept_some(int lfd, struct agent_conn *conns, size_t *n)
 {
@@ -235,12 +281,10 @@ static bool accept_some(int lfd, struct agent_conn *conns, size_t *n)
 			close(fd);
 			continue;
 		}
-		if (*n == AGENT_MAX_CONNS) {
-			/* Full: the oldest request has waited longest; it goes. */
-			close(conns[0].fd);
-			memmove(&conns[0], &conns[1], (AGENT_MAX_CONNS - 1) * sizeof(conns[0]));
-			(*n)--;
-		}
+		if (*n == AGENT_MAX_CONNS)
+			serve_ready(conns, n); /* requests that arrived are answered, not evicted */
+		if (*n == AGENT_MAX_CONNS)
+			evict_one(conns, n);
 		conns[(*n)++] = (struct agent_conn){fd, peer, ferry_link_now_ns() + AGENT_REQ_DEADLINE_MS * 1000000ull};
 	}
 }

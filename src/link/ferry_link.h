@@ -125,8 +125,9 @@ doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len);
  * into @p max slots of @p stride bytes at @p bufs (each takes @p cap bytes).
  * lens[i] gets each datagram's full size, cap + 1 when it was cut. *got gets the
  * count. DOCA_ERROR_AGAIN when nothing is there; DOCA_ERROR_CONNECTION_RESET on
- * EOF or error before any datagram (an EOF after some datagrams is reported by
- * the next call).
+ * EOF, an empty datagram or an error before any datagram. An EOF or empty
+ * datagram after some datagrams comes last, as lens[i] == 0: the connection
+ * ends there (whatever followed it in this call is dropped with it).
  */
 doca_error_t ferry_link_recv_batch(int fd, uint8_t *bufs, size_t stride, size_t cap, uint32_t max, size_t *lens,
 				   uint32_t *got);

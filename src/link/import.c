@@ -198,6 +198,8 @@ static doca_error_t agent_receive(int fd, struct link_rep *rep, int fds[2])
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
 	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 
+	size_t nfds = 0;
+
 	fds[0] = fds[1] = -1;
 	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL; c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
@@ -207,14 +209,15 @@ static doca_error_t agent_receive(int fd, struct link_rep *rep, int fds[2])
 		if (k > 4)
 			k = 4; /* cannot happen with a buffer of 4: MSG_CTRUNC */
 		memcpy(got, CMSG_DATA(c), k * sizeof(int));
-		for (size_t i = 0; i < k; i++) {
-			if (i < 2 && fds[i] < 0)
-				fds[i] = got[i];
+		for (size_t i = 0; i < k; i++, nfds++) {
+			if (nfds < 2)
+				fds[nfds] = got[i];
 			else
 				close(got[i]);
 		}
 	}
-	if (n != (ssize_t)sizeof(*rep) || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0 ||
+	/* The state page, and the memory when shareable: never more (a reply with more is malformed). */
+	if (n != (ssize_t)sizeof(*rep) || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) != 0 || nfds > 2 ||
 	    rep->magic != LINK_MSG_MAGIC) {
 		close_fds(fds, 2);
 		return DOCA_ERROR_CONNECTION_RESET;

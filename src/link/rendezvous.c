@@ -338,10 +338,18 @@ doca_error_t ferry_link_recv_batch(int fd, uint8_t *bufs, size_t stride, size_t 
 		return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN : DOCA_ERROR_CONNECTION_RESET;
 	*got = 0;
 	for (int i = 0; i < n; i++) {
-		if (msgs[i].msg_len == 0) /* EOF: frames are never empty */
-			return *got > 0 ? DOCA_SUCCESS : DOCA_ERROR_CONNECTION_RESET;
+		/*
+		 * EOF, or an empty datagram (frames are never empty): either way the
+		 * connection ends here. After some datagrams it is handed on as a
+		 * 0-length one, so the caller ends the connection right there
+		 * rather than carry on past datagrams this call already took.
+		 */
+		if (msgs[i].msg_len == 0 && i == 0)
+			return DOCA_ERROR_CONNECTION_RESET;
 		lens[i] = (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) ? cap + 1 : msgs[i].msg_len;
 		(*got)++;
+		if (msgs[i].msg_len == 0)
+			break;
 	}
 	return DOCA_SUCCESS;
 }

@@ -1213,12 +1213,8 @@ ROGUE_TEST(test_rogue_disk_file, R_DISK_FILE, DOCA_ERROR_NOT_PERMITTED)
 ROGUE_TEST(test_rogue_state_pipe, R_STATE_PIPE, DOCA_ERROR_NOT_PERMITTED)
 ROGUE_TEST(test_rogue_state_empty, R_STATE_EMPTY, DOCA_ERROR_NOT_PERMITTED)
 ROGUE_TEST(test_rogue_no_fds, R_NO_FDS, DOCA_ERROR_CONNECTION_RESET)
-/*
- * One fd too many: the importer keeps the first two and closes the rest
- * (agent_receive), so this import succeeds today and must leak nothing. A
- * stricter importer would refuse it (CONNECTION_RESET): then say so here.
- */
-ROGUE_TEST(test_rogue_three_fds, R_THREE_FDS, DOCA_SUCCESS)
+/* One fd more than the protocol has: a malformed reply, refused, every fd closed. */
+ROGUE_TEST(test_rogue_three_fds, R_THREE_FDS, DOCA_ERROR_CONNECTION_RESET)
 ROGUE_TEST(test_rogue_five_fds, R_FIVE_FDS, DOCA_ERROR_CONNECTION_RESET)
 ROGUE_TEST(test_rogue_short_reply, R_SHORT, DOCA_ERROR_CONNECTION_RESET)
 ROGUE_TEST(test_rogue_long_reply, R_LONG, DOCA_ERROR_CONNECTION_RESET)
@@ -1339,6 +1335,53 @@ static void test_flood_idle_connections(void **state)
 	expect_honest_import(&e, 2.0);
 	for (int i = 0; i < n; i++)
 		close(flood[i]);
+	expect_honest_import(&e, 2.0);
+	exporter_stop(&x);
+}
+
+#define FLOODERS 2
+#define FLOOD_HONEST_IMPORTS 10
+
+/* A process that connects to the agent as fast as it can and never speaks, until killed. */
+static pid_t start_flooder(const struct export *e)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		enum { HELD = 512 };
+		int held[HELD];
+
+		for (int i = 0; i < HELD; i++)
+			held[i] = -1;
+		for (unsigned long k = 0;; k++) {
+			if (held[k % HELD] >= 0)
+				close(held[k % HELD]); /* only to stay within the fd limit */
+			held[k % HELD] = connect_agent(&e->d, true);
+		}
+	}
+	return pid;
+}
+
+/* Other processes of the same user flood the agent while we import: every honest import still gets through. */
+static void test_flood_concurrent(void **state)
+{
+	struct exporter x;
+	struct export e;
+	pid_t flooders[FLOODERS];
+
+	(void)state;
+	exporter_start(&x);
+	exporter_export(&x, "shared", 65536, "rw", &e, "shared read-write");
+	for (int i = 0; i < FLOODERS; i++)
+		flooders[i] = start_flooder(&e);
+	usleep(100000); /* the flood is on */
+	for (int i = 0; i < FLOOD_HONEST_IMPORTS; i++)
+		expect_honest_import(&e, 1.5);
+	for (int i = 0; i < FLOODERS; i++) {
+		kill(flooders[i], SIGKILL);
+		(void)waitpid(flooders[i], NULL, 0);
+	}
 	expect_honest_import(&e, 2.0);
 	exporter_stop(&x);
 }
@@ -1723,6 +1766,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_agent_backlog_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exporter_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_idle_connections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood_concurrent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood_wrong_tokens, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_survives_emfile, setup, teardown),
 		/* First of the cross-user cases: before any root process could have made /tmp/ferry-0. */
