@@ -373,6 +373,22 @@ static void rogue_try_writing(int fd, size_t len, off_t off)
 	close(rw);
 }
 
+/* Ferry's own import of the completion ring is read-only too: mprotect cannot make it writable. */
+static const struct comch_ring_hdr *rogue_import_read_only(struct rogue *r, size_t page,
+							     struct ferry_link_import **imp)
+{
+	struct ferry_link_view v;
+
+	ROGUE_CHECK(ferry_link_import_open(r->done_ring, r->done_ring_len, ferry_devinfo_machine(doca_dev_as_devinfo(r->host)),
+					   FERRY_LINK_IMPORT_ANYWHERE, "rogue", imp, &v) == DOCA_SUCCESS,
+		    ROGUE_SETUP);
+	ROGUE_CHECK(v.access == DOCA_ACCESS_FLAG_PCI_READ_ONLY, ROGUE_WROTE);
+	ROGUE_CHECK(mprotect((void *)((uintptr_t)v.local & ~(uintptr_t)(page - 1)), page, PROT_READ | PROT_WRITE) != 0 &&
+			    errno == EACCES,
+		    ROGUE_WROTE);
+	return v.local;
+}
+
 /*
  * Case 6: the completion ring the server hands the rogue is read-only. The
  * rogue asks the server's memory agent for it, as an importer does, and tries
@@ -384,7 +400,7 @@ static int role_reopen(struct rogue *r, const char *name)
 {
 	struct ferry_export_desc d;
 	struct ferry_link_import *imp = NULL;
-	struct ferry_link_view v;
+	const struct comch_ring_hdr *imported;
 	struct link_rep rep;
 	const char *why;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -404,16 +420,10 @@ static int role_reopen(struct rogue *r, const char *name)
 	ROGUE_CHECK(ro != MAP_FAILED, ROGUE_SETUP);
 	ROGUE_CHECK(((const struct comch_ring_hdr *)(ro + (rep.addr - rep.map_base)))->magic == COMCH_DONE_MAGIC,
 		    ROGUE_SETUP);
-	ROGUE_CHECK(ferry_link_import_open(r->done_ring, r->done_ring_len, ferry_devinfo_machine(doca_dev_as_devinfo(r->host)),
-					   FERRY_LINK_IMPORT_ANYWHERE, "rogue", &imp, &v) == DOCA_SUCCESS,
-		    ROGUE_SETUP);
-	ROGUE_CHECK(v.access == DOCA_ACCESS_FLAG_PCI_READ_ONLY, ROGUE_WROTE);
-	ROGUE_CHECK(mprotect((void *)((uintptr_t)v.local & ~(uintptr_t)(page - 1)), page, PROT_READ | PROT_WRITE) != 0 &&
-			    errno == EACCES,
-		    ROGUE_WROTE);
+	imported = rogue_import_read_only(r, page, &imp);
 	rogue_say("sealed");
 	/* The parent sends once into the post we offered: its completion must show in our read-only views. */
-	for (int i = 0; i < LIMIT_MS && atomic_load(&((const struct comch_ring_hdr *)v.local)->head) == 0; i++)
+	for (int i = 0; i < LIMIT_MS && atomic_load(&imported->head) == 0; i++)
 		usleep(1000);
 	ROGUE_CHECK(atomic_load(&((const struct comch_ring_hdr *)(ro + (rep.addr - rep.map_base)))->head) == 1,
 		    ROGUE_NO_FRAME);
