@@ -276,8 +276,10 @@ static void revoke_posted(struct doca_comch_consumer *c)
 		if (task->base.state != FERRY_TASK_SUBMITTED || !task->posted)
 			continue;
 		entry = (struct comch_post *)(c->posts.entries + (task->ring_pos & (c->posts.cap - 1)) * sizeof(*entry));
+		/* Already REVOKED (by a peer playing games) is no producer's either: flush it too. */
 		if (atomic_compare_exchange_strong_explicit(&entry->claim, &expected, COMCH_POST_REVOKED,
-							    memory_order_acq_rel, memory_order_acquire))
+							    memory_order_acq_rel, memory_order_acquire) ||
+		    expected == COMCH_POST_REVOKED)
 			finish(c, task, DOCA_ERROR_IO_FAILED);
 	}
 }
