@@ -706,6 +706,15 @@ static size_t make_seeds(struct seed *sd)
 	seed_frame(&sd[n], FERRY_FRAME_MSG, "in", 2);
 	seed_add(&sd[n], "xyz", 3);
 	seed_frame(&sd[n++], FERRY_FRAME_MSG, "lost", 4);
+	sd[n].buf[0] = 2; /* a burst: HELLO and a message behind it, before the WELCOME */
+	sd[n].len = 1;
+	seed_add(&sd[n], S.hello, S.hello_len);
+	seed_frame(&sd[n++], FERRY_FRAME_MSG, "pipelined", 9);
+	sd[n].buf[0] = 3; /* greeted, a burst: a message, an empty datagram, a message never read */
+	sd[n].len = 1;
+	seed_frame(&sd[n], FERRY_FRAME_MSG, "before", 6);
+	seed_add(&sd[n], "", 0);
+	seed_frame(&sd[n++], FERRY_FRAME_MSG, "after", 5);
 	sd[n++].len = 0; /* connects and says nothing */
 	return n;
 }
