@@ -176,6 +176,7 @@ struct comch_remote_consumer {
 	struct comch_ring_out dones;          /* the completions this side writes for it */
 	bool broken;                          /* the ring lied: the connection is ending */
 	bool stopped;                         /* it revoked its post ring: CONSUMER_DOWN is on its way */
+	uint32_t ring_entries;                /* counted in conn->remote_ring_entries */
 };
 
 struct doca_comch_producer_task_send {

@@ -286,19 +286,22 @@ static void revoke_posted(struct doca_comch_consumer *c)
 
 static void consumer_stop(struct doca_ctx *ctx)
 {
-	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
-	uint8_t frame[FERRY_FRAME_DOWN_LEN];
-
-	revoke_posted(c);
-	if (c->announced && comch_fast_conn_usable(c->conn))
-		(void)send_frame(c, frame, ferry_frame_build_consumer_down(frame, c->id));
-	c->announced = false;
+	revoke_posted(consumer_of_ctx(ctx));
 }
 
+/*
+ * Every post is complete: only now may the peer forget this consumer (and its
+ * completion ring). A CONSUMER_DOWN sent at stop could overtake the DONE_RING
+ * the peer sent for posts it already filled, and their data would be lost.
+ */
 static void consumer_stopped(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+	uint8_t frame[FERRY_FRAME_DOWN_LEN];
 
+	if (c->announced && comch_fast_conn_usable(c->conn))
+		(void)send_frame(c, frame, ferry_frame_build_consumer_down(frame, c->id));
+	c->announced = false;
 	comch_ring_out_close(&c->posts);
 	comch_ring_view_close(&c->dones);
 }

@@ -50,12 +50,19 @@ struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_con
 	return NULL;
 }
 
-static void remote_free(struct comch_remote_consumer *r)
+/* Drop what a record of the peer's consumer holds (imports, our completion ring); the record stays. */
+static void remote_free_parts(struct comch_remote_consumer *r)
 {
 	if (r->mmap != NULL)
 		(void)doca_mmap_destroy(r->mmap);
+	r->mmap = NULL;
 	comch_ring_view_close(&r->posts);
 	comch_ring_out_close(&r->dones);
+}
+
+static void remote_free(struct comch_remote_consumer *r)
+{
+	remote_free_parts(r);
 	free(r);
 }
 
@@ -106,31 +113,59 @@ static bool within_limits(const struct doca_comch_connection *conn, const struct
  * Import the memory a consumer of the peer posts from: it must be the peer's
  * own export (not ours, not a third process's), and writable.
  */
-static bool import_consumer_memory(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
-				   const struct ferry_frame_consumer_up *up, const char **why)
+static doca_error_t import_consumer_memory(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
+					   const struct ferry_frame_consumer_up *up, const char **why)
 {
 	void *addr = NULL;
 	size_t len = 0;
+	doca_error_t err;
 
 	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
 	ferry_link_enable_cma();
-	if (doca_mmap_create_from_export(NULL, up->desc, up->desc_len, conn->ep->ctx.dev, &r->mmap) != DOCA_SUCCESS ||
-	    doca_mmap_get_memrange(r->mmap, &addr, &len) != DOCA_SUCCESS) {
+	err = doca_mmap_create_from_export(NULL, up->desc, up->desc_len, conn->ep->ctx.dev, &r->mmap);
+	if (err == DOCA_SUCCESS)
+		err = doca_mmap_get_memrange(r->mmap, &addr, &len);
+	if (err != DOCA_SUCCESS) {
 		*why = "CONSUMER_UP names memory that cannot be imported";
-		return false;
+		return err;
 	}
 	if (ferry_mmap_exporter_pid(r->mmap) != (uint32_t)conn->peer_pid) {
 		*why = "CONSUMER_UP names memory exported by another process than the peer";
-		return false;
+		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if ((ferry_mmap_access(r->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0) {
 		*why = "CONSUMER_UP names a read-only export: a producer could not write into it";
-		return false;
+		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	r->base = (uint64_t)(uintptr_t)addr;
 	r->len = len;
 	r->remote = ferry_mmap_remote(r->mmap);
-	return true;
+	return DOCA_SUCCESS;
+}
+
+/* Import the consumer's memory and post ring, and answer with our completion ring. */
+static doca_error_t remote_open(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
+				const struct ferry_frame_consumer_up *up, const char **why)
+{
+	doca_error_t err = import_consumer_memory(conn, r, up, why);
+
+	if (err == DOCA_SUCCESS)
+		err = comch_ring_view_open(&r->posts, conn->ep->ctx.dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
+					   sizeof(struct comch_post), (uint32_t)conn->peer_pid, why);
+	if (err == DOCA_SUCCESS && open_dones(conn, r) != DOCA_SUCCESS) {
+		*why = "cannot set up the completion ring for its consumer";
+		err = DOCA_ERROR_IO_FAILED;
+	}
+	return err;
+}
+
+static void remote_list(struct doca_comch_connection *conn, struct comch_remote_consumer *r, uint32_t ring_cap)
+{
+	r->next = conn->remotes;
+	conn->remotes = r;
+	r->ring_entries = ring_cap;
+	conn->num_remotes++;
+	conn->remote_ring_entries += ring_cap;
 }
 
 static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
@@ -138,7 +173,7 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 {
 	struct comch_ep *ep = conn->ep;
 	struct comch_remote_consumer *r;
-	const char *ring_why = NULL;
+	doca_error_t err;
 
 	if (!within_limits(conn, up, why))
 		return UINT32_MAX;
@@ -149,27 +184,26 @@ static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct 
 	}
 	r->id = up->consumer_id;
 	r->imm_data_len = up->imm_data_len;
-	if (!import_consumer_memory(conn, r, up, why)) {
+	err = remote_open(conn, r, up, why);
+	if (err == DOCA_ERROR_NOT_FOUND) {
+		/*
+		 * Its exports are revoked already: the consumer stopped before we got
+		 * here, and its CONSUMER_DOWN follows. Keep a record without memory
+		 * (sends to it fail NOT_FOUND); the program sees it come and go.
+		 */
+		remote_free_parts(r);
+		r->stopped = true;
+		remote_list(conn, r, 0);
+		FERRY_DBG("%s '%s': connection %u: peer consumer %u stopped before it was imported", ep->kind, ep->name,
+			  conn->id, r->id);
+	} else if (err != DOCA_SUCCESS) {
 		remote_free(r);
 		return UINT32_MAX;
+	} else {
+		remote_list(conn, r, up->ring_cap);
+		FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, conn->id, r->id,
+			  r->remote == NULL ? "shared mapping" : "cross-memory attach");
 	}
-	if (comch_ring_view_open(&r->posts, ep->ctx.dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
-				 sizeof(struct comch_post), (uint32_t)conn->peer_pid, &ring_why) != DOCA_SUCCESS) {
-		remote_free(r);
-		*why = ring_why;
-		return UINT32_MAX;
-	}
-	if (open_dones(conn, r) != DOCA_SUCCESS) {
-		remote_free(r);
-		*why = "cannot set up the completion ring for its consumer";
-		return UINT32_MAX;
-	}
-	r->next = conn->remotes;
-	conn->remotes = r;
-	conn->num_remotes++;
-	conn->remote_ring_entries += up->ring_cap;
-	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, conn->id, r->id,
-		  r->remote == NULL ? "shared mapping" : "cross-memory attach");
 	if (ep->new_consumer_cb == NULL)
 		return 0;
 	ep->new_consumer_cb(&ep->consumer_event, conn, r->id);
@@ -236,7 +270,7 @@ static void remote_unlink(struct doca_comch_connection *conn, struct comch_remot
 		if (*pp == gone) {
 			*pp = gone->next;
 			conn->num_remotes--;
-			conn->remote_ring_entries -= gone->posts.cap;
+			conn->remote_ring_entries -= gone->ring_entries;
 			return;
 		}
 }

@@ -128,14 +128,33 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	return true;
 }
 
+/*
+ * Serve the waiting sends in order. Sends to one consumer stay in order: once
+ * one of them must wait, the later ones to that consumer wait behind it (a
+ * post that turns up meanwhile belongs to the oldest); sends to other
+ * consumers go on.
+ */
 static void producer_serve(struct doca_comch_producer *p)
 {
 	struct comch_task_list still = {NULL, NULL};
+	uint32_t blocked[COMCH_FAST_MAX_CONSUMERS];
+	uint32_t num_blocked = 0;
 	struct doca_task *t;
 
-	while ((t = comch_list_pop(&p->waiting)) != NULL)
-		if (!serve_one(p, (struct doca_comch_producer_task_send *)t))
+	while ((t = comch_list_pop(&p->waiting)) != NULL) {
+		struct doca_comch_producer_task_send *task = (struct doca_comch_producer_task_send *)t;
+		bool waits = false;
+
+		for (uint32_t i = 0; i < num_blocked && !waits; i++)
+			waits = blocked[i] == task->consumer_id;
+		if (!waits && !serve_one(p, task)) {
+			waits = true;
+			if (num_blocked < COMCH_FAST_MAX_CONSUMERS)
+				blocked[num_blocked++] = task->consumer_id;
+		}
+		if (waits)
 			comch_list_push(&still, t);
+	}
 	p->waiting = still;
 }
 
