@@ -174,6 +174,35 @@ static void test_killed_server_fails_clients(void **state)
 	forget(&client);
 }
 
+/*
+ * The name of a server killed by SIGKILL (its socket file left behind in the
+ * domain's private directory) is taken by the next server, which clients
+ * reach; while that one lives, a second server of the name is refused.
+ */
+static void test_killed_server_name_is_reused(void **state)
+{
+	struct child dead, server, twin, client;
+	const char *sargs[] = {"server", "svc", "--expect", "1", NULL};
+	const char *cargs[] = {"client", "svc", "--count", "3", NULL};
+
+	(void)state;
+	new_domain();
+	start_server(&dead, sargs, NULL);
+	kill(dead.pid, SIGKILL);
+	assert_int_equal(wait_exit(&dead, CHILD_LIMIT_MS), 128 + SIGKILL);
+	start_server(&server, sargs, NULL);
+	spawn(&twin, sargs, NULL);
+	assert_int_not_equal(wait_exit(&twin, CHILD_LIMIT_MS), 0);
+	assert_true(stderr_has(&twin, "another server already listens under this name"));
+	spawn(&client, cargs, NULL);
+	assert_int_equal(wait_exit(&client, CHILD_LIMIT_MS), 0);
+	assert_int_equal(wait_exit(&server, CHILD_LIMIT_MS), 0);
+	forget(&dead);
+	forget(&server);
+	forget(&twin);
+	forget(&client);
+}
+
 static void test_128_clients(void **state)
 {
 	struct child server, c1, c2;
@@ -239,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_max_msg_size_mismatch_is_refused),
 		cmocka_unit_test(test_killed_client_is_disconnected),
 		cmocka_unit_test(test_killed_server_fails_clients),
+		cmocka_unit_test(test_killed_server_name_is_reused),
 		cmocka_unit_test(test_128_clients),
 		cmocka_unit_test(test_only_the_represented_function_connects),
 	};
