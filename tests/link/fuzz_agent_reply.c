@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_agent_reply.c - libFuzzer target for the importer's check of the memory
- * agent's reply (ferry_link_check_rep in src/link/import.c). The agent runs in
+ * agent's reply (ferry_link_check_rep in src/link/agent_rep.c). The agent runs in
  * the exporter, which may lie: the reply decides which pages get mapped.
  *
  * Input: one flag byte (bit 0: a memory fd came with the reply, bits 1-2: the

@@ -306,7 +306,7 @@ static void exporter_line(struct exporter *x, char *buf, size_t room)
 
 	for (;;) {
 		struct pollfd p = {.fd = x->out, .events = POLLIN};
-		char c;
+		char c = 0;
 
 		if (poll(&p, 1, LINE_TIMEOUT_MS) != 1 || read(x->out, &c, 1) != 1)
 			fail_msg("link_exporter said nothing (or exited)");
