@@ -184,8 +184,8 @@ uint64_t comch_env_ms_as_ns(const char *var, uint32_t default_ms)
 		return (uint64_t)default_ms * 1000000ull;
 	errno = 0;
 	ms = strtoul(env, &end, 10);
-	if (errno != 0 || end == env || *end != '\0' || env[0] == '-' || ms == 0 || ms > COMCH_ENV_MS_MAX) {
-		FERRY_WARN("comch: %s='%s' is not a number of milliseconds in 1..%lu; using %u", var, env,
+	if (errno != 0 || env[0] < '0' || env[0] > '9' || *end != '\0' || ms == 0 || ms > COMCH_ENV_MS_MAX) {
+		FERRY_ERR("comch: %s='%s' is not a number of milliseconds in 1..%lu; using %u", var, env,
 			   COMCH_ENV_MS_MAX, default_ms);
 		ms = default_ms;
 	}

@@ -2349,9 +2349,34 @@ static void test_rogue_empty_datagram_mid_batch(void **state)
 	assert_true(info_log_has("closed the connection (peer exited or was killed)"));
 }
 
+/* Timeouts from the environment: numbers of ms up to a day; anything else is a line and the default. */
+static void test_env_timeouts(void **state)
+{
+	static const char *const bad[] = {"99999999999999999999999", "18446744073709551615", "86400001", "-5", "12ms",
+					  "0", " 7", "+7", "0x10"};
+
+	(void)state;
+	setenv("FERRY_TEST_TIMEOUT_MS", "250", 1);
+	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 250ull * 1000000ull);
+	setenv("FERRY_TEST_TIMEOUT_MS", "86400000", 1);
+	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 86400000ull * 1000000ull);
+	unsetenv("FERRY_TEST_TIMEOUT_MS");
+	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 7ull * 1000000ull);
+	setenv("FERRY_TEST_TIMEOUT_MS", "", 1); /* set but empty: as unset, quietly */
+	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 7ull * 1000000ull);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ferry_test_log_reset();
+		setenv("FERRY_TEST_TIMEOUT_MS", bad[i], 1);
+		assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 7ull * 1000000ull);
+		assert_true(ferry_test_log_has("is not a number of milliseconds"));
+	}
+	unsetenv("FERRY_TEST_TIMEOUT_MS");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_env_timeouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setters_and_getters, setup, teardown),
