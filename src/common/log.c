@@ -660,12 +660,11 @@ doca_error_t doca_log_backend_create_standard(void)
 		err = FERRY_RULE(DOCA_ERROR_NO_MEMORY,
 				 "doca_log_backend_create_standard: needs 2 application backends, %u of %d are free",
 				 MAX_APP_BACKENDS - state.nb_app, MAX_APP_BACKENDS);
-	} else {
-		backend_alloc(0, __func__, &out);
+	} else if (backend_alloc(0, __func__, &out) == DOCA_SUCCESS && backend_alloc(0, __func__, &err_b) == DOCA_SUCCESS) {
+		/* Both slots were checked free above; the checked calls also tell the optimiser so. */
 		setup_file(out, stdout);
 		out->role = ROLE_STANDARD_OUT;
 		standard_backend_follow_globals(out);
-		backend_alloc(0, __func__, &err_b);
 		setup_file(err_b, stderr);
 		err_b->role = ROLE_STANDARD_ERR;
 		standard_backend_follow_globals(err_b);
