@@ -131,8 +131,9 @@ cmd_test() {
 	# TSan where threads meet: the progress engine's wakeups, the worker copy
 	# engine and DMA on top of it, the memory agent of the link, Comch peers.
 	# setarch -R: TSan's shadow layout needs the address space without the
-	# kernel's full mmap randomisation.
-	TSAN_OPTIONS=halt_on_error=1 stage "TSan" build-tsan -Db_sanitize=thread "${sanitizer_args[@]}" -- \
+	# kernel's full mmap randomisation. atexit_sleep_ms=0: TSan otherwise waits
+	# a second at every process exit, and the kill/stop matrix starts hundreds.
+	TSAN_OPTIONS=halt_on_error=1:atexit_sleep_ms=0 stage "TSan" build-tsan -Db_sanitize=thread "${sanitizer_args[@]}" -- \
 		--wrapper 'setarch -R' --suite core --suite engine --suite dma --suite link --suite comch
 
 	# Every parser of bytes from another process or a user file, under
