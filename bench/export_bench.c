@@ -44,6 +44,7 @@
 #include "bench_util.h"
 #include "ferry_test_dev.h"
 
+#include "core/ferry_memview.h"
 #include "link/ferry_remote.h" /* only to check which path an import took */
 
 #define SPAN (256ull << 20)

@@ -31,7 +31,7 @@
 #include <doca_comch_producer.h>
 
 #include "core/ferry_ctx.h"
-#include "link/ferry_frame.h"
+#include "comch/frame_priv.h"
 #include "link/ferry_link.h"
 
 /* Caps of every Comch-capable device (a BlueField-3 answers similar values). */
@@ -84,7 +84,7 @@ struct doca_comch_connection {
 	uint32_t num_consumers;
 	uint32_t num_remotes;        /* the peer's consumers that are up (<= COMCH_FAST_MAX_CONSUMERS) */
 	uint32_t remote_ring_entries; /* their rings' entries, summed (<= COMCH_FAST_RING_BUDGET) */
-	/* fast path (comch_fast.h): this side's producers and consumers, the peer's consumers */
+	/* fast path (fast_priv.h): this side's producers and consumers, the peer's consumers */
 	struct doca_comch_producer *producers;
 	struct doca_comch_consumer *consumers;
 	struct comch_remote_consumer *remotes;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * consumer.c - doca_comch_consumer: post buffers that producers of the peer fill.
- * Design notes in comch_fast.h.
+ * Design notes in fast_priv.h.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -12,9 +12,9 @@
 #include <doca_mmap.h>
 #include <ferry_mem.h>
 
-#include "comch/comch_fast.h"
+#include "comch/fast_priv.h"
 #include "common/ferry_log.h"
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 
 FERRY_LOG_MODULE("comch");
 
@@ -262,7 +262,7 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 
 /*
  * Take back every post no producer has claimed and flush it; a post a
- * producer took completes through the completion ring (comch_fast.h, claims).
+ * producer took completes through the completion ring (fast_priv.h, claims).
  */
 static void revoke_posted(struct doca_comch_consumer *c)
 {

@@ -2,7 +2,7 @@
 /*
  * fastpath.c - what producers and consumers share: ids, the frames the peer
  * sends about its consumers (CONSUMER_UP, CONSUMER_DOWN, DONE_RING) and the end
- * of a connection. Task lists and the cap check are comch.c's. Design notes in comch_fast.h.
+ * of a connection. Task lists and the cap check are comch.c's. Design notes in fast_priv.h.
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -13,10 +13,10 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
-#include "comch/comch_fast.h"
+#include "comch/fast_priv.h"
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("comch");

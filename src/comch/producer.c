@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * producer.c - doca_comch_producer: send a doca_buf into a buffer that a
- * consumer of the peer posted. Design notes in comch_fast.h.
+ * consumer of the peer posted. Design notes in fast_priv.h.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -10,9 +10,9 @@
 #include <doca_buf.h>
 #include <doca_comch_producer.h>
 
-#include "comch/comch_fast.h"
+#include "comch/fast_priv.h"
 #include "common/ferry_log.h"
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("comch");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ring.c - the shared-memory rings of the Comch fast path (layout and rules in
- * comch_fast.h). A ring has one writer, in one process, and one reader, in the
+ * fast_priv.h). A ring has one writer, in one process, and one reader, in the
  * other. The writer's block comes from ferry_mem_alloc_shared and is exported
  * like any mmap; the reader imports it with FERRY_LINK_IMPORT_ANYWHERE (mapped
  * wherever it fits, never copied by cross-memory attach: post claims are
@@ -18,7 +18,7 @@
 #include <doca_mmap.h>
 #include <ferry_mem.h>
 
-#include "comch/comch_fast.h"
+#include "comch/fast_priv.h"
 #include "core/ferry_dev.h"
 #include "link/ferry_export.h"
 

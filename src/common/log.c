@@ -26,8 +26,8 @@
 
 #include <doca_log.h>
 
-#include "ferry_log.h"
-#include "ferry_log_internal.h"
+#include "common/ferry_log.h"
+#include "common/ferry_log_internal.h"
 
 FERRY_LOG_MODULE("log");
 

@@ -10,7 +10,7 @@
 #include <doca_buf.h>
 
 #include "common/ferry_log.h"
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "core/mem_priv.h"
 
 FERRY_LOG_MODULE("buf");

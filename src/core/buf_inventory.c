@@ -13,7 +13,7 @@
 #include <doca_buf_inventory.h>
 
 #include "common/ferry_log.h"
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "core/mem_priv.h"
 
 FERRY_LOG_MODULE("buf_inventory");

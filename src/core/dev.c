@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "common/ferry_log.h"
-#include "ferry_dev.h"
-#include "topology.h"
+#include "core/ferry_dev.h"
+#include "core/topology_priv.h"
 
 FERRY_LOG_MODULE("dev");
 

@@ -18,7 +18,7 @@
 
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "core/mem_priv.h"
 #include "link/ferry_export.h"
 #include "link/ferry_remote.h"
@@ -496,7 +496,7 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 	return DOCA_SUCCESS;
 }
 
-/* ---- internal view (ferry_remote.h; the ferry_mem.h readers are inline) ---- */
+/* ---- internal view (ferry_memview.h; its readers are inline) ---- */
 
 const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap)
 {

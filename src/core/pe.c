@@ -20,7 +20,7 @@
 
 #include "common/ferry_log.h"
 #include "core/ferry_ctx.h"
-#include "core/ferry_ctx_internal.h"
+#include "core/ctx_priv.h"
 
 FERRY_LOG_MODULE("pe");
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "common/ferry_log.h"
-#include "topology.h"
+#include "core/topology_priv.h"
 
 FERRY_LOG_MODULE("dev");
 

@@ -29,7 +29,7 @@
 #include <doca_dev.h>
 
 #include "common/ferry_log.h"
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "dma/dma_priv.h"
 #include "link/ferry_remote.h"
 

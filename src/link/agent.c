@@ -40,7 +40,7 @@
 #include <doca_types.h>
 
 #include "common/ferry_log.h"
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
 #include "link/link_priv.h"

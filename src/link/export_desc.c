@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * export_desc.c - encode and decode export descriptors (format in export_desc.h).
+ * export_desc.c - encode and decode export descriptors (format in export_desc_priv.h).
  * Pure functions: they read and write only the buffers they are given, so the
  * decoder can be fuzzed on its own.
  */
@@ -8,7 +8,7 @@
 
 #include <doca_types.h>
 
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 
 #define OFF_MAGIC 0
 #define OFF_VERSION 4

@@ -20,7 +20,7 @@
  *
  * Control sockets are SOCK_SEQPACKET (message boundaries, ordered, reliable,
  * EOF when the peer dies) and non-blocking; one datagram is one frame
- * (ferry_frame.h). Error convention: doca_error_t; the caller logs.
+ * (frame_priv.h). Error convention: doca_error_t; the caller logs.
  */
 #ifndef FERRY_LINK_H_
 #define FERRY_LINK_H_

@@ -5,7 +5,8 @@
  * e.g. malloc). For the copy engines and the DMA context.
  *
  * How the copy engines and DOCA DMA use it (src/dma/dma.c, src/engine/engine_inline.c):
- *  1. at submit, for each buf: `r = ferry_mmap_remote(ferry_buf_mmap(buf))`;
+ *  1. at submit, for each buf: `r = ferry_mmap_remote(ferry_buf_mmap(buf))`
+ *     (core/ferry_memview.h);
  *     NULL means the addresses are usable here (local memory or a shared
  *     mapping at the same address) and memcpy is right;
  *  2. the copy descriptor carries r for its source and/or destination
@@ -30,7 +31,6 @@
 #include <stdint.h>
 
 #include <doca_error.h>
-#include <doca_mmap.h>
 
 struct ferry_remote;
 struct ferry_link_import;
@@ -40,9 +40,6 @@ void ferry_link_enable_cma(void);
 
 /** True once ferry_link_enable_cma was called. */
 bool ferry_link_cma_enabled(void);
-
-/** The remote handle of an imported map, or NULL when its addresses are usable here (mmap.c). */
-const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap);
 
 /** The remote handle of an import, or NULL (import.c). */
 const struct ferry_remote *ferry_link_import_remote(const struct ferry_link_import *imp);

@@ -29,13 +29,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <doca_types.h>
 
 #include "common/ferry_log.h"
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
 #include "link/link_priv.h"
@@ -451,41 +450,6 @@ static struct link_mapping *mapping_find(const struct ferry_export_desc *d)
 		if (!m->anywhere && m->pid == d->pid && m->start_time == d->start_time && m->export_id == d->export_id)
 			return m;
 	return NULL;
-}
-
-bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd)
-{
-	if (atomic_load_explicit(state, memory_order_acquire) != LINK_STATE_LIVE)
-		return false;
-	if (pidfd >= 0) {
-		/* A pidfd turns readable when its process exits. */
-		struct pollfd p = {.fd = pidfd, .events = POLLIN};
-		if (poll(&p, 1, 0) != 0)
-			return false;
-	}
-	return true;
-}
-
-#define PIDFD_CHECK_NS 1000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-bool ferry_link_peer_alive_cached(const _Atomic uint32_t *state, int pidfd, _Atomic uint64_t *checked_ns)
-{
-	uint64_t t = mono_ns();
-
-	if (t - atomic_load_explicit(checked_ns, memory_order_relaxed) < PIDFD_CHECK_NS)
-		return ferry_link_peer_alive(state, -1);
-	if (!ferry_link_peer_alive(state, pidfd))
-		return false;
-	atomic_store_explicit(checked_ns, t, memory_order_relaxed);
-	return true;
 }
 
 static bool mapping_alive(struct link_mapping *m)

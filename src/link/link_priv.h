@@ -11,7 +11,7 @@
 
 #include <doca_error.h>
 
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 
 #define LINK_MSG_MAGIC 0x4b4e4c46u /* "FLNK" */
 #define LINK_MSG_VERSION 2u
@@ -82,7 +82,7 @@ struct ferry_remote {
 	_Atomic uint64_t *checked_ns;  /* when pidfd last said "alive" (in the import's mapping) */
 };
 
-/* False once the export was revoked or its process exited (import.c). */
+/* False once the export was revoked or its process exited (remote.c). */
 bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd);
 
 /*

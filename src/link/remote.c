@@ -2,7 +2,8 @@
 /*
  * remote.c - copies to and from an exporter's memory by cross-memory attach
  * (process_vm_readv / process_vm_writev), bounded by the exported range and
- * its permission, and only while the export is live.
+ * its permission, and only while the export is live; and that liveness check
+ * itself (state word and pidfd), which import.c also uses for shared mappings.
  *
  * The kernel checks that we may attach to the exporter (same uid, and Yama's
  * ptrace scope where it is enabled); the range check here is what keeps an
@@ -16,10 +17,12 @@
  * reached a stranger is reported as failed.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <doca_types.h>
 
@@ -39,6 +42,43 @@ void ferry_link_enable_cma(void)
 bool ferry_link_cma_enabled(void)
 {
 	return atomic_load_explicit(&cma_enabled, memory_order_acquire);
+}
+
+/* ---- liveness of an exporter (import.c watches its imports with these) ---- */
+
+bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd)
+{
+	if (atomic_load_explicit(state, memory_order_acquire) != LINK_STATE_LIVE)
+		return false;
+	if (pidfd >= 0) {
+		/* A pidfd turns readable when its process exits. */
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+		if (poll(&p, 1, 0) != 0)
+			return false;
+	}
+	return true;
+}
+
+#define PIDFD_CHECK_NS 1000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool ferry_link_peer_alive_cached(const _Atomic uint32_t *state, int pidfd, _Atomic uint64_t *checked_ns)
+{
+	uint64_t t = mono_ns();
+
+	if (t - atomic_load_explicit(checked_ns, memory_order_relaxed) < PIDFD_CHECK_NS)
+		return ferry_link_peer_alive(state, -1);
+	if (!ferry_link_peer_alive(state, pidfd))
+		return false;
+	atomic_store_explicit(checked_ns, t, memory_order_relaxed);
+	return true;
 }
 
 static doca_error_t check_range(const struct ferry_remote *r, uint64_t addr, size_t len, const char *what)

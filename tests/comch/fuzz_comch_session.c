@@ -52,9 +52,9 @@
 #include "comch/comch_priv.h"
 #include "comch_util.h"
 #include "core/ferry_dev.h"
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 #include "link/ferry_export.h"
-#include "link/ferry_frame.h"
+#include "comch/frame_priv.h"
 #include "link/ferry_link.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link/ferry_frame.h"
+#include "comch/frame_priv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

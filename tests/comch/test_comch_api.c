@@ -35,7 +35,7 @@
 #include <doca_pe.h>
 #include <ferry_mem.h>
 
-#include "comch/comch_fast.h"
+#include "comch/fast_priv.h"
 #include "comch/comch_priv.h"
 #include "comch_util.h"
 #include "core/ferry_dev.h"

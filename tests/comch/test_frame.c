@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_frame.c - the control-socket frame parser (src/link/frame.c): every rule
- * of ferry_frame.h broken once, every truncation of valid frames, random garbage
+ * of frame_priv.h broken once, every truncation of valid frames, random garbage
  * and bit flips (must never crash or read past the datagram: run under ASan),
  * then the valid frames and what they parse to.
  */
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link/ferry_frame.h"
+#include "comch/frame_priv.h"
 
 #define MAX_MSG 4080u
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/ferry_json.h"
+#include "argp/json_priv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/ferry_json.h"
+#include "argp/json_priv.h"
 
 static doca_error_t parse(const char *text, struct ferry_json **root, char *err, size_t err_len)
 {

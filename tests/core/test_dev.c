@@ -13,7 +13,7 @@
 #include <doca_dev.h>
 
 #include "core/ferry_dev.h"
-#include "core/topology.h"
+#include "core/topology_priv.h"
 #include "ferry_test.h"
 
 /* A buffer that is not a device info: its magic is zero. */

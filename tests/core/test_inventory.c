@@ -14,7 +14,7 @@
 #include <doca_buf_inventory.h>
 #include <doca_mmap.h>
 
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "ferry_test.h"
 #include "mem_fixture.h"
 

@@ -13,7 +13,7 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "ferry_test.h"
 #include "mem_fixture.h"
 

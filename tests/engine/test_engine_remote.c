@@ -25,7 +25,7 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "engine/engine_priv.h"
 #include "engine_test.h"
 #include "ferry_test.h"

@@ -10,7 +10,7 @@
 
 #include <doca_types.h>
 
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 
 static inline struct ferry_export_desc sample_desc(void)
 {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

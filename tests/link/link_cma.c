@@ -18,6 +18,7 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
+#include "core/ferry_memview.h"
 #include "link/ferry_remote.h"
 #include "ferry_test_dev.h"
 #include "xproc_common.h"

@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 #include "link/link_priv.h"
 
 #define LINE_MAX_LEN 1024

@@ -46,7 +46,7 @@
 #include <doca_types.h>
 #include <ferry_mem.h>
 
-#include "link/export_desc.h"
+#include "link/export_desc_priv.h"
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
 #include "link/ferry_remote.h"

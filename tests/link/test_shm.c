@@ -20,7 +20,7 @@
 #include <doca_mmap.h>
 #include <ferry_mem.h>
 
-#include "core/ferry_mem.h"
+#include "core/ferry_memview.h"
 #include "link/ferry_export.h"
 
 static void test_invalid_input(void **state)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ferry_ctx_internal.h - the private seam between ctx.c and pe.c. Context types
+ * ctx_priv.h - the private seam between ctx.c and pe.c. Context types
  * use ferry_ctx.h only.
  */
 #ifndef FERRY_CTX_INTERNAL_H_

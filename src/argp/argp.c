@@ -28,9 +28,9 @@
 #include <doca_log.h>
 #include <doca_version.h>
 
-#include "ferry_json.h"
-#include "ferry_log.h"
-#include "ferry_log_internal.h"
+#include "argp/json_priv.h"
+#include "common/ferry_log.h"
+#include "common/ferry_log_internal.h"
 
 FERRY_LOG_MODULE("argp");
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * topology.h - the emulated machine as dev.c sees it (private to dev.c and
+ * topology_priv.h - the emulated machine as dev.c sees it (private to dev.c and
  * topology.c; other layers use ferry_dev.h).
  *
  * The topology is built once per process, on first use, and never freed:
@@ -17,7 +17,7 @@
 #include <doca_dev.h>
 #include <doca_error.h>
 
-#include "ferry_dev.h"
+#include "core/ferry_dev.h"
 
 #define FERRY_DEVINFO_MAGIC 0x46444576u     /* "FDEv" */
 #define FERRY_DEVINFO_REP_MAGIC 0x46526570u /* "FRep" */

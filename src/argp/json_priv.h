@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ferry_json.h - a small, strict JSON reader for doca_argp's -j/--json files.
+ * json_priv.h - a small, strict JSON reader for doca_argp's -j/--json files.
  *
  * ferry_json_parse() is a pure function of its bytes: no I/O, no logging, no
  * globals. It takes RFC 8259 JSON plus the two things DOCA's configuration files

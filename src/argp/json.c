@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ferry_json.c - the strict JSON reader behind doca_argp's -j/--json (see
- * ferry_json.h for what it accepts). A recursive-descent parser over a bounded
+ * json_priv.h for what it accepts). A recursive-descent parser over a bounded
  * byte range: every read checks the end first, recursion stops at
  * FERRY_JSON_MAX_DEPTH, and the first error stops the parse and frees the tree.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ferry_json.h"
+#include "argp/json_priv.h"
 
 struct reader {
 	const char *text;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * comch_fast.h - the Comch fast path: consumers (post-receive tasks), producers
+ * fast_priv.h - the Comch fast path: consumers (post-receive tasks), producers
  * (send tasks) and this side's record of the peer's consumers.
  *
  * Flow:

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * frame.c - parse and build control-socket frames (format in ferry_frame.h).
+ * frame.c - parse and build control-socket frames (format in frame_priv.h).
  * Pure functions: no I/O, no allocation, no logging; the caller logs `why`.
  */
 #include <stdbool.h>
 #include <string.h>
 
-#include "link/ferry_frame.h"
+#include "comch/frame_priv.h"
 
 static uint16_t get_u16(const uint8_t *p)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ferry_mem.h - internal view of mmaps and bufs for the context types that
+ * ferry_memview.h - internal view of mmaps and bufs for the context types that
  * move data (implemented in mmap.c, buf.c, buf_inventory.c).
  *
  * The readers are static inline over the layout in mem_priv.h: Ferry's
@@ -24,6 +24,8 @@
 
 #include "core/mem_priv.h"
 #include "link/ferry_export.h"
+
+struct ferry_remote;
 
 /* ---- bufs ---- */
 
@@ -106,6 +108,9 @@ static inline bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
 		return false;
 	return mmap->started && mmap->valid;
 }
+
+/** The remote handle of an imported map, or NULL when its addresses are usable here (mmap.c). */
+const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap);
 
 /** The process that exported an imported mmap (0 for a map of this process's memory). */
 static inline uint32_t ferry_mmap_exporter_pid(const struct doca_mmap *mmap)

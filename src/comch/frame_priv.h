@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ferry_frame.h - the frames of the emulated PCIe link's control sockets.
+ * frame_priv.h - the frames of the emulated PCIe link's control sockets.
  *
  * One SOCK_SEQPACKET datagram carries exactly one frame. All integers are
  * little-endian. A frame is a 12-byte header and a payload:
@@ -35,7 +35,7 @@
  *           desc[desc_len] (1..FERRY_FRAME_DESC_MAX: export descriptor of the
  *           completion ring the producers of this side write for that consumer)
  * Posted buffers and their completions travel through those two rings in shared
- * memory (src/comch/comch_fast.h), not through the socket.
+ * memory (src/comch/fast_priv.h), not through the socket.
  *
  * Everything here is pure (bytes in, result out): the peer is untrusted and the
  * parser is the fuzz target (tests/comch/fuzz_frame.c).

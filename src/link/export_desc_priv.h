@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * export_desc.h - the bytes doca_mmap_export_pci hands out and
+ * export_desc_priv.h - the bytes doca_mmap_export_pci hands out and
  * doca_mmap_create_from_export takes back.
  *
  * Wire format, version 1, all integers little-endian (docs/remote-memory.md):
