@@ -231,9 +231,11 @@ struct doca_comch_consumer {
 	struct comch_task_list done;
 };
 
-/* fastpath.c */
+/* peers.c: the peer's consumers (called by producer.c, consumer.c and fastpath.c) */
 uint32_t comch_fast_new_id(void);
 struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_connection *conn, uint32_t id);
+
+/* ring.c: the shared rings */
 /**
  * Create a ring of @p cap entries of @p entry_size bytes that this side writes,
  * exported to the peer for @p dev with @p access (a PCI permission).
@@ -263,6 +265,7 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
  */
 doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size);
 
+/* peers.c, continued */
 /**
  * The oldest post of @p r not taken yet, checked: DOCA_SUCCESS, DOCA_ERROR_AGAIN
  * (none), DOCA_ERROR_NOT_FOUND (the consumer stopped: its ring is revoked), or
@@ -274,12 +277,23 @@ doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct com
 /** The claim word of the post at the tail of @p r's post ring. */
 _Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r);
 bool comch_fast_conn_usable(const struct doca_comch_connection *conn);
+/**
+ * Record a consumer the peer announced: DOCA_SUCCESS (ready, or already
+ * stopped: a record without memory), else the frame breaks the protocol
+ * (*why says how; the caller ends the connection).
+ */
+doca_error_t comch_peers_add(struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
+			     const char **why);
+/** Forget the peer's consumer @p id; false when there is none. */
+bool comch_peers_remove(struct doca_comch_connection *conn, uint32_t id);
+/** Forget every consumer of the peer (the connection ends). */
+void comch_peers_clear(struct doca_comch_connection *conn);
 
-/* producer.c: serve waiting sends of every producer of @p conn (a consumer left). */
+/* producer.c (called by fastpath.c): serve waiting sends of every producer of @p conn (a consumer left). */
 void comch_producers_kick(struct doca_comch_connection *conn);
 void comch_producers_conn_gone(struct doca_comch_connection *conn);
 
-/* consumer.c */
+/* consumer.c (called by fastpath.c) */
 uint32_t comch_consumer_on_done_ring(struct doca_comch_connection *conn, const struct ferry_frame_done_ring *ring,
 				     const char **why);
 void comch_consumers_conn_gone(struct doca_comch_connection *conn);

@@ -1,291 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fastpath.c - what producers and consumers share: ids, the frames the peer
- * sends about its consumers (CONSUMER_UP, CONSUMER_DOWN, DONE_RING) and the end
- * of a connection. Task lists and the cap check are comch.c's. Design notes in fast_priv.h.
+ * fastpath.c - the frames the peer sends about its consumers (CONSUMER_UP,
+ * CONSUMER_DOWN, DONE_RING), their events, and the end of a connection for
+ * the fast path: it calls peers.c, producer.c and consumer.c, none of which
+ * calls it. Design notes in fast_priv.h.
  */
-#include <stdatomic.h>
-#include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <doca_dev.h>
-#include <doca_mmap.h>
+#include <stdint.h>
 
 #include "comch/fast_priv.h"
-#include "common/ferry_log.h"
-#include "core/ferry_dev.h"
-#include "core/ferry_memview.h"
-#include "link/ferry_remote.h"
-
-FERRY_LOG_MODULE("comch");
-
-static atomic_uint next_fast_id;
-
-uint32_t comch_fast_new_id(void)
-{
-	uint32_t id;
-
-	do
-		id = atomic_fetch_add_explicit(&next_fast_id, 1, memory_order_relaxed) + 1;
-	while (id == 0); /* 0 means "none" on the wire */
-	return id;
-}
-
-bool comch_fast_conn_usable(const struct doca_comch_connection *conn)
-{
-	return conn != NULL && conn->magic == COMCH_CONN_MAGIC && conn->established && !conn->broken && conn->fd >= 0;
-}
-
-/* ---- the peer's consumers ---- */
-
-struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_connection *conn, uint32_t id)
-{
-	struct comch_remote_consumer *r;
-
-	for (r = conn->remotes; r != NULL; r = r->next)
-		if (r->id == id)
-			return r;
-	return NULL;
-}
-
-/* Drop what a record of the peer's consumer holds (imports, our completion ring); the record stays. */
-static void remote_free_parts(struct comch_remote_consumer *r)
-{
-	if (r->mmap != NULL)
-		(void)doca_mmap_destroy(r->mmap);
-	r->mmap = NULL;
-	comch_ring_view_close(&r->posts);
-	comch_ring_out_close(&r->dones);
-}
-
-static void remote_free(struct comch_remote_consumer *r)
-{
-	remote_free_parts(r);
-	free(r);
-}
-
-/* Create the completion ring for a consumer of the peer and tell the peer where it is. */
-static doca_error_t open_dones(struct doca_comch_connection *conn, struct comch_remote_consumer *r)
-{
-	uint8_t frame[FERRY_FRAME_DONE_RING_MAX];
-	struct ferry_frame_done_ring fr = {.consumer_id = r->id, .ring_cap = r->posts.cap};
-	const void *desc = NULL;
-	size_t desc_len = 0, n;
-	/* Read-only for the peer: it reads completions and writes nothing here. */
-	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap, sizeof(struct comch_done),
-					       DOCA_ACCESS_FLAG_PCI_READ_ONLY, conn->ep->ctx.dev, &desc, &desc_len);
-
-	if (err != DOCA_SUCCESS)
-		return err;
-	fr.desc = desc;
-	fr.desc_len = desc_len > FERRY_FRAME_DESC_MAX ? 0 : (uint16_t)desc_len;
-	n = ferry_frame_build_done_ring(frame, &fr);
-	if (n == 0)
-		return DOCA_ERROR_NOT_SUPPORTED;
-	/* A tiny frame on a socket we also read: wait for room a moment rather than lose it. */
-	for (int i = 0; i < 1000; i++) {
-		err = ferry_link_send(conn->fd, frame, n);
-		if (err != DOCA_ERROR_AGAIN)
-			break;
-		usleep(100);
-	}
-	return err;
-}
-
-/* What the peer may ask of us for one more consumer: within the per-connection limits. */
-static bool within_limits(const struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
-			  const char **why)
-{
-	if (comch_fast_find_remote(conn, up->consumer_id) != NULL)
-		*why = "CONSUMER_UP for a consumer id already up";
-	else if (conn->num_remotes >= COMCH_FAST_MAX_CONSUMERS)
-		*why = "CONSUMER_UP beyond the consumers a connection may have (doca_comch_consumer_cap_get_max_consumers)";
-	else if (up->ring_cap > COMCH_FAST_RING_BUDGET - conn->remote_ring_entries)
-		*why = "CONSUMER_UP beyond the ring entries a connection may have";
-	else
-		return true;
-	return false;
-}
-
-/*
- * Import the memory a consumer of the peer posts from: it must be the peer's
- * own export (not ours, not a third process's), and writable.
- */
-static doca_error_t import_consumer_memory(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
-					   const struct ferry_frame_consumer_up *up, const char **why)
-{
-	void *addr = NULL;
-	size_t len = 0;
-	doca_error_t err;
-
-	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
-	ferry_link_enable_cma();
-	err = doca_mmap_create_from_export(NULL, up->desc, up->desc_len, conn->ep->ctx.dev, &r->mmap);
-	if (err == DOCA_SUCCESS)
-		err = doca_mmap_get_memrange(r->mmap, &addr, &len);
-	if (err != DOCA_SUCCESS) {
-		*why = "CONSUMER_UP names memory that cannot be imported";
-		return err;
-	}
-	if (ferry_mmap_exporter_pid(r->mmap) != (uint32_t)conn->peer_pid) {
-		*why = "CONSUMER_UP names memory exported by another process than the peer";
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	if ((ferry_mmap_access(r->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0) {
-		*why = "CONSUMER_UP names a read-only export: a producer could not write into it";
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	r->base = (uint64_t)(uintptr_t)addr;
-	r->len = len;
-	r->remote = ferry_mmap_remote(r->mmap);
-	return DOCA_SUCCESS;
-}
-
-/* Import the consumer's memory and post ring, and answer with our completion ring. */
-static doca_error_t remote_open(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
-				const struct ferry_frame_consumer_up *up, const char **why)
-{
-	doca_error_t err = import_consumer_memory(conn, r, up, why);
-
-	if (err == DOCA_SUCCESS)
-		err = comch_ring_view_open(&r->posts, conn->ep->ctx.dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
-					   sizeof(struct comch_post), (uint32_t)conn->peer_pid, why);
-	if (err == DOCA_SUCCESS && open_dones(conn, r) != DOCA_SUCCESS) {
-		*why = "cannot set up the completion ring for its consumer";
-		err = DOCA_ERROR_IO_FAILED;
-	}
-	return err;
-}
-
-static void remote_list(struct doca_comch_connection *conn, struct comch_remote_consumer *r, uint32_t ring_cap)
-{
-	r->next = conn->remotes;
-	conn->remotes = r;
-	r->ring_entries = ring_cap;
-	conn->num_remotes++;
-	conn->remote_ring_entries += ring_cap;
-}
 
 static uint32_t on_consumer_up(struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
 			       const char **why)
 {
 	struct comch_ep *ep = conn->ep;
-	struct comch_remote_consumer *r;
-	doca_error_t err;
 
-	if (!within_limits(conn, up, why))
+	if (comch_peers_add(conn, up, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
-	r = calloc(1, sizeof(*r));
-	if (r == NULL) {
-		*why = "no memory for the consumer's record";
-		return UINT32_MAX;
-	}
-	r->id = up->consumer_id;
-	r->imm_data_len = up->imm_data_len;
-	err = remote_open(conn, r, up, why);
-	if (err == DOCA_ERROR_NOT_FOUND) {
-		/*
-		 * Its exports are revoked already: the consumer stopped before we got
-		 * here, and its CONSUMER_DOWN follows. Keep a record without memory
-		 * (sends to it fail NOT_FOUND); the program sees it come and go.
-		 */
-		remote_free_parts(r);
-		r->stopped = true;
-		remote_list(conn, r, 0);
-		FERRY_DBG("%s '%s': connection %u: peer consumer %u stopped before it was imported", ep->kind, ep->name,
-			  conn->id, r->id);
-	} else if (err != DOCA_SUCCESS) {
-		remote_free(r);
-		return UINT32_MAX;
-	} else {
-		remote_list(conn, r, up->ring_cap);
-		FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, conn->id, r->id,
-			  r->remote == NULL ? "shared mapping" : "cross-memory attach");
-	}
 	if (ep->new_consumer_cb == NULL)
 		return 0;
-	ep->new_consumer_cb(&ep->consumer_event, conn, r->id);
+	ep->new_consumer_cb(&ep->consumer_event, conn, up->consumer_id);
 	return 1;
-}
-
-/* ---- the peer's post rings ---- */
-
-static doca_error_t ring_broken(struct doca_comch_connection *conn, struct comch_remote_consumer *r, const char *rule)
-{
-	if (!r->broken) {
-		r->broken = true;
-		FERRY_ERR("%s '%s': connection %u: consumer %u's post ring %s; connection closed", conn->ep->kind,
-			  conn->ep->name, conn->id, r->id, rule);
-		comch_conn_mark_broken(conn);
-	}
-	return DOCA_ERROR_NOT_CONNECTED;
-}
-
-doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
-				  struct comch_post *post)
-{
-	doca_error_t err;
-
-	if (r->broken)
-		return DOCA_ERROR_NOT_CONNECTED;
-	if (r->stopped)
-		return DOCA_ERROR_NOT_FOUND;
-	err = comch_ring_view_peek(&r->posts, post, sizeof(*post), COMCH_POST_COPY);
-	if (err == DOCA_ERROR_AGAIN) {
-		/* A producer progressed alone learns here that its consumer stopped or its process died. */
-		enum ferry_link_liveness l = comch_ring_view_writer(&r->posts);
-		if (l == FERRY_LINK_EXITED)
-			return ring_broken(conn, r, "belongs to a consumer whose process is gone");
-		if (l == FERRY_LINK_REVOKED) {
-			r->stopped = true;
-			return DOCA_ERROR_NOT_FOUND;
-		}
-	}
-	if (err == DOCA_ERROR_INVALID_VALUE)
-		return ring_broken(conn, r, "claims more posts than it holds");
-	if (err != DOCA_SUCCESS)
-		return err;
-	/* The one check that keeps producers inside what the consumer exported. */
-	if (post->len == 0 || post->addr < r->base || post->len > r->len || post->addr - r->base > r->len - post->len)
-		return ring_broken(conn, r, "holds a buffer outside the consumer's exported memory");
-	return DOCA_SUCCESS;
-}
-
-_Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r)
-{
-	const struct comch_ring_view *v = &r->posts;
-	const uint8_t *entry = v->entries + (v->tail & (v->cap - 1)) * sizeof(struct comch_post);
-
-	/* The post ring is mapped read-write here (its export is PCI_READ_WRITE): claims are stores. */
-	return (_Atomic uint32_t *)(uintptr_t)(entry + offsetof(struct comch_post, claim));
-}
-
-static void remote_unlink(struct doca_comch_connection *conn, struct comch_remote_consumer *gone)
-{
-	struct comch_remote_consumer **pp;
-
-	for (pp = &conn->remotes; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == gone) {
-			*pp = gone->next;
-			conn->num_remotes--;
-			conn->remote_ring_entries -= gone->ring_entries;
-			return;
-		}
 }
 
 static uint32_t on_consumer_down(struct doca_comch_connection *conn, uint32_t id, const char **why)
 {
 	struct comch_ep *ep = conn->ep;
-	struct comch_remote_consumer *r = comch_fast_find_remote(conn, id);
 
-	if (r == NULL) {
+	if (!comch_peers_remove(conn, id)) {
 		*why = "CONSUMER_DOWN for a consumer that is not up";
 		return UINT32_MAX;
 	}
-	remote_unlink(conn, r);
-	remote_free(r);
 	comch_producers_kick(conn); /* sends waiting for it fail now */
 	if (ep->expired_consumer_cb == NULL)
 		return 0;
@@ -316,12 +60,7 @@ uint32_t comch_fast_on_frame(struct doca_comch_connection *conn, const struct fe
 
 void comch_fast_conn_gone(struct doca_comch_connection *conn)
 {
-	struct comch_remote_consumer *r;
-
 	comch_producers_conn_gone(conn);
 	comch_consumers_conn_gone(conn);
-	while ((r = conn->remotes) != NULL) {
-		remote_unlink(conn, r);
-		remote_free(r);
-	}
+	comch_peers_clear(conn);
 }

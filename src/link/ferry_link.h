@@ -110,9 +110,6 @@ doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid);
  */
 doca_error_t ferry_link_send(int fd, const void *buf, size_t len);
 
-/** Like ferry_link_send with the frame split in two parts (header, payload). */
-doca_error_t ferry_link_send2(int fd, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len);
-
 /**
  * Receive one datagram without blocking. @p len gets its full size even when it
  * was larger than @p cap (then it was cut: the caller refuses it).

@@ -284,19 +284,6 @@ doca_error_t ferry_link_send(int fd, const void *buf, size_t len)
 	return rc < 0 ? send_errno() : DOCA_SUCCESS;
 }
 
-doca_error_t ferry_link_send2(int fd, const void *hdr, size_t hdr_len, const void *payload, size_t payload_len)
-{
-	struct iovec iov[2] = {{.iov_base = (void *)(uintptr_t)hdr, .iov_len = hdr_len},
-			       {.iov_base = (void *)(uintptr_t)payload, .iov_len = payload_len}};
-	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = payload_len > 0 ? 2 : 1};
-	ssize_t rc;
-
-	do {
-		rc = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-	} while (rc < 0 && errno == EINTR);
-	return rc < 0 ? send_errno() : DOCA_SUCCESS;
-}
-
 doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len)
 {
 	ssize_t rc;
