@@ -4,13 +4,13 @@
  * task (pool, slab, backlog, completion) and the endpoint's buffers. The design
  * notes are in comch_priv.h.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <doca_dev.h>
 
 #include "comch/comch_priv.h"
+#include "common/ferry_env.h"
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
 
@@ -172,24 +172,11 @@ doca_error_t comch_ep_check_name(const char *call, const char *name)
 	return DOCA_SUCCESS;
 }
 
-#define COMCH_ENV_MS_MAX (24ul * 3600ul * 1000ul) /* a day: far from overflowing ns */
+#define COMCH_ENV_MS_MAX (24ull * 3600ull * 1000ull) /* a day: far from overflowing ns */
 
 uint64_t comch_env_ms_as_ns(const char *var, uint32_t default_ms)
 {
-	const char *env = getenv(var);
-	char *end = NULL;
-	unsigned long ms;
-
-	if (env == NULL || env[0] == '\0')
-		return (uint64_t)default_ms * 1000000ull;
-	errno = 0;
-	ms = strtoul(env, &end, 10);
-	if (errno != 0 || env[0] < '0' || env[0] > '9' || *end != '\0' || ms == 0 || ms > COMCH_ENV_MS_MAX) {
-		FERRY_ERR("comch: %s='%s' is not a number of milliseconds in 1..%lu; using %u", var, env,
-			   COMCH_ENV_MS_MAX, default_ms);
-		ms = default_ms;
-	}
-	return (uint64_t)ms * 1000000ull;
+	return ferry_env_u64(var, 1, COMCH_ENV_MS_MAX, default_ms) * 1000000ull;
 }
 
 doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *addr, uint32_t machine,

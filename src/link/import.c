@@ -33,6 +33,7 @@
 
 #include <doca_types.h>
 
+#include "common/ferry_env.h"
 #include "common/ferry_log.h"
 #include "link/export_desc_priv.h"
 #include "link/ferry_export.h"
@@ -111,16 +112,14 @@ static void close_fds(int *fds, size_t n)
 #define AGENT_TIMEOUT_MS_DEFAULT 1000u
 #define AGENT_CONNECT_RETRY_US 1000u
 
+#define AGENT_TIMEOUT_MS_MAX 3600000u
+
 /* The deadline of one conversation with an agent, from FERRY_LINK_AGENT_TIMEOUT_MS. */
 static uint64_t agent_deadline_ns(void)
 {
-	const char *env = getenv("FERRY_LINK_AGENT_TIMEOUT_MS");
-	char *end = NULL;
-	unsigned long ms = env != NULL ? strtoul(env, &end, 10) : 0;
+	uint64_t ms = ferry_env_u64("FERRY_LINK_AGENT_TIMEOUT_MS", 1, AGENT_TIMEOUT_MS_MAX, AGENT_TIMEOUT_MS_DEFAULT);
 
-	if (env == NULL || end == env || *end != '\0' || ms == 0 || ms > 3600000ul)
-		ms = AGENT_TIMEOUT_MS_DEFAULT;
-	return ferry_link_now_ns() + (uint64_t)ms * 1000000ull;
+	return ferry_link_now_ns() + ms * 1000000ull;
 }
 
 /* Wait for @p events on @p fd until @p deadline; false when it passed. */

@@ -2353,13 +2353,15 @@ static void test_rogue_empty_datagram_mid_batch(void **state)
 static void test_env_timeouts(void **state)
 {
 	static const char *const bad[] = {"99999999999999999999999", "18446744073709551615", "86400001", "-5", "12ms",
-					  "0", " 7", "+7", "0x10"};
+					  "0", " 7", "+7", "0x", "0x10g"};
 
 	(void)state;
 	setenv("FERRY_TEST_TIMEOUT_MS", "250", 1);
 	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 250ull * 1000000ull);
 	setenv("FERRY_TEST_TIMEOUT_MS", "86400000", 1);
 	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 86400000ull * 1000000ull);
+	setenv("FERRY_TEST_TIMEOUT_MS", "0x10", 1);
+	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 16ull * 1000000ull);
 	unsetenv("FERRY_TEST_TIMEOUT_MS");
 	assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 7ull * 1000000ull);
 	setenv("FERRY_TEST_TIMEOUT_MS", "", 1); /* set but empty: as unset, quietly */
@@ -2368,7 +2370,8 @@ static void test_env_timeouts(void **state)
 		ferry_test_log_reset();
 		setenv("FERRY_TEST_TIMEOUT_MS", bad[i], 1);
 		assert_int_equal(comch_env_ms_as_ns("FERRY_TEST_TIMEOUT_MS", 7), 7ull * 1000000ull);
-		assert_true(ferry_test_log_has("is not a number of milliseconds"));
+		assert_true(ferry_test_log_has("FERRY_TEST_TIMEOUT_MS"));
+		assert_true(ferry_test_log_has("is not a whole number in 1..86400000; using 7"));
 	}
 	unsetenv("FERRY_TEST_TIMEOUT_MS");
 }
