@@ -41,6 +41,7 @@
 #include "core/ferry_dev.h"
 #include "link/link_priv.h"
 #include "ferry_test.h"
+#include "ferry_test_wait.h"
 
 struct fix {
 	struct doca_pe *pe;
@@ -146,8 +147,7 @@ static void stop_idle(struct doca_ctx *ctx)
 {
 	if (state_of(ctx) != DOCA_CTX_STATE_IDLE)
 		(void)doca_ctx_stop(ctx);
-	for (int i = 0; i < 100000 && state_of(ctx) != DOCA_CTX_STATE_IDLE; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, state_of(ctx) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
 	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_IDLE);
 }
 
@@ -191,12 +191,10 @@ static void make_client(const char *name)
 	assert_int_equal(state_of(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
 }
 
-static void progress_until(bool (*cond)(void), int max_loops)
+/* Progress until @p cond holds (or FERRY_TEST_WAIT_MS passed: then it fails, showing what the library said). */
+static void progress_until(bool (*cond)(void))
 {
-	for (int i = 0; i < max_loops && !cond(); i++) {
-		if (doca_pe_progress(F->pe) == 0)
-			usleep(100);
-	}
+	FERRY_PROGRESS_UNTIL(F->pe, cond(), FERRY_TEST_WAIT_MS);
 	if (!cond() && ferry_test_log_file_ != NULL) { /* show what the library said */
 		char line[1024];
 
@@ -343,7 +341,7 @@ static void connect_pair(const char *name)
 {
 	make_server(name);
 	make_client(name);
-	progress_until(client_running, 100000);
+	progress_until(client_running);
 	assert_non_null(F->server_conn);
 }
 
@@ -407,7 +405,7 @@ static void test_connect_and_exchange(void **state)
 	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
 	assert_int_equal(F->sent_ok, 0); /* completions only from progress */
 	want_server_msgs = 1;
-	progress_until(server_got, 100000);
+	progress_until(server_got);
 	assert_int_equal(F->last_len, 12);
 	assert_memory_equal(F->last_msg, "hello server", 12);
 	assert_int_equal(F->sent_ok, 1);
@@ -418,17 +416,16 @@ static void test_connect_and_exchange(void **state)
 			 DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
 	want_client_msgs = 1;
-	progress_until(client_got, 100000);
+	progress_until(client_got);
 	assert_int_equal(F->last_len, COMCH_CAP_MAX_MSG_SIZE);
 	assert_int_equal(F->last_msg[COMCH_CAP_MAX_MSG_SIZE - 1], 'z');
 	client_send(NULL, 0);
 	want_server_msgs = 2;
-	progress_until(server_got, 100000);
+	progress_until(server_got);
 	assert_int_equal(F->last_len, 0);
 	/* the client's stop is a disconnect for the server */
 	stop_idle(doca_comch_client_as_ctx(F->client));
-	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	assert_null(F->server_conn);
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
@@ -453,7 +450,7 @@ static void test_notification_handle_wakes_on_messages(void **state)
 	assert_int_equal(epoll_wait(ep, &ev, 1, 1000), 1);
 	assert_int_equal(doca_pe_clear_notification(F->pe, handle), DOCA_SUCCESS);
 	want_server_msgs = 1;
-	progress_until(server_got, 1000);
+	progress_until(server_got);
 	close(ep);
 }
 
@@ -491,7 +488,8 @@ static void test_notification_handle_wakes_on_connection_events(void **state)
 	assert_int_equal(doca_pe_connect_ctx(client_pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
 	assert_true(handle_readable(ep, F->pe)); /* the new client, before any server progress */
-	for (int i = 0; i < 100000 && !client_running(); i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
+	     !client_running() && !ferry_test_expired(until);) {
 		doca_pe_progress(F->pe);
 		doca_pe_progress(client_pe);
 	}
@@ -502,8 +500,7 @@ static void test_notification_handle_wakes_on_connection_events(void **state)
 	assert_int_equal(doca_pe_request_notification(F->pe), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_stop(doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 	assert_true(handle_readable(ep, F->pe)); /* the BYE of the leaving client */
-	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
 	F->client = NULL;
@@ -524,14 +521,14 @@ static void test_server_disconnect(void **state)
 	assert_int_equal(doca_comch_server_disconnect(F->server, conn), DOCA_ERROR_INVALID_VALUE);
 	assert_true(ferry_test_log_has("is not one of its clients"));
 	assert_int_equal(doca_comch_server_disconnect(F->server, F->server_conn), DOCA_SUCCESS);
-	progress_until(client_left_running, 100000);
+	progress_until(client_left_running);
 	assert_true(ferry_test_log_has("the server ended the connection"));
 	assert_int_equal(F->disconnects, 0); /* the server's own disconnect raises no event */
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
 	/* the task outlived its connection: submit refuses it; once freed, the client reaches IDLE */
 	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_ERROR_BAD_STATE);
 	doca_task_free(doca_comch_task_send_as_task(task));
-	progress_until(client_idle, 100000);
+	progress_until(client_idle);
 }
 
 static void test_stop_flushes_backlog(void **state)
@@ -565,7 +562,7 @@ static size_t rogue_wait_closed(int fd, uint8_t *got, size_t cap)
 {
 	size_t first = 0;
 
-	for (int i = 0; i < 20000; i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
 		size_t len = 0;
 		doca_error_t err;
 
@@ -664,8 +661,7 @@ static void test_rogue_peers(void **state)
 	fd = rogue_connect("guarded"); /* a valid HELLO, then garbage: disconnect event */
 	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, machine, dev, "guarded");
 	rogue_send(fd, frame, len);
-	for (int i = 0; i < 10000 && F->connects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->connects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->connects, 1);
 	ferry_frame_put_header(frame, FERRY_FRAME_HELLO, 0);
 	rogue_send(fd, frame, FERRY_FRAME_HDR_LEN);
@@ -679,10 +675,10 @@ static void test_rogue_peers(void **state)
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
 	assert_int_equal(state_of(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
 	make_client("guarded");
-	progress_until(client_running, 100000);
+	progress_until(client_running);
 	client_send("still here", 10);
 	want_server_msgs = 1;
-	progress_until(server_got, 100000);
+	progress_until(server_got);
 }
 
 static void test_second_server_same_name_refused(void **state)
@@ -705,7 +701,7 @@ static void test_server_stop_ends_clients(void **state)
 	(void)state;
 	connect_pair("stopping");
 	stop_idle(doca_comch_server_as_ctx(F->server));
-	progress_until(client_idle, 100000);
+	progress_until(client_idle);
 	assert_true(ferry_test_log_has("the server ended the connection"));
 	assert_true(ferry_test_log_has("context leaves RUNNING"));
 	assert_int_equal(F->disconnects, 0); /* no events from a stopping server */
@@ -729,7 +725,7 @@ static void test_silent_flood_is_cleaned_up(void **state)
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_pending, 0);
 	assert_int_equal(F->connects, 0);
 	make_client("flood");
-	progress_until(client_running, 100000);
+	progress_until(client_running);
 }
 
 
@@ -877,7 +873,7 @@ static void fast_pair(const char *name, uint32_t depth, struct doca_comch_connec
 			 DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
-	progress_until(client_running, 100000);
+	progress_until(client_running);
 	assert_int_equal(doca_comch_client_get_connection(F->client, cconn), DOCA_SUCCESS);
 }
 
@@ -927,7 +923,7 @@ static void test_fast_path_in_one_process(void **state)
 	(void)doca_pe_progress(F->pe);
 	assert_int_equal(state_of(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
-	progress_until(consumer_seen, 100000);
+	progress_until(consumer_seen);
 	assert_int_equal(g_remote_id, cid);
 
 	/* producer on the client side; its first send waits for a post */
@@ -955,7 +951,7 @@ static void test_fast_path_in_one_process(void **state)
 	assert_ptr_equal(doca_comch_consumer_task_post_recv_get_buf(rt), rbuf);
 	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
 	g_want_recv = 1;
-	progress_until(recv_count_reached, 100000);
+	progress_until(recv_count_reached);
 	assert_int_equal(g_send_ok, 1);
 	assert_int_equal(g_recv_ok, 1);
 	assert_int_equal(g_last_recv_len, 1000);
@@ -971,8 +967,7 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_ok = g_send_err = 0;
 	g_recv_ok = 0;
-	for (int i = 0; i < 200 && g_send_err == 0; i++)
-		(void)doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_err, 1);
 	assert_int_equal(g_recv_ok, 0); /* the buffer stays posted */
 	assert_int_equal(g_last_send_status, DOCA_ERROR_INVALID_VALUE);
@@ -983,8 +978,7 @@ static void test_fast_path_in_one_process(void **state)
 	doca_comch_producer_task_send_set_imm_data(st, NULL, 0);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_err = 0;
-	for (int i = 0; i < 200 && g_send_err == 0; i++)
-		(void)doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_err, 1);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_TOO_BIG);
 
@@ -993,23 +987,20 @@ static void test_fast_path_in_one_process(void **state)
 	doca_comch_producer_task_send_set_buf(st, sbuf);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_err = 0;
-	for (int i = 0; i < 200 && g_send_err == 0; i++)
-		(void)doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
 
 	/* the consumer stops: its post is flushed, the producer's side sees it expire */
 	assert_int_equal(doca_ctx_stop(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
-	for (int i = 0; i < 200 && g_recv_err == 0; i++)
-		(void)doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_recv_err, 1);
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
 	stop_idle(doca_comch_consumer_as_ctx(c));
-	progress_until(consumer_expired, 100000);
+	progress_until(consumer_expired);
 	doca_comch_producer_task_send_set_consumer_id(st, cid);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_err = 0;
-	for (int i = 0; i < 200 && g_send_err == 0; i++)
-		(void)doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
 
 	doca_task_free(doca_comch_producer_task_send_as_task(st));
@@ -1039,8 +1030,7 @@ static int rogue_hello(const char *name)
 					     ferry_devinfo_name(host), name);
 
 	rogue_send(fd, frame, len);
-	for (int i = 0; i < 10000 && F->connects == before; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->connects != before, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->connects, before + 1);
 	return fd;
 }
@@ -1048,7 +1038,7 @@ static int rogue_hello(const char *name)
 /* Read frames from the rogue socket (progressing the server) until one of @p type comes. */
 static void rogue_read(int fd, enum ferry_frame_type type, uint8_t *buf, size_t cap, struct ferry_frame *f)
 {
-	for (int i = 0; i < 20000; i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
 		size_t len = 0;
 		const char *why;
 
@@ -1129,8 +1119,7 @@ static void test_rogue_fast_path_frames(void **state)
 						      .ring_desc_len = (uint16_t)ring_desc_len};
 		atomic_store(&ring->head, head);
 		rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
-		for (int i = 0; i < 10000 && g_new_consumers == (unsigned)k; i++)
-			doca_pe_progress(F->pe);
+		FERRY_PROGRESS_UNTIL(F->pe, g_new_consumers != (unsigned)k, FERRY_TEST_WAIT_MS);
 		assert_int_equal(g_new_consumers, k + 1);
 		assert_int_equal(doca_comch_producer_create(F->server_conn, &p), DOCA_SUCCESS);
 		assert_int_equal(doca_comch_producer_task_send_set_conf(p, prod_ok, prod_err, 1), DOCA_SUCCESS);
@@ -1144,8 +1133,7 @@ static void test_rogue_fast_path_frames(void **state)
 			entries[0] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem, .len = 64, .slot = 0, .generation = 1};
 			atomic_store(&ring->head, head + 1);
 			assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
-			for (int i = 0; i < 1000 && g_send_ok == 0; i++)
-				doca_pe_progress(F->pe);
+			FERRY_PROGRESS_UNTIL(F->pe, g_send_ok > 0, FERRY_TEST_WAIT_MS);
 			assert_int_equal(g_send_ok, 1);
 			assert_memory_equal(mem, pmem, 64);
 			entries[1] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem + 4096 - 63, .len = 64};
@@ -1157,8 +1145,7 @@ static void test_rogue_fast_path_frames(void **state)
 			atomic_store(&ring->head, head + 5);
 		}
 		assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
-		for (int i = 0; i < 1000 && g_send_err == 0; i++)
-			doca_pe_progress(F->pe);
+		FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 		assert_int_equal(g_send_err, 1);
 		assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_CONNECTED);
 		(void)rogue_wait_closed(fd, got, sizeof(got));
@@ -1204,8 +1191,7 @@ static void test_rogue_fast_path_frames(void **state)
 		if (k == 0) { /* a good completion first */
 			dones[0] = (struct comch_done){.slot = 0, .generation = 1, .len = 10, .producer_id = 9};
 			atomic_store(&dring->head, 1);
-			for (int i = 0; i < 1000 && g_recv_ok == 0; i++)
-				doca_pe_progress(F->pe);
+			FERRY_PROGRESS_UNTIL(F->pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
 			assert_int_equal(g_recv_ok, 1);
 			assert_int_equal(g_last_recv_len, 10);
 			assert_int_equal(g_last_producer, 9);
@@ -1224,8 +1210,7 @@ static void test_rogue_fast_path_frames(void **state)
 		}
 		(void)rogue_wait_closed(fd, got, sizeof(got));
 		close(fd);
-		for (int i = 0; i < 200 && g_recv_err == 0; i++)
-			doca_pe_progress(F->pe);
+		FERRY_PROGRESS_UNTIL(F->pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
 		assert_int_equal(g_recv_err, 1); /* the post fails: its connection ended */
 		assert_int_equal(g_recv_ok, k == 0 ? 1 : 0);
 		assert_true(ferry_test_log_has(want[k]));
@@ -1277,7 +1262,7 @@ static void test_fast_path_producer_on_own_pe(void **state)
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 1), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
-	progress_until(consumer_seen, 100000);
+	progress_until(consumer_seen);
 	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem, 4096, &rbuf), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(c, rbuf, &rt), DOCA_SUCCESS);
@@ -1291,12 +1276,10 @@ static void test_fast_path_producer_on_own_pe(void **state)
 	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, 4096, &sbuf), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, NULL, 0, cid, &st), DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
-	for (int i = 0; i < 100000 && g_send_ok + g_send_err == 0; i++)
-		(void)doca_pe_progress(ppe); /* only the producer's PE */
+	FERRY_PROGRESS_UNTIL(ppe, g_send_ok + g_send_err > 0, FERRY_TEST_WAIT_MS); /* only the producer's PE */
 	assert_int_equal(g_send_ok, 1);
 	assert_memory_equal(cmem, pmem, 4096);
-	for (int i = 0; i < 100000 && g_recv_ok == 0; i++)
-		(void)doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_recv_ok, 1);
 
 	doca_task_free(doca_comch_producer_task_send_as_task(st));
@@ -1334,9 +1317,10 @@ static int count_fds(void)
 /* Progress the server until the process holds @p want fds again (or give up); returns the count. */
 static int fds_settle(int want)
 {
+	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
 	int n = count_fds();
 
-	for (int i = 0; i < 2000 && n != want; i++) {
+	while (n != want && !ferry_test_expired(until)) {
 		doca_pe_progress(F->pe);
 		usleep(500);
 		n = count_fds();
@@ -1350,7 +1334,7 @@ static bool rogue_got_before_close(int fd, enum ferry_frame_type type)
 	uint8_t buf[4096];
 	bool seen = false;
 
-	for (int i = 0; i < 20000; i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
 		struct ferry_frame f;
 		const char *why;
 		size_t len = 0;
@@ -1461,8 +1445,7 @@ static void rogue_post(struct rogue_consumer *rc, uint64_t pos, uint32_t off, ui
 /* Progress until the server announced @p want consumers of the peer. */
 static void wait_new_consumers(unsigned want)
 {
-	for (int i = 0; i < 20000 && g_new_consumers < want; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_new_consumers >= want, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_new_consumers, want);
 }
 
@@ -1490,8 +1473,7 @@ static doca_error_t send_and_wait(struct doca_comch_producer_task_send *t)
 	unsigned before = g_send_ok + g_send_err;
 
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(t)), DOCA_SUCCESS);
-	for (int i = 0; i < 20000 && g_send_ok + g_send_err == before; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_send_ok + g_send_err != before, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_ok + g_send_err, before + 1);
 	return g_last_send_status;
 }
@@ -1933,8 +1915,7 @@ static void rp_open(struct rogue_producers *rp, const char *name, uint32_t ntask
 {
 	rp_start(rp, name, ntasks, imm_len);
 	rp_answer(rp, 0, 0);
-	for (int i = 0; i < 20000 && rp->c->dones.imp == NULL; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, rp->c->dones.imp != NULL, FERRY_TEST_WAIT_MS);
 	assert_non_null(rp->c->dones.imp);
 }
 
@@ -1975,8 +1956,7 @@ static void rp_done(struct rogue_producers *rp, struct comch_done d)
 
 static void rp_progress_until_completed(unsigned want)
 {
-	for (int i = 0; i < 20000 && g_rc_ok + g_rc_err < want; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, g_rc_ok + g_rc_err >= want, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_rc_ok + g_rc_err, want);
 }
 
@@ -2150,8 +2130,7 @@ static void stop_race(const char *name, enum race_end how)
 		rp.fd = -1;
 	}
 	rp_progress_until_completed(3);
-	for (int i = 0; i < 20000 && state_of(rp_ctx(&rp)) != DOCA_CTX_STATE_IDLE; i++)
-		(void)doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, state_of(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
 	assert_int_equal(state_of(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
 	if (how != RACE_PEER_LEAVES) {
 		rogue_read(rp.fd, FERRY_FRAME_CONSUMER_DOWN, got, sizeof(got), &f);
@@ -2315,7 +2294,7 @@ static void test_rogue_short_datagrams(void **state)
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
 	assert_int_equal(state_of(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
 	make_client("rogue-short");
-	progress_until(client_running, 100000);
+	progress_until(client_running);
 	rogue_consumer_close(&rc);
 }
 

@@ -50,13 +50,13 @@
 #include "comch_util.h"
 #include "core/ferry_dev.h"
 #include "ferry_test.h"
+#include "ferry_test_wait.h"
 #include "link/link_priv.h"
 
 #define ROGUE_MEM 8192u
 #define ROGUE_CAP 4u
 #define ROGUE_ID 5u     /* the rogue's good consumer */
 #define REPLAY_ID 6u    /* the consumer that names someone else's export */
-#define LIMIT_MS 10000
 
 /* ======== the rogue (child) ======== */
 
@@ -154,9 +154,9 @@ static void rogue_send(struct rogue *r, const void *frame, size_t len)
  * The next frame from the server within @p ms: DOCA_SUCCESS (parsed into @p f,
  * in @p buf), DOCA_ERROR_CONNECTION_RESET (closed) or DOCA_ERROR_TIME_OUT.
  */
-static doca_error_t rogue_next(struct rogue *r, uint8_t *buf, size_t cap, struct ferry_frame *f, int ms)
+static doca_error_t rogue_next(struct rogue *r, uint8_t *buf, size_t cap, struct ferry_frame *f, uint32_t ms)
 {
-	for (int waited = 0; waited < ms; waited += 10) {
+	for (uint64_t until = ferry_test_deadline(ms); !ferry_test_expired(until);) {
 		struct pollfd p = {.fd = r->fd, .events = POLLIN};
 		const char *why;
 		size_t len = 0;
@@ -189,7 +189,8 @@ static void rogue_hello(struct rogue *r, const char *name)
 	ROGUE_CHECK(ferry_link_connect(&addr, &r->fd) == DOCA_SUCCESS, ROGUE_SETUP);
 	rogue_send(r, frame, ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
 						      ferry_devinfo_name(info), name));
-	ROGUE_CHECK(rogue_next(r, buf, sizeof(buf), &f, LIMIT_MS) == DOCA_SUCCESS && f.type == FERRY_FRAME_WELCOME,
+	ROGUE_CHECK(rogue_next(r, buf, sizeof(buf), &f, FERRY_TEST_WAIT_MS) == DOCA_SUCCESS &&
+			    f.type == FERRY_FRAME_WELCOME,
 		    ROGUE_NO_FRAME);
 }
 
@@ -224,7 +225,7 @@ static void rogue_collect(struct rogue *r, bool want_cup)
 	struct ferry_frame f;
 
 	while (r->done_ring_len == 0 || (want_cup && r->cup_len == 0)) {
-		ROGUE_CHECK(rogue_next(r, buf, sizeof(buf), &f, LIMIT_MS) == DOCA_SUCCESS, ROGUE_NO_FRAME);
+		ROGUE_CHECK(rogue_next(r, buf, sizeof(buf), &f, FERRY_TEST_WAIT_MS) == DOCA_SUCCESS, ROGUE_NO_FRAME);
 		rogue_keep(r, &f, buf, sizeof(buf));
 	}
 }
@@ -236,7 +237,7 @@ static void rogue_expect_refused(struct rogue *r, uint32_t id)
 	struct ferry_frame f;
 	doca_error_t err;
 
-	while ((err = rogue_next(r, buf, sizeof(buf), &f, LIMIT_MS)) == DOCA_SUCCESS)
+	while ((err = rogue_next(r, buf, sizeof(buf), &f, FERRY_TEST_WAIT_MS)) == DOCA_SUCCESS)
 		ROGUE_CHECK(f.type != FERRY_FRAME_DONE_RING || f.u.done_ring.consumer_id != id, ROGUE_ANSWERED);
 	ROGUE_CHECK(err == DOCA_ERROR_CONNECTION_RESET, ROGUE_NOT_CLOSED);
 }
@@ -423,7 +424,8 @@ static int role_reopen(struct rogue *r, const char *name)
 	imported = rogue_import_read_only(r, page, &imp);
 	rogue_say("sealed");
 	/* The parent sends once into the post we offered: its completion must show in our read-only views. */
-	for (int i = 0; i < LIMIT_MS && atomic_load(&imported->head) == 0; i++)
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
+	     atomic_load(&imported->head) == 0 && !ferry_test_expired(until);)
 		usleep(1000);
 	ROGUE_CHECK(atomic_load(&((const struct comch_ring_hdr *)(ro + (rep.addr - rep.map_base)))->head) == 1,
 		    ROGUE_NO_FRAME);
@@ -681,8 +683,7 @@ static void stop_idle(struct doca_ctx *ctx, struct doca_pe *pe)
 {
 	if (state_of(ctx) != DOCA_CTX_STATE_IDLE)
 		(void)doca_ctx_stop(ctx);
-	for (int i = 0; i < 100000 && state_of(ctx) != DOCA_CTX_STATE_IDLE; i++)
-		doca_pe_progress(pe);
+	FERRY_PROGRESS_UNTIL(pe, state_of(ctx) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
 	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_IDLE);
 }
 
@@ -758,14 +759,14 @@ static void child_poll(struct child *c)
 /* Progress the server until the child printed a line starting with @p word (or fail). */
 static void child_wait_word(struct child *c, const char *word)
 {
-	for (int i = 0; i < LIMIT_MS * 10; i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
 		child_poll(c);
 		if (strstr(c->seen, word) != NULL)
 			return;
 		if (c->exited)
 			fail_msg("the rogue exited (status %d) before saying '%s'", c->status, word);
 		if (doca_pe_progress(F->pe) == 0)
-			usleep(100);
+			ferry_test_idle();
 	}
 	fail_msg("the rogue did not say '%s'", word);
 }
@@ -776,9 +777,9 @@ static int child_finish(struct child *c)
 	if (c->in >= 0)
 		close(c->in);
 	c->in = -1;
-	for (int i = 0; i < LIMIT_MS * 10 && !c->exited; i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !c->exited && !ferry_test_expired(until);) {
 		if (doca_pe_progress(F->pe) == 0)
-			usleep(100);
+			ferry_test_idle();
 		child_poll(c);
 	}
 	if (!c->exited) {
@@ -809,11 +810,12 @@ static void child_kill(struct child *c)
 /* Progress the server until the rogue connected. */
 static void wait_connected(struct child *c)
 {
-	for (int i = 0; i < LIMIT_MS * 10 && F->connects == 0; i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
+	     F->connects == 0 && !ferry_test_expired(until);) {
 		child_poll(c);
 		assert_false(c->exited);
 		if (doca_pe_progress(F->pe) == 0)
-			usleep(100);
+			ferry_test_idle();
 	}
 	assert_int_equal(F->connects, 1);
 }
@@ -834,9 +836,10 @@ static int count_fds(void)
 /* Progress until the process holds @p want fds again (the agent closes its end of a request a moment late). */
 static int fds_settle(int want)
 {
+	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
 	int n = count_fds();
 
-	for (int i = 0; i < 2000 && n != want; i++) {
+	while (n != want && !ferry_test_expired(until)) {
 		doca_pe_progress(F->pe);
 		usleep(500);
 		n = count_fds();
@@ -849,8 +852,7 @@ static void assert_refused(const char *line, unsigned consumers_before)
 {
 	assert_true(ferry_test_log_has(line));
 	assert_int_equal(F->new_consumers, consumers_before);
-	for (int i = 0; i < 10000 && F->disconnects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	assert_int_equal(F->server->num_conns, 0);
 }
@@ -882,7 +884,7 @@ static size_t child_hex(struct child *c, const char *tag, uint8_t *out, size_t c
 	const char *p = NULL;
 	size_t n = 0;
 
-	for (int i = 0; i < LIMIT_MS * 10; i++) {
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
 		p = strstr(c->seen, tag);
 		if (p != NULL && strchr(p, '\n') != NULL)
 			break;
@@ -927,8 +929,7 @@ static int raw_hello(const char *name)
 					 ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
 								 ferry_devinfo_name(info), name)),
 			 DOCA_SUCCESS);
-	for (int i = 0; i < 100000 && F->connects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->connects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->connects, 1);
 	return fd;
 }
@@ -938,8 +939,7 @@ static void raw_refused(int fd)
 {
 	uint8_t got[4096];
 
-	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	for (int i = 0; i < 100; i++) {
 		size_t len = 0;
 		struct ferry_frame f;
@@ -1114,8 +1114,7 @@ static void test_replay_server_memory_as_done_ring(void **state)
 	child_go(&c);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_refused("names a ring exported by another process than the peer", 0);
-	for (int i = 0; i < 10000 && F->recv_err == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->recv_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->recv_err, 1);
 	assert_int_equal(F->recv_status, DOCA_ERROR_NOT_CONNECTED);
 	for (size_t i = 0; i < 4096; i++)
@@ -1220,15 +1219,12 @@ static void test_consumer_process_dies_producer_alone(void **state)
 		(void)doca_pe_progress(ppe);
 	assert_int_equal(F->send_ok + F->send_err, 0); /* nothing posted: it waits */
 	child_kill(&c);
-	for (int i = 0; i < 100000 && F->send_err == 0; i++)
-		if (doca_pe_progress(ppe) == 0)
-			usleep(100);
+	FERRY_PROGRESS_UNTIL(ppe, F->send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->send_err, 1);
 	assert_int_equal(F->send_status, DOCA_ERROR_NOT_CONNECTED);
 	assert_true(ferry_test_log_has("belongs to a consumer whose process is gone"));
 	assert_int_equal(F->disconnects, 0); /* the server's PE has not run */
-	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	producer_free(p, ppe, pm, inv, buf);
 	assert_int_equal(doca_pe_destroy(ppe), DOCA_SUCCESS);
@@ -1269,8 +1265,8 @@ static void test_producer_process_dies_consumer_alone(void **state)
 	(void)doca_pe_progress(cpe);
 	assert_int_equal(state_of(doca_comch_consumer_as_ctx(cons)), DOCA_CTX_STATE_RUNNING);
 	child_wait_word(&c, "ready");
-	for (int i = 0; i < 100000 && cons->dones.imp == NULL; i++)
-		doca_pe_progress(F->pe); /* the DONE_RING comes through the connection */
+	/* the DONE_RING comes through the connection */
+	FERRY_PROGRESS_UNTIL(F->pe, cons->dones.imp != NULL, FERRY_TEST_WAIT_MS);
 	assert_non_null(cons->dones.imp);
 	for (int i = 0; i < 2; i++) {
 		struct doca_comch_consumer_task_post_recv *t = NULL;
@@ -1283,16 +1279,13 @@ static void test_producer_process_dies_consumer_alone(void **state)
 		(void)doca_pe_progress(cpe);
 	assert_int_equal(F->recv_ok + F->recv_err, 0);
 	child_kill(&c);
-	for (int i = 0; i < 100000 && F->recv_err < 2; i++)
-		if (doca_pe_progress(cpe) == 0)
-			usleep(100);
+	FERRY_PROGRESS_UNTIL(cpe, F->recv_err >= 2, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->recv_err, 2);
 	assert_int_equal(F->recv_ok, 0);
 	assert_int_equal(F->recv_status, DOCA_ERROR_NOT_CONNECTED);
 	assert_true(ferry_test_log_has("the peer's process is gone; posted buffers fail"));
 	assert_int_equal(F->disconnects, 0);
-	for (int i = 0; i < 100000 && F->disconnects == 0; i++)
-		doca_pe_progress(F->pe);
+	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	for (size_t i = 0; i < 2048; i++)
 		assert_int_equal(cmem[i], 0);

@@ -18,6 +18,7 @@
 
 #include "core/ferry_ctx.h"
 #include "ferry_test.h"
+#include "ferry_test_wait.h"
 
 /* ---- a fake context type: tasks wait in a FIFO until progress ---- */
 
@@ -199,7 +200,8 @@ static int teardown(void **state)
 	if (st != DOCA_CTX_STATE_IDLE) {
 		(void)doca_ctx_stop(&f->fc->ctx);
 		/* Bounded: a test that still holds a task would keep the context STOPPING. */
-		for (int i = 0; i < 1000 && st != DOCA_CTX_STATE_IDLE; i++) {
+		for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
+		     st != DOCA_CTX_STATE_IDLE && !ferry_test_expired(until);) {
 			(void)doca_pe_progress(f->pe);
 			assert_int_equal(doca_ctx_get_state(&f->fc->ctx, &st), DOCA_SUCCESS);
 		}
@@ -546,7 +548,7 @@ static void stop_from_callback(struct fake_ctx *fc, struct fake_task *task)
 static void test_stop_from_callback(void **state)
 {
 	struct fixture *f = *state;
-	enum doca_ctx_states st;
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
 
 	start(f);
 	f->fc->on_complete = stop_from_callback;
@@ -554,8 +556,9 @@ static void test_stop_from_callback(void **state)
 		assert_int_equal(doca_task_submit(&fake_alloc(f->fc)->base), DOCA_SUCCESS);
 	/* The first task completes, stops the context; the rest are flushed in the same pass. */
 	(void)doca_pe_progress(f->pe);
-	while (doca_ctx_get_state(&f->fc->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE)
-		(void)doca_pe_progress(f->pe);
+	FERRY_PROGRESS_UNTIL(f->pe, doca_ctx_get_state(&f->fc->ctx, &st) != DOCA_SUCCESS || st == DOCA_CTX_STATE_IDLE,
+			     FERRY_TEST_WAIT_MS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
 	assert_int_equal(f->fc->successes, 1);
 	assert_int_equal(f->fc->errors, 3);
 	assert_int_equal(f->fc->pool.num_free, 4);

@@ -23,6 +23,7 @@
 #include "dma/dma_priv.h"
 #include "ferry_test.h"
 #include "ferry_test_dev.h"
+#include "ferry_test_wait.h"
 
 #define FIX_MEM_LEN (4u << 20)   /* per mmap */
 #define FIX_NUM_BUFS 4096u
@@ -134,32 +135,36 @@ static inline int fix_setup(void **state)
 	return 0;
 }
 
-/* Progress until the context is IDLE (or give up after many rounds). */
+/* Progress until the context is IDLE (false when FERRY_TEST_WAIT_MS passed first). */
 static inline bool fix_drain_to_idle(struct dma_fix *f)
 {
+	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
 	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
 
-	for (unsigned long i = 0; i < 100000000ul; i++) {
+	while (!ferry_test_expired(until)) {
 		if (doca_ctx_get_state(f->ctx, &st) != DOCA_SUCCESS)
 			return false;
 		if (st == DOCA_CTX_STATE_IDLE)
 			return true;
-		(void)doca_pe_progress(f->pe);
+		if (doca_pe_progress(f->pe) == 0)
+			ferry_test_idle();
 	}
 	return false;
 }
 
-/* Progress until no task is in flight (or give up after many rounds). */
+/* Progress until no task is in flight (false when FERRY_TEST_WAIT_MS passed first). */
 static inline bool fix_drain_inflight(struct dma_fix *f)
 {
+	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
 	size_t inflight = 1;
 
-	for (unsigned long i = 0; i < 100000000ul; i++) {
+	while (!ferry_test_expired(until)) {
 		if (doca_ctx_get_num_inflight_tasks(f->ctx, &inflight) != DOCA_SUCCESS)
 			return false;
 		if (inflight == 0)
 			return true;
-		(void)doca_pe_progress(f->pe);
+		if (doca_pe_progress(f->pe) == 0)
+			ferry_test_idle();
 	}
 	return false;
 }
