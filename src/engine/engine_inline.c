@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "engine/engine_priv.h"
 #include "link/ferry_remote.h"
@@ -73,36 +74,46 @@ static uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
+/* Frees a channel inline_open made, whole or in part: every pointer in it is NULL or its own. */
+static void inline_free(struct inline_chan *c)
+{
+	free(c->xslots);
+	free(c->slots);
+	free(c);
+}
+
 static doca_error_t inline_open(const struct ferry_chan_cfg *cfg, struct ferry_chan **chan)
 {
-	struct inline_chan *c = calloc(1, sizeof(*c));
 	uint32_t size = pow2_at_least(cfg->depth);
+	struct inline_chan *c;
 
+	c = ferry_calloc(1, sizeof(*c));
 	if (c == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	/* aligned_alloc wants a multiple of the alignment, which one slot is not. */
-	c->slots = aligned_alloc(64, ((size_t)size * sizeof(*c->slots) + 63) & ~(size_t)63);
-	if (cfg->cross_process)
-		c->xslots = calloc(size, sizeof(*c->xslots));
-	if (c->slots == NULL || (cfg->cross_process && c->xslots == NULL)) {
-		free(c->slots);
-		free(c);
-		return DOCA_ERROR_NO_MEMORY;
+		goto no_memory;
+	c->slots = ferry_aligned_alloc(64, (size_t)size * sizeof(*c->slots));
+	if (c->slots == NULL)
+		goto fail;
+	if (cfg->cross_process) {
+		c->xslots = ferry_calloc(size, sizeof(*c->xslots));
+		if (c->xslots == NULL)
+			goto fail;
 	}
 	c->base.ops = &ferry_engine_inline_ops;
 	c->mask = size - 1;
 	c->depth = cfg->depth;
 	*chan = &c->base;
 	return DOCA_SUCCESS;
+
+fail:
+	inline_free(c);
+no_memory:
+	return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "ferry_chan_open: no memory for an inline channel of depth %u",
+			  cfg->depth);
 }
 
 static void inline_close(struct ferry_chan *chan)
 {
-	struct inline_chan *c = to_inline(chan);
-
-	free(c->xslots);
-	free(c->slots);
-	free(c);
+	inline_free(to_inline(chan));
 }
 
 static doca_error_t inline_enqueue(struct ferry_chan *chan, const struct ferry_copy_desc *desc)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * engine_worker.c - copies served by a process-wide pool of worker threads.
+ * engine_worker.c - the worker and auto engines: channels whose copies are
+ * served by the process-wide pool of copy workers (worker_pool.c).
  *
  * Shape
  *   A channel owns a power-of-two ring of descriptor slots (slot order is enqueue
@@ -41,17 +42,16 @@
  *
  * Threads
  *   One application thread at a time per channel: enqueue, doorbell, poll, ready,
- *   cancel, close. Worker threads: started lazily at the first push, shared by all
- *   channels, FERRY_ENGINE_WORKERS of them (default min(2, ncpu)). An idle worker
- *   spins (yielding its CPU now and then), then dozes on a futex for DOZE_NS at a
- *   time, and after QUIET_DOZES dozes without any item sleeps until woken. A
- *   doorbell wakes a sleeping worker, and a dozing one only for a large unit: a
- *   small one is either helped by the polling application or found at the end of
- *   the doze; ready (which a caller asks before it sleeps until notify) wakes the
- *   dozing workers holding small units, so such a caller never waits for a doze.
- *   A worker touches a channel only while its hazard pointer names it; close
- *   unregisters the channel and waits for every hazard to move on, so no worker
- *   uses a freed channel and every copy in progress has ended when close returns.
+ *   cancel, close. The pool's worker threads (worker_pool.c: how they spin, doze
+ *   and sleep) call worker_serve on every open channel, which they reach through
+ *   the pool's registry (the channel's `member`). A doorbell wakes a sleeping
+ *   worker, and a dozing one only for a large unit: a small one is either helped
+ *   by the polling application or found at the end of the doze; ready (which a
+ *   caller asks before it sleeps until notify) wakes the dozing workers holding
+ *   small units, so such a caller never waits for a doze. Close unregisters the
+ *   channel, which returns once no worker is inside it (the pool's hazard
+ *   pointers), so no worker uses a freed channel and every copy in progress has
+ *   ended when close returns.
  *
  * Claim word of a leader: seq (32 bits) | npieces (16) | next unclaimed piece (16).
  *   Stored with release by the app at doorbell, advanced by CAS by workers, by a
@@ -70,9 +70,7 @@
  *      before the app reuses them.
  *   B3 chan_push's release store of a ring's prod / worker's acquire load; the
  *      worker's release store of cons / the app's acquire load (ring cells).
- *   B4 RMWs on a worker's `sleeping` word (worker_sleep's exchange / wake_worker's
- *      exchange or fetch_or 0): no lost wake-up.
- *   B5 seq_cst hazard pointer against seq_cst unregister (worker_pass / close).
+ *   (B4, the wake-ups, and B5, the hazard pointers, are the pool's: worker_pool.c.)
  *
  * Indices (app thread only, free-running uint32_t masked on access):
  *   head <= ready_end <= rung <= tail, and pushed <= rung; all but head sit on
@@ -85,19 +83,16 @@
  *   [rung, tail) enqueued, waiting for the doorbell.
  *   Invariant: a slot that is not the leader of a unit in [head, rung) has left == 0.
  */
-#include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <time.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "engine/engine_priv.h"
+#include "engine/pool_priv.h"
 
 FERRY_LOG_MODULE("engine");
 
@@ -129,16 +124,8 @@ FERRY_LOG_MODULE("engine");
  */
 #define HELP_UNITS 64u
 #define HELP_BYTES CHUNK_BYTES
-/* Channels registered with the pool at once. */
-#define REG_MAX 4096u
 /* Items a worker takes from one channel before visiting the next one. */
 #define SERVE_BATCH 32u
-/* Passes without copy work a worker spins through before it dozes (~hundreds of microseconds). */
-#define SPIN_PASSES 4096u
-/* A worker that found nothing to copy for SPIN_PASSES dozes this long (then looks again). */
-#define DOZE_NS 500000L
-/* Dozes in a row that saw no item at all before a worker sleeps until woken. */
-#define QUIET_DOZES 8u
 /*
  * A worker leaves a small unit (under HOME_BYTES) to a polling application for
  * this long before it copies it itself (worker_serve).
@@ -146,13 +133,6 @@ FERRY_LOG_MODULE("engine");
 #define GRACE_NS 2000u
 /* Marks a ring item whose unit is small. */
 #define ITEM_SMALL (UINT64_C(1) << 32)
-/* Values of a worker's `sleeping` word. */
-#define WORKER_AWAKE 0u
-#define WORKER_DOZING 1u
-#define WORKER_ASLEEP 2u
-/* An idle worker yields its CPU every this many empty passes. */
-#define YIELD_EVERY 16u
-#define WORKERS_MAX 64u
 
 #define CACHE_LINE 64
 
@@ -194,38 +174,20 @@ struct wchan {
 	uint32_t next_worker;
 	uint32_t home_worker;
 	uint64_t lazy;        /* workers given small units without waking them from a doze */
-	uint32_t reg_index;
+	unsigned int nworkers; /* the pool's, fixed for the process: one ring each */
+	struct ferry_pool_member member; /* how the pool's workers reach this channel */
 	struct wslot *slots;
 	struct wring *rings;
-};
-
-struct worker {
-	_Alignas(CACHE_LINE) _Atomic(struct wchan *) hazard;
-	_Alignas(CACHE_LINE) _Atomic uint32_t sleeping;
-	pthread_t thread;
-	uint32_t id;
-};
-
-static struct {
-	pthread_once_t config_once;
-	pthread_once_t start_once;
-	pthread_mutex_t reg_mu;
-	unsigned int nworkers;
-	struct worker *workers;
-	_Atomic bool running;
-	_Atomic bool stop;
-	_Atomic bool paused; /* tests: workers take no work (ferry_worker_pause) */
-	_Atomic uint32_t reg_hwm;
-	_Atomic(struct wchan *) reg[REG_MAX];
-} pool = {
-	.config_once = PTHREAD_ONCE_INIT,
-	.start_once = PTHREAD_ONCE_INIT,
-	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static inline struct wchan *to_wchan(struct ferry_chan *chan)
 {
 	return (struct wchan *)chan;
+}
+
+static inline struct wchan *wchan_of_member(struct ferry_pool_member *m)
+{
+	return (struct wchan *)(void *)((char *)m - offsetof(struct wchan, member));
 }
 
 static inline uint64_t claim_make(uint32_t seq, uint32_t nchunks, uint32_t next)
@@ -246,65 +208,6 @@ static inline uint32_t claim_nchunks(uint64_t w)
 static inline uint32_t claim_next(uint64_t w)
 {
 	return (uint32_t)w & 0xffffu;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-static void futex_wait_u32(_Atomic uint32_t *addr, uint32_t expected, const struct timespec *timeout)
-{
-	syscall(SYS_futex, (void *)(uintptr_t)addr, FUTEX_WAIT_PRIVATE, expected, timeout, NULL, 0);
-}
-
-static void futex_wake_u32(_Atomic uint32_t *addr)
-{
-	syscall(SYS_futex, (void *)(uintptr_t)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-/* ---- configuration ------------------------------------------------------------------ */
-
-static unsigned int workers_from_env(void)
-{
-	const char *v = getenv("FERRY_ENGINE_WORKERS");
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int n = ncpu >= 2 ? 2 : 1;
-	char *end = NULL;
-	long want;
-
-	if (v == NULL || *v == '\0')
-		return n;
-	errno = 0;
-	want = strtol(v, &end, 10);
-	if (errno != 0 || *end != '\0' || want < 1 || want > (long)WORKERS_MAX) {
-		FERRY_WARN("FERRY_ENGINE_WORKERS='%s' is not a number in 1..%u; using %u", v, WORKERS_MAX, n);
-		return n;
-	}
-	return (unsigned int)want;
-}
-
-static void pool_configure(void)
-{
-	unsigned int i;
-
-	pool.nworkers = workers_from_env();
-	pool.workers = aligned_alloc(CACHE_LINE, sizeof(*pool.workers) * pool.nworkers);
-	if (pool.workers == NULL) {
-		pool.nworkers = 0;
-		return;
-	}
-	memset(pool.workers, 0, sizeof(*pool.workers) * pool.nworkers);
-	for (i = 0; i < pool.nworkers; i++)
-		pool.workers[i].id = i;
-}
-
-unsigned int ferry_worker_count(void)
-{
-	pthread_once(&pool.config_once, pool_configure);
-	return pool.nworkers;
 }
 
 /* ---- the copy itself ---------------------------------------------------------------- */
@@ -385,13 +288,7 @@ static bool unit_unclaimed(struct wchan *c, uint32_t seq)
 	return claim_seq(w) == seq && claim_next(w) < claim_nchunks(w);
 }
 
-/* ---- worker threads ------------------------------------------------------------------ */
-
-/*
- * What a pass found: nothing, only items someone else already did, small units
- * it leaves to the application for a moment (see worker_serve), or copy work.
- */
-enum pass_result { PASS_IDLE = 0, PASS_STALE = 1, PASS_WAITING = 2, PASS_COPIED = 3 };
+/* ---- the workers' side ----------------------------------------------------------------- */
 
 static uint64_t now_ns(void)
 {
@@ -402,20 +299,22 @@ static uint64_t now_ns(void)
 }
 
 /*
- * Serve the items of our ring in @p c. A small unit is left to the application
+ * The pool's worker @p worker serves the items of its ring in the channel of
+ * @p member (the pool holds a hazard on it meanwhile). A small unit is left to the application
  * for GRACE_NS first: a polling application takes it (help) sooner than a
  * hand-off to this thread costs, and copying it here would only bounce the
  * slots' cache lines between the two cores. Once the application has let one
  * unit pass its grace (it is busy or descheduled), the worker takes the small
  * units without waiting until it sees the application claim one again.
  */
-static enum pass_result worker_serve(struct worker *wk, struct wchan *c)
+static enum ferry_pool_pass worker_serve(struct ferry_pool_member *member, unsigned int worker)
 {
-	struct wring *r = &c->rings[wk->id];
+	struct wchan *c = wchan_of_member(member);
+	struct wring *r = &c->rings[worker];
 	uint32_t cons = atomic_load_explicit(&r->cons, memory_order_relaxed); /* only we write it */
 	/* acquire (B3): pairs with the app's release of prod: items below it are written. */
 	uint32_t prod = atomic_load_explicit(&r->prod, memory_order_acquire);
-	enum pass_result res = PASS_IDLE;
+	enum ferry_pool_pass res = FERRY_POOL_IDLE;
 	uint32_t n;
 
 	for (n = 0; cons != prod && n < SERVE_BATCH; n++) {
@@ -429,7 +328,7 @@ static enum pass_result worker_serve(struct worker *wk, struct wchan *c)
 				if (r->grace_from_ns == 0)
 					r->grace_from_ns = now;
 				if (now - r->grace_from_ns < GRACE_NS)
-					return res > PASS_WAITING ? res : PASS_WAITING;
+					return res > FERRY_POOL_WAITING ? res : FERRY_POOL_WAITING;
 				r->grace_from_ns = UINT64_MAX; /* the application is not helping */
 			} else {
 				r->grace_from_ns = 0; /* it is: the next small unit gets a grace again */
@@ -439,10 +338,10 @@ static enum pass_result worker_serve(struct worker *wk, struct wchan *c)
 		/* release (B3): our read of the item above happens before the app rewrites its cell. */
 		atomic_store_explicit(&r->cons, cons, memory_order_release);
 		if (work_on(c, seq, true, UINT32_MAX)) {
-			res = PASS_COPIED;
+			res = FERRY_POOL_COPIED;
 		} else {
-			if (res == PASS_IDLE)
-				res = PASS_STALE;
+			if (res == FERRY_POOL_IDLE)
+				res = FERRY_POOL_STALE;
 			if ((item & ITEM_SMALL) != 0)
 				r->grace_from_ns = 0; /* the application took it: it is helping again */
 		}
@@ -451,221 +350,6 @@ static enum pass_result worker_serve(struct worker *wk, struct wchan *c)
 }
 
 /* One pass over every registered channel. */
-static enum pass_result worker_pass(struct worker *wk)
-{
-	/* acquire pairs with the release in register: slots below hwm are initialised. */
-	uint32_t hwm = atomic_load_explicit(&pool.reg_hwm, memory_order_acquire);
-	enum pass_result res = PASS_IDLE;
-	uint32_t i;
-
-	for (i = 0; i < hwm; i++) {
-		struct wchan *c = atomic_load_explicit(&pool.reg[i], memory_order_acquire);
-
-		if (c == NULL)
-			continue;
-		/*
-		 * Hazard pointer (B5): announce c (seq_cst), then check it is still registered
-		 * (seq_cst). Close clears reg[i] (seq_cst) then waits for our hazard: in the
-		 * single total order either we see NULL here or close sees our hazard.
-		 */
-		atomic_store_explicit(&wk->hazard, c, memory_order_seq_cst);
-		/* paused: the same total order lets ferry_worker_pause wait us out. */
-		if (atomic_load_explicit(&pool.reg[i], memory_order_seq_cst) == c &&
-		    !atomic_load_explicit(&pool.paused, memory_order_seq_cst)) {
-			enum pass_result r = worker_serve(wk, c);
-
-			if (r > res)
-				res = r;
-		}
-		/* release: everything we did to c happens before close sees the hazard gone. */
-		atomic_store_explicit(&wk->hazard, NULL, memory_order_release);
-	}
-	return res;
-}
-
-/*
- * Sleep in @p state (WORKER_DOZING: at most DOZE_NS; WORKER_ASLEEP: until woken).
- * Returns the result of the last look at the rings before sleeping.
- */
-static enum pass_result worker_sleep(struct worker *wk, uint32_t state)
-{
-	static const struct timespec doze = {.tv_sec = 0, .tv_nsec = DOZE_NS};
-	enum pass_result res;
-
-	/*
-	 * B4: an RMW, not a store, pairs with the RMW in wake_worker: the two RMWs on
-	 * `sleeping` are ordered. If the producer's comes first, ours synchronises
-	 * with it and the pass below sees the items it pushed; if ours comes first,
-	 * the producer reads our state and wakes us when it must. (No fences: TSan
-	 * can't see them.)
-	 */
-	atomic_exchange_explicit(&wk->sleeping, state, memory_order_acq_rel);
-	res = worker_pass(wk);
-	if (res <= PASS_STALE && !atomic_load_explicit(&pool.stop, memory_order_relaxed))
-		/* Returns at once if a waker changed the word; a doze also ends by itself. */
-		futex_wait_u32(&wk->sleeping, state, state == WORKER_DOZING ? &doze : NULL);
-	atomic_store_explicit(&wk->sleeping, WORKER_AWAKE, memory_order_relaxed);
-	return res;
-}
-
-/*
- * Spin while work keeps coming; when it stops (or every item was already taken
- * by a helping poll, so staying awake only competes for the CPU), doze; when
- * several dozes in a row saw no item at all, sleep until woken.
- */
-static void *worker_main(void *arg)
-{
-	struct worker *wk = arg;
-	unsigned int idle = 0, quiet_dozes = 0;
-
-	while (!atomic_load_explicit(&pool.stop, memory_order_acquire)) {
-		enum pass_result res = worker_pass(wk);
-
-		if (res >= PASS_WAITING) {
-			idle = 0;
-			quiet_dozes = 0;
-			if (res == PASS_WAITING)
-				cpu_relax();
-			continue;
-		}
-		if (res == PASS_STALE)
-			quiet_dozes = 0;
-		if (++idle < SPIN_PASSES) {
-			/*
-			 * Spin, but give the CPU away now and then: on a machine with fewer
-			 * cores than busy threads the application may be waiting for this
-			 * very CPU, and a worker spinning against it copies nothing.
-			 */
-			if (idle % YIELD_EVERY == 0)
-				sched_yield();
-			else
-				cpu_relax();
-			continue;
-		}
-		idle = 0;
-		res = worker_sleep(wk, quiet_dozes < QUIET_DOZES ? WORKER_DOZING : WORKER_ASLEEP);
-		quiet_dozes = res == PASS_IDLE ? quiet_dozes + 1 : 0;
-	}
-	return NULL;
-}
-
-/*
- * Call after publishing work (or stop), see B4 in worker_sleep. @p urgent: wake
- * a dozing worker too; otherwise only a worker asleep for good is woken (a
- * dozing one looks again within DOZE_NS, and the application helps meanwhile),
- * which spares a system call per doorbell for small units.
- */
-static void wake_worker(struct worker *wk, bool urgent)
-{
-	uint32_t old;
-
-	if (urgent) {
-		old = atomic_exchange_explicit(&wk->sleeping, WORKER_AWAKE, memory_order_acq_rel);
-		if (old != WORKER_AWAKE)
-			futex_wake_u32(&wk->sleeping);
-		return;
-	}
-	/* An RMW that leaves the word alone: a dozing worker keeps dozing. */
-	old = atomic_fetch_or_explicit(&wk->sleeping, 0, memory_order_acq_rel);
-	if (old == WORKER_ASLEEP) {
-		atomic_exchange_explicit(&wk->sleeping, WORKER_AWAKE, memory_order_acq_rel);
-		futex_wake_u32(&wk->sleeping);
-	}
-}
-
-static void pool_start(void)
-{
-	unsigned int i, started = 0;
-
-	for (i = 0; i < pool.nworkers; i++) {
-		if (pthread_create(&pool.workers[i].thread, NULL, worker_main, &pool.workers[i]) != 0)
-			break;
-		started++;
-	}
-	if (started < pool.nworkers) {
-		FERRY_ERR("engine: started %u of %u copy workers; the application thread copies instead",
-			  started, pool.nworkers);
-		atomic_store_explicit(&pool.stop, true, memory_order_release);
-		for (i = 0; i < started; i++) {
-			wake_worker(&pool.workers[i], true);
-			pthread_join(pool.workers[i].thread, NULL);
-		}
-		return;
-	}
-	atomic_store_explicit(&pool.running, true, memory_order_release);
-}
-
-void ferry_worker_pause(bool paused)
-{
-	unsigned int i;
-
-	pthread_once(&pool.config_once, pool_configure);
-	/*
-	 * seq_cst, as the hazard protocol (B5): once every hazard was seen clear, a
-	 * worker that enters a channel afterwards sees the flag and leaves it alone.
-	 */
-	atomic_store_explicit(&pool.paused, paused, memory_order_seq_cst);
-	for (i = 0; paused && i < pool.nworkers; i++)
-		while (atomic_load_explicit(&pool.workers[i].hazard, memory_order_seq_cst) != NULL)
-			sched_yield();
-	if (!paused && atomic_load_explicit(&pool.running, memory_order_acquire))
-		for (i = 0; i < pool.nworkers; i++)
-			wake_worker(&pool.workers[i], true);
-}
-
-/* Stop the workers when the library goes away so no thread runs in unmapped code. */
-__attribute__((destructor)) static void pool_stop(void)
-{
-	unsigned int i;
-
-	if (!atomic_load_explicit(&pool.running, memory_order_acquire))
-		return;
-	atomic_store_explicit(&pool.stop, true, memory_order_release);
-	for (i = 0; i < pool.nworkers; i++) {
-		wake_worker(&pool.workers[i], true);
-		pthread_join(pool.workers[i].thread, NULL);
-	}
-	atomic_store_explicit(&pool.running, false, memory_order_release);
-}
-
-/* ---- registry ------------------------------------------------------------------------ */
-
-static doca_error_t chan_register(struct wchan *c)
-{
-	uint32_t i, hwm;
-
-	pthread_mutex_lock(&pool.reg_mu);
-	hwm = atomic_load_explicit(&pool.reg_hwm, memory_order_relaxed);
-	for (i = 0; i < REG_MAX; i++)
-		if (atomic_load_explicit(&pool.reg[i], memory_order_relaxed) == NULL)
-			break;
-	if (i == REG_MAX) {
-		pthread_mutex_unlock(&pool.reg_mu);
-		return DOCA_ERROR_FULL;
-	}
-	c->reg_index = i;
-	/* release: the channel's initialisation happens before a worker loads it. */
-	atomic_store_explicit(&pool.reg[i], c, memory_order_release);
-	if (i >= hwm)
-		atomic_store_explicit(&pool.reg_hwm, i + 1, memory_order_release);
-	pthread_mutex_unlock(&pool.reg_mu);
-	return DOCA_SUCCESS;
-}
-
-static void chan_unregister(struct wchan *c)
-{
-	unsigned int i;
-
-	pthread_mutex_lock(&pool.reg_mu);
-	/* seq_cst: the hazard protocol in worker_pass relies on the total order. */
-	atomic_store_explicit(&pool.reg[c->reg_index], NULL, memory_order_seq_cst);
-	pthread_mutex_unlock(&pool.reg_mu);
-	for (i = 0; i < pool.nworkers; i++)
-		/* seq_cst/acquire: once c is gone from the hazard, the worker is done with it. */
-		while (atomic_load_explicit(&pool.workers[i].hazard, memory_order_seq_cst) == c)
-			sched_yield();
-}
-
 /* ---- application side ---------------------------------------------------------------- */
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -677,71 +361,84 @@ static uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
+/* Frees a channel chan_alloc made, whole or in part: every pointer in it is NULL or its own. */
 static void chan_free(struct wchan *c)
 {
 	unsigned int i;
 
 	if (c->rings != NULL)
-		for (i = 0; i < pool.nworkers; i++)
+		for (i = 0; i < c->nworkers; i++)
 			free(c->rings[i].items);
 	free(c->rings);
 	free(c->slots);
 	free(c);
 }
 
-static doca_error_t chan_alloc(const struct ferry_chan_cfg *cfg, struct wchan **out)
+/* A channel of cfg->depth slots and one ring per worker, all zeroed; DOCA_ERROR_NO_MEMORY. */
+static doca_error_t chan_alloc(const struct ferry_chan_cfg *cfg, unsigned int nworkers, struct wchan **out)
 {
 	uint32_t size = pow2_at_least(cfg->depth);
-	struct wchan *c = calloc(1, sizeof(*c));
+	size_t nrings = nworkers != 0 ? nworkers : 1;
+	struct wchan *c;
 	unsigned int i;
 
+	c = ferry_calloc(1, sizeof(*c));
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	/* From here every pointer in c is NULL or allocated, so chan_free undoes any prefix. */
+	c->nworkers = nworkers;
 	c->mask = size - 1;
 	c->depth = cfg->depth;
-	c->slots = aligned_alloc(CACHE_LINE, (size_t)size * sizeof(*c->slots));
-	c->rings = aligned_alloc(CACHE_LINE, sizeof(*c->rings) * (pool.nworkers ? pool.nworkers : 1));
-	if (c->slots == NULL || c->rings == NULL) {
-		chan_free(c);
-		return DOCA_ERROR_NO_MEMORY;
-	}
+	c->slots = ferry_aligned_alloc(CACHE_LINE, (size_t)size * sizeof(*c->slots));
+	if (c->slots == NULL)
+		goto fail;
 	memset(c->slots, 0, (size_t)size * sizeof(*c->slots));
-	memset(c->rings, 0, sizeof(*c->rings) * (pool.nworkers ? pool.nworkers : 1));
-	for (i = 0; i < pool.nworkers; i++) {
-		c->rings[i].items = calloc(size, sizeof(uint64_t));
-		if (c->rings[i].items == NULL) {
-			chan_free(c);
-			return DOCA_ERROR_NO_MEMORY;
-		}
+	c->rings = ferry_aligned_alloc(CACHE_LINE, nrings * sizeof(*c->rings));
+	if (c->rings == NULL)
+		goto fail;
+	/* Zeroed before the first items allocation: chan_free frees every ring's items. */
+	memset(c->rings, 0, nrings * sizeof(*c->rings));
+	for (i = 0; i < nworkers; i++) {
+		c->rings[i].items = ferry_calloc(size, sizeof(uint64_t));
+		if (c->rings[i].items == NULL)
+			goto fail;
 	}
 	*out = c;
 	return DOCA_SUCCESS;
+
+fail:
+	chan_free(c);
+	return DOCA_ERROR_NO_MEMORY;
 }
 
 doca_error_t ferry_worker_chan_open(const struct ferry_chan_cfg *cfg, size_t inline_below,
 				    const struct ferry_engine_ops *ops, struct ferry_chan **chan)
 {
+	unsigned int nworkers = ferry_worker_count();
 	struct wchan *c;
 	doca_error_t err;
 
-	pthread_once(&pool.config_once, pool_configure);
-	err = chan_alloc(cfg, &c);
+	err = chan_alloc(cfg, nworkers, &c);
 	if (err != DOCA_SUCCESS)
-		return err;
+		return FERRY_RULE(err, "ferry_chan_open: no memory for a %s channel of depth %u", ops->name,
+				  cfg->depth);
 	c->base.ops = ops;
 	c->notify = cfg->notify;
 	c->notify_arg = cfg->notify_arg;
-	c->inline_below = pool.nworkers == 0 ? SIZE_MAX : inline_below;
-	err = chan_register(c);
-	if (err != DOCA_SUCCESS) {
-		chan_free(c);
-		return FERRY_RULE(err, "ferry_chan_open: %u worker channels are open; no room for another",
-				  REG_MAX);
-	}
+	c->inline_below = nworkers == 0 ? SIZE_MAX : inline_below;
+	c->member.serve = worker_serve;
+	err = ferry_pool_register(&c->member);
+	if (err != DOCA_SUCCESS)
+		goto fail;
 	/* Spread channels over the workers; a channel's small units stay on one of them. */
-	c->home_worker = pool.nworkers == 0 ? 0 : c->reg_index % pool.nworkers;
+	c->home_worker = nworkers == 0 ? 0 : c->member.index % nworkers;
 	*chan = &c->base;
 	return DOCA_SUCCESS;
+
+fail:
+	chan_free(c);
+	return FERRY_RULE(err, "ferry_chan_open: %u worker channels are open; no room for another",
+			  FERRY_POOL_MEMBERS_MAX);
 }
 
 static doca_error_t worker_open(const struct ferry_chan_cfg *cfg, struct ferry_chan **chan)
@@ -812,12 +509,12 @@ static size_t piece_bytes(struct wchan *c, uint32_t seq)
 
 /*
  * Give the unit led by @p seq to the workers, noting them in @p touched (and in
- * @p urgent when the unit is not small: see wake_worker); false when no ring had room.
+ * @p urgent when the unit is not small: see ferry_pool_wake); false when no ring had room.
  */
 static bool push_unit(struct wchan *c, uint32_t seq, uint64_t *touched, uint64_t *urgent)
 {
 	const struct wslot *s = slot_at(c, seq);
-	unsigned int nw = pool.nworkers, i, given = 0, first;
+	unsigned int nw = c->nworkers, i, given = 0, first;
 	bool small;
 
 	if (s->unit_descs == 1 && s->len > s->chunk) {
@@ -853,14 +550,7 @@ static bool push_unit(struct wchan *c, uint32_t seq, uint64_t *touched, uint64_t
 /* Wake the workers in @p touched, urgently those in @p urgent; remember the others in c->lazy. */
 static void wake_workers(struct wchan *c, uint64_t touched, uint64_t urgent)
 {
-	unsigned int i;
-
-	for (i = 0; i < pool.nworkers; i++) {
-		uint64_t bit = UINT64_C(1) << i;
-
-		if (touched & bit)
-			wake_worker(&pool.workers[i], (urgent & bit) != 0);
-	}
+	ferry_pool_wake(touched, urgent);
 	c->lazy = (c->lazy | touched) & ~urgent;
 }
 
@@ -871,11 +561,10 @@ static void chan_push(struct wchan *c)
 	unsigned int i;
 	uint32_t seq;
 
-	pthread_once(&pool.start_once, pool_start);
 	/* Units a helping poll already finished (and poll handed out) need no worker. */
 	if ((int32_t)(c->ready_end - c->pushed) > 0)
 		c->pushed = c->ready_end;
-	if (!atomic_load_explicit(&pool.running, memory_order_acquire)) {
+	if (!ferry_pool_start()) {
 		/* No workers: the application thread does the copies itself. */
 		for (; c->pushed != c->rung; c->pushed += slot_at(c, c->pushed)->unit_descs)
 			work_on(c, c->pushed, false, UINT32_MAX);
@@ -886,7 +575,7 @@ static void chan_push(struct wchan *c)
 			break; /* rings full of stale items: retried from poll */
 	}
 	c->pushed = seq;
-	for (i = 0; i < pool.nworkers; i++)
+	for (i = 0; i < c->nworkers; i++)
 		if (touched & (UINT64_C(1) << i))
 			/* release (B3): the items written by ring_put are visible before the new prod. */
 			atomic_store_explicit(&c->rings[i].prod, c->rings[i].prod_local, memory_order_release);
@@ -1058,7 +747,6 @@ static uint32_t worker_poll(struct ferry_chan *chan, struct ferry_copy_cpl *cpl,
 static bool worker_ready(struct ferry_chan *chan)
 {
 	struct wchan *c = to_wchan(chan);
-	unsigned int i;
 
 	if (c->pushed != c->rung)
 		chan_push(c);
@@ -1068,9 +756,7 @@ static bool worker_ready(struct ferry_chan *chan)
 	if (c->head != c->rung && atomic_load_explicit(&slot_at(c, c->head)->left, memory_order_acquire) == 0)
 		return true;
 	if (c->lazy != 0 && c->head != c->rung) {
-		for (i = 0; i < pool.nworkers; i++)
-			if (c->lazy & (UINT64_C(1) << i))
-				wake_worker(&pool.workers[i], true);
+		ferry_pool_wake(c->lazy, c->lazy);
 		c->lazy = 0;
 	}
 	return false;
@@ -1120,7 +806,7 @@ static void worker_close(struct ferry_chan *chan)
 	struct wchan *c = to_wchan(chan);
 
 	worker_cancel(chan);
-	chan_unregister(c);
+	ferry_pool_unregister(&c->member);
 	chan_free(c);
 }
 
