@@ -12,7 +12,10 @@
 
 #include <stdint.h>
 
+#include "common/ferry_abi.h"
+
 /** The number in environment variable @p var, in [@p min, @p max], else @p dflt (see above). */
+FERRY_PRIVATE_API
 uint64_t ferry_env_u64(const char *var, uint64_t min, uint64_t max, uint64_t dflt);
 
 #endif /* FERRY_ENV_H_ */

@@ -23,7 +23,10 @@
 #include <doca_error.h>
 #include <doca_log.h>
 
+#include "common/ferry_abi.h"
+
 /** Emit one SDK log line from @p module (a short static name like "dma"). */
+FERRY_PRIVATE_API
 void ferry_log_sdk(enum doca_log_level level, const char *module, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -9,12 +9,15 @@
 
 #include <doca_error.h>
 
+#include "common/ferry_abi.h"
+
 /**
  * Parse a level given by a user: a number 10..70 that is one of enum doca_log_level,
  * or a name, case-insensitive: disable, crit(ical), err(or), warn(ing), info,
  * debug/dbg, trace/trc.
  * @return DOCA_SUCCESS and *level set, or DOCA_ERROR_INVALID_VALUE.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_log_level_parse(const char *text, uint32_t *level);
 
 /** True when @p level is one of enum doca_log_level. */

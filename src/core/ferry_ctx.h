@@ -35,6 +35,8 @@
 #include <doca_pe.h>
 #include <doca_types.h>
 
+#include "common/ferry_abi.h"
+
 struct doca_dev;
 struct ferry_task_pool;
 
@@ -57,6 +59,37 @@ struct doca_task {
 	uint32_t state;          /* enum ferry_task_state */
 	struct doca_task *next;  /* free list, or the type's pending list */
 };
+
+/** A FIFO of tasks linked through doca_task.next (a task is on one list at a time). */
+struct ferry_task_list {
+	struct doca_task *head;
+	struct doca_task *tail;
+};
+
+/** Append @p task to @p list. */
+static inline void ferry_task_list_push(struct ferry_task_list *list, struct doca_task *task)
+{
+	task->next = NULL;
+	if (list->tail != NULL)
+		list->tail->next = task;
+	else
+		list->head = task;
+	list->tail = task;
+}
+
+/** Take the oldest task of @p list, or NULL. */
+static inline struct doca_task *ferry_task_list_pop(struct ferry_task_list *list)
+{
+	struct doca_task *task = list->head;
+
+	if (task != NULL) {
+		list->head = task->next;
+		if (list->head == NULL)
+			list->tail = NULL;
+		task->next = NULL;
+	}
+	return task;
+}
 
 /**
  * Per-type completion trampoline: calls the user's typed success or error
@@ -135,10 +168,12 @@ struct doca_ctx {
 /* ---- context lifecycle, for context types ---- */
 
 /** Initialise the generic part. @p name must outlive the context. */
+FERRY_PRIVATE_API
 void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name,
 		    struct doca_dev *dev);
 
 /** Register one of the type's task pools so start/stop/fini manage it (max 4). */
+FERRY_PRIVATE_API
 void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name,
 			size_t task_size, ferry_task_complete_fn complete);
 
@@ -146,21 +181,27 @@ void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, cons
  * The check a type's destroy runs first: the context must be IDLE.
  * Logs "<call>: context '<name>' is <STATE>; destroy needs IDLE" otherwise.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_ctx_check_destroyable(struct doca_ctx *ctx, const char *call);
 
 /** Disconnect from the PE and free the pools. The type then frees its struct. */
+FERRY_PRIVATE_API
 void ferry_ctx_fini(struct doca_ctx *ctx);
 
 /** The check a type's setter runs: context must be IDLE to reconfigure. */
+FERRY_PRIVATE_API
 doca_error_t ferry_ctx_check_idle(const struct doca_ctx *ctx, const char *call);
 
 /** STARTING -> RUNNING, for types whose start completes asynchronously. */
+FERRY_PRIVATE_API
 void ferry_ctx_set_running(struct doca_ctx *ctx);
 
 /** Any state -> STOPPING -> IDLE path for fatal errors detected in progress (e.g. peer lost). */
+FERRY_PRIVATE_API
 void ferry_ctx_fail(struct doca_ctx *ctx);
 
 /** Human name of a state ("RUNNING"). */
+FERRY_PRIVATE_API
 const char *ferry_ctx_state_name(enum doca_ctx_states state);
 
 /* ---- task pools, for context types ---- */
@@ -169,6 +210,7 @@ const char *ferry_ctx_state_name(enum doca_ctx_states state);
  * Set the pool's capacity (from the type's *_set_conf). Context must be IDLE.
  * @p num_tasks 0 is refused with DOCA_ERROR_INVALID_VALUE.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t num_tasks,
 				       const char *call);
 
@@ -177,6 +219,7 @@ doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t nu
  * configured (DOCA_ERROR_BAD_STATE) and not empty (DOCA_ERROR_NO_MEMORY). The
  * returned task is zeroed beyond the header, state ALLOCATED.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
 				 struct doca_task **task);
 
@@ -187,6 +230,7 @@ doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
  * and call the user's success or error callback. The task goes back to
  * ALLOCATED: the user frees or resubmits it.
  */
+FERRY_PRIVATE_API
 void ferry_task_complete(struct doca_task *task, doca_error_t status);
 
 /* ---- progress engine hooks ---- */
@@ -195,13 +239,16 @@ void ferry_task_complete(struct doca_task *task, doca_error_t status);
  * Make the PE's notification handle readable if a notification was requested.
  * Safe from any thread (e.g. a copy engine's worker) and cheap when not armed.
  */
+FERRY_PRIVATE_API
 void ferry_pe_wake(struct doca_pe *pe);
 
 /**
  * Add a file descriptor to the PE's notification set, so that the handle wakes
  * when @p fd becomes readable (Comch sockets). Removed with ferry_pe_unwatch_fd.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd);
+FERRY_PRIVATE_API
 void ferry_pe_unwatch_fd(struct doca_pe *pe, int fd);
 
 /** True while the calling thread is inside doca_pe_progress of @p pe (callback context). */

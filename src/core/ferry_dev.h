@@ -11,6 +11,8 @@
 
 #include <doca_dev.h>
 
+#include "common/ferry_abi.h"
+
 /** Which side of the emulated PCIe link a device sits on. */
 enum ferry_dev_side {
 	FERRY_SIDE_HOST = 0,
@@ -26,15 +28,19 @@ struct ferry_dma_caps {
 };
 
 /** The side a device info describes. */
+FERRY_PRIVATE_API
 enum ferry_dev_side ferry_devinfo_side(const struct doca_devinfo *devinfo);
 
 /** DMA caps of a device info; never NULL for a valid devinfo. */
+FERRY_PRIVATE_API
 const struct ferry_dma_caps *ferry_devinfo_dma_caps(const struct doca_devinfo *devinfo);
 
 /** Short printable identity for log lines ("b1:00.0"). */
+FERRY_PRIVATE_API
 const char *ferry_devinfo_name(const struct doca_devinfo *devinfo);
 
 /** Shorthand for an open device. */
+FERRY_PRIVATE_API
 const char *ferry_dev_name(const struct doca_dev *dev);
 
 /**
@@ -47,31 +53,41 @@ void ferry_dev_put(struct doca_dev *dev);
 /* ---- additions by the device layer (additive; see dev.c) ---------------- */
 
 /** Which emulated DPU (0, 1, ...) a device belongs to; host and DPU sides of one DPU share it. */
+FERRY_PRIVATE_API
 uint32_t ferry_devinfo_machine(const struct doca_devinfo *devinfo);
 
 /** True when @p devinfo points at a device info of the topology (NULL-safe). */
+FERRY_PRIVATE_API
 bool ferry_devinfo_is_valid(const struct doca_devinfo *devinfo);
 
 /** True when @p dev is a device handle that is currently open (NULL-safe). */
+FERRY_PRIVATE_API
 bool ferry_dev_is_open(const struct doca_dev *dev);
 
 /** True when @p dev_rep is a representor handle that is currently open (NULL-safe). */
+FERRY_PRIVATE_API
 bool ferry_dev_rep_is_open(const struct doca_dev_rep *dev_rep);
 
 /** The info of an open representor. */
+FERRY_PRIVATE_API
 const struct doca_devinfo_rep *ferry_dev_rep_info(const struct doca_dev_rep *dev_rep);
 
 /** Shorthand for an open representor in log lines (its interface name, "pf0hpf"). */
+FERRY_PRIVATE_API
 const char *ferry_dev_rep_name(const struct doca_dev_rep *dev_rep);
 
 /** The DPU-side device whose representor list holds @p devinfo_rep. */
+FERRY_PRIVATE_API
 const struct doca_devinfo *ferry_devinfo_rep_manager(const struct doca_devinfo_rep *devinfo_rep);
 
 /** The host-side device a representor stands for, or NULL (emulated functions have none). */
+FERRY_PRIVATE_API
 const struct doca_devinfo *ferry_devinfo_rep_peer(const struct doca_devinfo_rep *devinfo_rep);
 
 /** Like ferry_dev_get/put for an open representor (a Comch server holds one). */
+FERRY_PRIVATE_API
 void ferry_dev_rep_get(struct doca_dev_rep *dev_rep);
+FERRY_PRIVATE_API
 void ferry_dev_rep_put(struct doca_dev_rep *dev_rep);
 
 #endif /* FERRY_DEV_H_ */

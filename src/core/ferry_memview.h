@@ -22,6 +22,7 @@
 #include <doca_error.h>
 #include <doca_mmap.h>
 
+#include "common/ferry_abi.h"
 #include "core/mem_priv.h"
 #include "link/ferry_export.h"
 
@@ -110,6 +111,7 @@ static inline bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
 }
 
 /** The remote handle of an imported map, or NULL when its addresses are usable here (mmap.c). */
+FERRY_PRIVATE_API
 const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap);
 
 /** The process that exported an imported mmap (0 for a map of this process's memory). */

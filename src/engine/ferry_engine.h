@@ -45,6 +45,8 @@
 
 #include <doca_error.h>
 
+#include "common/ferry_abi.h"
+
 struct ferry_chan;
 struct ferry_remote;
 
@@ -113,6 +115,7 @@ struct ferry_chan {
  * Open a channel of @p cfg->kind. FERRY_ENGINE_AUTO (and the environment
  * variable FERRY_DMA_ENGINE=inline|worker|auto, which overrides it) selects.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_chan_open(const struct ferry_chan_cfg *cfg, struct ferry_chan **chan);
 
 static inline void ferry_chan_close(struct ferry_chan *chan)
@@ -147,6 +150,7 @@ static inline bool ferry_chan_ready(struct ferry_chan *chan)
 
 /** Parse "inline", "worker" or "auto"; FERRY_ENGINE_AUTO for anything else and *ok=false. */
 enum ferry_engine_kind ferry_engine_kind_parse(const char *name, bool *ok);
+FERRY_PRIVATE_API
 const char *ferry_engine_kind_name(enum ferry_engine_kind kind);
 
 #endif /* FERRY_ENGINE_H_ */

@@ -24,6 +24,8 @@
 
 #include <doca_error.h>
 
+#include "common/ferry_abi.h"
+
 struct ferry_link_export;
 struct ferry_link_import;
 
@@ -72,10 +74,12 @@ void ferry_link_export_close(struct ferry_link_export *exp);
  * DOCA_ERROR_TIME_OUT (the agent did not answer within
  * FERRY_LINK_AGENT_TIMEOUT_MS, default 1000 ms).
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, unsigned int flags,
 				    const char *call, struct ferry_link_import **imp, struct ferry_link_view *view);
 
 /** False once the exporter revoked the export or exited. Cheap: one load and one poll. */
+FERRY_PRIVATE_API
 bool ferry_link_import_alive(const struct ferry_link_import *imp);
 
 /** Why an import is usable or not. */
@@ -86,11 +90,14 @@ enum ferry_link_liveness {
 };
 
 /** As ferry_link_import_alive, and when not alive, why (one more system call then). */
+FERRY_PRIVATE_API
 enum ferry_link_liveness ferry_link_import_liveness(const struct ferry_link_import *imp);
 
 /** The exporter's pid of an import. */
+FERRY_PRIVATE_API
 uint32_t ferry_link_import_pid(const struct ferry_link_import *imp);
 
+FERRY_PRIVATE_API
 void ferry_link_import_close(struct ferry_link_import *imp);
 
 /**

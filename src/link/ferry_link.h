@@ -34,6 +34,8 @@
 
 #include <doca_error.h>
 
+#include "common/ferry_abi.h"
+
 #define FERRY_LINK_DOMAIN_MAX 48u
 #define FERRY_LINK_DOMAIN_ENV "FERRY_DOMAIN"
 
@@ -54,6 +56,7 @@ doca_error_t ferry_link_abstract_addr(struct ferry_link_addr *addr, const char *
  * The credentials of the process at the other end of the Unix socket @p fd.
  * False (and *@p cred zeroed) when the kernel does not tell.
  */
+FERRY_PRIVATE_API
 bool ferry_link_peer_cred(int fd, struct ucred *cred);
 
 /** Bound every blocking send and receive on @p fd to @p seconds. */
@@ -63,6 +66,7 @@ void ferry_link_set_timeouts(int fd, long seconds);
  * The current domain (FERRY_DOMAIN or "default"). Returns NULL and sets @p why
  * when the variable holds an invalid name.
  */
+FERRY_PRIVATE_API
 const char *ferry_link_domain(const char **why);
 
 /**
@@ -79,6 +83,7 @@ doca_error_t ferry_link_domain_dir(const char *domain, char *out, size_t room);
  * directory); DOCA_ERROR_INVALID_VALUE when it does not fit, or the error of
  * ferry_link_domain_dir (logged).
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *domain, uint32_t machine,
 				   const char *host_function, const char *name);
 
@@ -86,9 +91,11 @@ doca_error_t ferry_link_comch_addr(struct ferry_link_addr *addr, const char *dom
  * Bind and listen at a socket path, holding its lock file (*@p lock_fd) while
  * listening. DOCA_ERROR_ALREADY_EXIST when a live server holds the name.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_listen(const struct ferry_link_addr *addr, int *fd, int *lock_fd);
 
 /** Stop listening: remove the socket file, then close @p fd and release the lock. */
+FERRY_PRIVATE_API
 void ferry_link_unlisten(const struct ferry_link_addr *addr, int fd, int lock_fd);
 
 /**
@@ -96,18 +103,21 @@ void ferry_link_unlisten(const struct ferry_link_addr *addr, int fd, int lock_fd
  * DOCA_ERROR_AGAIN when the listener's backlog is full (retry later),
  * DOCA_ERROR_NOT_PERMITTED when the listener runs as another user.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_connect(const struct ferry_link_addr *addr, int *fd);
 
 /**
  * Accept one pending connection whose peer runs as our uid (others are closed).
  * DOCA_ERROR_AGAIN when none is pending. @p pid gets the peer's pid.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid);
 
 /**
  * Send one datagram without blocking. DOCA_ERROR_AGAIN when the socket is full,
  * DOCA_ERROR_CONNECTION_RESET when the peer is gone.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_send(int fd, const void *buf, size_t len);
 
 /**
@@ -115,6 +125,7 @@ doca_error_t ferry_link_send(int fd, const void *buf, size_t len);
  * was larger than @p cap (then it was cut: the caller refuses it).
  * DOCA_ERROR_AGAIN when nothing is there, DOCA_ERROR_CONNECTION_RESET on EOF or error.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len);
 
 /**
@@ -126,10 +137,12 @@ doca_error_t ferry_link_recv(int fd, void *buf, size_t cap, size_t *len);
  * datagram after some datagrams comes last, as lens[i] == 0: the connection
  * ends there (whatever followed it in this call is dropped with it).
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_recv_batch(int fd, uint8_t *bufs, size_t stride, size_t cap, uint32_t max, size_t *lens,
 				   uint32_t *got);
 
 /** Monotonic clock in nanoseconds. */
+FERRY_PRIVATE_API
 uint64_t ferry_link_now_ns(void);
 
 #endif /* FERRY_LINK_H_ */

@@ -32,10 +32,13 @@
 
 #include <doca_error.h>
 
+#include "common/ferry_abi.h"
+
 struct ferry_remote;
 struct ferry_link_import;
 
 /** Allow imports reached by cross-memory attach (process-wide, cannot be undone). */
+FERRY_PRIVATE_API
 void ferry_link_enable_cma(void);
 
 /** True once ferry_link_enable_cma was called. */
@@ -64,6 +67,7 @@ doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, cons
  * Both remote: through a bounce buffer, 1 MiB at a time. This is the call a
  * copy engine puts where it would call memcpy.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_copy(void *dst, const struct ferry_remote *dst_r, const void *src,
 			     const struct ferry_remote *src_r, size_t len);
 
