@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include <doca_compat.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,7 +33,7 @@ extern "C" {
  *         error of memfd_create/ftruncate/mmap).
  * @note Thread-safe. The block has no file name: nothing is left in /dev/shm.
  */
-void *ferry_mem_alloc_shared(size_t size);
+DOCA_EXPORTED void *ferry_mem_alloc_shared(size_t size);
 
 /**
  * @brief Free a block from ferry_mem_alloc_shared. Importers that mapped it
@@ -39,7 +41,7 @@ void *ferry_mem_alloc_shared(size_t size);
  * @param [in] addr  the address ferry_mem_alloc_shared returned (NULL is a no-op).
  * @return 0, or -1 with errno EINVAL when @p addr is not such a block.
  */
-int ferry_mem_free_shared(void *addr);
+DOCA_EXPORTED int ferry_mem_free_shared(void *addr);
 
 #ifdef __cplusplus
 }
