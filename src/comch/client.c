@@ -26,6 +26,7 @@
 
 #include "comch/comch_priv.h"
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "core/ferry_dev.h"
 
 FERRY_LOG_MODULE("comch");
@@ -35,7 +36,7 @@ FERRY_LOG_MODULE("comch");
 
 static struct doca_comch_client *client_of_ctx(struct doca_ctx *ctx)
 {
-	return (struct doca_comch_client *)ctx;
+	return ferry_container_of(ferry_container_of(ctx, struct comch_ep, ctx), struct doca_comch_client, ep);
 }
 
 static void client_fail(struct doca_comch_client *client, doca_error_t err, const char *fmt, ...)
@@ -335,7 +336,7 @@ static void client_stopped(struct doca_ctx *ctx)
 
 static doca_error_t client_submit(struct doca_task *task)
 {
-	struct doca_comch_task_send *send = (struct doca_comch_task_send *)task;
+	struct doca_comch_task_send *send = ferry_container_of(task, struct doca_comch_task_send, base);
 	struct doca_comch_client *client = (struct doca_comch_client *)send->ep;
 
 	if (client->phase != CLIENT_UP || client->conn.broken || send->conn_generation != client->conn.generation)

@@ -12,6 +12,7 @@
 #include "comch/comch_priv.h"
 #include "common/ferry_env.h"
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "core/ferry_dev.h"
 
 FERRY_LOG_MODULE("comch");
@@ -123,7 +124,7 @@ struct doca_comch_server *doca_comch_server_get_server_ctx(const struct doca_com
 {
 	if (!conn_valid(connection) || !connection->ep->is_server)
 		return NULL;
-	return (struct doca_comch_server *)connection->ep;
+	return ferry_container_of(connection->ep, struct doca_comch_server, ep);
 }
 
 struct doca_comch_client *doca_comch_client_get_client_ctx(const struct doca_comch_connection *connection)
@@ -138,7 +139,7 @@ struct doca_comch_client *doca_comch_client_get_client_ctx(const struct doca_com
 static void send_task_complete(struct doca_task *task, union doca_data task_user_data, union doca_data ctx_user_data,
 			       bool success)
 {
-	struct doca_comch_task_send *send = (struct doca_comch_task_send *)task;
+	struct doca_comch_task_send *send = ferry_container_of(task, struct doca_comch_task_send, base);
 	doca_comch_task_send_completion_cb_t cb = success ? send->ep->send_ok_cb : send->ep->send_err_cb;
 
 	cb(send, task_user_data, ctx_user_data);
@@ -328,7 +329,7 @@ doca_error_t comch_ep_task_send_alloc_init(struct comch_ep *ep, const char *call
 	err = ferry_task_pool_get(&ep->send_pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;
-	send = (struct doca_comch_task_send *)base;
+	send = ferry_container_of(base, struct doca_comch_task_send, base);
 	index = (size_t)((char *)base - (char *)ep->send_pool.mem) / ep->send_pool.elem_size;
 	send->ep = ep;
 	send->conn_slot = conn->slot;
@@ -349,33 +350,10 @@ struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task
 
 /* ---- send path ---- */
 
-void comch_list_push(struct comch_task_list *list, struct doca_task *task)
-{
-	task->next = NULL;
-	if (list->tail != NULL)
-		list->tail->next = task;
-	else
-		list->head = task;
-	list->tail = task;
-}
-
-struct doca_task *comch_list_pop(struct comch_task_list *list)
-{
-	struct doca_task *task = list->head;
-
-	if (task != NULL) {
-		list->head = task->next;
-		if (list->head == NULL)
-			list->tail = NULL;
-		task->next = NULL;
-	}
-	return task;
-}
-
 void comch_ep_finish_task(struct comch_ep *ep, struct doca_comch_task_send *task, doca_error_t status)
 {
 	task->base.status = status;
-	comch_list_push(&ep->done, &task->base);
+	ferry_task_list_push(&ep->done, &task->base);
 }
 
 void comch_conn_mark_broken(struct doca_comch_connection *conn)
@@ -391,14 +369,14 @@ void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *con
 	doca_error_t err;
 
 	if (conn->backlog.head != NULL) {
-		comch_list_push(&conn->backlog, &task->base); /* keep the order */
+		ferry_task_list_push(&conn->backlog, &task->base); /* keep the order */
 		return;
 	}
 	err = ferry_link_send(conn->fd, task->frame, task->frame_len);
 	if (err == DOCA_SUCCESS) {
 		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
 	} else if (err == DOCA_ERROR_AGAIN) {
-		comch_list_push(&conn->backlog, &task->base);
+		ferry_task_list_push(&conn->backlog, &task->base);
 		ep->num_backlogged++;
 	} else {
 		comch_conn_mark_broken(conn);
@@ -409,7 +387,7 @@ void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *con
 bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection *conn)
 {
 	while (conn->backlog.head != NULL) {
-		struct doca_comch_task_send *task = (struct doca_comch_task_send *)conn->backlog.head;
+		struct doca_comch_task_send *task = ferry_container_of(conn->backlog.head, struct doca_comch_task_send, base);
 		doca_error_t err = ferry_link_send(conn->fd, task->frame, task->frame_len);
 
 		if (err == DOCA_ERROR_AGAIN)
@@ -419,7 +397,7 @@ bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection 
 			comch_conn_fail_backlog(ep, conn, DOCA_ERROR_CONNECTION_RESET);
 			return false;
 		}
-		(void)comch_list_pop(&conn->backlog);
+		(void)ferry_task_list_pop(&conn->backlog);
 		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
 	}
 	ep->num_backlogged--;
@@ -432,20 +410,20 @@ void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *
 
 	if (conn->backlog.head == NULL)
 		return;
-	while ((task = comch_list_pop(&conn->backlog)) != NULL)
-		comch_ep_finish_task(ep, (struct doca_comch_task_send *)task, status);
+	while ((task = ferry_task_list_pop(&conn->backlog)) != NULL)
+		comch_ep_finish_task(ep, ferry_container_of(task, struct doca_comch_task_send, base), status);
 	ep->num_backlogged--;
 }
 
-uint32_t comch_list_complete(struct comch_task_list *list)
+uint32_t comch_list_complete(struct ferry_task_list *list)
 {
 	/* Take the list first: callbacks may submit, which appends to a fresh list. */
-	struct comch_task_list batch = *list;
+	struct ferry_task_list batch = *list;
 	struct doca_task *task;
 	uint32_t n = 0;
 
 	list->head = list->tail = NULL;
-	while ((task = comch_list_pop(&batch)) != NULL) {
+	while ((task = ferry_task_list_pop(&batch)) != NULL) {
 		ferry_task_complete(task, task->status);
 		n++;
 	}

@@ -48,12 +48,6 @@
 struct comch_ep;
 struct comch_remote_consumer;
 
-/** A FIFO of send tasks linked through base.next. */
-struct comch_task_list {
-	struct doca_task *head;
-	struct doca_task *tail;
-};
-
 struct doca_comch_event_msg_recv {
 	struct comch_ep *ep;
 };
@@ -79,7 +73,7 @@ struct doca_comch_connection {
 	bool quiet;            /* ended by doca_comch_server_disconnect: no event */
 	uint64_t deadline_ns;  /* handshake must finish by then (server side, pending) */
 	union doca_data user_data;
-	struct comch_task_list backlog;
+	struct ferry_task_list backlog;
 	uint32_t num_producers;
 	uint32_t num_consumers;
 	uint32_t num_remotes;        /* the peer's consumers that are up (<= COMCH_FAST_MAX_CONSUMERS) */
@@ -123,7 +117,7 @@ struct comch_ep {
 	size_t rx_stride;       /* rx_cap rounded up to a cache line */
 	uint32_t rx_batch;      /* frames taken per recvmmsg */
 	size_t rx_lens[COMCH_RX_BATCH_MAX];
-	struct comch_task_list done; /* finished tasks, completed by the next progress */
+	struct ferry_task_list done; /* finished tasks, completed by the next progress */
 	uint32_t num_backlogged;     /* connections with a non-empty backlog */
 	uint32_t num_broken;         /* connections waiting to be reaped by progress */
 };
@@ -198,11 +192,7 @@ bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection 
 /** Fail every backlogged task of a connection with @p status. */
 void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *conn, doca_error_t status);
 /** Complete every task of @p list with its status (from progress); returns how many. */
-uint32_t comch_list_complete(struct comch_task_list *list);
-/** Append @p task to @p list. */
-void comch_list_push(struct comch_task_list *list, struct doca_task *task);
-/** Take the oldest task of @p list, or NULL. */
-struct doca_task *comch_list_pop(struct comch_task_list *list);
+uint32_t comch_list_complete(struct ferry_task_list *list);
 /** NULL and foreign-devinfo checks of every Comch cap getter. */
 doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out);
 /** A cap getter: the checks, then *@p out = @p value. */

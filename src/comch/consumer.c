@@ -14,13 +14,14 @@
 
 #include "comch/fast_priv.h"
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "core/ferry_memview.h"
 
 FERRY_LOG_MODULE("comch");
 
 static struct doca_comch_consumer *consumer_of_ctx(struct doca_ctx *ctx)
 {
-	return (struct doca_comch_consumer *)ctx;
+	return ferry_container_of(ctx, struct doca_comch_consumer, ctx);
 }
 
 static struct doca_comch_consumer_task_post_recv *task_at(struct doca_comch_consumer *c, uint32_t slot)
@@ -38,7 +39,7 @@ static void finish(struct doca_comch_consumer *c, struct doca_comch_consumer_tas
 	task->posted = false;
 	c->num_posted--;
 	task->base.status = status;
-	comch_list_push(&c->done, &task->base);
+	ferry_task_list_push(&c->done, &task->base);
 	if (c->ctx.pe != NULL)
 		ferry_pe_wake(c->ctx.pe);
 }
@@ -308,7 +309,7 @@ static void consumer_stopped(struct doca_ctx *ctx)
 
 static doca_error_t consumer_submit(struct doca_task *task)
 {
-	struct doca_comch_consumer_task_post_recv *post = (struct doca_comch_consumer_task_post_recv *)task;
+	struct doca_comch_consumer_task_post_recv *post = ferry_container_of(task, struct doca_comch_consumer_task_post_recv, base);
 	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
 	void *head = NULL, *data = NULL;
 	size_t len = 0;
@@ -375,7 +376,7 @@ static void post_recv_complete(struct doca_task *task, union doca_data task_user
 {
 	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
 
-	(success ? c->ok_cb : c->err_cb)((struct doca_comch_consumer_task_post_recv *)task, task_user_data,
+	(success ? c->ok_cb : c->err_cb)(ferry_container_of(task, struct doca_comch_consumer_task_post_recv, base), task_user_data,
 					 ctx_user_data);
 }
 
@@ -543,7 +544,7 @@ doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_con
 	err = ferry_task_pool_get(&consumer->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;
-	*task = (struct doca_comch_consumer_task_post_recv *)base;
+	*task = ferry_container_of(base, struct doca_comch_consumer_task_post_recv, base);
 	(*task)->buf = buf;
 	return DOCA_SUCCESS;
 }

@@ -195,8 +195,8 @@ struct doca_comch_producer {
 	uint32_t id;
 	doca_comch_producer_task_send_completion_cb_t ok_cb;
 	doca_comch_producer_task_send_completion_cb_t err_cb;
-	struct comch_task_list waiting;       /* submitted, waiting for a posted buffer (FIFO) */
-	struct comch_task_list done;
+	struct ferry_task_list waiting;       /* submitted, waiting for a posted buffer (FIFO) */
+	struct ferry_task_list done;
 };
 
 struct doca_comch_consumer_task_post_recv {
@@ -228,7 +228,7 @@ struct doca_comch_consumer {
 	bool announced;                       /* CONSUMER_UP sent, DOWN not yet */
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb;
 	doca_comch_consumer_task_post_recv_completion_cb_t err_cb;
-	struct comch_task_list done;
+	struct ferry_task_list done;
 };
 
 /* peers.c: the peer's consumers (called by producer.c, consumer.c and fastpath.c) */

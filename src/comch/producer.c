@@ -12,6 +12,7 @@
 
 #include "comch/fast_priv.h"
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "core/ferry_memview.h"
 #include "link/ferry_remote.h"
 
@@ -19,13 +20,13 @@ FERRY_LOG_MODULE("comch");
 
 static struct doca_comch_producer *producer_of_ctx(struct doca_ctx *ctx)
 {
-	return (struct doca_comch_producer *)ctx;
+	return ferry_container_of(ctx, struct doca_comch_producer, ctx);
 }
 
 static void finish(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, doca_error_t status)
 {
 	task->base.status = status;
-	comch_list_push(&p->done, &task->base);
+	ferry_task_list_push(&p->done, &task->base);
 	if (p->ctx.pe != NULL)
 		ferry_pe_wake(p->ctx.pe);
 }
@@ -136,13 +137,13 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
  */
 static void producer_serve(struct doca_comch_producer *p)
 {
-	struct comch_task_list still = {NULL, NULL};
+	struct ferry_task_list still = {NULL, NULL};
 	uint32_t blocked[COMCH_FAST_MAX_CONSUMERS];
 	uint32_t num_blocked = 0;
 	struct doca_task *t;
 
-	while ((t = comch_list_pop(&p->waiting)) != NULL) {
-		struct doca_comch_producer_task_send *task = (struct doca_comch_producer_task_send *)t;
+	while ((t = ferry_task_list_pop(&p->waiting)) != NULL) {
+		struct doca_comch_producer_task_send *task = ferry_container_of(t, struct doca_comch_producer_task_send, base);
 		bool waits = false;
 
 		for (uint32_t i = 0; i < num_blocked && !waits; i++)
@@ -153,7 +154,7 @@ static void producer_serve(struct doca_comch_producer *p)
 				blocked[num_blocked++] = task->consumer_id;
 		}
 		if (waits)
-			comch_list_push(&still, t);
+			ferry_task_list_push(&still, t);
 	}
 	p->waiting = still;
 }
@@ -169,8 +170,8 @@ static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
 {
 	struct doca_task *t;
 
-	while ((t = comch_list_pop(&p->waiting)) != NULL)
-		finish(p, (struct doca_comch_producer_task_send *)t, status);
+	while ((t = ferry_task_list_pop(&p->waiting)) != NULL)
+		finish(p, ferry_container_of(t, struct doca_comch_producer_task_send, base), status);
 }
 
 void comch_producers_conn_gone(struct doca_comch_connection *conn)
@@ -205,7 +206,7 @@ static void producer_stop(struct doca_ctx *ctx)
 
 static doca_error_t producer_submit(struct doca_task *task)
 {
-	struct doca_comch_producer_task_send *send = (struct doca_comch_producer_task_send *)task;
+	struct doca_comch_producer_task_send *send = ferry_container_of(task, struct doca_comch_producer_task_send, base);
 	struct doca_comch_producer *p = producer_of_ctx(task->ctx);
 	size_t len = 0;
 
@@ -221,7 +222,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_task_submit: comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
 				  COMCH_FAST_MAX_BUF_SIZE);
-	comch_list_push(&p->waiting, task);
+	ferry_task_list_push(&p->waiting, task);
 	producer_serve(p);
 	return DOCA_SUCCESS;
 }
@@ -255,7 +256,7 @@ static const struct ferry_ctx_ops producer_ops = {
 static void send_task_complete(struct doca_task *task, union doca_data task_user_data, union doca_data ctx_user_data,
 			       bool success)
 {
-	struct doca_comch_producer_task_send *send = (struct doca_comch_producer_task_send *)task;
+	struct doca_comch_producer_task_send *send = ferry_container_of(task, struct doca_comch_producer_task_send, base);
 	struct doca_comch_producer *p = producer_of_ctx(task->ctx);
 
 	(success ? p->ok_cb : p->err_cb)(send, task_user_data, ctx_user_data);
@@ -398,7 +399,7 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 	err = ferry_task_pool_get(&producer->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;
-	send = (struct doca_comch_producer_task_send *)base;
+	send = ferry_container_of(base, struct doca_comch_producer_task_send, base);
 	send->buf = buf;
 	send->consumer_id = consumer_id;
 	send->imm_len = imm_data_len;

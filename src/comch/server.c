@@ -35,6 +35,7 @@
 
 #include "comch/comch_priv.h"
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "core/ferry_dev.h"
 
 FERRY_LOG_MODULE("comch");
@@ -49,7 +50,7 @@ FERRY_LOG_MODULE("comch");
 
 static struct doca_comch_server *server_of_ctx(struct doca_ctx *ctx)
 {
-	return (struct doca_comch_server *)ctx; /* ctx is the first member of ep, ep of server */
+	return ferry_container_of(ferry_container_of(ctx, struct comch_ep, ctx), struct doca_comch_server, ep);
 }
 
 /* ---- connection table ---- */
@@ -311,7 +312,7 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 static uint32_t server_on_datagram(struct comch_ep *ep, struct doca_comch_connection *conn, const uint8_t *buf,
 				   size_t len, bool *stop)
 {
-	struct doca_comch_server *server = (struct doca_comch_server *)ep;
+	struct doca_comch_server *server = ferry_container_of(ep, struct doca_comch_server, ep);
 	struct ferry_frame f;
 	const char *why = NULL;
 	doca_error_t err;
@@ -494,8 +495,8 @@ static void server_stopped(struct doca_ctx *ctx)
 
 static doca_error_t server_submit(struct doca_task *task)
 {
-	struct doca_comch_task_send *send = (struct doca_comch_task_send *)task;
-	struct doca_comch_server *server = (struct doca_comch_server *)send->ep;
+	struct doca_comch_task_send *send = ferry_container_of(task, struct doca_comch_task_send, base);
+	struct doca_comch_server *server = ferry_container_of(send->ep, struct doca_comch_server, ep);
 	struct doca_comch_connection *conn = server->slots[send->conn_slot];
 
 	if (conn == NULL || server->generations[send->conn_slot] != send->conn_generation || conn->broken)

@@ -29,6 +29,7 @@
 #include <doca_dev.h>
 
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "core/ferry_memview.h"
 #include "dma/dma_priv.h"
 #include "link/ferry_remote.h"
@@ -42,7 +43,7 @@ FERRY_LOG_MODULE("dma");
 
 static inline struct doca_dma *dma_of_ctx(struct doca_ctx *ctx)
 {
-	return (struct doca_dma *)ctx; /* ctx is the first member */
+	return ferry_container_of(ctx, struct doca_dma, ctx);
 }
 
 static inline struct doca_dma *dma_of_task(const struct doca_dma_task_memcpy *task)
@@ -58,29 +59,21 @@ static inline const struct ferry_remote *buf_remote(const struct doca_buf *buf)
 	return ferry_mmap_is_import(mmap) ? ferry_mmap_remote(mmap) : NULL;
 }
 
-/* ---- task lists ---- */
+/* ---- task lists (core's, on doca_task.next) ---- */
 
-static inline void list_push(struct ferry_dma_task_list *list, struct doca_dma_task_memcpy *task)
+static inline struct doca_dma_task_memcpy *task_of(struct doca_task *base)
 {
-	task->next = NULL;
-	if (list->tail != NULL)
-		list->tail->next = task;
-	else
-		list->head = task;
-	list->tail = task;
+	return base == NULL ? NULL : ferry_container_of(base, struct doca_dma_task_memcpy, base);
 }
 
-static inline struct doca_dma_task_memcpy *list_pop(struct ferry_dma_task_list *list)
+static inline void list_push(struct ferry_task_list *list, struct doca_dma_task_memcpy *task)
 {
-	struct doca_dma_task_memcpy *task = list->head;
+	ferry_task_list_push(list, &task->base);
+}
 
-	if (task != NULL) {
-		list->head = task->next;
-		if (list->head == NULL)
-			list->tail = NULL;
-		task->next = NULL;
-	}
-	return task;
+static inline struct doca_dma_task_memcpy *list_pop(struct ferry_task_list *list)
+{
+	return task_of(ferry_task_list_pop(list));
 }
 
 /* ---- segments ---- */
@@ -342,7 +335,7 @@ static bool drain_backlog(struct doca_dma *dma)
 	bool moved = false;
 
 	while (dma->backlog.head != NULL) {
-		struct doca_dma_task_memcpy *task = dma->backlog.head;
+		struct doca_dma_task_memcpy *task = task_of(dma->backlog.head);
 		uint32_t before = task->outstanding;
 		bool done = enqueue_walk(dma, task);
 
@@ -609,7 +602,7 @@ static bool submit_pair(struct doca_dma *dma, struct doca_dma_task_memcpy *task,
 
 static doca_error_t dma_submit(struct doca_task *base)
 {
-	struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)base;
+	struct doca_dma_task_memcpy *task = task_of(base);
 	struct doca_dma *dma = dma_of_task(task);
 	struct dma_pair pair;
 	doca_error_t err;
@@ -671,7 +664,7 @@ static const struct ferry_ctx_ops dma_ops = {
 static void memcpy_complete(struct doca_task *base, union doca_data task_user_data, union doca_data ctx_user_data,
 			    bool success)
 {
-	struct doca_dma_task_memcpy *task = (struct doca_dma_task_memcpy *)base;
+	struct doca_dma_task_memcpy *task = task_of(base);
 	struct doca_dma *dma = dma_of_task(task);
 
 	if (success)
@@ -874,7 +867,7 @@ doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct 
 	err = ferry_task_pool_get(&dma->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;
-	memcpy_task = (struct doca_dma_task_memcpy *)base;
+	memcpy_task = task_of(base);
 	base->user_data = user_data;
 	memcpy_task->src = src;
 	memcpy_task->dst = dst;

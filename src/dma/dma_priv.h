@@ -54,14 +54,6 @@ struct doca_dma_task_memcpy {
 	struct doca_buf *cur_dst;
 	uint8_t *dst_ptr;
 	size_t dst_avail;
-
-	struct doca_dma_task_memcpy *next; /* backlog or done list */
-};
-
-/** A FIFO of tasks linked through their next field. */
-struct ferry_dma_task_list {
-	struct doca_dma_task_memcpy *head;
-	struct doca_dma_task_memcpy *tail;
 };
 
 enum { FERRY_DMA_CHAN_LOCAL, FERRY_DMA_CHAN_CROSS, FERRY_DMA_CHANS };
@@ -85,8 +77,8 @@ struct doca_dma {
 	 * nothing).
 	 */
 	uint32_t chans_used;
-	struct ferry_dma_task_list backlog; /* waiting for channel room */
-	struct ferry_dma_task_list done;    /* finished without a descriptor to poll */
+	struct ferry_task_list backlog; /* waiting for channel room (doca_task.next) */
+	struct ferry_task_list done;    /* finished without a descriptor to poll */
 	bool flushing;               /* stop was requested: no more enqueues */
 	bool in_progress;            /* dma_progress is running (callbacks may submit) */
 	bool doorbell_due;           /* a flush asked for inside progress, rung at its end */

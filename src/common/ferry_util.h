@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_util.h - small idioms every layer uses, written once.
+ */
+#ifndef FERRY_UTIL_H_
+#define FERRY_UTIL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * The object of type @p type whose member @p member is at @p ptr. The
+ * conditional makes the compiler check that @p ptr points to that member's
+ * type (a mismatch is a warning, an error here); the cast through uintptr_t
+ * keeps a const pointer's object reachable for the callers that own it.
+ */
+#define ferry_container_of(ptr, type, member)                                                              \
+	((type *)(uintptr_t)((const char *)(1 ? (ptr) : &((type *)0)->member) - offsetof(type, member)))
+
+#endif /* FERRY_UTIL_H_ */
