@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "argp/json_priv.h"
+#include "common/ferry_util.h"
 
 struct reader {
 	const char *text;
@@ -184,17 +185,6 @@ static bool buf_put(struct reader *r, struct text_buf *b, const char *bytes, siz
 	return true;
 }
 
-static int hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Reads the 4 hex digits after "\u"; -1 on error. */
 static long read_hex4(struct reader *r)
 {
@@ -205,7 +195,7 @@ static long read_hex4(struct reader *r)
 		return -1;
 	}
 	for (int i = 0; i < 4; i++) {
-		int d = hex_digit((unsigned char)r->text[r->pos + (size_t)i]);
+		int d = ferry_hex_value((unsigned char)r->text[r->pos + (size_t)i]);
 
 		if (d < 0) {
 			fail(r, "\\u escape needs 4 hex digits");

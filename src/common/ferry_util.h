@@ -17,4 +17,16 @@
 #define ferry_container_of(ptr, type, member)                                                              \
 	((type *)(uintptr_t)((const char *)(1 ? (ptr) : &((type *)0)->member) - offsetof(type, member)))
 
+/** The value of hexadecimal digit @p c (either case), or -1. */
+static inline int ferry_hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif /* FERRY_UTIL_H_ */

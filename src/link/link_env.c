@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
 
@@ -83,17 +84,6 @@ doca_error_t ferry_link_runtime_dir(char *out, size_t room)
 	return ferry_link_domain_dir(domain, out, room);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 doca_error_t ferry_link_boot_id(uint8_t out[16])
 {
 	char text[64] = {0};
@@ -106,10 +96,10 @@ doca_error_t ferry_link_boot_id(uint8_t out[16])
 	if (n <= 0)
 		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: cannot read the boot id");
 	for (ssize_t i = 0; i + 1 < n && k < 16; i++) {
-		int hi = hexval(text[i]), lo;
+		int hi = ferry_hex_value(text[i]), lo;
 		if (hi < 0)
 			continue; /* dashes */
-		lo = hexval(text[i + 1]);
+		lo = ferry_hex_value(text[i + 1]);
 		if (lo < 0)
 			break;
 		out[k++] = (uint8_t)(hi << 4 | lo);
