@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_dev_topology.c - the public device API on a machine read from
- * FERRY_TOPOLOGY. meson runs it three times (tests/core/meson.build):
+ * FERRY_TOPOLOGY. meson runs it three times (tests/core/meson.build), and
+ * FERRY_TEST_EXPECT says which machine that file describes:
  *   FERRY_TEST_EXPECT=two_dpus  two DPUs with a VF, an SF, an emulated function
  *   FERRY_TEST_EXPECT=strict    strict mode, FERRY_SIDE=host: host devices only
  *   FERRY_TEST_EXPECT=broken    a bad file: every list call fails, nothing crashes
+ * Either variable unset, FERRY_TEST_EXPECT none of these, or FERRY_TOPOLOGY
+ * not a readable file: the run fails, so a typo in meson.build cannot pass.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,13 +20,6 @@
 
 #include "core/ferry_dev.h"
 #include "ferry_test.h"
-
-static const char *expect(void)
-{
-	const char *e = getenv("FERRY_TEST_EXPECT");
-
-	return e != NULL ? e : "";
-}
 
 static struct doca_devinfo *find(struct doca_devinfo **list, uint32_t n, const char *pci, enum ferry_dev_side side,
 				 uint32_t machine)
@@ -57,8 +54,6 @@ static void test_two_dpus(void **state)
 	uint32_t n, idx = 0;
 
 	(void)state;
-	if (strcmp(expect(), "two_dpus") != 0)
-		skip();
 	assert_int_equal(doca_devinfo_create_list(&list, &n), DOCA_SUCCESS);
 	assert_int_equal(n, 6);
 	dpu0 = find(list, n, "03:00.0", FERRY_SIDE_DPU, 0);
@@ -90,8 +85,6 @@ static void test_strict_host(void **state)
 	uint32_t n;
 
 	(void)state;
-	if (strcmp(expect(), "strict") != 0)
-		skip();
 	assert_int_equal(doca_devinfo_create_list(&list, &n), DOCA_SUCCESS);
 	assert_int_equal(n, 1);
 	assert_int_equal(ferry_devinfo_side(list[0]), FERRY_SIDE_HOST);
@@ -105,8 +98,6 @@ static void test_broken(void **state)
 	uint32_t n;
 
 	(void)state;
-	if (strcmp(expect(), "broken") != 0)
-		skip();
 	ferry_test_log_reset();
 	assert_int_equal(doca_devinfo_create_list(&list, &n), DOCA_ERROR_INITIALIZATION);
 	assert_logged("broken.topo line 2: host functions need a 'dpu-pf'");
@@ -116,12 +107,33 @@ static void test_broken(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_dpus),
-		cmocka_unit_test(test_strict_host),
-		cmocka_unit_test(test_broken),
+	static const struct {
+		const char *expect;
+		struct CMUnitTest test;
+	} machines[] = {
+		{"two_dpus", cmocka_unit_test(test_two_dpus)},
+		{"strict", cmocka_unit_test(test_strict_host)},
+		{"broken", cmocka_unit_test(test_broken)},
 	};
+	const char *expect = getenv("FERRY_TEST_EXPECT");
+	const char *topology = getenv("FERRY_TOPOLOGY");
 
-	ferry_test_log_reset();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (topology == NULL) {
+		fprintf(stderr, "FERRY_TOPOLOGY is unset: it names the topology file under test\n");
+		return 1;
+	}
+	if (access(topology, R_OK) != 0) {
+		fprintf(stderr, "FERRY_TOPOLOGY=%s: %s\n", topology, strerror(errno));
+		return 1;
+	}
+	for (size_t i = 0; expect != NULL && i < sizeof(machines) / sizeof(machines[0]); i++) {
+		if (strcmp(expect, machines[i].expect) == 0) {
+			const struct CMUnitTest tests[] = {machines[i].test};
+
+			ferry_test_log_reset();
+			return ferry_test_status(cmocka_run_group_tests(tests, NULL, NULL));
+		}
+	}
+	fprintf(stderr, "FERRY_TEST_EXPECT=%s: it must be two_dpus, strict or broken\n", expect != NULL ? expect : "");
+	return 1;
 }
