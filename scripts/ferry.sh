@@ -11,7 +11,9 @@
 #
 # Each command first installs the Debian packages it needs (and only those), so
 # it works on a machine that has nothing but Debian 12. The last line of `test`
-# is "N passed, N failed"; the exit status is non-zero when anything failed.
+# is "N passed, N failed, N skipped"; the exit status is non-zero when anything
+# failed. A skipped test is one that exited 77 because it cannot apply on this
+# machine; the line it printed says why.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -64,8 +66,10 @@ configure() {
 
 passed=0
 failed=0
+skipped=0
 
 # run_suite <label> <dir> [meson test args...]: run and add to the totals.
+# meson counts a test that exits 77 as skipped: counted apart, with its reason.
 run_suite() {
 	local label=$1 dir=$2
 	shift 2
@@ -73,12 +77,14 @@ run_suite() {
 	log "tests: $label"
 	out=$(meson test -C "$dir" --no-rebuild --print-errorlogs "$@" 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -E '^ *[0-9]+/[0-9]+ ' || true
-	local ok fail timeout unexpected
+	local ok fail timeout unexpected skip
 	ok=$(printf '%s\n' "$out" | sed -n 's/^Ok: *\([0-9]*\).*/\1/p' | tail -n1)
 	fail=$(printf '%s\n' "$out" | sed -n 's/^Fail: *\([0-9]*\).*/\1/p' | tail -n1)
 	timeout=$(printf '%s\n' "$out" | sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' | tail -n1)
 	unexpected=$(printf '%s\n' "$out" | sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' | tail -n1)
+	skip=$(printf '%s\n' "$out" | sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' | tail -n1)
 	ok=${ok:-0}
+	skip=${skip:-0}
 	fail=$(( ${fail:-0} + ${timeout:-0} + ${unexpected:-0} ))
 	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 		# meson itself failed (no summary): count the run as one failure.
@@ -86,8 +92,11 @@ run_suite() {
 		fail=1
 	fi
 	[ "$fail" -ne 0 ] && printf '%s\n' "$out" | sed -n '/^=* *[0-9]*\/[0-9]* .*FAIL/,/^===*$/p' | tail -n 80
+	# Why each skipped: the "[  SKIP    ] test: reason" line of ferry_test_skip, in meson's log.
+	[ "$skip" -ne 0 ] && grep -h '^\[  SKIP    \]' "$dir/meson-logs/testlog.txt" 2>/dev/null || true
 	passed=$((passed + ok))
 	failed=$((failed + fail))
+	skipped=$((skipped + skip))
 }
 
 cmd_build() {
@@ -140,7 +149,7 @@ cmd_test() {
 	# libFuzzer with ASan+UBSan, for a bounded time each (FERRY_FUZZ_SECONDS).
 	CC=clang stage "fuzz" build-fuzz -Dfuzz=true -Dfuzz_seconds="${FERRY_FUZZ_SECONDS:-30}" -- --suite fuzz
 
-	echo "$passed passed, $failed failed"
+	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }
 
