@@ -6,7 +6,8 @@
 #   scripts/ferry.sh demo [demo options]   build, then run the DMA demo (the main job)
 #   scripts/ferry.sh test                  build, then run the whole test suite:
 #                                          plain, ASan+UBSan, TSan where threads meet,
-#                                          and the libFuzzer targets for a bounded time
+#                                          and the libFuzzer targets for a bounded time;
+#                                          and builds release with gcc and with clang
 #   scripts/ferry.sh build                 build only (build/)
 #
 # Each command first installs the Debian packages it needs (and only those), so
@@ -128,11 +129,30 @@ stage() {
 	fi
 }
 
+# build_only <label> <dir> <meson options...>: build one configuration (the
+# tests' programs too) and run nothing; counts as one test, passed when the
+# build succeeds (warnings are errors).
+build_only() {
+	local label=$1 dir=$2
+	shift 2
+	log "build only: $label"
+	if configure "$dir" "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+}
+
 cmd_test() {
 	install_missing "${test_packages[@]}"
 	local sanitizer_args=(-Dc_args=-fno-sanitize-recover=all -Db_lundef=false)
 
 	stage "plain" build --
+
+	# A packager's optimised build, with each compiler: -O3 finds warnings
+	# (maybe-uninitialized, ...) that the debugoptimized build above does not.
+	CC=gcc build_only "release, gcc" build-release-gcc -Dbuildtype=release
+	CC=clang build_only "release, clang" build-release-clang -Dbuildtype=release
 
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		stage "ASan+UBSan" build-asan -Db_sanitize=address,undefined "${sanitizer_args[@]}" --
