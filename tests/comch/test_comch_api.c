@@ -1051,32 +1051,11 @@ static void rogue_read(int fd, enum ferry_frame_type type, uint8_t *buf, size_t 
 	fail_msg("no frame of type %d came", (int)type);
 }
 
-static void test_rogue_fast_path_frames(void **state)
+/* A server with consumer events, for rogue peers to talk to. */
+static void rogue_server(const char *name)
 {
-	uint8_t frame[FERRY_FRAME_UP_MAX], got[4096], junk[20], pmem[64];
-	uint8_t *mem = calloc(1, 8192);
-	struct comch_ring_hdr *ring;
-	struct doca_mmap *mm, *sm, *rm, *pm;
-	struct doca_buf_inventory *inv = NULL, *pinv = NULL;
-	struct doca_buf *buf = NULL, *sbuf = NULL;
-	struct doca_comch_consumer *c = NULL;
-	struct doca_comch_consumer_task_post_recv *rt = NULL;
-	struct doca_comch_producer *p = NULL;
-	struct doca_comch_producer_task_send *st = NULL;
-	struct ferry_frame f;
-	struct ferry_frame_consumer_up up;
-	struct comch_ring_hdr *dring;
-	struct doca_mmap *dm;
-	const void *desc = NULL, *ring_desc = NULL, *dring_desc = NULL;
-	size_t desc_len = 0, ring_desc_len = 0, dring_desc_len = 0;
-	int fd;
-
-	(void)state;
-	pm = fast_mmap(pmem, sizeof(pmem), F->dpu);
-	assert_int_equal(doca_buf_inventory_create(2, &pinv), DOCA_SUCCESS);
-	assert_int_equal(doca_buf_inventory_start(pinv), DOCA_SUCCESS);
-	g_new_consumers = g_recv_ok = g_recv_err = 0;
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "rogue-fast", &F->server), DOCA_SUCCESS);
+	g_new_consumers = g_expired_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
+	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
 			 DOCA_SUCCESS);
@@ -1084,14 +1063,115 @@ static void test_rogue_fast_path_frames(void **state)
 			 DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+}
 
-	fd = rogue_hello("rogue-fast"); /* a CONSUMER_DOWN for a consumer it never announced */
+/*
+ * The fixture of the rogue-frame tests below: a server with consumer events
+ * ("rogue-fast") and what either side of a fast path needs, made afresh for
+ * each test. Each test is one rogue behaviour on a connection of its own; the
+ * server must end that connection with a line naming the lie.
+ */
+struct rogue_fast {
+	uint8_t *mem;                 /* 8 KiB: the rogue consumer's 4 KiB, then the server consumer's */
+	uint8_t *pmem;                /* 64 bytes of 0x77, what the server's producer sends */
+	struct doca_mmap *pm;         /* pmem */
+	struct doca_buf_inventory *pinv;
+	struct doca_buf *sbuf;        /* pmem, for the server's producer */
+	struct doca_mmap *mm, *rm;    /* the rogue consumer's memory and post ring, exported */
+	struct comch_ring_hdr *ring;  /* that post ring, of 4 */
+	const void *desc, *ring_desc; /* their export descriptors */
+	size_t desc_len, ring_desc_len;
+	struct doca_mmap *sm;         /* the server consumer's memory */
+	struct doca_buf_inventory *inv;
+	struct doca_buf *buf;         /* 1 KiB of it, for its one post */
+	struct doca_mmap *dm;         /* the rogue's completion ring, exported */
+	struct comch_ring_hdr *dring; /* that completion ring, of 2 */
+	const void *dring_desc;
+	size_t dring_desc_len;
+};
+
+static struct rogue_fast *R;
+
+static int rogue_fast_setup(void **state)
+{
+	(void)setup(state);
+	R = calloc(1, sizeof(*R));
+	assert_non_null(R);
+	R->mem = calloc(1, 8192);
+	R->pmem = malloc(64);
+	assert_non_null(R->mem);
+	assert_non_null(R->pmem);
+	memset(R->pmem, 0x77, 64);
+	R->pm = fast_mmap(R->pmem, 64, F->dpu);
+	assert_int_equal(doca_buf_inventory_create(2, &R->pinv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(R->pinv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_data(R->pinv, R->pm, R->pmem, 64, &R->sbuf), DOCA_SUCCESS);
+
+	/* The rogue's consumer: a real export and a ring of the rogue's own making. */
+	R->mm = fast_mmap(R->mem, 4096, F->host);
+	assert_int_equal(doca_mmap_export_pci(R->mm, F->host, &R->desc, &R->desc_len), DOCA_SUCCESS);
+	R->ring = ferry_mem_alloc_shared(comch_ring_bytes(4));
+	assert_non_null(R->ring);
+	R->rm = fast_mmap(R->ring, comch_ring_bytes(4), F->host);
+	assert_int_equal(doca_mmap_export_pci(R->rm, F->host, &R->ring_desc, &R->ring_desc_len), DOCA_SUCCESS);
+
+	/* The server's consumer: one buffer; the completion ring the rogue answers it with. */
+	R->sm = fast_mmap(R->mem + 4096, 4096, F->dpu);
+	assert_int_equal(doca_buf_inventory_create(2, &R->inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(R->inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(R->inv, R->sm, R->mem + 4096, 1024, &R->buf), DOCA_SUCCESS);
+	R->dring = ferry_mem_alloc_shared(comch_done_ring_bytes(2));
+	assert_non_null(R->dring);
+	R->dm = fast_mmap(R->dring, comch_done_ring_bytes(2), F->host);
+	assert_int_equal(doca_mmap_export_pci(R->dm, F->host, &R->dring_desc, &R->dring_desc_len), DOCA_SUCCESS);
+
+	rogue_server("rogue-fast");
+	return 0;
+}
+
+static int rogue_fast_teardown(void **state)
+{
+	assert_int_equal(doca_mmap_destroy(R->dm), DOCA_SUCCESS);
+	assert_int_equal(ferry_mem_free_shared(R->dring), 0);
+	(void)doca_buf_dec_refcount(R->buf, NULL);
+	assert_int_equal(doca_buf_inventory_destroy(R->inv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(R->sm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(R->mm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(R->rm), DOCA_SUCCESS);
+	(void)doca_buf_dec_refcount(R->sbuf, NULL);
+	assert_int_equal(doca_buf_inventory_destroy(R->pinv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(R->pm), DOCA_SUCCESS);
+	assert_int_equal(ferry_mem_free_shared(R->ring), 0);
+	free(R->pmem);
+	free(R->mem);
+	free(R);
+	R = NULL;
+	return teardown(state);
+}
+
+/* ---- frames about consumers ---- */
+
+static void test_rogue_consumer_down_never_up(void **state)
+{
+	uint8_t frame[FERRY_FRAME_UP_MAX], got[4096];
+	int fd;
+
+	(void)state;
+	fd = rogue_hello("rogue-fast");
 	rogue_send(fd, frame, ferry_frame_build_consumer_down(frame, 5));
 	(void)rogue_wait_closed(fd, got, sizeof(got));
 	close(fd);
 	assert_true(ferry_test_log_has("CONSUMER_DOWN for a consumer that is not up"));
+}
 
-	fd = rogue_hello("rogue-fast"); /* a CONSUMER_UP whose descriptors are garbage */
+static void test_rogue_consumer_up_garbage_descriptors(void **state)
+{
+	uint8_t frame[FERRY_FRAME_UP_MAX], got[4096], junk[20];
+	struct ferry_frame_consumer_up up;
+	int fd;
+
+	(void)state;
+	fd = rogue_hello("rogue-fast");
 	memset(junk, 0x33, sizeof(junk));
 	up = (struct ferry_frame_consumer_up){.consumer_id = 5, .ring_cap = 4, .desc = junk, .desc_len = sizeof(junk),
 					      .ring_desc = junk, .ring_desc_len = sizeof(junk)};
@@ -1100,138 +1180,231 @@ static void test_rogue_fast_path_frames(void **state)
 	close(fd);
 	assert_true(ferry_test_log_has("cannot be imported"));
 	assert_int_equal(g_new_consumers, 0);
+}
 
-	/* a real export and a ring of our own making: one good post, then a ring that lies */
-	mm = fast_mmap(mem, 4096, F->host);
-	assert_int_equal(doca_mmap_export_pci(mm, F->host, &desc, &desc_len), DOCA_SUCCESS);
-	ring = ferry_mem_alloc_shared(comch_ring_bytes(4));
-	assert_non_null(ring);
-	rm = fast_mmap(ring, comch_ring_bytes(4), F->host);
-	assert_int_equal(doca_mmap_export_pci(rm, F->host, &ring_desc, &ring_desc_len), DOCA_SUCCESS);
-	memset(pmem, 0x77, sizeof(pmem));
-	for (int k = 0; k < 3; k++) {
-		struct comch_post *entries = (struct comch_post *)(ring + 1);
-		uint64_t head = 0; /* each connection reads the ring from its start */
+/* ---- the rogue's consumer: a post ring that lies to the server's producer ---- */
 
-		fd = rogue_hello("rogue-fast");
-		up = (struct ferry_frame_consumer_up){.consumer_id = 5, .ring_cap = 4, .desc = desc,
-						      .desc_len = (uint16_t)desc_len, .ring_desc = ring_desc,
-						      .ring_desc_len = (uint16_t)ring_desc_len};
-		atomic_store(&ring->head, head);
-		rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
-		FERRY_PROGRESS_UNTIL(F->pe, g_new_consumers != (unsigned)k, FERRY_TEST_WAIT_MS);
-		assert_int_equal(g_new_consumers, k + 1);
-		assert_int_equal(doca_comch_producer_create(F->server_conn, &p), DOCA_SUCCESS);
-		assert_int_equal(doca_comch_producer_task_send_set_conf(p, prod_ok, prod_err, 1), DOCA_SUCCESS);
-		assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
-		assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
-		if (sbuf == NULL)
-			assert_int_equal(doca_buf_inventory_buf_get_by_data(pinv, pm, pmem, 64, &sbuf), DOCA_SUCCESS);
-		assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, NULL, 0, 5, &st), DOCA_SUCCESS);
-		g_send_ok = g_send_err = 0;
-		if (k == 0) { /* a good post first: the data lands, then a post past the end */
-			entries[0] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem, .len = 64, .slot = 0, .generation = 1};
-			atomic_store(&ring->head, head + 1);
-			assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
-			FERRY_PROGRESS_UNTIL(F->pe, g_send_ok > 0, FERRY_TEST_WAIT_MS);
-			assert_int_equal(g_send_ok, 1);
-			assert_memory_equal(mem, pmem, 64);
-			entries[1] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem + 4096 - 63, .len = 64};
-			atomic_store(&ring->head, head + 2);
-		} else if (k == 1) { /* below the start */
-			entries[head & 3] = (struct comch_post){.addr = (uint64_t)(uintptr_t)mem - 64, .len = 64};
-			atomic_store(&ring->head, head + 1);
-		} else { /* a head that claims more than the ring holds */
-			atomic_store(&ring->head, head + 5);
-		}
-		assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
-		FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
-		assert_int_equal(g_send_err, 1);
-		assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_CONNECTED);
-		(void)rogue_wait_closed(fd, got, sizeof(got));
-		close(fd);
-		assert_true(ferry_test_log_has(k < 2 ? "outside the consumer's exported memory" : "claims more posts"));
-		ferry_test_log_reset();
-		doca_task_free(doca_comch_producer_task_send_as_task(st));
-		stop_idle(doca_comch_producer_as_ctx(p));
-		assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
-	}
-	assert_memory_not_equal(mem + 4096 - 63, pmem, 63); /* nothing was written past the end */
+/*
+ * A rogue connection that announces consumer 5 (the fixture's export and post
+ * ring, read from its start), and a started producer of the server's there
+ * whose one task sends pmem to it.
+ */
+static int rogue_consumer_up(struct doca_comch_producer **p, struct doca_comch_producer_task_send **st)
+{
+	uint8_t frame[FERRY_FRAME_UP_MAX];
+	struct ferry_frame_consumer_up up = {.consumer_id = 5, .ring_cap = 4, .desc = R->desc,
+					     .desc_len = (uint16_t)R->desc_len, .ring_desc = R->ring_desc,
+					     .ring_desc_len = (uint16_t)R->ring_desc_len};
+	int fd = rogue_hello("rogue-fast");
 
-	/* a consumer of the server's: DONE frames that lie */
-	sm = fast_mmap(mem + 4096, 4096, F->dpu);
-	assert_int_equal(doca_buf_inventory_create(2, &inv), DOCA_SUCCESS);
-	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
-	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, sm, mem + 4096, 1024, &buf), DOCA_SUCCESS);
-	dring = ferry_mem_alloc_shared(comch_done_ring_bytes(2));
-	assert_non_null(dring);
-	dm = fast_mmap(dring, comch_done_ring_bytes(2), F->host);
-	assert_int_equal(doca_mmap_export_pci(dm, F->host, &dring_desc, &dring_desc_len), DOCA_SUCCESS);
-	for (int k = 0; k < 5; k++) {
-		struct comch_done *dones = (struct comch_done *)(dring + 1);
-		struct ferry_frame_done_ring answer;
-		const char *want[] = {"overfills it", "not posted", "not posted", "claims more completions",
-				      "of another size"};
+	atomic_store(&R->ring->head, 0);
+	rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
+	FERRY_PROGRESS_UNTIL(F->pe, g_new_consumers != 0, FERRY_TEST_WAIT_MS);
+	assert_int_equal(g_new_consumers, 1);
+	assert_int_equal(doca_comch_producer_create(F->server_conn, p), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_task_send_set_conf(*p, prod_ok, prod_err, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_producer_as_ctx(*p)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(*p)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_task_send_alloc_init(*p, R->sbuf, NULL, 0, 5, st), DOCA_SUCCESS);
+	g_send_ok = g_send_err = 0;
+	return fd;
+}
 
-		g_recv_ok = g_recv_err = 0;
-		atomic_store(&dring->head, 0);
-		fd = rogue_hello("rogue-fast");
-		assert_int_equal(doca_comch_consumer_create(F->server_conn, sm, &c), DOCA_SUCCESS);
-		assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 1), DOCA_SUCCESS);
-		assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
-		assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
-		(void)doca_pe_progress(F->pe);
-		assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(c, buf, &rt), DOCA_SUCCESS);
-		assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
-		rogue_read(fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
-		assert_int_equal(f.u.up.ring_cap, 1);
-		answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id, .ring_cap = k == 4 ? 2 : 1,
-							.desc = dring_desc, .desc_len = (uint16_t)dring_desc_len};
-		rogue_send(fd, frame, ferry_frame_build_done_ring(frame, &answer));
-		if (k == 0) { /* a good completion first */
-			dones[0] = (struct comch_done){.slot = 0, .generation = 1, .len = 10, .producer_id = 9};
-			atomic_store(&dring->head, 1);
-			FERRY_PROGRESS_UNTIL(F->pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
-			assert_int_equal(g_recv_ok, 1);
-			assert_int_equal(g_last_recv_len, 10);
-			assert_int_equal(g_last_producer, 9);
-			assert_int_equal(doca_buf_reset_data_len(buf), DOCA_SUCCESS);
-			assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
-			dones[0] = (struct comch_done){.slot = 0, .generation = 2, .len = 1025, .producer_id = 9};
-			atomic_store(&dring->head, 2);
-		} else if (k == 1) {
-			dones[0] = (struct comch_done){.slot = 0, .generation = 7, .len = 10, .producer_id = 9};
-			atomic_store(&dring->head, 1);
-		} else if (k == 2) {
-			dones[0] = (struct comch_done){.slot = 5, .generation = 1, .len = 10, .producer_id = 9};
-			atomic_store(&dring->head, 1);
-		} else if (k == 3) {
-			atomic_store(&dring->head, 2);
-		}
-		(void)rogue_wait_closed(fd, got, sizeof(got));
-		close(fd);
-		FERRY_PROGRESS_UNTIL(F->pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
-		assert_int_equal(g_recv_err, 1); /* the post fails: its connection ended */
-		assert_int_equal(g_recv_ok, k == 0 ? 1 : 0);
-		assert_true(ferry_test_log_has(want[k]));
-		ferry_test_log_reset();
-		assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_ERROR_NOT_CONNECTED);
-		doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
-		stop_idle(doca_comch_consumer_as_ctx(c));
-		assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
-	}
-	assert_int_equal(doca_mmap_destroy(dm), DOCA_SUCCESS);
-	assert_int_equal(ferry_mem_free_shared(dring), 0);
-	(void)doca_buf_dec_refcount(buf, NULL);
-	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_destroy(sm), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_destroy(mm), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_destroy(rm), DOCA_SUCCESS);
-	(void)doca_buf_dec_refcount(sbuf, NULL);
-	assert_int_equal(doca_buf_inventory_destroy(pinv), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_destroy(pm), DOCA_SUCCESS);
-	assert_int_equal(ferry_mem_free_shared(ring), 0);
-	free(mem);
+/* The ring as it stands is a lie: the send fails NOT_CONNECTED and the connection ends with @p line. */
+static void expect_send_refused(int fd, struct doca_comch_producer *p, struct doca_comch_producer_task_send *st,
+				const char *line)
+{
+	uint8_t got[4096];
+
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
+	assert_int_equal(g_send_err, 1);
+	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_CONNECTED);
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	assert_true(ferry_test_log_has(line));
+	doca_task_free(doca_comch_producer_task_send_as_task(st));
+	stop_idle(doca_comch_producer_as_ctx(p));
+	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
+}
+
+/* A good post first (the data lands), then one that runs past the end of the export. */
+static void test_rogue_post_past_the_end(void **state)
+{
+	struct comch_post *entries = (struct comch_post *)(R->ring + 1);
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_producer_task_send *st = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_consumer_up(&p, &st);
+	entries[0] = (struct comch_post){.addr = (uint64_t)(uintptr_t)R->mem, .len = 64, .slot = 0, .generation = 1};
+	atomic_store(&R->ring->head, 1);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
+	FERRY_PROGRESS_UNTIL(F->pe, g_send_ok > 0, FERRY_TEST_WAIT_MS);
+	assert_int_equal(g_send_ok, 1);
+	assert_memory_equal(R->mem, R->pmem, 64);
+	entries[1] = (struct comch_post){.addr = (uint64_t)(uintptr_t)R->mem + 4096 - 63, .len = 64};
+	atomic_store(&R->ring->head, 2);
+	expect_send_refused(fd, p, st, "outside the consumer's exported memory");
+	assert_memory_not_equal(R->mem + 4096 - 63, R->pmem, 63); /* nothing was written past the end */
+}
+
+static void test_rogue_post_below_the_start(void **state)
+{
+	struct comch_post *entries = (struct comch_post *)(R->ring + 1);
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_producer_task_send *st = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_consumer_up(&p, &st);
+	entries[0] = (struct comch_post){.addr = (uint64_t)(uintptr_t)R->mem - 64, .len = 64};
+	atomic_store(&R->ring->head, 1);
+	expect_send_refused(fd, p, st, "outside the consumer's exported memory");
+}
+
+/* A head that claims more posts than the ring holds. */
+static void test_rogue_post_head_beyond_ring(void **state)
+{
+	struct doca_comch_producer *p = NULL;
+	struct doca_comch_producer_task_send *st = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_consumer_up(&p, &st);
+	atomic_store(&R->ring->head, 5);
+	expect_send_refused(fd, p, st, "claims more posts");
+}
+
+/* ---- the server's consumer: DONE frames that lie ---- */
+
+/*
+ * A rogue connection on which a consumer of the server's (one task, the
+ * fixture's 1 KiB buffer posted) announces itself; the rogue answers its
+ * CONSUMER_UP with the fixture's completion ring, declared of @p ring_cap
+ * entries and empty.
+ */
+static int rogue_producer_up(uint32_t ring_cap, struct doca_comch_consumer **c,
+			     struct doca_comch_consumer_task_post_recv **rt)
+{
+	uint8_t frame[FERRY_FRAME_DONE_RING_MAX], got[4096];
+	struct ferry_frame_done_ring answer;
+	struct ferry_frame f;
+	int fd;
+
+	g_recv_ok = g_recv_err = 0;
+	atomic_store(&R->dring->head, 0);
+	fd = rogue_hello("rogue-fast");
+	assert_int_equal(doca_comch_consumer_create(F->server_conn, R->sm, c), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(*c, recv_ok, recv_err, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(*c)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(*c)), DOCA_ERROR_IN_PROGRESS);
+	(void)doca_pe_progress(F->pe);
+	assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(*c, R->buf, rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(*rt)), DOCA_SUCCESS);
+	rogue_read(fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
+	assert_int_equal(f.u.up.ring_cap, 1);
+	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id, .ring_cap = ring_cap,
+						.desc = R->dring_desc, .desc_len = (uint16_t)R->dring_desc_len};
+	rogue_send(fd, frame, ferry_frame_build_done_ring(frame, &answer));
+	return fd;
+}
+
+/* The completion ring lied: the connection ends with @p line, the post fails; @p ok completed before. */
+static void expect_post_failed(int fd, struct doca_comch_consumer *c, struct doca_comch_consumer_task_post_recv *rt,
+			       unsigned ok, const char *line)
+{
+	uint8_t got[4096];
+
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+	FERRY_PROGRESS_UNTIL(F->pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
+	assert_int_equal(g_recv_err, 1); /* the post fails: its connection ended */
+	assert_int_equal(g_recv_ok, ok);
+	assert_true(ferry_test_log_has(line));
+	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_ERROR_NOT_CONNECTED);
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
+	stop_idle(doca_comch_consumer_as_ctx(c));
+	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
+}
+
+/* A good completion first, then one of 1025 bytes into the 1 KiB post. */
+static void test_rogue_done_overfills_post(void **state)
+{
+	struct comch_done *dones = (struct comch_done *)(R->dring + 1);
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_producer_up(1, &c, &rt);
+	dones[0] = (struct comch_done){.slot = 0, .generation = 1, .len = 10, .producer_id = 9};
+	atomic_store(&R->dring->head, 1);
+	FERRY_PROGRESS_UNTIL(F->pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
+	assert_int_equal(g_recv_ok, 1);
+	assert_int_equal(g_last_recv_len, 10);
+	assert_int_equal(g_last_producer, 9);
+	assert_int_equal(doca_buf_reset_data_len(R->buf), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_SUCCESS);
+	dones[0] = (struct comch_done){.slot = 0, .generation = 2, .len = 1025, .producer_id = 9};
+	atomic_store(&R->dring->head, 2);
+	expect_post_failed(fd, c, rt, 1, "overfills it");
+}
+
+/* A completion for the posted slot under a generation it never had. */
+static void test_rogue_done_wrong_generation(void **state)
+{
+	struct comch_done *dones = (struct comch_done *)(R->dring + 1);
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_producer_up(1, &c, &rt);
+	dones[0] = (struct comch_done){.slot = 0, .generation = 7, .len = 10, .producer_id = 9};
+	atomic_store(&R->dring->head, 1);
+	expect_post_failed(fd, c, rt, 0, "not posted");
+}
+
+/* A completion for a slot the consumer does not have. */
+static void test_rogue_done_unknown_slot(void **state)
+{
+	struct comch_done *dones = (struct comch_done *)(R->dring + 1);
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_producer_up(1, &c, &rt);
+	dones[0] = (struct comch_done){.slot = 5, .generation = 1, .len = 10, .producer_id = 9};
+	atomic_store(&R->dring->head, 1);
+	expect_post_failed(fd, c, rt, 0, "not posted");
+}
+
+/* A completion head two ahead on a ring of one. */
+static void test_rogue_done_head_beyond_ring(void **state)
+{
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_producer_up(1, &c, &rt);
+	atomic_store(&R->dring->head, 2);
+	expect_post_failed(fd, c, rt, 0, "claims more completions");
+}
+
+/* A DONE_RING of 2 entries for a consumer whose ring has 1. */
+static void test_rogue_done_ring_of_another_size(void **state)
+{
+	struct doca_comch_consumer *c = NULL;
+	struct doca_comch_consumer_task_post_recv *rt = NULL;
+	int fd;
+
+	(void)state;
+	fd = rogue_producer_up(2, &c, &rt);
+	expect_post_failed(fd, c, rt, 0, "of another size");
 }
 
 
@@ -1352,19 +1525,6 @@ static bool rogue_got_before_close(int fd, enum ferry_frame_type type)
 	return seen;
 }
 
-/* A server with consumer events, for rogue peers to talk to. */
-static void rogue_server(const char *name)
-{
-	g_new_consumers = g_expired_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_consumer_register(F->server, on_new_consumer, on_expired_consumer),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
-}
 
 static struct doca_mmap *access_mmap(void *mem, size_t len, struct doca_dev *dev, uint32_t access)
 {
@@ -2171,7 +2331,7 @@ static void test_stop_race_peer_leaves(void **state)
 }
 
 /*
- * Case 9, what test_rogue_fast_path_frames does not cover: completions with
+ * Case 9, what the test_rogue_done_* tests above do not cover: completions with
  * more immediate data than the consumer takes (one byte more, and 2^32 - 1),
  * with producer id 0, naming a post twice, and naming a post the stop took
  * back and flushed. Each ends the connection with a line; what is still
@@ -2355,6 +2515,9 @@ static void test_env_timeouts(void **state)
 	unsetenv("FERRY_TEST_TIMEOUT_MS");
 }
 
+/* A test of the rogue-frame fixture. */
+#define ROGUE_FAST(fn) cmocka_unit_test_setup_teardown(fn, rogue_fast_setup, rogue_fast_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2364,7 +2527,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_setters_and_getters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_in_one_process, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rogue_fast_path_frames, setup, teardown),
+		ROGUE_FAST(test_rogue_consumer_down_never_up),
+		ROGUE_FAST(test_rogue_consumer_up_garbage_descriptors),
+		ROGUE_FAST(test_rogue_post_past_the_end),
+		ROGUE_FAST(test_rogue_post_below_the_start),
+		ROGUE_FAST(test_rogue_post_head_beyond_ring),
+		ROGUE_FAST(test_rogue_done_overfills_post),
+		ROGUE_FAST(test_rogue_done_wrong_generation),
+		ROGUE_FAST(test_rogue_done_unknown_slot),
+		ROGUE_FAST(test_rogue_done_head_beyond_ring),
+		ROGUE_FAST(test_rogue_done_ring_of_another_size),
 		cmocka_unit_test_setup_teardown(test_fast_path_producer_on_own_pe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_and_exchange, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_messages, setup, teardown),
