@@ -18,7 +18,6 @@
  * 1.25x memcpy at 1 MiB), which narrows the workers' lead; the crossover has
  * not been measured again. FERRY_ENGINE_AUTO_THRESHOLD (bytes) overrides.
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/ferry_env.h"
 #include "common/ferry_log.h"
 #include "engine/engine_priv.h"
 
@@ -70,20 +70,7 @@ const char *ferry_engine_kind_name(enum ferry_engine_kind kind)
 
 size_t ferry_engine_auto_threshold(void)
 {
-	const char *v = getenv("FERRY_ENGINE_AUTO_THRESHOLD");
-	char *end = NULL;
-	unsigned long long n;
-
-	if (v == NULL || *v == '\0')
-		return FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT;
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	if (errno != 0 || *end != '\0' || v[0] == '-') {
-		FERRY_WARN("FERRY_ENGINE_AUTO_THRESHOLD='%s' is not a byte count; using %zu", v,
-			   FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT);
-		return FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT;
-	}
-	return (size_t)n;
+	return (size_t)ferry_env_u64("FERRY_ENGINE_AUTO_THRESHOLD", 0, SIZE_MAX, FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT);
 }
 
 /* The kind the environment imposes, or @p asked when FERRY_DMA_ENGINE is unset or bad. */

@@ -33,7 +33,6 @@
  *   B5 seq_cst hazard pointer against seq_cst unregister (worker_pass /
  *      ferry_pool_unregister), and against the pause flag (ferry_worker_pause).
  */
-#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -45,6 +44,7 @@
 #include <unistd.h>
 
 #include "common/ferry_alloc.h"
+#include "common/ferry_env.h"
 #include "common/ferry_log.h"
 #include "engine/engine_priv.h"
 #include "engine/pool_priv.h"
@@ -111,22 +111,9 @@ static void futex_wake_u32(_Atomic uint32_t *addr)
 
 static unsigned int workers_from_env(void)
 {
-	const char *v = getenv("FERRY_ENGINE_WORKERS");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int n = ncpu >= 2 ? 2 : 1;
-	char *end = NULL;
-	long want;
 
-	if (v == NULL || *v == '\0')
-		return n;
-	errno = 0;
-	want = strtol(v, &end, 10);
-	if (errno != 0 || *end != '\0' || want < 1 || want > (long)FERRY_POOL_WORKERS_MAX) {
-		FERRY_WARN("FERRY_ENGINE_WORKERS='%s' is not a number in 1..%u; using %u", v,
-			   FERRY_POOL_WORKERS_MAX, n);
-		return n;
-	}
-	return (unsigned int)want;
+	return (unsigned int)ferry_env_u64("FERRY_ENGINE_WORKERS", 1, FERRY_POOL_WORKERS_MAX, ncpu >= 2 ? 2 : 1);
 }
 
 /* Once per process. Without memory for the workers the pool has none: the application thread copies. */
