@@ -51,6 +51,7 @@
 
 #include "comch/comch_priv.h"
 #include "comch_util.h"
+#include "ferry_test_wait.h"
 #include "core/ferry_dev.h"
 #include "link/export_desc_priv.h"
 #include "link/ferry_export.h"
@@ -165,8 +166,7 @@ static void server_down(void)
 	struct doca_ctx *ctx = doca_comch_server_as_ctx(S.server);
 
 	(void)doca_ctx_stop(ctx);
-	for (int i = 0; i < 100000 && server_state() != DOCA_CTX_STATE_IDLE; i++)
-		(void)doca_pe_progress(S.pe);
+	FERRY_PROGRESS_UNTIL(S.pe, server_state() == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
 	(void)doca_comch_server_destroy(S.server);
 	(void)doca_mmap_destroy(S.mmap);
 	(void)ferry_mem_free_shared(S.mem);
