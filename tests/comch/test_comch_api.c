@@ -1352,34 +1352,31 @@ static void test_rogue_done_overfills_post(void **state)
 	expect_post_failed(fd, c, rt, 1, "overfills it");
 }
 
-/* A completion for the posted slot under a generation it never had. */
-static void test_rogue_done_wrong_generation(void **state)
+/* One completion entry that lies about the only post: the post fails, the connection ends with @p rule. */
+static void expect_done_refused(struct comch_done lie, const char *rule)
 {
 	struct comch_done *dones = (struct comch_done *)(R->dring + 1);
 	struct doca_comch_consumer *c = NULL;
 	struct doca_comch_consumer_task_post_recv *rt = NULL;
-	int fd;
+	int fd = rogue_producer_up(1, &c, &rt);
 
-	(void)state;
-	fd = rogue_producer_up(1, &c, &rt);
-	dones[0] = (struct comch_done){.slot = 0, .generation = 7, .len = 10, .producer_id = 9};
+	dones[0] = lie;
 	atomic_store(&R->dring->head, 1);
-	expect_post_failed(fd, c, rt, 0, "not posted");
+	expect_post_failed(fd, c, rt, 0, rule);
+}
+
+/* A completion for the posted slot under a generation it never had. */
+static void test_rogue_done_wrong_generation(void **state)
+{
+	(void)state;
+	expect_done_refused((struct comch_done){.slot = 0, .generation = 7, .len = 10, .producer_id = 9}, "not posted");
 }
 
 /* A completion for a slot the consumer does not have. */
 static void test_rogue_done_unknown_slot(void **state)
 {
-	struct comch_done *dones = (struct comch_done *)(R->dring + 1);
-	struct doca_comch_consumer *c = NULL;
-	struct doca_comch_consumer_task_post_recv *rt = NULL;
-	int fd;
-
 	(void)state;
-	fd = rogue_producer_up(1, &c, &rt);
-	dones[0] = (struct comch_done){.slot = 5, .generation = 1, .len = 10, .producer_id = 9};
-	atomic_store(&R->dring->head, 1);
-	expect_post_failed(fd, c, rt, 0, "not posted");
+	expect_done_refused((struct comch_done){.slot = 5, .generation = 1, .len = 10, .producer_id = 9}, "not posted");
 }
 
 /* A completion head two ahead on a ring of one. */
