@@ -25,6 +25,7 @@
 #include <doca_dev.h>
 
 #include "comch/comch_priv.h"
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_dev.h"
@@ -377,7 +378,7 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
 				  "doca_comch_client_create: device %s is on the DPU side; a client needs a host-side device",
 				  ferry_dev_name(dev));
-	client = calloc(1, sizeof(*client));
+	client = ferry_calloc(1, sizeof(*client));
 	if (client == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_client_create: no memory for client '%s'", name);
 	comch_ep_init(&client->ep, &client_ops, false, dev);

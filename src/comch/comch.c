@@ -11,6 +11,7 @@
 
 #include "comch/comch_priv.h"
 #include "common/ferry_env.h"
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_dev.h"
@@ -211,17 +212,23 @@ doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep)
 		ep->rx_cap = FERRY_FRAME_FAST_MAX; /* and the fast path's frames */
 	ep->rx_stride = (ep->rx_cap + COMCH_CACHE_LINE - 1) & ~(size_t)(COMCH_CACHE_LINE - 1);
 	ep->rx_batch = ep->recv_queue_size < COMCH_RX_BATCH_MAX ? ep->recv_queue_size : COMCH_RX_BATCH_MAX;
-	ep->rx = aligned_alloc(COMCH_CACHE_LINE, ep->rx_stride * ep->rx_batch);
-	ep->slab = ep->send_pool.capacity == 0 ? NULL
-					       : aligned_alloc(COMCH_CACHE_LINE, ep->slot_size * ep->send_pool.capacity);
-	if (ep->rx == NULL || (ep->send_pool.capacity != 0 && ep->slab == NULL)) {
-		comch_ep_free_buffers(ep);
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: %s '%s': no memory for message buffers",
-				  ep->kind, ep->name);
+	ep->rx = ferry_aligned_alloc(COMCH_CACHE_LINE, ep->rx_stride * ep->rx_batch);
+	if (ep->rx == NULL)
+		goto no_memory;
+	ep->slab = NULL;
+	if (ep->send_pool.capacity != 0) {
+		ep->slab = ferry_aligned_alloc(COMCH_CACHE_LINE, ep->slot_size * ep->send_pool.capacity);
+		if (ep->slab == NULL)
+			goto no_memory;
 	}
 	ep->done.head = ep->done.tail = NULL;
 	ep->num_backlogged = 0;
 	return DOCA_SUCCESS;
+
+no_memory:
+	comch_ep_free_buffers(ep);
+	return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: %s '%s': no memory for message buffers", ep->kind,
+			  ep->name);
 }
 
 void comch_ep_free_buffers(struct comch_ep *ep)

@@ -13,6 +13,7 @@
 #include <ferry_mem.h>
 
 #include "comch/fast_priv.h"
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
@@ -397,7 +398,7 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	if (comch_connection->num_consumers >= COMCH_FAST_MAX_CONSUMERS)
 		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_consumer_create: connection %u has %u consumers already",
 				  comch_connection->id, COMCH_FAST_MAX_CONSUMERS);
-	c = calloc(1, sizeof(*c));
+	c = ferry_calloc(1, sizeof(*c));
 	if (c == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_consumer_create: no memory");
 	ferry_ctx_init(&c->ctx, &consumer_ops, "comch_consumer", comch_connection->ep->ctx.dev);

@@ -11,6 +11,7 @@
 #include <doca_comch_producer.h>
 
 #include "comch/fast_priv.h"
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
@@ -279,7 +280,7 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 	if (comch_connection->num_producers >= COMCH_FAST_MAX_PRODUCERS)
 		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_producer_create: connection %u has %u producers already",
 				  comch_connection->id, COMCH_FAST_MAX_PRODUCERS);
-	p = calloc(1, sizeof(*p));
+	p = ferry_calloc(1, sizeof(*p));
 	if (p == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_producer_create: no memory");
 	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", comch_connection->ep->ctx.dev);

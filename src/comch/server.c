@@ -34,6 +34,7 @@
 #include <doca_dev.h>
 
 #include "comch/comch_priv.h"
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_dev.h"
@@ -560,19 +561,15 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 		err = server_check_devices(dev, repr);
 	if (err != DOCA_SUCCESS)
 		return err;
-	server = calloc(1, sizeof(*server));
-	if (server != NULL) {
-		server->slots = calloc(SERVER_SLOTS, sizeof(*server->slots));
-		server->generations = calloc(SERVER_SLOTS, sizeof(*server->generations));
-	}
-	if (server == NULL || server->slots == NULL || server->generations == NULL) {
-		if (server != NULL) {
-			free(server->slots);
-			free(server->generations);
-		}
-		free(server);
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_server_create: no memory for server '%s'", name);
-	}
+	server = ferry_calloc(1, sizeof(*server));
+	if (server == NULL)
+		goto no_memory;
+	server->slots = ferry_calloc(SERVER_SLOTS, sizeof(*server->slots));
+	if (server->slots == NULL)
+		goto no_memory;
+	server->generations = ferry_calloc(SERVER_SLOTS, sizeof(*server->generations));
+	if (server->generations == NULL)
+		goto no_memory;
 	comch_ep_init(&server->ep, &server_ops, true, dev);
 	strcpy(server->ep.name, name); /* length checked above */
 	peer = ferry_devinfo_rep_peer(ferry_dev_rep_info(repr));
@@ -586,6 +583,15 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	server->epoll_fd = -1;
 	*comch_server = server;
 	return DOCA_SUCCESS;
+
+no_memory:
+	/* Nothing but the memory is taken before the last allocation. */
+	if (server != NULL) {
+		free(server->slots);
+		free(server->generations);
+	}
+	free(server);
+	return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_server_create: no memory for server '%s'", name);
 }
 
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)

@@ -27,8 +27,15 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "common/ferry_abi.h"
+
+/*
+ * The inlines below are compiled into libdoca_dma and libdoca_comch too, so the
+ * counter and the tick leave libdoca_common (FERRY_PRIVATE_0, ferry_abi.h).
+ */
+
 /** Allocations left before the one that fails; 0: the hook is off. Read only through the inlines below. */
-extern _Atomic unsigned int ferry_alloc_fail_countdown;
+FERRY_PRIVATE_API extern _Atomic unsigned int ferry_alloc_fail_countdown;
 
 /**
  * Tests only: make the @p n-th allocation through ferry_malloc, ferry_calloc or
@@ -41,6 +48,7 @@ void ferry_alloc_fail_nth(unsigned int n);
 bool ferry_alloc_fail_pending(void);
 
 /** Slow path of the hook (armed only): count this allocation down; true when it must fail. */
+FERRY_PRIVATE_API
 bool ferry_alloc_fail_tick(void);
 
 /** True when the allocation being made must fail (a test armed the hook and its turn came). */

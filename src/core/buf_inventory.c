@@ -12,6 +12,7 @@
 
 #include <doca_buf_inventory.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "core/ferry_memview.h"
 #include "core/mem_priv.h"
@@ -62,9 +63,7 @@ static doca_error_t alloc_elements(struct doca_buf_inventory *inv)
 {
 	size_t bytes = (size_t)inv->num_elements * sizeof(struct doca_buf);
 
-	/* aligned_alloc wants a multiple of the alignment. */
-	bytes = (bytes + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
-	inv->elems = aligned_alloc(CACHE_LINE, bytes);
+	inv->elems = ferry_aligned_alloc(CACHE_LINE, bytes);
 	if (inv->elems == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
 				  "doca_buf_inventory_start: inventory %p: out of memory for %u descriptors",
@@ -94,7 +93,7 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 				  "doca_buf_inventory_create: num_elements %zu exceeds the limit of %u",
 				  num_elements, UINT32_MAX);
 
-	struct doca_buf_inventory *inv = calloc(1, sizeof(*inv));
+	struct doca_buf_inventory *inv = ferry_calloc(1, sizeof(*inv));
 	if (inv == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_buf_inventory_create: out of memory");
 	inv->num_elements = (uint32_t)num_elements;

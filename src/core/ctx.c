@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "core/ferry_ctx.h"
 #include "core/ctx_priv.h"
@@ -135,8 +136,8 @@ static doca_error_t pool_prepare(struct ferry_task_pool *pool)
 {
 	if (pool->capacity == 0)
 		return DOCA_SUCCESS;
-	free(pool->mem);
-	pool->mem = aligned_alloc(FERRY_CACHE_LINE, (size_t)pool->capacity * pool->elem_size);
+	pool_release(pool);
+	pool->mem = ferry_aligned_alloc(FERRY_CACHE_LINE, (size_t)pool->capacity * pool->elem_size);
 	if (pool->mem == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: context '%s': no memory for %u %s tasks",
 				  pool->ctx->name, pool->capacity, pool->task_name);
@@ -277,14 +278,21 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	for (uint32_t i = 0; i < ctx->num_pools; i++) {
 		err = pool_prepare(ctx->pools[i]);
 		if (err != DOCA_SUCCESS)
-			return err;
+			goto fail;
 	}
 	err = ctx->ops->start(ctx);
 	if (err == DOCA_SUCCESS) {
 		ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
-	} else if (err == DOCA_ERROR_IN_PROGRESS) {
-		ctx_set_state(ctx, DOCA_CTX_STATE_STARTING);
+		return DOCA_SUCCESS;
 	}
+	if (err == DOCA_ERROR_IN_PROGRESS) {
+		ctx_set_state(ctx, DOCA_CTX_STATE_STARTING);
+		return err;
+	}
+fail:
+	/* Still IDLE: no task was handed out, so the pools go back whole. */
+	for (uint32_t i = 0; i < ctx->num_pools; i++)
+		pool_release(ctx->pools[i]);
 	return err;
 }
 

@@ -16,6 +16,7 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
 #include "core/ferry_memview.h"
@@ -77,7 +78,7 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 	if (mmap == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_create: output pointer is NULL");
 
-	struct doca_mmap *m = calloc(1, sizeof(*m));
+	struct doca_mmap *m = ferry_calloc(1, sizeof(*m));
 	if (m == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_mmap_create: out of memory for a new mmap");
 

@@ -18,6 +18,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "core/ferry_ctx.h"
 #include "core/ctx_priv.h"
@@ -38,29 +39,30 @@ doca_error_t doca_pe_create(struct doca_pe **pe_out)
 {
 	struct doca_pe *pe;
 	struct epoll_event ev = {.events = EPOLLIN};
+	int saved;
 
 	if (pe_out == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_create: output pointer is NULL");
-	pe = calloc(1, sizeof(*pe));
+	pe = ferry_calloc(1, sizeof(*pe));
 	if (pe == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_pe_create: no memory for a progress engine");
 	pe->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	pe->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ev.data.fd = pe->event_fd;
-	if (pe->epoll_fd < 0 || pe->event_fd < 0 || epoll_ctl(pe->epoll_fd, EPOLL_CTL_ADD, pe->event_fd, &ev) != 0) {
-		int saved = errno;
-
-		if (pe->epoll_fd >= 0)
-			close(pe->epoll_fd);
-		if (pe->event_fd >= 0)
-			close(pe->event_fd);
-		free(pe);
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "doca_pe_create: notification handle: %s",
-				  strerror(saved));
-	}
+	if (pe->epoll_fd < 0 || pe->event_fd < 0 || epoll_ctl(pe->epoll_fd, EPOLL_CTL_ADD, pe->event_fd, &ev) != 0)
+		goto fail;
 	atomic_init(&pe->armed, 0);
 	*pe_out = pe;
 	return DOCA_SUCCESS;
+
+fail:
+	saved = errno;
+	if (pe->epoll_fd >= 0)
+		close(pe->epoll_fd);
+	if (pe->event_fd >= 0)
+		close(pe->event_fd);
+	free(pe);
+	return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "doca_pe_create: notification handle: %s", strerror(saved));
 }
 
 doca_error_t doca_pe_destroy(struct doca_pe *pe)

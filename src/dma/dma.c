@@ -28,6 +28,7 @@
 #include <doca_buf.h>
 #include <doca_dev.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
@@ -686,7 +687,7 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	if (caps == NULL || !caps->memcpy_supported)
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_dma_create: device %s cannot run DMA memcpy tasks",
 				  ferry_dev_name(dev));
-	dma = calloc(1, sizeof(*dma));
+	dma = ferry_calloc(1, sizeof(*dma));
 	if (dma == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_dma_create: no memory for a DMA context");
 	ferry_ctx_init(&dma->ctx, &dma_ops, "dma", dev);

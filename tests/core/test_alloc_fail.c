@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_alloc_fail.c - every allocation of DOCA Core's create and start calls
+ * fails in turn (ferry_test_alloc.h): doca_pe_create, doca_mmap_create,
+ * doca_buf_inventory_create and _start, and doca_ctx_start's task pools (on a
+ * context type of this test's own, with two configured pools and one not).
+ *
+ * Each failure must return DOCA_ERROR_NO_MEMORY with its line, free what the
+ * call had built, and leave the output (or the object's state) as it was.
+ * doca_dev_open allocates nothing (a device handle lives in its device info),
+ * so it has no failure point to walk; the test checks that it stays so.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+
+#include "core/ferry_ctx.h"
+#include "ferry_test.h"
+#include "ferry_test_alloc.h"
+
+/* ---- create calls: one output pointer each ---- */
+
+struct out_arg {
+	void *out;
+};
+
+static void out_failed(void *arg)
+{
+	assert_null(((struct out_arg *)arg)->out);
+}
+
+static doca_error_t pe_attempt(void *arg)
+{
+	return doca_pe_create((struct doca_pe **)&((struct out_arg *)arg)->out);
+}
+
+static void pe_succeeded(void *arg)
+{
+	struct doca_pe *pe = ((struct out_arg *)arg)->out;
+
+	assert_non_null(pe);
+	assert_int_equal(doca_pe_progress(pe), 0);
+	assert_int_equal(doca_pe_destroy(pe), DOCA_SUCCESS);
+}
+
+static void test_pe_create(void **state)
+{
+	struct out_arg a = {NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_pe_create", .logged = "doca_pe_create: no memory",
+					  .attempt = pe_attempt, .failed = out_failed, .succeeded = pe_succeeded,
+					  .arg = &a};
+
+	(void)state;
+	/* The engine itself; its notification handle is file descriptors. */
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+}
+
+static doca_error_t mmap_attempt(void *arg)
+{
+	return doca_mmap_create((struct doca_mmap **)&((struct out_arg *)arg)->out);
+}
+
+static void mmap_succeeded(void *arg)
+{
+	static char mem[256];
+	struct doca_mmap *mmap = ((struct out_arg *)arg)->out;
+
+	assert_non_null(mmap);
+	assert_int_equal(doca_mmap_set_memrange(mmap, mem, sizeof(mem)), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(mmap), DOCA_SUCCESS);
+}
+
+static void test_mmap_create(void **state)
+{
+	struct out_arg a = {NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_mmap_create", .logged = "doca_mmap_create: out of memory",
+					  .attempt = mmap_attempt, .failed = out_failed, .succeeded = mmap_succeeded,
+					  .arg = &a};
+
+	(void)state;
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+}
+
+static doca_error_t inv_create_attempt(void *arg)
+{
+	return doca_buf_inventory_create(16, (struct doca_buf_inventory **)&((struct out_arg *)arg)->out);
+}
+
+static void inv_create_succeeded(void *arg)
+{
+	struct doca_buf_inventory *inv = ((struct out_arg *)arg)->out;
+	uint32_t n = 0;
+
+	assert_non_null(inv);
+	assert_int_equal(doca_buf_inventory_get_num_elements(inv, &n), DOCA_SUCCESS);
+	assert_int_equal(n, 16);
+	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+}
+
+static void test_inventory_create(void **state)
+{
+	struct out_arg a = {NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_buf_inventory_create",
+					  .logged = "doca_buf_inventory_create: out of memory",
+					  .attempt = inv_create_attempt, .failed = out_failed,
+					  .succeeded = inv_create_succeeded, .arg = &a};
+
+	(void)state;
+	/* The descriptors come at start. */
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+}
+
+/* ---- doca_buf_inventory_start: on a fresh inventory each step ---- */
+
+struct inv_start_arg {
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *mmap;
+	char mem[64];
+};
+
+static void inv_start_prepare(void *arg)
+{
+	struct inv_start_arg *a = arg;
+
+	assert_int_equal(doca_buf_inventory_create(8, &a->inv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create(&a->mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(a->mmap, a->mem, sizeof(a->mem)), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(a->mmap), DOCA_SUCCESS);
+}
+
+static doca_error_t inv_start_attempt(void *arg)
+{
+	return doca_buf_inventory_start(((struct inv_start_arg *)arg)->inv);
+}
+
+/* A failed start leaves the inventory stopped: no buf comes out, and a later start works. */
+static void inv_start_failed(void *arg)
+{
+	struct inv_start_arg *a = arg;
+	struct doca_buf *buf = NULL;
+
+	assert_int_equal(doca_buf_inventory_buf_get_by_args(a->inv, a->mmap, a->mem, 8, a->mem, 8, &buf),
+			 DOCA_ERROR_BAD_STATE);
+	assert_null(buf);
+}
+
+static void inv_start_succeeded(void *arg)
+{
+	struct inv_start_arg *a = arg;
+	struct doca_buf *buf = NULL;
+	uint32_t n = 0;
+
+	assert_int_equal(doca_buf_inventory_buf_get_by_args(a->inv, a->mmap, a->mem, 8, a->mem, 8, &buf),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_get_num_free_elements(a->inv, &n), DOCA_SUCCESS);
+	assert_int_equal(n, 7);
+	assert_int_equal(doca_buf_dec_refcount(buf, NULL), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_stop(a->inv), DOCA_SUCCESS);
+}
+
+static void inv_start_cleanup(void *arg)
+{
+	struct inv_start_arg *a = arg;
+
+	assert_int_equal(doca_buf_inventory_destroy(a->inv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(a->mmap), DOCA_SUCCESS);
+	a->inv = NULL;
+	a->mmap = NULL;
+}
+
+static void test_inventory_start(void **state)
+{
+	struct inv_start_arg a;
+	struct ferry_test_alloc_walk w = {.call = "doca_buf_inventory_start",
+					  .logged = "doca_buf_inventory_start: inventory",
+					  .prepare = inv_start_prepare, .attempt = inv_start_attempt,
+					  .failed = inv_start_failed, .succeeded = inv_start_succeeded,
+					  .cleanup = inv_start_cleanup, .arg = &a};
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	/* The descriptors, in one block. */
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+}
+
+/* ---- doca_ctx_start: the task pools ---- */
+
+struct pool_ctx {
+	struct doca_ctx ctx;
+	struct ferry_task_pool pools[3];
+	doca_error_t start_result; /* what ops->start says */
+	unsigned int starts;
+};
+
+static struct pool_ctx *pool_ctx_of(struct doca_ctx *ctx)
+{
+	return (struct pool_ctx *)(void *)((char *)ctx - offsetof(struct pool_ctx, ctx));
+}
+
+static doca_error_t pool_ctx_start(struct doca_ctx *ctx)
+{
+	struct pool_ctx *pc = pool_ctx_of(ctx);
+
+	pc->starts++;
+	return pc->start_result;
+}
+
+static void pool_ctx_stop(struct doca_ctx *ctx)
+{
+	(void)ctx;
+}
+
+static doca_error_t pool_ctx_submit(struct doca_task *task)
+{
+	(void)task;
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+static void pool_ctx_flush(struct doca_ctx *ctx)
+{
+	(void)ctx;
+}
+
+static uint32_t pool_ctx_progress(struct doca_ctx *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static bool pool_ctx_has_pending(struct doca_ctx *ctx)
+{
+	(void)ctx;
+	return false;
+}
+
+static const struct ferry_ctx_ops pool_ctx_ops = {
+	.start = pool_ctx_start,
+	.stop = pool_ctx_stop,
+	.submit = pool_ctx_submit,
+	.flush = pool_ctx_flush,
+	.progress = pool_ctx_progress,
+	.has_pending = pool_ctx_has_pending,
+};
+
+static void pool_complete(struct doca_task *task, union doca_data task_ud, union doca_data ctx_ud, bool success)
+{
+	(void)task;
+	(void)task_ud;
+	(void)ctx_ud;
+	(void)success;
+}
+
+struct ctx_start_arg {
+	struct doca_pe *pe;
+	struct pool_ctx *pc;
+};
+
+/* Pools 0 and 2 hold tasks; pool 1 was never configured and allocates nothing. */
+static void ctx_start_prepare(void *arg)
+{
+	struct ctx_start_arg *a = arg;
+	struct pool_ctx *pc = calloc(1, sizeof(*pc));
+
+	assert_non_null(pc);
+	assert_int_equal(doca_pe_create(&a->pe), DOCA_SUCCESS);
+	ferry_ctx_init(&pc->ctx, &pool_ctx_ops, "pool_ctx", NULL);
+	ferry_ctx_add_pool(&pc->ctx, &pc->pools[0], "first", sizeof(struct doca_task) + 40, pool_complete);
+	ferry_ctx_add_pool(&pc->ctx, &pc->pools[1], "unused", sizeof(struct doca_task), pool_complete);
+	ferry_ctx_add_pool(&pc->ctx, &pc->pools[2], "second", sizeof(struct doca_task) + 200, pool_complete);
+	assert_int_equal(ferry_task_pool_configure(&pc->pools[0], 32, "test"), DOCA_SUCCESS);
+	assert_int_equal(ferry_task_pool_configure(&pc->pools[2], 5, "test"), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(a->pe, &pc->ctx), DOCA_SUCCESS);
+	a->pc = pc;
+}
+
+static doca_error_t ctx_start_attempt(void *arg)
+{
+	return doca_ctx_start(&((struct ctx_start_arg *)arg)->pc->ctx);
+}
+
+static enum doca_ctx_states state_of(struct doca_ctx *ctx)
+{
+	enum doca_ctx_states st;
+
+	assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
+	return st;
+}
+
+/* Still IDLE, the type's start not reached, no pool holding memory (the first one gave its back). */
+static void ctx_start_failed(void *arg)
+{
+	struct pool_ctx *pc = ((struct ctx_start_arg *)arg)->pc;
+
+	assert_int_equal(state_of(&pc->ctx), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(pc->starts, 0);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_null(pc->pools[i].mem);
+		assert_null(pc->pools[i].free_list);
+		assert_int_equal(pc->pools[i].num_free, 0);
+	}
+}
+
+static void ctx_start_succeeded(void *arg)
+{
+	struct ctx_start_arg *a = arg;
+	struct doca_task *task = NULL;
+
+	assert_int_equal(state_of(&a->pc->ctx), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_task_pool_get(&a->pc->pools[2], "test", &task), DOCA_SUCCESS);
+	doca_task_free(task);
+	assert_int_equal(doca_ctx_stop(&a->pc->ctx), DOCA_SUCCESS);
+	assert_int_equal(state_of(&a->pc->ctx), DOCA_CTX_STATE_IDLE);
+}
+
+static void ctx_start_cleanup(void *arg)
+{
+	struct ctx_start_arg *a = arg;
+
+	assert_int_equal(ferry_ctx_check_destroyable(&a->pc->ctx, "test"), DOCA_SUCCESS);
+	ferry_ctx_fini(&a->pc->ctx);
+	free(a->pc);
+	assert_int_equal(doca_pe_destroy(a->pe), DOCA_SUCCESS);
+	a->pc = NULL;
+	a->pe = NULL;
+}
+
+static void test_ctx_start_pools(void **state)
+{
+	struct ctx_start_arg a = {NULL, NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start", .logged = "doca_ctx_start: context 'pool_ctx': no memory",
+					  .prepare = ctx_start_prepare, .attempt = ctx_start_attempt,
+					  .failed = ctx_start_failed, .succeeded = ctx_start_succeeded,
+					  .cleanup = ctx_start_cleanup, .arg = &a};
+
+	(void)state;
+	/* One block per configured pool. */
+	assert_int_equal(ferry_test_alloc_walk(&w), 2);
+}
+
+/* The type's own start refusing: the pools prepared for it are given back too. */
+static void test_ctx_start_type_refuses(void **state)
+{
+	struct ctx_start_arg a = {NULL, NULL};
+	size_t heap_before;
+
+	(void)state;
+	ctx_start_prepare(&a);
+	a.pc->start_result = DOCA_ERROR_NOT_CONNECTED;
+	heap_before = ferry_test_heap_in_use();
+	assert_int_equal(doca_ctx_start(&a.pc->ctx), DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(a.pc->starts, 1);
+	a.pc->starts = 0;
+	ctx_start_failed(&a);
+	assert_int_equal(ferry_test_heap_in_use(), heap_before);
+	/* And it starts once the type agrees. */
+	a.pc->start_result = DOCA_SUCCESS;
+	assert_int_equal(doca_ctx_start(&a.pc->ctx), DOCA_SUCCESS);
+	ctx_start_succeeded(&a);
+	ctx_start_cleanup(&a);
+}
+
+/* A restart after a stop allocates the pools afresh: the walk holds there too. */
+static void ctx_restart_prepare(void *arg)
+{
+	struct ctx_start_arg *a = arg;
+
+	ctx_start_prepare(arg);
+	assert_int_equal(doca_ctx_start(&a->pc->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_stop(&a->pc->ctx), DOCA_SUCCESS);
+	a->pc->starts = 0;
+}
+
+static void test_ctx_restart_pools(void **state)
+{
+	struct ctx_start_arg a = {NULL, NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (restart)",
+					  .logged = "doca_ctx_start: context 'pool_ctx': no memory",
+					  .prepare = ctx_restart_prepare, .attempt = ctx_start_attempt,
+					  .failed = ctx_start_failed, .succeeded = ctx_start_succeeded,
+					  .cleanup = ctx_start_cleanup, .arg = &a,
+					  /* A failed restart gives back the old pools as well (ctx_start_failed checks). */
+					  .heap_may_shrink = true};
+
+	(void)state;
+	assert_int_equal(ferry_test_alloc_walk(&w), 2);
+}
+
+/* ---- doca_dev_open: nothing to walk ---- */
+
+static void test_dev_open_allocates_nothing(void **state)
+{
+	struct doca_devinfo **list = NULL;
+	struct doca_dev *dev = NULL;
+	uint32_t n = 0;
+
+	(void)state;
+	assert_int_equal(doca_devinfo_create_list(&list, &n), DOCA_SUCCESS);
+	assert_true(n >= 1);
+	ferry_alloc_fail_nth(1);
+	assert_int_equal(doca_dev_open(list[0], &dev), DOCA_SUCCESS);
+	assert_true(ferry_alloc_fail_pending());
+	ferry_alloc_fail_nth(0);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+	assert_int_equal(doca_devinfo_destroy_list(list), DOCA_SUCCESS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pe_create),
+		cmocka_unit_test(test_mmap_create),
+		cmocka_unit_test(test_inventory_create),
+		cmocka_unit_test(test_inventory_start),
+		cmocka_unit_test(test_ctx_start_pools),
+		cmocka_unit_test(test_ctx_start_type_refuses),
+		cmocka_unit_test(test_ctx_restart_pools),
+		cmocka_unit_test(test_dev_open_allocates_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
