@@ -33,7 +33,7 @@
 #include "ferry_test_dev.h"
 
 #define BENCH_NAME "comch-bench"
-#define MAX_SIZE 4080u
+#define MAX_SIZE   4080u
 
 struct result {
 	double rtt_us;
@@ -331,15 +331,16 @@ int main(int argc, char **argv)
 	waitpid(server, NULL, 0);
 	waitpid(echo, NULL, 0);
 
-	printf("best of %u rounds; RTT: %lu round trips; rate: %u in flight for %.1f s\n", rounds,
-	       (unsigned long)iters, window, seconds);
+	printf("best of %u rounds; RTT: %lu round trips; rate: %u in flight for %.1f s\n", rounds, (unsigned long)iters,
+	       window, seconds);
 	printf("%-6s %12s %12s %8s %14s %14s %8s\n", "size", "comch RTT us", "raw RTT us", "ratio", "comch msg/s",
 	       "raw msg/s", "ratio");
 	for (int i = 0; i < 2; i++)
 		printf("%-6u %12.2f %12.2f %8.2f %14.0f %14.0f %8.2f\n", sizes[i], comch[i].rtt_us, raw[i].rtt_us,
 		       comch[i].rtt_us / raw[i].rtt_us, comch[i].rate, raw[i].rate, comch[i].rate / raw[i].rate);
 	for (int i = 0; i < 2; i++)
-		printf("comch_bench: size=%u comch_rtt_us=%.3f raw_rtt_us=%.3f rtt_ratio=%.3f comch_msgs=%.0f raw_msgs=%.0f rate_ratio=%.3f window=%u rounds=%u\n",
+		printf("comch_bench: size=%u comch_rtt_us=%.3f raw_rtt_us=%.3f rtt_ratio=%.3f comch_msgs=%.0f "
+		       "raw_msgs=%.0f rate_ratio=%.3f window=%u rounds=%u\n",
 		       sizes[i], comch[i].rtt_us, raw[i].rtt_us, comch[i].rtt_us / raw[i].rtt_us, comch[i].rate,
 		       raw[i].rate, comch[i].rate / raw[i].rate, window, rounds);
 	return 0;

@@ -87,11 +87,13 @@ static bool map_memory(size_t len, bool shared)
 	if (s.mem == NULL)
 		return false;
 	memset(s.mem, 0x5a, len);
-	return doca_mmap_create(&s.mmap) == DOCA_SUCCESS && doca_mmap_set_memrange(s.mmap, s.mem, len) == DOCA_SUCCESS &&
+	return doca_mmap_create(&s.mmap) == DOCA_SUCCESS &&
+	       doca_mmap_set_memrange(s.mmap, s.mem, len) == DOCA_SUCCESS &&
 	       doca_mmap_add_dev(s.mmap, s.dev) == DOCA_SUCCESS &&
 	       doca_mmap_set_permissions(s.mmap, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) ==
 		       DOCA_SUCCESS &&
-	       doca_mmap_start(s.mmap) == DOCA_SUCCESS && doca_buf_inventory_create(MAX_WINDOW, &s.inv) == DOCA_SUCCESS &&
+	       doca_mmap_start(s.mmap) == DOCA_SUCCESS &&
+	       doca_buf_inventory_create(MAX_WINDOW, &s.inv) == DOCA_SUCCESS &&
 	       doca_buf_inventory_start(s.inv) == DOCA_SUCCESS;
 }
 
@@ -210,7 +212,6 @@ static void on_expired_consumer(struct doca_comch_event_consumer *ev, struct doc
 	(void)conn;
 	(void)id;
 }
-
 
 /* Messages per second of one producer run; 0 on failure. */
 static double producer_run(uint32_t size, uint32_t window, double seconds)
@@ -375,7 +376,8 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 4; k++)
 			printf(" %12.0f [%6.2f]", r[k], r[k] * sizes[i] / 1e9);
 		printf("\n");
-		printf("comch_fast_bench: size=%u fast_shared_msgs=%.0f fast_cma_msgs=%.0f memcpy_msgs=%.0f socket_msgs=%.0f window=%u\n",
+		printf("comch_fast_bench: size=%u fast_shared_msgs=%.0f fast_cma_msgs=%.0f memcpy_msgs=%.0f "
+		       "socket_msgs=%.0f window=%u\n",
 		       sizes[i], r[0], r[1], r[2], r[3], window);
 	}
 	return 0;

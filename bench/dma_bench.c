@@ -42,8 +42,8 @@
 #include "bench_util.h"
 #include "ferry_test_dev.h"
 
-#define MiB ((size_t)1 << 20)
-#define SPAN (256 * MiB)
+#define MiB    ((size_t)1 << 20)
+#define SPAN   (256 * MiB)
 #define MAX_QD 64u
 
 static double measure_s = 0.5;
@@ -90,10 +90,10 @@ struct bench {
 	struct doca_buf *src_buf[MAX_QD], *dst_buf[MAX_QD];
 	struct doca_dma_task_memcpy *task[MAX_QD];
 	size_t size;
-	uint64_t next;      /* copy number of the next submit */
+	uint64_t next; /* copy number of the next submit */
 	uint64_t completed;
 	uint64_t failed;
-	bool draining;      /* stop resubmitting */
+	bool draining; /* stop resubmitting */
 };
 
 /* Aim a task's bufs at copy number b->next. */
@@ -151,8 +151,10 @@ static bool bench_setup(struct bench *b)
 		return false;
 	/* Each buf's window is the whole span; aim() moves its data inside it. */
 	for (unsigned i = 0; i < MAX_QD; i++)
-		if (doca_buf_inventory_buf_get_by_addr(b->inv, b->src_mmap, b->src, SPAN, &b->src_buf[i]) != DOCA_SUCCESS ||
-		    doca_buf_inventory_buf_get_by_addr(b->inv, b->dst_mmap, b->dst, SPAN, &b->dst_buf[i]) != DOCA_SUCCESS)
+		if (doca_buf_inventory_buf_get_by_addr(b->inv, b->src_mmap, b->src, SPAN, &b->src_buf[i]) !=
+			    DOCA_SUCCESS ||
+		    doca_buf_inventory_buf_get_by_addr(b->inv, b->dst_mmap, b->dst, SPAN, &b->dst_buf[i]) !=
+			    DOCA_SUCCESS)
 			return false;
 	return doca_pe_create(&b->pe) == DOCA_SUCCESS && doca_dma_create(b->dev, &b->dma) == DOCA_SUCCESS &&
 	       (b->ctx = doca_dma_as_ctx(b->dma)) != NULL &&
@@ -256,11 +258,13 @@ int main(int argc, char **argv)
 			}
 			ratio = gbps / memcpy_gbps[c];
 			met = small ? tps >= 10e6 : ratio >= 0.9;
-			printf("%-7s %10zu %3u %14.0f %10.3f %12.3f %8.2fx  %s %s\n", ferry_engine_kind_name(engines[e]),
-			       cases[c].size, cases[c].qd, tps, gbps, memcpy_gbps[c], ratio,
-			       small ? ">=10M tasks/s" : ">=0.9x memcpy", met ? "met" : "MISSED");
+			printf("%-7s %10zu %3u %14.0f %10.3f %12.3f %8.2fx  %s %s\n",
+			       ferry_engine_kind_name(engines[e]), cases[c].size, cases[c].qd, tps, gbps,
+			       memcpy_gbps[c], ratio, small ? ">=10M tasks/s" : ">=0.9x memcpy",
+			       met ? "met" : "MISSED");
 			printf("JSON {\"bench\":\"dma\",\"engine\":\"%s\",\"size\":%zu,\"qd\":%u,\"tasks_per_s\":%.0f,"
-			       "\"gb_per_s\":%.3f,\"memcpy_ops_per_s\":%.0f,\"memcpy_gb_per_s\":%.3f,\"vs_memcpy\":%.3f,"
+			       "\"gb_per_s\":%.3f,\"memcpy_ops_per_s\":%.0f,\"memcpy_gb_per_s\":%.3f,\"vs_memcpy\":%."
+			       "3f,"
 			       "\"target_met\":%s}\n",
 			       ferry_engine_kind_name(engines[e]), cases[c].size, cases[c].qd, tps, gbps, memcpy_ops[c],
 			       memcpy_gbps[c], ratio, met ? "true" : "false");

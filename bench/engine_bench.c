@@ -24,13 +24,13 @@
 #include "engine/ferry_engine.h"
 #include "bench_util.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
-#define SPAN (256 * MiB)
-#define SMALL_QD 64u
+#define KiB       ((size_t)1 << 10)
+#define MiB       ((size_t)1 << 20)
+#define SPAN      (256 * MiB)
+#define SMALL_QD  64u
 #define MEASURE_S 0.25
 /* Rounds per measurement, interleaved across memcpy and the engines; the best is kept. */
-#define ROUNDS 3
+#define ROUNDS    3
 
 static unsigned char *src_buf, *dst_buf;
 /* Called through a pointer, as an engine does: otherwise a 64 B memcpy of known size is inlined. */
@@ -103,8 +103,8 @@ static struct result bench_engine(enum ferry_engine_kind kind, size_t size, uint
 
 		while (issued - done < qd) {
 			size_t off = place(issued, size);
-			struct ferry_copy_desc d = {.dst = dst_buf + off, .src = src_buf + off, .len = size,
-						    .cookie = issued};
+			struct ferry_copy_desc d = {
+				.dst = dst_buf + off, .src = src_buf + off, .len = size, .cookie = issued};
 
 			if (ferry_chan_enqueue(chan, &d) != DOCA_SUCCESS)
 				break;
@@ -132,8 +132,8 @@ static void print_result(const char *engine, size_t size, uint32_t qd, struct re
 {
 	double ratio = base > 0 ? r.ops_per_s / base : 0;
 
-	printf("%-8s %10zu B  qd %3u  %12.0f ops/s  %7.2f GB/s  %5.2fx memcpy%s\n", engine, size, qd,
-	       r.ops_per_s, r.gb_per_s, ratio, ok ? "" : "  (ERRORS)");
+	printf("%-8s %10zu B  qd %3u  %12.0f ops/s  %7.2f GB/s  %5.2fx memcpy%s\n", engine, size, qd, r.ops_per_s,
+	       r.gb_per_s, ratio, ok ? "" : "  (ERRORS)");
 	printf("JSON {\"bench\":\"engine\",\"engine\":\"%s\",\"size\":%zu,\"qd\":%u,\"ops_per_s\":%.0f,"
 	       "\"gb_per_s\":%.3f,\"vs_memcpy\":%.3f,\"ok\":%s}\n",
 	       engine, size, qd, r.ops_per_s, r.gb_per_s, ratio, ok ? "true" : "false");

@@ -47,10 +47,10 @@
 #include "core/ferry_memview.h"
 #include "link/ferry_remote.h" /* only to check which path an import took */
 
-#define SPAN (256ull << 20)
-#define QD 8u
+#define SPAN        (256ull << 20)
+#define QD          8u
 #define SHARED_FILL 0x5a
-#define PLAIN_FILL 0xa5
+#define PLAIN_FILL  0xa5
 
 static double seconds = 0.3;
 static int rounds = 3;
@@ -200,7 +200,8 @@ static bool dma_result_ok(const struct dma_run *r, uint8_t fill)
 
 	for (uint64_t off = 0; off < copied; off += 4093)
 		if (r->local[off] != fill) {
-			fprintf(stderr, "export_bench: DMA of %zu bytes: wrong byte at offset %llu (0x%02x, want 0x%02x)\n",
+			fprintf(stderr,
+				"export_bench: DMA of %zu bytes: wrong byte at offset %llu (0x%02x, want 0x%02x)\n",
 				r->size, (unsigned long long)off, r->local[off], fill);
 			return false;
 		}
@@ -247,7 +248,8 @@ static void report(const char *path, size_t size, double gbps, const char *peer,
 
 static void json(const char *path, size_t size, double gbps, const char *peer, double peer_gbps)
 {
-	printf("JSON {\"bench\":\"export\",\"path\":\"%s\",\"size\":%zu,\"rounds\":%d,\"gb_per_s\":%.3f,\"peer\":\"%s\","
+	printf("JSON "
+	       "{\"bench\":\"export\",\"path\":\"%s\",\"size\":%zu,\"rounds\":%d,\"gb_per_s\":%.3f,\"peer\":\"%s\","
 	       "\"peer_gb_per_s\":%.3f,\"ratio\":%.3f}\n",
 	       path, size, rounds, gbps, peer, peer_gbps, gbps / peer_gbps);
 }
@@ -350,8 +352,8 @@ int main(int argc, char **argv)
 			if (g < 0 || !dma_result_ok(&run, SHARED_FILL))
 				return 1;
 			res[i][R_SHARED] = best(res[i][R_SHARED], g);
-			res[i][R_MEMCPY] = best(res[i][R_MEMCPY], bench_peer(PEER_MEMCPY, shared_exp.addr, run.local,
-									   sizes[i], host));
+			res[i][R_MEMCPY] = best(res[i][R_MEMCPY],
+						bench_peer(PEER_MEMCPY, shared_exp.addr, run.local, sizes[i], host));
 			memset(run.local, 0, SPAN);
 			g = bench_dma(&run, plain_mmap, plain_exp.addr, local_mmap, sizes[i]);
 			if (g < 0 || !dma_result_ok(&run, PLAIN_FILL))

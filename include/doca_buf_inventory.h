@@ -78,8 +78,8 @@ DOCA_STABLE doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inve
  *         DOCA_ERROR_NO_MEMORY (no free descriptor).
  */
 DOCA_STABLE doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory,
-							    struct doca_mmap *mmap, void *addr, size_t len,
-							    void *data, size_t data_len, struct doca_buf **buf);
+							    struct doca_mmap *mmap, void *addr, size_t len, void *data,
+							    size_t data_len, struct doca_buf **buf);
 
 /**
  * @brief Take a buf for an empty window [addr, addr + len): data = addr, data_len = 0

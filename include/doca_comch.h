@@ -82,16 +82,16 @@ DOCA_EXPERIMENTAL union doca_data doca_comch_connection_get_user_data(const stru
  * @param [in] connection the connection.
  * @return the server, or NULL when the connection belongs to a client (or is NULL).
  */
-DOCA_EXPERIMENTAL struct doca_comch_server *
-doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection);
+DOCA_EXPERIMENTAL struct doca_comch_server *doca_comch_server_get_server_ctx(
+	const struct doca_comch_connection *connection);
 
 /**
  * @brief The client a connection belongs to.
  * @param [in] connection the connection.
  * @return the client, or NULL when the connection belongs to a server (or is NULL).
  */
-DOCA_EXPERIMENTAL struct doca_comch_client *
-doca_comch_client_get_client_ctx(const struct doca_comch_connection *connection);
+DOCA_EXPERIMENTAL struct doca_comch_client *doca_comch_client_get_client_ctx(
+	const struct doca_comch_connection *connection);
 
 /* ---- capabilities ---- */
 
@@ -340,8 +340,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_client_get_connection(const struct doc
  * @param [in] task_user_data the task's user data.
  * @param [in] ctx_user_data the context's user data.
  */
-typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send *task,
-						     union doca_data task_user_data, union doca_data ctx_user_data);
+typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send *task, union doca_data task_user_data,
+						     union doca_data ctx_user_data);
 
 /**
  * @brief Configure the server's send tasks.
@@ -351,10 +351,9 @@ typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send
  * @param [in] num_send_tasks pool size, 1..cap.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or out of range; DOCA_ERROR_BAD_STATE unless IDLE.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
-								    doca_comch_task_send_completion_cb_t task_completion_cb,
-								    doca_comch_task_send_completion_cb_t task_error_cb,
-								    uint32_t num_send_tasks);
+DOCA_EXPERIMENTAL doca_error_t doca_comch_server_task_send_set_conf(
+	struct doca_comch_server *comch_server, doca_comch_task_send_completion_cb_t task_completion_cb,
+	doca_comch_task_send_completion_cb_t task_error_cb, uint32_t num_send_tasks);
 
 /**
  * @brief Configure the client's send tasks.
@@ -364,10 +363,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_server_task_send_set_conf(struct doca_
  * @param [in] num_send_tasks pool size, 1..cap.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or out of range; DOCA_ERROR_BAD_STATE unless IDLE.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comch_client,
-								    doca_comch_task_send_completion_cb_t task_completion_cb,
-								    doca_comch_task_send_completion_cb_t task_error_cb,
-								    uint32_t num_send_tasks);
+DOCA_EXPERIMENTAL doca_error_t doca_comch_client_task_send_set_conf(
+	struct doca_comch_client *comch_client, doca_comch_task_send_completion_cb_t task_completion_cb,
+	doca_comch_task_send_completion_cb_t task_error_cb, uint32_t num_send_tasks);
 
 /**
  * @brief Take a send task from the server's pool and fill it. The message is copied,
@@ -444,9 +442,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_client_event_msg_recv_register(struct 
  * @param [in] comch_connection the connection; after a disconnect it is freed when the call returns.
  * @param [in] change_successful 1 when the change succeeded, 0 otherwise.
  */
-typedef void (*doca_comch_event_connection_status_changed_cb_t)(
-	struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *comch_connection,
-	uint8_t change_successful);
+typedef void (*doca_comch_event_connection_status_changed_cb_t)(struct doca_comch_event_connection_status_changed *event,
+								struct doca_comch_connection *comch_connection,
+								uint8_t change_successful);
 
 /**
  * @brief Register the server's connect and disconnect callbacks.

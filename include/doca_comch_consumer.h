@@ -180,7 +180,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_consumer_task_post_recv_alloc_init(
  * @param [in] task the task.
  * @return the buffer, or NULL.
  */
-DOCA_EXPERIMENTAL struct doca_buf *doca_comch_consumer_task_post_recv_get_buf(struct doca_comch_consumer_task_post_recv *task);
+DOCA_EXPERIMENTAL struct doca_buf *doca_comch_consumer_task_post_recv_get_buf(
+	struct doca_comch_consumer_task_post_recv *task);
 
 /**
  * @brief Replace the task's buffer.
@@ -195,28 +196,32 @@ DOCA_EXPERIMENTAL void doca_comch_consumer_task_post_recv_set_buf(struct doca_co
  * @param [in] task the task.
  * @return the producer id, 0 otherwise.
  */
-DOCA_EXPERIMENTAL uint32_t doca_comch_consumer_task_post_recv_get_producer_id(struct doca_comch_consumer_task_post_recv *task);
+DOCA_EXPERIMENTAL uint32_t
+doca_comch_consumer_task_post_recv_get_producer_id(struct doca_comch_consumer_task_post_recv *task);
 
 /**
  * @brief The immediate data that came with the buffer (valid after a successful completion).
  * @param [in] task the task.
  * @return the data, or NULL.
  */
-DOCA_EXPERIMENTAL uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(struct doca_comch_consumer_task_post_recv *task);
+DOCA_EXPERIMENTAL uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(
+	struct doca_comch_consumer_task_post_recv *task);
 
 /**
  * @brief Length of the immediate data that came with the buffer.
  * @param [in] task the task.
  * @return bytes.
  */
-DOCA_EXPERIMENTAL uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(struct doca_comch_consumer_task_post_recv *task);
+DOCA_EXPERIMENTAL uint32_t
+doca_comch_consumer_task_post_recv_get_imm_data_len(struct doca_comch_consumer_task_post_recv *task);
 
 /**
  * @brief The task as a generic task.
  * @param [in] task the task.
  * @return the generic task, or NULL.
  */
-DOCA_EXPERIMENTAL struct doca_task *doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task);
+DOCA_EXPERIMENTAL struct doca_task *doca_comch_consumer_task_post_recv_as_task(
+	struct doca_comch_consumer_task_post_recv *task);
 
 #ifdef __cplusplus
 }

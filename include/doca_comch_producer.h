@@ -152,7 +152,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_comch_producer_task_send_alloc_init(struct d
  * @param [in] task the task.
  * @return the buffer, or NULL.
  */
-DOCA_EXPERIMENTAL const struct doca_buf *doca_comch_producer_task_send_get_buf(struct doca_comch_producer_task_send *task);
+DOCA_EXPERIMENTAL const struct doca_buf *doca_comch_producer_task_send_get_buf(
+	struct doca_comch_producer_task_send *task);
 
 /**
  * @brief Replace the task's buffer.

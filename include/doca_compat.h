@@ -17,10 +17,10 @@
 #error "define at most one of DOCA_ARCH_DPU and DOCA_ARCH_HOST"
 #endif
 
-#define DOCA_EXPORTED __attribute__((visibility("default")))
-#define DOCA_STABLE DOCA_EXPORTED
-#define DOCA_EXPERIMENTAL DOCA_EXPORTED
-#define DOCA_DEPRECATED __attribute__((deprecated)) DOCA_EXPORTED
+#define DOCA_EXPORTED       __attribute__((visibility("default")))
+#define DOCA_STABLE         DOCA_EXPORTED
+#define DOCA_EXPERIMENTAL   DOCA_EXPORTED
+#define DOCA_DEPRECATED     __attribute__((deprecated)) DOCA_EXPORTED
 #define __DOCA_EXPERIMENTAL DOCA_EXPERIMENTAL
 
 #endif /* DOCA_COMPAT_H_ */

@@ -48,8 +48,7 @@ enum doca_ctx_states {
  * synchronous changes and from doca_pe_progress for asynchronous ones.
  */
 typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_data, struct doca_ctx *ctx,
-						  enum doca_ctx_states prev_state,
-						  enum doca_ctx_states next_state);
+						  enum doca_ctx_states prev_state, enum doca_ctx_states next_state);
 
 /**
  * @brief Finish configuration and start the context.

@@ -44,28 +44,28 @@ enum doca_devinfo_rep_filter {
 };
 
 /** Bytes for a vendor unique id, with its terminating NUL. */
-#define DOCA_DEVINFO_VUID_SIZE 128
+#define DOCA_DEVINFO_VUID_SIZE       128
 /** Bytes of an IPv4 address. */
-#define DOCA_DEVINFO_IPV4_ADDR_SIZE 4
+#define DOCA_DEVINFO_IPV4_ADDR_SIZE  4
 /** Bytes of an IPv6 address. */
-#define DOCA_DEVINFO_IPV6_ADDR_SIZE 16
+#define DOCA_DEVINFO_IPV6_ADDR_SIZE  16
 /** Bytes of a MAC address. */
-#define DOCA_DEVINFO_MAC_ADDR_SIZE 6
+#define DOCA_DEVINFO_MAC_ADDR_SIZE   6
 /** Bytes for a network interface name, with its terminating NUL. */
 #define DOCA_DEVINFO_IFACE_NAME_SIZE 256
 /** Bytes for an InfiniBand/RoCE device name, with its terminating NUL. */
 #define DOCA_DEVINFO_IBDEV_NAME_SIZE 64
 /** Bytes for "dddd:bb:dd.f", with its terminating NUL. */
-#define DOCA_DEVINFO_PCI_ADDR_SIZE 13
+#define DOCA_DEVINFO_PCI_ADDR_SIZE   13
 /** Bytes for "bb:dd.f", with its terminating NUL. */
-#define DOCA_DEVINFO_PCI_BDF_SIZE 8
+#define DOCA_DEVINFO_PCI_BDF_SIZE    8
 
 /** Bytes for a representor's vendor unique id, with its terminating NUL. */
-#define DOCA_DEVINFO_REP_VUID_SIZE 128
+#define DOCA_DEVINFO_REP_VUID_SIZE     128
 /** Bytes for a representor's "dddd:bb:dd.f", with its terminating NUL. */
 #define DOCA_DEVINFO_REP_PCI_ADDR_SIZE 13
 /** Bytes for a representor's "bb:dd.f", with its terminating NUL. */
-#define DOCA_DEVINFO_REP_PCI_BDF_SIZE 8
+#define DOCA_DEVINFO_REP_PCI_BDF_SIZE  8
 
 /*
  * Lists and handles
@@ -101,8 +101,7 @@ DOCA_STABLE doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_lis
  *         DOCA_ERROR_NO_MEMORY.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
-						      struct doca_devinfo_rep ***dev_list_rep,
-						      uint32_t *nb_devs_rep);
+						      struct doca_devinfo_rep ***dev_list_rep, uint32_t *nb_devs_rep);
 
 /**
  * @brief Free a list made by doca_devinfo_rep_create_list. Open representors stay open.
@@ -179,7 +178,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a malformed address.
  */
 DOCA_STABLE doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
-							 uint8_t *is_equal);
+							uint8_t *is_equal);
 
 /**
  * @brief The IPv4 address of the device's port.
@@ -190,7 +189,7 @@ DOCA_STABLE doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinf
  *         DOCA_ERROR_NOT_FOUND: emulated ports carry no IP address.
  */
 DOCA_STABLE doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr,
-						     uint32_t size);
+						    uint32_t size);
 
 /**
  * @brief The IPv6 address of the device's port.
@@ -201,7 +200,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *d
  *         DOCA_ERROR_NOT_FOUND: emulated ports carry no IP address.
  */
 DOCA_STABLE doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr,
-						     uint32_t size);
+						    uint32_t size);
 
 /**
  * @brief The MAC address of the device's port (locally administered, derived from the PCI address).
@@ -211,7 +210,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *d
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a short buffer.
  */
 DOCA_STABLE doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr,
-						    uint32_t size);
+						   uint32_t size);
 
 /**
  * @brief The network interface name of the device ("p0", "ens1f0np0", ...).
@@ -221,7 +220,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *de
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a short buffer.
  */
 DOCA_STABLE doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name,
-						      uint32_t size);
+						     uint32_t size);
 
 /**
  * @brief The InfiniBand/RoCE device name of the device ("mlx5_0", ...).
@@ -231,7 +230,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a short buffer.
  */
 DOCA_STABLE doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name,
-						      uint32_t size);
+						     uint32_t size);
 
 /**
  * @brief Whether the device is a PF, a VF or an SF.
@@ -240,7 +239,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
-							 enum doca_pci_func_type *pci_func_type);
+							enum doca_pci_func_type *pci_func_type);
 
 /**
  * @brief The index of a scalable function.
@@ -258,7 +257,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *de
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
-									uint8_t *is_hotplug_manager);
+								       uint8_t *is_hotplug_manager);
 
 /**
  * @brief Whether doca_devinfo_rep_create_list accepts DOCA_DEVINFO_REP_FILTER_ALL for this device.
@@ -267,7 +266,7 @@ DOCA_STABLE doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const str
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
-								       uint8_t *filter_all_supported);
+								      uint8_t *filter_all_supported);
 
 /**
  * @brief Whether doca_devinfo_rep_create_list accepts DOCA_DEVINFO_REP_FILTER_NET for this device.
@@ -276,7 +275,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const stru
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
-								       uint8_t *filter_net_supported);
+								      uint8_t *filter_net_supported);
 
 /**
  * @brief Whether doca_devinfo_rep_create_list accepts DOCA_DEVINFO_REP_FILTER_EMULATED for this device.
@@ -285,7 +284,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const stru
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
-									    uint8_t *filter_emulated_supported);
+									   uint8_t *filter_emulated_supported);
 
 /*
  * Representor properties
@@ -299,7 +298,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a short buffer.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid,
-						    uint32_t size);
+						   uint32_t size);
 
 /**
  * @brief The PCI address of the function a representor stands for, as "dddd:bb:dd.f".
@@ -308,7 +307,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep,
-							    char *pci_addr_str);
+							   char *pci_addr_str);
 
 /**
  * @brief Whether a PCI address names the function a representor stands for.
@@ -318,7 +317,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_dev
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a malformed address.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep,
-							     const char *pci_addr_str, uint8_t *is_equal);
+							    const char *pci_addr_str, uint8_t *is_equal);
 
 /**
  * @brief Whether a representor stands for a PF, a VF or an SF.
@@ -327,7 +326,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_de
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
-							     enum doca_pci_func_type *pci_func_type);
+							    enum doca_pci_func_type *pci_func_type);
 
 /**
  * @brief The network interface name of a representor ("pf0hpf", ...).
@@ -336,8 +335,8 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_de
  * @param [in] size         bytes at @p iface_name; at least DOCA_DEVINFO_IFACE_NAME_SIZE.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or a short buffer.
  */
-DOCA_STABLE doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep,
-							  char *iface_name, uint32_t size);
+DOCA_STABLE doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep, char *iface_name,
+							 uint32_t size);
 
 /**
  * @brief The scalable-function index of an SF representor.
@@ -346,8 +345,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devin
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument;
  *         DOCA_ERROR_NOT_SUPPORTED when it does not stand for an SF.
  */
-DOCA_STABLE doca_error_t doca_devinfo_rep_get_sf_index(const struct doca_devinfo_rep *devinfo_rep,
-							uint32_t *sf_index);
+DOCA_STABLE doca_error_t doca_devinfo_rep_get_sf_index(const struct doca_devinfo_rep *devinfo_rep, uint32_t *sf_index);
 
 /**
  * @brief Whether a representor stands for a hot-plugged function.
@@ -356,7 +354,7 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_sf_index(const struct doca_devinfo
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for a NULL argument.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep,
-							  uint8_t *is_hotplug);
+							 uint8_t *is_hotplug);
 
 #ifdef __cplusplus
 }

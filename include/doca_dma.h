@@ -87,8 +87,7 @@ struct doca_dma_task_memcpy;
  * @param [in] task_user_data  the task's user data.
  * @param [in] ctx_user_data   the DMA context's user data.
  */
-typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy *task,
-						     union doca_data task_user_data,
+typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy *task, union doca_data task_user_data,
 						     union doca_data ctx_user_data);
 
 /* ---- context ---- */

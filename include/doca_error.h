@@ -53,10 +53,10 @@ typedef enum doca_error {
  * Keep the first failure: when @p r still holds success, store @p t in it.
  * Handy in cleanup paths that run several teardown calls in a row.
  */
-#define DOCA_ERROR_PROPAGATE(r, t)                                                                 \
-	do {                                                                                       \
-		if ((r) == DOCA_SUCCESS)                                                           \
-			(r) = (t);                                                                 \
+#define DOCA_ERROR_PROPAGATE(r, t)       \
+	do {                             \
+		if ((r) == DOCA_SUCCESS) \
+			(r) = (t);       \
 	} while (0)
 
 /**

@@ -90,8 +90,7 @@ DOCA_EXPERIMENTAL uint32_t doca_log_get_max_num_backends_sdk(void);
  *         DOCA_ERROR_NOT_PERMITTED when the backend's lower limit is strict and the
  *         change would hide levels it shows now, or the backend is an SDK backend.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend,
-								      uint32_t level);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t level);
 
 /**
  * @brief Set the least verbose level an application backend shows.
@@ -188,8 +187,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_fd(int fd, struct do
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL arguments or zero capacity;
  *         DOCA_ERROR_NO_MEMORY when the backend limit is reached.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity,
-								log_flush_callback handler,
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity, log_flush_callback handler,
 								struct doca_log_backend **backend);
 
 /**
@@ -199,8 +197,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_buf(char *buf, size_
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL arguments;
  *         DOCA_ERROR_NO_MEMORY when the backend limit is reached.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_syslog(const char *name,
-								   struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_syslog(const char *name, struct doca_log_backend **backend);
 
 /**
  * @brief Set the most verbose SDK level an SDK backend shows.
@@ -294,13 +291,13 @@ DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *
 /** Critical application line (printf-style arguments). */
 #define DOCA_LOG_CRIT(...) DOCA_LOG(DOCA_LOG_LEVEL_CRIT, __VA_ARGS__)
 /** Error application line. */
-#define DOCA_LOG_ERR(...) DOCA_LOG(DOCA_LOG_LEVEL_ERROR, __VA_ARGS__)
+#define DOCA_LOG_ERR(...)  DOCA_LOG(DOCA_LOG_LEVEL_ERROR, __VA_ARGS__)
 /** Warning application line. */
 #define DOCA_LOG_WARN(...) DOCA_LOG(DOCA_LOG_LEVEL_WARNING, __VA_ARGS__)
 /** Informational application line. */
 #define DOCA_LOG_INFO(...) DOCA_LOG(DOCA_LOG_LEVEL_INFO, __VA_ARGS__)
 /** Debug application line (always compiled; filtered at run time). */
-#define DOCA_LOG_DBG(...) DOCA_LOG(DOCA_LOG_LEVEL_DEBUG, __VA_ARGS__)
+#define DOCA_LOG_DBG(...)  DOCA_LOG(DOCA_LOG_LEVEL_DEBUG, __VA_ARGS__)
 
 /**
  * Trace application line. Compiled only when DOCA_LOGGING_ALLOW_TRACE is defined;
@@ -310,10 +307,10 @@ DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *
 #ifdef DOCA_LOGGING_ALLOW_TRACE
 #define DOCA_LOG_TRC(...) DOCA_LOG(DOCA_LOG_LEVEL_TRACE, __VA_ARGS__)
 #else
-#define DOCA_LOG_TRC(...)                                                                          \
-	do {                                                                                       \
-		if (0)                                                                             \
-			DOCA_LOG(DOCA_LOG_LEVEL_TRACE, __VA_ARGS__);                               \
+#define DOCA_LOG_TRC(...)                                            \
+	do {                                                         \
+		if (0)                                               \
+			DOCA_LOG(DOCA_LOG_LEVEL_TRACE, __VA_ARGS__); \
 	} while (0)
 #endif
 
@@ -325,12 +322,12 @@ DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *
  *
  *     DOCA_LOG_REGISTER(DMA_COPY);
  */
-#define DOCA_LOG_REGISTER(source)                                                                  \
-	static int log_source;                                                                     \
-	static void __attribute__((constructor(101), used)) doca_log_register_this_file_(void)      \
-	{                                                                                          \
-		doca_log_register_source(#source, &log_source);                                    \
-	}                                                                                          \
+#define DOCA_LOG_REGISTER(source)                                                              \
+	static int log_source;                                                                 \
+	static void __attribute__((constructor(101), used)) doca_log_register_this_file_(void) \
+	{                                                                                      \
+		doca_log_register_source(#source, &log_source);                                \
+	}                                                                                      \
 	struct doca_log_register_swallow_semicolon_
 
 #ifdef __cplusplus

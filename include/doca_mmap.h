@@ -152,9 +152,9 @@ DOCA_STABLE doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const str
  * @note The map stays valid while the exporter keeps its map started and its
  *       process alive; afterwards tasks on it fail. Destroy it as usual.
  */
-DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
-						      const void *export_desc, size_t export_desc_len,
-						      struct doca_dev *dev, struct doca_mmap **mmap);
+DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
+						      size_t export_desc_len, struct doca_dev *dev,
+						      struct doca_mmap **mmap);
 
 /**
  * @brief Set the memory range the map describes. Allowed once per map.

@@ -77,8 +77,7 @@ DOCA_STABLE uint8_t doca_pe_progress(struct doca_pe *pe);
  * @brief The PE's notification handle: an fd that becomes readable after
  * doca_pe_request_notification once a completion or event is pending.
  */
-DOCA_STABLE doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
-							 doca_notification_handle_t *handle);
+DOCA_STABLE doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle);
 
 /**
  * @brief Arm the notification handle. If work is already pending the handle is

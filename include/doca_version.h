@@ -17,6 +17,8 @@
 extern "C" {
 #endif
 
+/* src/common/meson.build checks these four lines as written: */
+/* clang-format off */
 /** Major number of the DOCA API (0..255). */
 #define DOCA_VERSION_MAJOR 3
 /** Minor number of the DOCA API (0..255). */
@@ -25,6 +27,7 @@ extern "C" {
 #define DOCA_VERSION_PATCH 0
 /** The three numbers as text, "major.minor.patch". */
 #define DOCA_VERSION_STRING "3.3.0"
+/* clang-format on */
 
 /** One comparable number for an exact version: major, minor and patch packed in bits. */
 #define DOCA_VERSION_CALC_EXACT(major, minor, patch) ((size_t)((major) << 24 | (minor) << 16 | (patch)))
@@ -33,7 +36,7 @@ extern "C" {
 #define DOCA_VERSION_EXACT DOCA_VERSION_CALC_EXACT(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, DOCA_VERSION_PATCH)
 
 /** One comparable number for a release, where DOCA scales the patch by 1000. */
-#define DOCA_VERSION_CALC(major, minor, patch) ((size_t)((major) << 24 | (minor) << 16 | ((patch) * 1000)))
+#define DOCA_VERSION_CALC(major, minor, patch) ((size_t)((major) << 24 | (minor) << 16 | ((patch)*1000)))
 
 /** The release of these headers as one number. */
 #define DOCA_VERSION_OFFICIAL DOCA_VERSION_CALC(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, DOCA_VERSION_PATCH)

@@ -24,7 +24,7 @@ cd "$top"
 # and TSan runtimes (libasan8, libubsan1, libtsan2) through libgcc-12-dev; clang
 # and libclang-rt-14-dev build and run the libFuzzer targets.
 packages=(gcc libc6-dev meson ninja-build pkg-config libcmocka-dev)
-test_packages=(clang libclang-rt-14-dev)
+test_packages=(clang libclang-rt-14-dev clang-format)
 
 log() { printf '[ferry] %s\n' "$*" >&2; }
 
@@ -143,6 +143,22 @@ build_only() {
 	fi
 }
 
+# format_check: every C file Ferry owns is as .clang-format lays it out
+# (counted as one test; the files that are not are listed).
+format_check() {
+	local bad
+	log "format: clang-format --dry-run over the C sources"
+	bad=$(git ls-files '*.c' '*.h' | while read -r f; do
+		clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || echo "$f"
+	done)
+	if [ -z "$bad" ]; then
+		passed=$((passed + 1))
+	else
+		printf 'not formatted (run clang-format -i on them):\n%s\n' "$bad"
+		failed=$((failed + 1))
+	fi
+}
+
 cmd_test() {
 	install_missing "${test_packages[@]}"
 	local sanitizer_args=(-Dc_args=-fno-sanitize-recover=all -Db_lundef=false)
@@ -151,6 +167,7 @@ cmd_test() {
 
 	# A packager's optimised build, with each compiler: -O3 finds warnings
 	# (maybe-uninitialized, ...) that the debugoptimized build above does not.
+	format_check
 	CC=gcc build_only "release, gcc" build-release-gcc -Dbuildtype=release
 	CC=clang build_only "release, clang" build-release-clang -Dbuildtype=release
 

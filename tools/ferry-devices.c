@@ -92,8 +92,7 @@ int main(int argc, char **argv)
 	doca_error_t err;
 
 	if (argc > 1) {
-		fprintf(stderr, "usage: %s\n(lists emulated devices; FERRY_TOPOLOGY names another machine)\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s\n(lists emulated devices; FERRY_TOPOLOGY names another machine)\n", argv[0]);
 		return strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ? 0 : 2;
 	}
 	err = doca_devinfo_create_list(&list, &n);

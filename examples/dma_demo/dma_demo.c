@@ -129,8 +129,8 @@ static doca_error_t epoll_cb(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t add_param(const char *short_name, const char *long_name, const char *descr,
-			      doca_argp_param_cb_t cb, enum doca_argp_type type)
+static doca_error_t add_param(const char *short_name, const char *long_name, const char *descr, doca_argp_param_cb_t cb,
+			      enum doca_argp_type type)
 {
 	struct doca_argp_param *param = NULL;
 	doca_error_t err = doca_argp_param_create(&param);

@@ -40,7 +40,8 @@ const struct builtin argp_builtins[] = {
 	{BUILTIN_VERSION, "v", "version", NULL, "Print the program and DOCA versions and exit"},
 	{BUILTIN_LOG_LEVEL, "l", "log-level", "<level>",
 	 "Application log level: 10=DISABLE 20=CRITICAL 30=ERROR 40=WARNING 50=INFO 60=DEBUG 70=TRACE (or the name)"},
-	{BUILTIN_SDK_LOG_LEVEL, NULL, "sdk-log-level", "<level>", "SDK (library) log level, same values as --log-level"},
+	{BUILTIN_SDK_LOG_LEVEL, NULL, "sdk-log-level", "<level>",
+	 "SDK (library) log level, same values as --log-level"},
 	{BUILTIN_JSON, "j", "json", "<path>",
 	 "Read flags from a JSON file: {\"doca_general_flags\": {...}, \"doca_program_flags\": {...}}, "
 	 "keys are long flag names; flags on the command line win"},
@@ -120,7 +121,8 @@ void argp_cmd_free_children(struct doca_argp_cmd *cmd)
 doca_error_t doca_argp_init(const char *program_name, void *program_config)
 {
 	if (argp.initialized)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_argp_init: already initialized; call doca_argp_destroy first");
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "doca_argp_init: already initialized; call doca_argp_destroy first");
 	unsigned int generation = argp.generation;
 
 	memset(&argp, 0, sizeof(argp));
@@ -197,8 +199,9 @@ doca_error_t doca_argp_register_logger_callback(doca_argp_logger_cb_t callback)
 	if (callback == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_register_logger_callback: callback is NULL");
 	if (argp.logger_cb != NULL)
-		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST,
-				  "doca_argp_register_logger_callback: a logger callback is already set; disable it first");
+		return FERRY_RULE(
+			DOCA_ERROR_ALREADY_EXIST,
+			"doca_argp_register_logger_callback: a logger callback is already set; disable it first");
 	argp.logger_cb = callback;
 	return DOCA_SUCCESS;
 }

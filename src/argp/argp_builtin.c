@@ -42,7 +42,8 @@ doca_error_t argp_set_level_flag(const char *value, const char *shown, bool sdk)
 
 	if (ferry_log_level_parse(value, &level) != DOCA_SUCCESS)
 		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
-				 "doca_argp_start: flag '%s' takes a log level (10..70 or a name), not '%s'", shown, value);
+				 "doca_argp_start: flag '%s' takes a log level (10..70 or a name), not '%s'", shown,
+				 value);
 	err = sdk ? doca_log_level_set_global_sdk_limit(level) : doca_log_level_set_global_lower_limit(level);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -102,7 +103,8 @@ doca_error_t argp_handle_builtin(struct parse_ctx *ctx, const struct builtin *b,
 	case BUILTIN_JSON:
 		/* Read after the whole command line, so flags given there win. */
 		if (ctx->json_path != NULL)
-			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' is given more than once", shown);
+			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' is given more than once",
+					 shown);
 		ctx->json_path = value;
 		return DOCA_SUCCESS;
 	default:

@@ -82,7 +82,8 @@ static doca_error_t open_device(const char *ident, const char *shown, struct doc
 		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' names no device", shown);
 	err = doca_devinfo_create_list(&list, &nb);
 	if (err != DOCA_SUCCESS)
-		return ARGP_RULE(err, "doca_argp_start: flag '%s': no device list: %s", shown, doca_error_get_descr(err));
+		return ARGP_RULE(err, "doca_argp_start: flag '%s': no device list: %s", shown,
+				 doca_error_get_descr(err));
 	for (uint32_t i = 0; i < nb; i++)
 		if (devinfo_matches(list[i], key, by_pci)) {
 			found = found != NULL ? found : list[i];
@@ -91,7 +92,8 @@ static doca_error_t open_device(const char *ident, const char *shown, struct doc
 	if (matches == 0)
 		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
 				"doca_argp_start: flag '%s': no device is '%s' (give pci/<address>, an IB device or an "
-				"interface name)", shown, ident);
+				"interface name)",
+				shown, ident);
 	else if (matches > 1)
 		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
 				"doca_argp_start: flag '%s': %u devices match '%s'; name one by pci/<address>", shown,
@@ -113,7 +115,8 @@ static bool rep_matches(struct doca_devinfo_rep *rep, const char *name)
 	if (doca_devinfo_rep_get_iface_name(rep, text, DOCA_DEVINFO_IFACE_NAME_SIZE) == DOCA_SUCCESS &&
 	    strcmp(text, name) == 0)
 		return true;
-	return doca_devinfo_rep_get_vuid(rep, text, DOCA_DEVINFO_REP_VUID_SIZE) == DOCA_SUCCESS && strcmp(text, name) == 0;
+	return doca_devinfo_rep_get_vuid(rep, text, DOCA_DEVINFO_REP_VUID_SIZE) == DOCA_SUCCESS &&
+	       strcmp(text, name) == 0;
 }
 
 /* Opens the representor @p name ("pf0hpf", "pf0vf1", its vuid or PCI address) of @p dev. */
@@ -131,13 +134,13 @@ static doca_error_t open_rep(struct doca_dev *dev, const char *name, const char 
 		if (rep_matches(list[i], name))
 			found = list[i];
 	if (found == NULL)
-		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s': the device has no representor '%s'",
-				shown, name);
+		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+				"doca_argp_start: flag '%s': the device has no representor '%s'", shown, name);
 	else {
 		err = doca_dev_rep_open(found, rep);
 		if (err != DOCA_SUCCESS)
 			err = ARGP_RULE(err, "doca_argp_start: flag '%s': doca_dev_rep_open failed: %s", shown,
-				  doca_error_get_descr(err));
+					doca_error_get_descr(err));
 	}
 	doca_devinfo_rep_destroy_list(list);
 	return err;
@@ -150,8 +153,8 @@ static doca_error_t split_value(const char *value, char *part, size_t size, cons
 	size_t len = comma != NULL ? (size_t)(comma - value) : strlen(value);
 
 	if (len >= size)
-		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s': '%.*s...' is too long", shown, 32,
-				 value);
+		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s': '%.*s...' is too long", shown,
+				 32, value);
 	memcpy(part, value, len);
 	part[len] = '\0';
 	*rest = comma != NULL ? comma + 1 : NULL;
@@ -174,9 +177,11 @@ doca_error_t argp_call_device_param(struct parse_ctx *ctx, struct doca_argp_para
 	err = split_value(value, ident, sizeof(ident), &rest, shown);
 	if (err == DOCA_SUCCESS && p->type == DOCA_ARGP_TYPE_DEVICE_REP) {
 		if (rest == NULL || rest[0] == '\0' || rest[0] == ',')
-			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
-					 "doca_argp_start: flag '%s' takes <device>,<representor> (e.g. pci/03:00.0,pf0hpf), "
-					 "not '%s'", shown, value);
+			return ARGP_RULE(
+				DOCA_ERROR_INVALID_VALUE,
+				"doca_argp_start: flag '%s' takes <device>,<representor> (e.g. pci/03:00.0,pf0hpf), "
+				"not '%s'",
+				shown, value);
 		err = split_value(rest, rep_name, sizeof(rep_name), &rest, shown);
 	}
 	if (err != DOCA_SUCCESS)
@@ -184,7 +189,8 @@ doca_error_t argp_call_device_param(struct parse_ctx *ctx, struct doca_argp_para
 	if (rest != NULL && rest[0] != '\0') {
 		devargs = keep_string(rest);
 		if (devargs == NULL)
-			return ARGP_RULE(DOCA_ERROR_NO_MEMORY, "doca_argp_start: flag '%s': no memory for devargs", shown);
+			return ARGP_RULE(DOCA_ERROR_NO_MEMORY, "doca_argp_start: flag '%s': no memory for devargs",
+					 shown);
 	}
 	err = open_device(ident, shown, &rep_ctx.dev_ctx.dev);
 	if (err != DOCA_SUCCESS)

@@ -37,8 +37,9 @@ static doca_error_t read_json_file(const char *path, char **text, size_t *len)
 				 strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)JSON_FILE_MAX) {
 		close(fd);
-		return ARGP_RULE(DOCA_ERROR_IO_FAILED, "doca_argp_start: JSON file '%s' is not a regular file of at most %u bytes",
-				 path, JSON_FILE_MAX);
+		return ARGP_RULE(DOCA_ERROR_IO_FAILED,
+				 "doca_argp_start: JSON file '%s' is not a regular file of at most %u bytes", path,
+				 JSON_FILE_MAX);
 	}
 	*text = malloc((size_t)st.st_size + 1);
 	if (*text == NULL) {
@@ -61,19 +62,21 @@ static doca_error_t read_json_file(const char *path, char **text, size_t *len)
 static doca_error_t json_unknown_key(const char *path, const char *where, const char *key, const char *why)
 {
 	if (!argp.pedantic_config) {
-		argp_say(DOCA_LOG_LEVEL_WARNING, "doca_argp_start: JSON file '%s': ignoring key '%s' in %s: %s", path, key,
-			 where, why);
+		argp_say(DOCA_LOG_LEVEL_WARNING, "doca_argp_start: JSON file '%s': ignoring key '%s' in %s: %s", path,
+			 key, where, why);
 		return DOCA_SUCCESS;
 	}
-	return ARGP_RULE(DOCA_ERROR_NOT_SUPPORTED,
-			 "doca_argp_start: JSON file '%s': key '%s' in %s: %s (doca_argp_disable_pedantic_config_parsing "
-			 "ignores such keys)", path, key, where, why);
+	return ARGP_RULE(
+		DOCA_ERROR_NOT_SUPPORTED,
+		"doca_argp_start: JSON file '%s': key '%s' in %s: %s (doca_argp_disable_pedantic_config_parsing "
+		"ignores such keys)",
+		path, key, where, why);
 }
 
 static doca_error_t json_wrong_type(const char *shown, const char *wanted, const struct ferry_json *v)
 {
-	return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' (line %u) takes %s, not a JSON %s", shown,
-			 v->line, wanted, ferry_json_type_name(v->type));
+	return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' (line %u) takes %s, not a JSON %s",
+			 shown, v->line, wanted, ferry_json_type_name(v->type));
 }
 
 /* One JSON value for flag @p p, converted to the flag's type. */
@@ -133,16 +136,18 @@ static doca_error_t json_apply_param(struct parse_ctx *ctx, struct doca_argp_par
 
 	snprintf(shown, sizeof(shown), "--%s", p->long_name);
 	if (p->seen > 0) {
-		argp_say(DOCA_LOG_LEVEL_INFO, "doca_argp_start: flag '%s' is on the command line; its JSON value is ignored",
-			 shown);
+		argp_say(DOCA_LOG_LEVEL_INFO,
+			 "doca_argp_start: flag '%s' is on the command line; its JSON value is ignored", shown);
 		return DOCA_SUCCESS;
 	}
 	if (v->type != FERRY_JSON_ARRAY)
 		return json_apply_value(ctx, p, v, shown);
 	if (!p->multiplicity)
-		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
-				 "doca_argp_start: flag '%s' (line %u) takes one value; only flags with multiplicity take "
-				 "an array", shown, v->line);
+		return ARGP_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"doca_argp_start: flag '%s' (line %u) takes one value; only flags with multiplicity take "
+			"an array",
+			shown, v->line);
 	for (const struct ferry_json *item = v->first; item != NULL && err == DOCA_SUCCESS; item = item->next)
 		err = json_apply_value(ctx, p, item, shown);
 	return err;
@@ -172,8 +177,8 @@ static doca_error_t json_apply_level(struct parse_ctx *ctx, const struct ferry_j
 	char number[24];
 
 	if (sdk ? ctx->sdk_log_level_on_cli : ctx->log_level_on_cli) {
-		argp_say(DOCA_LOG_LEVEL_INFO, "doca_argp_start: flag '%s' is on the command line; its JSON value is ignored",
-			 shown);
+		argp_say(DOCA_LOG_LEVEL_INFO,
+			 "doca_argp_start: flag '%s' is on the command line; its JSON value is ignored", shown);
 		return DOCA_SUCCESS;
 	}
 	if (v->type == FERRY_JSON_STRING)
@@ -206,15 +211,19 @@ static doca_error_t json_apply_section(struct parse_ctx *ctx, const struct ferry
 
 	if (!general && strcmp(section->key, "doca_program_flags") != 0) {
 		if (strcmp(section->key, "doca_dpdk_flags") == 0)
-			return ARGP_RULE(DOCA_ERROR_NOT_SUPPORTED,
-					 "doca_argp_start: JSON file '%s': doca_dpdk_flags are not supported by Ferry (no "
-					 "DPDK); pass DPDK flags on the command line before '--'", ctx->json_path);
+			return ARGP_RULE(
+				DOCA_ERROR_NOT_SUPPORTED,
+				"doca_argp_start: JSON file '%s': doca_dpdk_flags are not supported by Ferry (no "
+				"DPDK); pass DPDK flags on the command line before '--'",
+				ctx->json_path);
 		return json_unknown_key(ctx->json_path, "the top-level object", section->key,
 					"expected doca_general_flags or doca_program_flags");
 	}
 	if (section->type != FERRY_JSON_OBJECT)
-		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: JSON file '%s': %s (line %u) must be an object, "
-				 "not a %s", ctx->json_path, section->key, section->line, ferry_json_type_name(section->type));
+		return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+				 "doca_argp_start: JSON file '%s': %s (line %u) must be an object, "
+				 "not a %s",
+				 ctx->json_path, section->key, section->line, ferry_json_type_name(section->type));
 	return general ? json_apply_general_flags(ctx, section) : json_apply_program_flags(ctx, section);
 }
 
@@ -234,8 +243,9 @@ doca_error_t argp_apply_json_file(struct parse_ctx *ctx)
 		return ARGP_RULE(err == DOCA_ERROR_NO_MEMORY ? err : DOCA_ERROR_IO_FAILED,
 				 "doca_argp_start: JSON file '%s' is not valid JSON: %s", ctx->json_path, why);
 	if (root->type != FERRY_JSON_OBJECT)
-		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: JSON file '%s' must hold one object, not a %s",
-				ctx->json_path, ferry_json_type_name(root->type));
+		err = ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+				"doca_argp_start: JSON file '%s' must hold one object, not a %s", ctx->json_path,
+				ferry_json_type_name(root->type));
 	for (const struct ferry_json *m = root->first; m != NULL && err == DOCA_SUCCESS && !argp_parser_gone(ctx);
 	     m = m->next)
 		err = json_apply_section(ctx, m);

@@ -79,11 +79,11 @@ doca_error_t doca_argp_param_destroy(struct doca_argp_param *param)
 	return DOCA_SUCCESS;
 }
 
-#define PARAM_SET_STRING(fn, field)                                                                \
-	void fn(struct doca_argp_param *param, const char *value)                                  \
-	{                                                                                          \
-		if (param_editable(param, #fn))                                                    \
-			argp_replace_string(&param->field, value, #fn);                                 \
+#define PARAM_SET_STRING(fn, field)                                     \
+	void fn(struct doca_argp_param *param, const char *value)       \
+	{                                                               \
+		if (param_editable(param, #fn))                         \
+			argp_replace_string(&param->field, value, #fn); \
 	}
 
 PARAM_SET_STRING(doca_argp_param_set_short_name, short_name)
@@ -91,11 +91,11 @@ PARAM_SET_STRING(doca_argp_param_set_long_name, long_name)
 PARAM_SET_STRING(doca_argp_param_set_arguments, arguments)
 PARAM_SET_STRING(doca_argp_param_set_description, description)
 
-#define PARAM_SET_FLAG(fn, field)                                                                  \
-	void fn(struct doca_argp_param *param)                                                     \
-	{                                                                                          \
-		if (param_editable(param, #fn))                                                    \
-			param->field = true;                                                       \
+#define PARAM_SET_FLAG(fn, field)               \
+	void fn(struct doca_argp_param *param)  \
+	{                                       \
+		if (param_editable(param, #fn)) \
+			param->field = true;    \
 	}
 
 PARAM_SET_FLAG(doca_argp_param_set_mandatory, mandatory)
@@ -152,14 +152,13 @@ static bool name_well_formed(const char *name)
 	return name[0] != '\0' && name[0] != '-' && strpbrk(name, "= \t") == NULL;
 }
 
-static doca_error_t check_param_name(const struct doca_argp_cmd *cmd, const char *name, bool is_long,
-				     const char *call)
+static doca_error_t check_param_name(const struct doca_argp_cmd *cmd, const char *name, bool is_long, const char *call)
 {
 	if (name == NULL)
 		return DOCA_SUCCESS;
 	if (!name_well_formed(name))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: name '%s' is empty, starts with '-' or holds '=' or a blank",
-				  call, name);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: name '%s' is empty, starts with '-' or holds '=' or a blank", call, name);
 	if (argp_builtin_by_name(name, is_long) != NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: '%s%s' is a built-in flag of doca_argp", call,
 				  is_long ? "--" : "-", name);

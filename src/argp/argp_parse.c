@@ -67,13 +67,13 @@ static doca_error_t call_param(struct parse_ctx *ctx, struct doca_argp_param *p,
 		return argp_invoke_param(ctx, p, (void *)(uintptr_t)value, shown);
 	case DOCA_ARGP_TYPE_INT:
 		if (parse_int(value, &int_value) != DOCA_SUCCESS)
-			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' takes an integer, not '%s'",
-					 shown, value);
+			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+					 "doca_argp_start: flag '%s' takes an integer, not '%s'", shown, value);
 		return argp_invoke_param(ctx, p, &int_value, shown);
 	case DOCA_ARGP_TYPE_DOUBLE:
 		if (parse_double(value, &double_value) != DOCA_SUCCESS)
-			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: flag '%s' takes a number, not '%s'",
-					 shown, value);
+			return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+					 "doca_argp_start: flag '%s' takes a number, not '%s'", shown, value);
 		return argp_invoke_param(ctx, p, &double_value, shown);
 	case DOCA_ARGP_TYPE_BOOLEAN:
 		return argp_invoke_param(ctx, p, &bool_value, shown);
@@ -155,8 +155,9 @@ static doca_error_t check_mandatory(const struct parse_ctx *ctx)
 	for (const struct doca_argp_cmd *c = ctx->cmd; c != NULL; c = c->parent)
 		for (const struct doca_argp_param *p = c->params; p != NULL; p = p->next)
 			if (p->mandatory && p->seen == 0)
-				return ARGP_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: mandatory flag '%s%s' is missing",
-						 param_dashes(p), argp_param_display_name(p));
+				return ARGP_RULE(DOCA_ERROR_INVALID_VALUE,
+						 "doca_argp_start: mandatory flag '%s%s' is missing", param_dashes(p),
+						 argp_param_display_name(p));
 	return DOCA_SUCCESS;
 }
 
@@ -235,8 +236,8 @@ doca_error_t doca_argp_start(int argc, char **argv)
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	if (argc < 1 || argv == NULL || argv[0] == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: argc %d / argv %p hold no program name", argc,
-				  (void *)argv);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_start: argc %d / argv %p hold no program name",
+				  argc, (void *)argv);
 	if (argp.program_name == NULL &&
 	    argp_replace_string(&argp.program_name, base_name(argv[0]), __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_NO_MEMORY;

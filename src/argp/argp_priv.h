@@ -98,12 +98,12 @@ extern const size_t argp_nb_builtins;
 struct parse_ctx {
 	int argc;
 	char **argv;
-	int idx;                     /* next word to read */
-	struct doca_argp_cmd *cmd;   /* the deepest command selected so far */
-	unsigned int generation;     /* argp.generation when the parse began */
-	unsigned int program_flags;  /* program flags seen, for singular flags */
-	const char *json_path;       /* the -j/--json file, read once the command line is parsed */
-	bool log_level_on_cli;       /* the command line wins over the JSON file */
+	int idx;                    /* next word to read */
+	struct doca_argp_cmd *cmd;  /* the deepest command selected so far */
+	unsigned int generation;    /* argp.generation when the parse began */
+	unsigned int program_flags; /* program flags seen, for singular flags */
+	const char *json_path;      /* the -j/--json file, read once the command line is parsed */
+	bool log_level_on_cli;      /* the command line wins over the JSON file */
 	bool sdk_log_level_on_cli;
 };
 

@@ -19,8 +19,7 @@ static void print_flag_line(FILE *out, const char *short_name, const char *long_
 		n += snprintf(names + n, sizeof(names) - (size_t)n, "--%s", long_name);
 	if (arguments != NULL && n >= 0 && (size_t)n < sizeof(names))
 		snprintf(names + n, sizeof(names) - (size_t)n, " %s", arguments);
-	fprintf(out, "  %-36s %s%s\n", names, description != NULL ? description : "",
-		mandatory ? " (required)" : "");
+	fprintf(out, "  %-36s %s%s\n", names, description != NULL ? description : "", mandatory ? " (required)" : "");
 }
 
 static void print_cmd_flags(FILE *out, const struct doca_argp_cmd *cmd)

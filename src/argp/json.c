@@ -473,7 +473,8 @@ static bool read_members(struct reader *r, struct ferry_json *c, char closer, un
 			return false;
 		if (closer == '}') {
 			if (peek(r) != '"') {
-				fail(r, at_end(r) ? "'}' missing before the end of the file" : "expected a member name in quotes");
+				fail(r, at_end(r) ? "'}' missing before the end of the file"
+						  : "expected a member name in quotes");
 				return false;
 			}
 			key = read_string(r);

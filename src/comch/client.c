@@ -33,7 +33,7 @@
 FERRY_LOG_MODULE("comch");
 
 #define CLIENT_CONNECT_MS_DEFAULT 5000u
-#define CLIENT_RETRY_NS 10000000ull
+#define CLIENT_RETRY_NS           10000000ull
 
 static struct doca_comch_client *client_of_ctx(struct doca_ctx *ctx)
 {
@@ -138,7 +138,8 @@ static bool client_parse(struct doca_comch_client *client, const uint8_t *buf, s
 
 static void client_lost(struct doca_comch_client *client)
 {
-	client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server closed the connection (server exited or was killed)");
+	client_fail(client, DOCA_ERROR_CONNECTION_RESET,
+		    "the server closed the connection (server exited or was killed)");
 }
 
 /* Receive and validate one frame: true with *f filled, false when nothing came or the client failed. */
@@ -301,7 +302,8 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	client->conn.generation++;
 	client->ep.num_broken = 0;
 	client->phase = CLIENT_CONNECTING;
-	client->deadline_ns = ferry_link_now_ns() + comch_env_ms_as_ns("FERRY_COMCH_CONNECT_TIMEOUT_MS", CLIENT_CONNECT_MS_DEFAULT);
+	client->deadline_ns = ferry_link_now_ns() +
+			      comch_env_ms_as_ns("FERRY_COMCH_CONNECT_TIMEOUT_MS", CLIENT_CONNECT_MS_DEFAULT);
 	client->next_try_ns = ferry_link_now_ns() + CLIENT_RETRY_NS;
 	/* First attempt now; "nobody listens yet" is retried from progress. */
 	err = client_try_connect(client);
@@ -366,7 +368,8 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 	doca_error_t err;
 
 	if (dev == NULL || comch_client == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_client_create: dev and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_client_create: dev and output must not be NULL");
 	err = comch_ep_check_name("doca_comch_client_create", name);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -375,9 +378,10 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 				  (void *)dev);
 	devinfo = doca_dev_as_devinfo(dev);
 	if (ferry_devinfo_side(devinfo) != FERRY_SIDE_HOST)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "doca_comch_client_create: device %s is on the DPU side; a client needs a host-side device",
-				  ferry_dev_name(dev));
+		return FERRY_RULE(
+			DOCA_ERROR_NOT_SUPPORTED,
+			"doca_comch_client_create: device %s is on the DPU side; a client needs a host-side device",
+			ferry_dev_name(dev));
 	client = ferry_calloc(1, sizeof(*client));
 	if (client == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_client_create: no memory for client '%s'", name);
@@ -407,16 +411,17 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 
 /* ---- setters and getters ---- */
 
-#define CLIENT_CHECK(call, c)                                                                                          \
-	do {                                                                                                           \
-		if ((c) == NULL)                                                                                       \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_client is NULL");                    \
+#define CLIENT_CHECK(call, c)                                                                       \
+	do {                                                                                        \
+		if ((c) == NULL)                                                                    \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_client is NULL"); \
 	} while (0)
 
-#define CLIENT_CHECK_OUT(call, c, out)                                                                                 \
-	do {                                                                                                           \
-		if ((c) == NULL || (out) == NULL)                                                                      \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_client and output must not be NULL"); \
+#define CLIENT_CHECK_OUT(call, c, out)                                                        \
+	do {                                                                                  \
+		if ((c) == NULL || (out) == NULL)                                             \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,                           \
+					  call ": comch_client and output must not be NULL"); \
 	} while (0)
 
 doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client, uint32_t size)
@@ -462,9 +467,10 @@ doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *co
 {
 	CLIENT_CHECK_OUT("doca_comch_client_get_connection", comch_client, connection);
 	if (comch_client->phase != CLIENT_UP)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_comch_client_get_connection: client '%s' is %s; the connection exists while RUNNING",
-				  comch_client->ep.name, ferry_ctx_state_name(comch_client->ep.ctx.state));
+		return FERRY_RULE(
+			DOCA_ERROR_BAD_STATE,
+			"doca_comch_client_get_connection: client '%s' is %s; the connection exists while RUNNING",
+			comch_client->ep.name, ferry_ctx_state_name(comch_client->ep.ctx.state));
 	*connection = (struct doca_comch_connection *)(uintptr_t)&comch_client->conn;
 	return DOCA_SUCCESS;
 }
@@ -492,7 +498,8 @@ doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client 
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
 	CLIENT_CHECK("doca_comch_client_event_msg_recv_register", comch_client);
-	return comch_ep_register_msg_recv(&comch_client->ep, "doca_comch_client_event_msg_recv_register", recv_event_cb);
+	return comch_ep_register_msg_recv(&comch_client->ep, "doca_comch_client_event_msg_recv_register",
+					  recv_event_cb);
 }
 
 doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,

@@ -191,9 +191,9 @@ doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *ad
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: %s '%s': %s", ep->kind, ep->name, why);
 	doca_error_t err = ferry_link_comch_addr(addr, domain, machine, host_function, ep->name);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err, "doca_ctx_start: %s '%s': no rendezvous address in domain '%s' (%s)", ep->kind,
-				  ep->name, domain,
-				  err == DOCA_ERROR_INVALID_VALUE ? "its path is too long" : "its directory is unusable");
+		return FERRY_RULE(
+			err, "doca_ctx_start: %s '%s': no rendezvous address in domain '%s' (%s)", ep->kind, ep->name,
+			domain, err == DOCA_ERROR_INVALID_VALUE ? "its path is too long" : "its directory is unusable");
 	if (domain_out != NULL)
 		*domain_out = domain;
 	return DOCA_SUCCESS;
@@ -260,9 +260,10 @@ doca_error_t comch_ep_set_recv_queue_size(struct comch_ep *ep, const char *call,
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (size == 0 || size > COMCH_CAP_MAX_RECV_QUEUE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: %s '%s': receive queue size %u is outside 1..%u (doca_comch_cap_get_max_recv_queue_size)",
-				  call, ep->kind, ep->name, size, COMCH_CAP_MAX_RECV_QUEUE);
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"%s: %s '%s': receive queue size %u is outside 1..%u (doca_comch_cap_get_max_recv_queue_size)",
+			call, ep->kind, ep->name, size, COMCH_CAP_MAX_RECV_QUEUE);
 	ep->recv_queue_size = size;
 	return DOCA_SUCCESS;
 }
@@ -286,8 +287,8 @@ doca_error_t comch_ep_register_consumer(struct comch_ep *ep, const char *call, d
 	doca_error_t err;
 
 	if (new_cb == NULL || expired_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': both callbacks must not be NULL", call, ep->kind,
-				  ep->name);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': both callbacks must not be NULL", call,
+				  ep->kind, ep->name);
 	err = ferry_ctx_check_idle(&ep->ctx, call);
 	if (err == DOCA_SUCCESS) {
 		ep->new_consumer_cb = new_cb;
@@ -306,8 +307,8 @@ doca_error_t comch_ep_task_send_set_conf(struct comch_ep *ep, const char *call, 
 				  ep->kind, ep->name);
 	if (num > COMCH_CAP_MAX_SEND_TASKS)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: %s '%s': %u send tasks exceed the cap %u (doca_comch_cap_get_max_send_tasks)", call,
-				  ep->kind, ep->name, num, COMCH_CAP_MAX_SEND_TASKS);
+				  "%s: %s '%s': %u send tasks exceed the cap %u (doca_comch_cap_get_max_send_tasks)",
+				  call, ep->kind, ep->name, num, COMCH_CAP_MAX_SEND_TASKS);
 	err = ferry_task_pool_configure(&ep->send_pool, num, call);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -328,11 +329,13 @@ doca_error_t comch_ep_task_send_alloc_init(struct comch_ep *ep, const char *call
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': msg (when len > 0) and task must not be NULL",
 				  call, ep->kind, ep->name);
 	if (!conn_valid(conn) || conn->ep != ep)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': connection %p does not belong to this context",
-				  call, ep->kind, ep->name, (void *)conn);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: %s '%s': connection %p does not belong to this context", call, ep->kind,
+				  ep->name, (void *)conn);
 	if (len > ep->max_msg_size)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': message of %u bytes exceeds max message size %u",
-				  call, ep->kind, ep->name, len, ep->max_msg_size);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: %s '%s': message of %u bytes exceeds max message size %u", call, ep->kind,
+				  ep->name, len, ep->max_msg_size);
 	err = ferry_task_pool_get(&ep->send_pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -394,7 +397,8 @@ void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *con
 bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection *conn)
 {
 	while (conn->backlog.head != NULL) {
-		struct doca_comch_task_send *task = ferry_container_of(conn->backlog.head, struct doca_comch_task_send, base);
+		struct doca_comch_task_send *task = ferry_container_of(conn->backlog.head, struct doca_comch_task_send,
+								       base);
 		doca_error_t err = ferry_link_send(conn->fd, task->frame, task->frame_len);
 
 		if (err == DOCA_ERROR_AGAIN)

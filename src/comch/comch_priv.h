@@ -35,13 +35,13 @@
 #include "link/ferry_link.h"
 
 /* Caps of every Comch-capable device (a BlueField-3 answers similar values). */
-#define COMCH_CAP_MAX_NAME_LEN (FERRY_FRAME_NAME_MAX + 1u)
-#define COMCH_CAP_MAX_MSG_SIZE 4080u
+#define COMCH_CAP_MAX_NAME_LEN   (FERRY_FRAME_NAME_MAX + 1u)
+#define COMCH_CAP_MAX_MSG_SIZE   4080u
 #define COMCH_CAP_MAX_RECV_QUEUE 8192u
-#define COMCH_CAP_MAX_CLIENTS 512u
+#define COMCH_CAP_MAX_CLIENTS    512u
 #define COMCH_CAP_MAX_SEND_TASKS 65536u
 #define COMCH_DEFAULT_RECV_QUEUE 64u
-#define COMCH_RX_BATCH_MAX 16u   /* frames per receive system call */
+#define COMCH_RX_BATCH_MAX       16u /* frames per receive system call */
 
 #define COMCH_CONN_MAGIC 0x436f6e6eu /* "Conn": catches foreign pointers passed as connections */
 
@@ -65,18 +65,18 @@ struct doca_comch_connection {
 	struct comch_ep *ep;
 	int fd;
 	pid_t peer_pid;
-	uint32_t slot;         /* server: index in the slot table; client: 0 */
-	uint32_t generation;   /* bumped when the slot is reused */
-	uint32_t id;           /* server-assigned, for log lines */
-	bool established;      /* handshake done */
-	bool broken;           /* peer gone or protocol broken: reap in progress */
-	bool quiet;            /* ended by doca_comch_server_disconnect: no event */
-	uint64_t deadline_ns;  /* handshake must finish by then (server side, pending) */
+	uint32_t slot;        /* server: index in the slot table; client: 0 */
+	uint32_t generation;  /* bumped when the slot is reused */
+	uint32_t id;          /* server-assigned, for log lines */
+	bool established;     /* handshake done */
+	bool broken;          /* peer gone or protocol broken: reap in progress */
+	bool quiet;           /* ended by doca_comch_server_disconnect: no event */
+	uint64_t deadline_ns; /* handshake must finish by then (server side, pending) */
 	union doca_data user_data;
 	struct ferry_task_list backlog;
 	uint32_t num_producers;
 	uint32_t num_consumers;
-	uint32_t num_remotes;        /* the peer's consumers that are up (<= COMCH_FAST_MAX_CONSUMERS) */
+	uint32_t num_remotes;         /* the peer's consumers that are up (<= COMCH_FAST_MAX_CONSUMERS) */
 	uint32_t remote_ring_entries; /* their rings' entries, summed (<= COMCH_FAST_RING_BUDGET) */
 	/* fast path (fast_priv.h): this side's producers and consumers, the peer's consumers */
 	struct doca_comch_producer *producers;
@@ -85,20 +85,20 @@ struct doca_comch_connection {
 };
 
 struct doca_comch_task_send {
-	struct doca_task base;  /* first: generic header */
+	struct doca_task base; /* first: generic header */
 	struct comch_ep *ep;
 	uint32_t conn_slot;
 	uint32_t conn_generation;
-	uint8_t *frame;         /* header + message, in the endpoint's slab */
+	uint8_t *frame; /* header + message, in the endpoint's slab */
 	uint32_t frame_len;
 };
 
 /** Server or client: the part they share. */
 struct comch_ep {
-	struct doca_ctx ctx;    /* first: as_ctx and back */
+	struct doca_ctx ctx; /* first: as_ctx and back */
 	struct ferry_task_pool send_pool;
 	bool is_server;
-	const char *kind;       /* "comch server" / "comch client" in log lines */
+	const char *kind; /* "comch server" / "comch client" in log lines */
 	char name[COMCH_CAP_MAX_NAME_LEN];
 	uint32_t max_msg_size;
 	uint32_t recv_queue_size;
@@ -110,12 +110,12 @@ struct comch_ep {
 	struct doca_comch_event_msg_recv recv_event;
 	struct doca_comch_event_connection_status_changed conn_event;
 	struct doca_comch_event_consumer consumer_event;
-	uint8_t *slab;          /* send_pool.capacity frame slots, from start to stopped */
+	uint8_t *slab; /* send_pool.capacity frame slots, from start to stopped */
 	size_t slot_size;
-	uint8_t *rx;            /* rx_batch frame slots, from start to stopped */
-	size_t rx_cap;          /* bytes of one slot that a frame may fill */
-	size_t rx_stride;       /* rx_cap rounded up to a cache line */
-	uint32_t rx_batch;      /* frames taken per recvmmsg */
+	uint8_t *rx;       /* rx_batch frame slots, from start to stopped */
+	size_t rx_cap;     /* bytes of one slot that a frame may fill */
+	size_t rx_stride;  /* rx_cap rounded up to a cache line */
+	uint32_t rx_batch; /* frames taken per recvmmsg */
 	size_t rx_lens[COMCH_RX_BATCH_MAX];
 	struct ferry_task_list done; /* finished tasks, completed by the next progress */
 	uint32_t num_backlogged;     /* connections with a non-empty backlog */
@@ -123,7 +123,7 @@ struct comch_ep {
 };
 
 struct doca_comch_server {
-	struct comch_ep ep;     /* first */
+	struct comch_ep ep; /* first */
 	struct doca_dev_rep *repr;
 	uint32_t machine;
 	char host_function[FERRY_FRAME_DEV_MAX + 1];
@@ -131,28 +131,28 @@ struct doca_comch_server {
 	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
 	struct ferry_link_addr addr;
 	int listen_fd;
-	int lock_fd;            /* flock of the socket path while listening */
-	int epoll_fd;           /* the listen socket and every connection; the PE watches it */
+	int lock_fd;                          /* flock of the socket path while listening */
+	int epoll_fd;                         /* the listen socket and every connection; the PE watches it */
 	struct doca_comch_connection **slots; /* COMCH_CAP_MAX_CLIENTS + pending headroom */
 	uint32_t num_slots;
-	uint32_t num_conns;     /* established */
-	uint32_t num_pending;   /* accepted, handshake not done */
+	uint32_t num_conns;   /* established */
+	uint32_t num_pending; /* accepted, handshake not done */
 	uint32_t next_id;
-	uint32_t *generations;  /* per slot, survives the connection */
+	uint32_t *generations;              /* per slot, survives the connection */
 	struct doca_comch_connection *solo; /* the one client, while it is the only one */
-	uint32_t poll_tick;     /* counts progress calls that skipped epoll_wait */
+	uint32_t poll_tick;                 /* counts progress calls that skipped epoll_wait */
 };
 
 enum comch_client_phase {
 	CLIENT_IDLE = 0,
-	CLIENT_CONNECTING,  /* nobody listens yet: retry until the deadline */
-	CLIENT_HELLO_SENT,  /* waiting for WELCOME or REFUSE */
+	CLIENT_CONNECTING, /* nobody listens yet: retry until the deadline */
+	CLIENT_HELLO_SENT, /* waiting for WELCOME or REFUSE */
 	CLIENT_UP,
-	CLIENT_DOWN,        /* failed or stopping */
+	CLIENT_DOWN, /* failed or stopping */
 };
 
 struct doca_comch_client {
-	struct comch_ep ep;     /* first */
+	struct comch_ep ep; /* first */
 	uint32_t machine;
 	char host_function[FERRY_FRAME_DEV_MAX + 1];
 	struct ferry_link_addr addr;

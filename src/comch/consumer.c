@@ -129,7 +129,8 @@ static void check_producers_alive(struct doca_comch_consumer *c)
 	struct comch_done done;
 	enum ferry_link_liveness l = comch_ring_view_writer(&c->dones);
 
-	if (l == FERRY_LINK_LIVE || comch_ring_view_peek(&c->dones, &done, sizeof(done), sizeof(done)) != DOCA_ERROR_AGAIN)
+	if (l == FERRY_LINK_LIVE ||
+	    comch_ring_view_peek(&c->dones, &done, sizeof(done), sizeof(done)) != DOCA_ERROR_AGAIN)
 		return;
 	/* Revoked: the peer forgot this consumer (it stopped), so nothing more is written. */
 	FERRY_ERR("comch consumer %u: the peer's %s; posted buffers fail", c->id,
@@ -199,8 +200,8 @@ static doca_error_t ring_open(struct doca_comch_consumer *c, const void **desc, 
 	/* Read-write for the peer: its producers claim posts in it (and can harm only themselves). */
 	if (comch_ring_out_open(&c->posts, COMCH_RING_MAGIC, cap, sizeof(struct comch_post),
 				DOCA_ACCESS_FLAG_PCI_READ_WRITE, c->conn->ep->ctx.dev, desc, desc_len) != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: comch consumer %u: cannot set up its post ring",
-				  c->id);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
+				  "doca_ctx_start: comch consumer %u: cannot set up its post ring", c->id);
 	return DOCA_SUCCESS;
 }
 
@@ -241,11 +242,13 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	doca_error_t err;
 
 	if (!comch_fast_conn_usable(c->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "%s: comch consumer %u: its connection has ended", call, c->id);
-	if (!ferry_mmap_is_usable(c->mmap) || (ferry_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "%s: comch consumer %u: its mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE", call,
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "%s: comch consumer %u: its connection has ended", call,
 				  c->id);
+	if (!ferry_mmap_is_usable(c->mmap) || (ferry_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
+		return FERRY_RULE(
+			DOCA_ERROR_BAD_STATE,
+			"%s: comch consumer %u: its mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE", call,
+			c->id);
 	err = doca_mmap_export_pci(c->mmap, c->conn->ep->ctx.dev, &desc, &desc_len);
 	if (err != DOCA_SUCCESS)
 		return err; /* logged by the export */
@@ -277,7 +280,8 @@ static void revoke_posted(struct doca_comch_consumer *c)
 
 		if (task->base.state != FERRY_TASK_SUBMITTED || !task->posted)
 			continue;
-		entry = (struct comch_post *)(c->posts.entries + (task->ring_pos & (c->posts.cap - 1)) * sizeof(*entry));
+		entry = (struct comch_post *)(c->posts.entries +
+					      (task->ring_pos & (c->posts.cap - 1)) * sizeof(*entry));
 		/* Already REVOKED (by a peer playing games) is no producer's either: flush it too. */
 		if (atomic_compare_exchange_strong_explicit(&entry->claim, &expected, COMCH_POST_REVOKED,
 							    memory_order_acq_rel, memory_order_acquire) ||
@@ -310,36 +314,39 @@ static void consumer_stopped(struct doca_ctx *ctx)
 
 static doca_error_t consumer_submit(struct doca_task *task)
 {
-	struct doca_comch_consumer_task_post_recv *post = ferry_container_of(task, struct doca_comch_consumer_task_post_recv, base);
+	struct doca_comch_consumer_task_post_recv *post = ferry_container_of(
+		task, struct doca_comch_consumer_task_post_recv, base);
 	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
 	void *head = NULL, *data = NULL;
 	size_t len = 0;
 
 	if (!comch_fast_conn_usable(c->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_task_submit: comch consumer %u: its connection has ended",
-				  c->id);
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
+				  "doca_task_submit: comch consumer %u: its connection has ended", c->id);
 	if (post->buf == NULL || ferry_buf_mmap(post->buf) != c->mmap)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: comch consumer %u: the buf must come from the consumer's mmap", c->id);
+				  "doca_task_submit: comch consumer %u: the buf must come from the consumer's mmap",
+				  c->id);
 	(void)doca_buf_get_head(post->buf, &head);
 	(void)doca_buf_get_len(post->buf, &len);
 	(void)doca_buf_get_data(post->buf, &data);
 	len -= (size_t)((char *)data - (char *)head); /* the producer writes from the data address on */
 	if (len == 0 || len > COMCH_FAST_MAX_BUF_SIZE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu",
-				  c->id, COMCH_FAST_MAX_BUF_SIZE, len);
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"doca_task_submit: comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu",
+			c->id, COMCH_FAST_MAX_BUF_SIZE, len);
 	post->room = data;
 	post->room_len = (uint32_t)len;
 	post->generation = ++c->next_generation;
 	post->posted = true;
 	c->num_posted++;
 	post->ring_pos = comch_ring_out_publish(&c->posts,
-			       &(struct comch_post){.addr = (uint64_t)(uintptr_t)data,
-						    .len = post->room_len,
-						    .slot = slot_of(c, post),
-						    .generation = post->generation},
-			       sizeof(struct comch_post));
+						&(struct comch_post){.addr = (uint64_t)(uintptr_t)data,
+								     .len = post->room_len,
+								     .slot = slot_of(c, post),
+								     .generation = post->generation},
+						sizeof(struct comch_post));
 	return DOCA_SUCCESS;
 }
 
@@ -377,8 +384,8 @@ static void post_recv_complete(struct doca_task *task, union doca_data task_user
 {
 	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
 
-	(success ? c->ok_cb : c->err_cb)(ferry_container_of(task, struct doca_comch_consumer_task_post_recv, base), task_user_data,
-					 ctx_user_data);
+	(success ? c->ok_cb : c->err_cb)(ferry_container_of(task, struct doca_comch_consumer_task_post_recv, base),
+					 task_user_data, ctx_user_data);
 }
 
 /* ---- public API ---- */
@@ -389,8 +396,9 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	struct doca_comch_consumer *c;
 
 	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_consumer_create: comch_connection, buf_mmap and consumer must not be NULL");
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"doca_comch_consumer_create: comch_connection, buf_mmap and consumer must not be NULL");
 	if (!comch_fast_conn_usable(comch_connection))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_comch_consumer_create: connection %p is not a live, established connection",
@@ -447,7 +455,8 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
 {
 	if (consumer == NULL || id == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_consumer_get_id: consumer and id must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_consumer_get_id: consumer and id must not be NULL");
 	*id = consumer->id;
 	return DOCA_SUCCESS;
 }
@@ -459,7 +468,8 @@ doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo
 
 doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_buf_size", devinfo, max_buf_size,
+			     COMCH_FAST_MAX_BUF_SIZE);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
@@ -470,13 +480,15 @@ doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devi
 
 doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers, COMCH_FAST_MAX_CONSUMERS);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers,
+			     COMCH_FAST_MAX_CONSUMERS);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_imm_data_len)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_imm_data_len", devinfo, max_imm_data_len, FERRY_FRAME_IMM_MAX);
+	return comch_cap_u32("doca_comch_consumer_cap_get_max_imm_data_len", devinfo, max_imm_data_len,
+			     FERRY_FRAME_IMM_MAX);
 }
 
 doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
@@ -500,7 +512,8 @@ doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *co
 		return err;
 	if (imm_data_len > FERRY_FRAME_IMM_MAX)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: comch consumer %u: %u bytes exceed the cap %u (doca_comch_consumer_cap_get_max_imm_data_len)",
+				  "%s: comch consumer %u: %u bytes exceed the cap %u "
+				  "(doca_comch_consumer_cap_get_max_imm_data_len)",
 				  call, consumer->id, imm_data_len, FERRY_FRAME_IMM_MAX);
 	consumer->imm_data_len = imm_data_len;
 	return DOCA_SUCCESS;
@@ -511,10 +524,9 @@ struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer
 	return consumer == NULL ? NULL : &consumer->ctx;
 }
 
-doca_error_t doca_comch_consumer_task_post_recv_set_conf(struct doca_comch_consumer *consumer,
-							 doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
-							 doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb,
-							 uint32_t num_post_recv_tasks)
+doca_error_t doca_comch_consumer_task_post_recv_set_conf(
+	struct doca_comch_consumer *consumer, doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
+	doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb, uint32_t num_post_recv_tasks)
 {
 	const char *call = "doca_comch_consumer_task_post_recv_set_conf";
 	doca_error_t err;
@@ -522,9 +534,10 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(struct doca_comch_consu
 	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: consumer and both callbacks must not be NULL", call);
 	if (num_post_recv_tasks > COMCH_FAST_MAX_TASKS)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: comch consumer %u: %u tasks exceed the cap %u (doca_comch_consumer_cap_get_max_num_tasks)",
-				  call, consumer->id, num_post_recv_tasks, COMCH_FAST_MAX_TASKS);
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"%s: comch consumer %u: %u tasks exceed the cap %u (doca_comch_consumer_cap_get_max_num_tasks)",
+			call, consumer->id, num_post_recv_tasks, COMCH_FAST_MAX_TASKS);
 	err = ferry_task_pool_configure(&consumer->pool, num_post_recv_tasks, call);
 	if (err != DOCA_SUCCESS)
 		return err;

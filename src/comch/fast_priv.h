@@ -68,9 +68,9 @@
 #include "comch/comch_priv.h"
 #include "link/ferry_export.h"
 
-#define COMCH_FAST_MAX_BUF_SIZE (1u << 30) /* DOCA's guide: "1GB or more" */
-#define COMCH_FAST_MAX_TASKS 65536u
-#define COMCH_FAST_MAX_PRODUCERS 512u      /* per connection */
+#define COMCH_FAST_MAX_BUF_SIZE  (1u << 30) /* DOCA's guide: "1GB or more" */
+#define COMCH_FAST_MAX_TASKS     65536u
+#define COMCH_FAST_MAX_PRODUCERS 512u /* per connection */
 /*
  * Consumers per connection, each side: a peer's consumer costs this side an
  * import of its memory and post ring and a completion ring (fds, mappings),
@@ -78,10 +78,10 @@
  */
 #define COMCH_FAST_MAX_CONSUMERS 64u
 /* Ring entries of the peer's consumers, summed, per connection (64 MiB of completion rings). */
-#define COMCH_FAST_RING_BUDGET (1u << 20)
-#define COMCH_RING_MAGIC 0x47525046u /* "FPRG" */
-#define COMCH_DONE_MAGIC 0x47524446u /* "FDRG" */
-#define COMCH_RING_LINE 64u
+#define COMCH_FAST_RING_BUDGET   (1u << 20)
+#define COMCH_RING_MAGIC         0x47525046u /* "FPRG" */
+#define COMCH_DONE_MAGIC         0x47524446u /* "FDRG" */
+#define COMCH_RING_LINE          64u
 
 /*
  * Who owns a post: the claim word of its ring entry, the one word both sides
@@ -104,7 +104,7 @@ struct comch_post {
 	uint32_t len;
 	uint32_t slot;
 	uint32_t generation;
-	_Atomic uint32_t claim;               /* enum comch_claim */
+	_Atomic uint32_t claim; /* enum comch_claim */
 };
 
 /** One filled post, as the producers' side writes it into the completion ring: one cache line. */
@@ -115,7 +115,7 @@ struct comch_done {
 	uint32_t producer_id;
 	uint32_t imm_len;
 	uint8_t imm[FERRY_FRAME_IMM_MAX];
-	uint32_t failed;                      /* non-zero: the producer took the post but could not fill it */
+	uint32_t failed; /* non-zero: the producer took the post but could not fill it */
 	uint8_t reserved[COMCH_RING_LINE - 24 - FERRY_FRAME_IMM_MAX];
 };
 
@@ -124,7 +124,7 @@ struct comch_ring_hdr {
 	uint32_t magic;
 	uint32_t cap;
 	uint8_t pad0[COMCH_RING_LINE - 8];
-	_Atomic uint64_t head;          /* entries published; consumer's line */
+	_Atomic uint64_t head; /* entries published; consumer's line */
 	uint8_t pad1[COMCH_RING_LINE - 8];
 };
 
@@ -147,19 +147,19 @@ static inline size_t comch_done_ring_bytes(uint32_t cap)
 
 /** This side's end of a ring the peer writes (posts, or completions). */
 struct comch_ring_view {
-	struct ferry_link_import *imp;          /* mapped here, anywhere */
-	const struct comch_ring_hdr *hdr;       /* in that mapping */
+	struct ferry_link_import *imp;    /* mapped here, anywhere */
+	const struct comch_ring_hdr *hdr; /* in that mapping */
 	const uint8_t *entries;
-	uint32_t cap;                           /* from a frame, never from shared memory */
-	uint64_t tail;                          /* next entry to read (this side only) */
+	uint32_t cap;  /* from a frame, never from shared memory */
+	uint64_t tail; /* next entry to read (this side only) */
 };
 
 /** A ring this side writes and the peer reads. */
 struct comch_ring_out {
-	struct comch_ring_hdr *hdr;             /* shareable block */
+	struct comch_ring_hdr *hdr; /* shareable block */
 	uint8_t *entries;
-	struct doca_mmap *mmap;                 /* exports it */
-	uint32_t cap;                           /* this side's choice, kept here: never read back */
+	struct doca_mmap *mmap; /* exports it */
+	uint32_t cap;           /* this side's choice, kept here: never read back */
 	uint64_t head;
 };
 
@@ -168,19 +168,19 @@ struct comch_remote_consumer {
 	struct comch_remote_consumer *next;
 	uint32_t id;
 	uint32_t imm_data_len;
-	struct doca_mmap *mmap;               /* imported from the consumer's export */
-	const struct ferry_remote *remote;    /* NULL: the memory is mapped here at the same address */
+	struct doca_mmap *mmap;            /* imported from the consumer's export */
+	const struct ferry_remote *remote; /* NULL: the memory is mapped here at the same address */
 	uint64_t base;
 	uint64_t len;
-	struct comch_ring_view posts;         /* the consumer's post ring (mapped read-write: claims) */
-	struct comch_ring_out dones;          /* the completions this side writes for it */
-	bool broken;                          /* the ring lied: the connection is ending */
-	bool stopped;                         /* it revoked its post ring: CONSUMER_DOWN is on its way */
-	uint32_t ring_entries;                /* counted in conn->remote_ring_entries */
+	struct comch_ring_view posts; /* the consumer's post ring (mapped read-write: claims) */
+	struct comch_ring_out dones;  /* the completions this side writes for it */
+	bool broken;                  /* the ring lied: the connection is ending */
+	bool stopped;                 /* it revoked its post ring: CONSUMER_DOWN is on its way */
+	uint32_t ring_entries;        /* counted in conn->remote_ring_entries */
 };
 
 struct doca_comch_producer_task_send {
-	struct doca_task base;                /* first */
+	struct doca_task base; /* first */
 	const struct doca_buf *buf;
 	uint32_t consumer_id;
 	uint32_t imm_len;
@@ -188,24 +188,24 @@ struct doca_comch_producer_task_send {
 };
 
 struct doca_comch_producer {
-	struct doca_ctx ctx;                  /* first */
+	struct doca_ctx ctx; /* first */
 	struct ferry_task_pool pool;
-	struct doca_comch_connection *conn;   /* NULL once the connection ended */
-	struct doca_comch_producer *next;     /* conn->producers */
+	struct doca_comch_connection *conn; /* NULL once the connection ended */
+	struct doca_comch_producer *next;   /* conn->producers */
 	uint32_t id;
 	doca_comch_producer_task_send_completion_cb_t ok_cb;
 	doca_comch_producer_task_send_completion_cb_t err_cb;
-	struct ferry_task_list waiting;       /* submitted, waiting for a posted buffer (FIFO) */
+	struct ferry_task_list waiting; /* submitted, waiting for a posted buffer (FIFO) */
 	struct ferry_task_list done;
 };
 
 struct doca_comch_consumer_task_post_recv {
-	struct doca_task base;                /* first */
+	struct doca_task base; /* first */
 	struct doca_buf *buf;
 	bool posted;
 	uint32_t generation;
-	uint64_t ring_pos;                    /* where the post went in the post ring */
-	uint8_t *room;                        /* where the producer writes */
+	uint64_t ring_pos; /* where the post went in the post ring */
+	uint8_t *room;     /* where the producer writes */
 	uint32_t room_len;
 	uint32_t producer_id;
 	uint32_t imm_len;
@@ -213,19 +213,19 @@ struct doca_comch_consumer_task_post_recv {
 };
 
 struct doca_comch_consumer {
-	struct doca_ctx ctx;                  /* first */
+	struct doca_ctx ctx; /* first */
 	struct ferry_task_pool pool;
-	struct doca_comch_connection *conn;   /* NULL once the connection ended */
-	struct doca_comch_consumer *next;     /* conn->consumers */
+	struct doca_comch_connection *conn; /* NULL once the connection ended */
+	struct doca_comch_consumer *next;   /* conn->consumers */
 	struct doca_mmap *mmap;
 	uint32_t id;
 	uint32_t imm_data_len;
 	uint32_t next_generation;
-	struct comch_ring_out posts;          /* from start to stopped */
-	struct comch_ring_view dones;         /* the peer's completion ring, once DONE_RING came */
-	bool revoked;                         /* stopping: OFFERED posts were taken back */
+	struct comch_ring_out posts;  /* from start to stopped */
+	struct comch_ring_view dones; /* the peer's completion ring, once DONE_RING came */
+	bool revoked;                 /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
-	bool announced;                       /* CONSUMER_UP sent, DOWN not yet */
+	bool announced; /* CONSUMER_UP sent, DOWN not yet */
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb;
 	doca_comch_consumer_task_post_recv_completion_cb_t err_cb;
 	struct ferry_task_list done;

@@ -134,7 +134,8 @@ static doca_error_t parse_consumer_up(struct ferry_frame *f, const char **why)
 		return refuse_(why, "CONSUMER_UP ring size is not a power of two in range", DOCA_ERROR_INVALID_VALUE);
 	if (!desc_len_ok(u->desc_len) || !desc_len_ok(u->ring_desc_len) ||
 	    FERRY_FRAME_UP_FIXED + (uint32_t)u->desc_len + u->ring_desc_len != f->payload_len)
-		return refuse_(why, "CONSUMER_UP descriptor lengths do not match the payload", DOCA_ERROR_INVALID_VALUE);
+		return refuse_(why, "CONSUMER_UP descriptor lengths do not match the payload",
+			       DOCA_ERROR_INVALID_VALUE);
 	return DOCA_SUCCESS;
 }
 

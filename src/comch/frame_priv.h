@@ -48,25 +48,26 @@
 
 #include <doca_error.h>
 
-#define FERRY_FRAME_MAGIC 0x48435246u /* bytes 'F' 'R' 'C' 'H' */
-#define FERRY_FRAME_VERSION 1u
-#define FERRY_FRAME_HDR_LEN 12u
-#define FERRY_FRAME_DEV_MAX 32u      /* longest device identity in a HELLO */
-#define FERRY_FRAME_NAME_MAX 119u    /* longest server name (cap 120 with the NUL) */
-#define FERRY_FRAME_REASON_MAX 256u  /* longest refusal text */
+#define FERRY_FRAME_MAGIC       0x48435246u /* bytes 'F' 'R' 'C' 'H' */
+#define FERRY_FRAME_VERSION     1u
+#define FERRY_FRAME_HDR_LEN     12u
+#define FERRY_FRAME_DEV_MAX     32u  /* longest device identity in a HELLO */
+#define FERRY_FRAME_NAME_MAX    119u /* longest server name (cap 120 with the NUL) */
+#define FERRY_FRAME_REASON_MAX  256u /* longest refusal text */
 #define FERRY_FRAME_HELLO_FIXED 16u
-#define FERRY_FRAME_HELLO_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_HELLO_FIXED + FERRY_FRAME_DEV_MAX + FERRY_FRAME_NAME_MAX)
-#define FERRY_FRAME_REFUSE_MAX (FERRY_FRAME_HDR_LEN + 6u + FERRY_FRAME_REASON_MAX)
-#define FERRY_FRAME_IMM_MAX 32u      /* immediate data of a fast-path send */
-#define FERRY_FRAME_DESC_MAX 256u    /* export descriptor in a CONSUMER_UP */
-#define FERRY_FRAME_RING_MAX 65536u   /* entries of a consumer's post ring */
-#define FERRY_FRAME_UP_FIXED 16u
-#define FERRY_FRAME_UP_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + 2u * FERRY_FRAME_DESC_MAX)
-#define FERRY_FRAME_DOWN_LEN (FERRY_FRAME_HDR_LEN + 4u)
+#define FERRY_FRAME_HELLO_MAX \
+	(FERRY_FRAME_HDR_LEN + FERRY_FRAME_HELLO_FIXED + FERRY_FRAME_DEV_MAX + FERRY_FRAME_NAME_MAX)
+#define FERRY_FRAME_REFUSE_MAX      (FERRY_FRAME_HDR_LEN + 6u + FERRY_FRAME_REASON_MAX)
+#define FERRY_FRAME_IMM_MAX         32u    /* immediate data of a fast-path send */
+#define FERRY_FRAME_DESC_MAX        256u   /* export descriptor in a CONSUMER_UP */
+#define FERRY_FRAME_RING_MAX        65536u /* entries of a consumer's post ring */
+#define FERRY_FRAME_UP_FIXED        16u
+#define FERRY_FRAME_UP_MAX          (FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED + 2u * FERRY_FRAME_DESC_MAX)
+#define FERRY_FRAME_DOWN_LEN        (FERRY_FRAME_HDR_LEN + 4u)
 #define FERRY_FRAME_DONE_RING_FIXED 10u
-#define FERRY_FRAME_DONE_RING_MAX (FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_RING_FIXED + FERRY_FRAME_DESC_MAX)
+#define FERRY_FRAME_DONE_RING_MAX   (FERRY_FRAME_HDR_LEN + FERRY_FRAME_DONE_RING_FIXED + FERRY_FRAME_DESC_MAX)
 /* The largest frame a fast-path peer sends: a receive buffer must hold it. */
-#define FERRY_FRAME_FAST_MAX FERRY_FRAME_UP_MAX
+#define FERRY_FRAME_FAST_MAX        FERRY_FRAME_UP_MAX
 
 enum ferry_frame_type {
 	FERRY_FRAME_HELLO = 1,
@@ -83,7 +84,7 @@ struct ferry_frame_hello {
 	uint32_t max_msg_size;
 	uint32_t recv_queue_size;
 	uint32_t machine;
-	const char *dev;  /* points into the datagram; not NUL-terminated */
+	const char *dev; /* points into the datagram; not NUL-terminated */
 	uint16_t dev_len;
 	const char *name; /* idem */
 	uint16_t name_len;
@@ -105,7 +106,7 @@ struct ferry_frame_consumer_up {
 	uint32_t consumer_id;
 	uint32_t imm_data_len;
 	uint32_t ring_cap;
-	const uint8_t *desc;      /* points into the datagram */
+	const uint8_t *desc; /* points into the datagram */
 	uint16_t desc_len;
 	const uint8_t *ring_desc; /* idem */
 	uint16_t ring_desc_len;

@@ -103,7 +103,8 @@ static bool within_limits(const struct doca_comch_connection *conn, const struct
 	if (comch_fast_find_remote(conn, up->consumer_id) != NULL)
 		*why = "CONSUMER_UP for a consumer id already up";
 	else if (conn->num_remotes >= COMCH_FAST_MAX_CONSUMERS)
-		*why = "CONSUMER_UP beyond the consumers a connection may have (doca_comch_consumer_cap_get_max_consumers)";
+		*why = "CONSUMER_UP beyond the consumers a connection may have "
+		       "(doca_comch_consumer_cap_get_max_consumers)";
 	else if (up->ring_cap > COMCH_FAST_RING_BUDGET - conn->remote_ring_entries)
 		*why = "CONSUMER_UP beyond the ring entries a connection may have";
 	else

@@ -43,8 +43,8 @@ static doca_error_t copy_into_post(const struct comch_remote_consumer *r,
 		return DOCA_SUCCESS;
 	if (!ferry_mmap_is_usable(r->mmap))
 		return DOCA_ERROR_NOT_CONNECTED;
-	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, ferry_buf_data(task->buf), ferry_mmap_remote(src_mmap),
-			       len);
+	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, ferry_buf_data(task->buf),
+			       ferry_mmap_remote(src_mmap), len);
 }
 
 /* Tell the consumer: one entry in the completion ring this side writes for it (a taken post always gets one). */
@@ -112,7 +112,8 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	}
 	/* Our own buffer must be readable before a post is taken: a post taken is a post used up. */
 	if (!ferry_mmap_is_usable(ferry_buf_mmap(task->buf))) {
-		FERRY_ERR("comch producer %u: the send's buf belongs to an mmap that is stopped or gone; send fails", p->id);
+		FERRY_ERR("comch producer %u: the send's buf belongs to an mmap that is stopped or gone; send fails",
+			  p->id);
 		finish(p, task, DOCA_ERROR_NOT_CONNECTED);
 		return true;
 	}
@@ -120,8 +121,8 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
 	if (err == DOCA_ERROR_TOO_BIG)
-		FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails", p->id,
-			  len, r->id, post.len);
+		FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails",
+			  p->id, len, r->id, post.len);
 	if (err == DOCA_SUCCESS) {
 		err = copy_into_post(r, task, &post, len);
 		publish_done(p, r, task, &post, len, err);
@@ -144,7 +145,8 @@ static void producer_serve(struct doca_comch_producer *p)
 	struct doca_task *t;
 
 	while ((t = ferry_task_list_pop(&p->waiting)) != NULL) {
-		struct doca_comch_producer_task_send *task = ferry_container_of(t, struct doca_comch_producer_task_send, base);
+		struct doca_comch_producer_task_send *task = ferry_container_of(t, struct doca_comch_producer_task_send,
+										base);
 		bool waits = false;
 
 		for (uint32_t i = 0; i < num_blocked && !waits; i++)
@@ -195,8 +197,8 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
 	if (!comch_fast_conn_usable(p->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_ctx_start: comch producer %u: its connection has ended",
-				  p->id);
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
+				  "doca_ctx_start: comch producer %u: its connection has ended", p->id);
 	return DOCA_SUCCESS;
 }
 
@@ -207,22 +209,24 @@ static void producer_stop(struct doca_ctx *ctx)
 
 static doca_error_t producer_submit(struct doca_task *task)
 {
-	struct doca_comch_producer_task_send *send = ferry_container_of(task, struct doca_comch_producer_task_send, base);
+	struct doca_comch_producer_task_send *send = ferry_container_of(task, struct doca_comch_producer_task_send,
+									base);
 	struct doca_comch_producer *p = producer_of_ctx(task->ctx);
 	size_t len = 0;
 
 	if (!comch_fast_conn_usable(p->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "doca_task_submit: comch producer %u: its connection has ended",
-				  p->id);
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
+				  "doca_task_submit: comch producer %u: its connection has ended", p->id);
 	if (send->buf == NULL || send->imm_len > FERRY_FRAME_IMM_MAX)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: comch producer %u: send task needs a buf and at most %u bytes of immediate data",
+				  "doca_task_submit: comch producer %u: send task needs a buf and at most %u bytes of "
+				  "immediate data",
 				  p->id, FERRY_FRAME_IMM_MAX);
 	(void)doca_buf_get_data_len(send->buf, &len);
 	if (len > COMCH_FAST_MAX_BUF_SIZE)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
-				  COMCH_FAST_MAX_BUF_SIZE);
+				  "doca_task_submit: comch producer %u: %zu bytes exceed the max buffer size %u", p->id,
+				  len, COMCH_FAST_MAX_BUF_SIZE);
 	ferry_task_list_push(&p->waiting, task);
 	producer_serve(p);
 	return DOCA_SUCCESS;
@@ -257,7 +261,8 @@ static const struct ferry_ctx_ops producer_ops = {
 static void send_task_complete(struct doca_task *task, union doca_data task_user_data, union doca_data ctx_user_data,
 			       bool success)
 {
-	struct doca_comch_producer_task_send *send = ferry_container_of(task, struct doca_comch_producer_task_send, base);
+	struct doca_comch_producer_task_send *send = ferry_container_of(task, struct doca_comch_producer_task_send,
+									base);
 	struct doca_comch_producer *p = producer_of_ctx(task->ctx);
 
 	(success ? p->ok_cb : p->err_cb)(send, task_user_data, ctx_user_data);
@@ -328,7 +333,8 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
 {
 	if (producer == NULL || id == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_producer_get_id: producer and id must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_producer_get_id: producer and id must not be NULL");
 	*id = producer->id;
 	return DOCA_SUCCESS;
 }
@@ -340,7 +346,8 @@ doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo
 
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return comch_cap_u32("doca_comch_producer_cap_get_max_buf_size", devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
+	return comch_cap_u32("doca_comch_producer_cap_get_max_buf_size", devinfo, max_buf_size,
+			     COMCH_FAST_MAX_BUF_SIZE);
 }
 
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
@@ -351,7 +358,8 @@ doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devi
 
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
 {
-	return comch_cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers, COMCH_FAST_MAX_PRODUCERS);
+	return comch_cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers,
+			     COMCH_FAST_MAX_PRODUCERS);
 }
 
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
@@ -370,9 +378,10 @@ doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *
 	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: producer and both callbacks must not be NULL", call);
 	if (num_send_tasks > COMCH_FAST_MAX_TASKS)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: comch producer %u: %u tasks exceed the cap %u (doca_comch_producer_cap_get_max_num_tasks)",
-				  call, producer->id, num_send_tasks, COMCH_FAST_MAX_TASKS);
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"%s: comch producer %u: %u tasks exceed the cap %u (doca_comch_producer_cap_get_max_num_tasks)",
+			call, producer->id, num_send_tasks, COMCH_FAST_MAX_TASKS);
 	err = ferry_task_pool_configure(&producer->pool, num_send_tasks, call);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -392,11 +401,12 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 
 	if (producer == NULL || buf == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: producer, buf, task (and imm_data when imm_data_len > 0) must not be NULL", call);
+				  "%s: producer, buf, task (and imm_data when imm_data_len > 0) must not be NULL",
+				  call);
 	if (imm_data_len > FERRY_FRAME_IMM_MAX)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: comch producer %u: %u bytes of immediate data exceed the cap %u", call, producer->id,
-				  imm_data_len, FERRY_FRAME_IMM_MAX);
+				  "%s: comch producer %u: %u bytes of immediate data exceed the cap %u", call,
+				  producer->id, imm_data_len, FERRY_FRAME_IMM_MAX);
 	err = ferry_task_pool_get(&producer->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -426,7 +436,8 @@ uint32_t doca_comch_producer_task_send_get_consumer_id(struct doca_comch_produce
 	return task == NULL ? 0 : task->consumer_id;
 }
 
-void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task, const uint32_t consumer_id)
+void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task,
+						   const uint32_t consumer_id)
 {
 	if (task != NULL)
 		task->consumer_id = consumer_id;

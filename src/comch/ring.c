@@ -25,7 +25,8 @@
 doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t entry_size,
 				 uint32_t access, struct doca_dev *dev, const void **desc, size_t *desc_len)
 {
-	size_t bytes = sizeof(struct comch_ring_hdr) + (size_t)cap * entry_size; /* comch_ring_bytes, comch_done_ring_bytes */
+	size_t bytes = sizeof(struct comch_ring_hdr) +
+		       (size_t)cap * entry_size; /* comch_ring_bytes, comch_done_ring_bytes */
 
 	memset(ring, 0, sizeof(*ring));
 	ring->hdr = ferry_mem_alloc_shared(bytes); /* zeroed: head 0, every post OFFERED */
@@ -35,9 +36,12 @@ doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, ui
 	ring->entries = (uint8_t *)(ring->hdr + 1);
 	ring->hdr->magic = magic;
 	ring->hdr->cap = cap; /* for a debugger's eyes only: nobody reads it back */
-	if (doca_mmap_create(&ring->mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(ring->mmap, ring->hdr, bytes) != DOCA_SUCCESS ||
-	    doca_mmap_add_dev(ring->mmap, dev) != DOCA_SUCCESS || doca_mmap_set_permissions(ring->mmap, access) != DOCA_SUCCESS ||
-	    doca_mmap_start(ring->mmap) != DOCA_SUCCESS || doca_mmap_export_pci(ring->mmap, dev, desc, desc_len) != DOCA_SUCCESS) {
+	if (doca_mmap_create(&ring->mmap) != DOCA_SUCCESS ||
+	    doca_mmap_set_memrange(ring->mmap, ring->hdr, bytes) != DOCA_SUCCESS ||
+	    doca_mmap_add_dev(ring->mmap, dev) != DOCA_SUCCESS ||
+	    doca_mmap_set_permissions(ring->mmap, access) != DOCA_SUCCESS ||
+	    doca_mmap_start(ring->mmap) != DOCA_SUCCESS ||
+	    doca_mmap_export_pci(ring->mmap, dev, desc, desc_len) != DOCA_SUCCESS) {
 		comch_ring_out_close(ring);
 		return DOCA_ERROR_NO_MEMORY;
 	}

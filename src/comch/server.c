@@ -41,13 +41,13 @@
 
 FERRY_LOG_MODULE("comch");
 
-#define SERVER_SLOTS (COMCH_CAP_MAX_CLIENTS + 64u) /* headroom for pending handshakes */
-#define SERVER_LISTEN_TAG UINT64_MAX
-#define SERVER_EVENTS_PER_POLL 64
-#define SERVER_ACCEPTS_PER_POLL 64
+#define SERVER_SLOTS                (COMCH_CAP_MAX_CLIENTS + 64u) /* headroom for pending handshakes */
+#define SERVER_LISTEN_TAG           UINT64_MAX
+#define SERVER_EVENTS_PER_POLL      64
+#define SERVER_ACCEPTS_PER_POLL     64
 #define SERVER_HANDSHAKE_MS_DEFAULT 2000u
-#define SERVER_DEADLINE_SCAN_NS 50000000ull
-#define SERVER_SOLO_EPOLL_EVERY 64u
+#define SERVER_DEADLINE_SCAN_NS     50000000ull
+#define SERVER_SOLO_EPOLL_EVERY     64u
 
 static struct doca_comch_server *server_of_ctx(struct doca_ctx *ctx)
 {
@@ -143,7 +143,8 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 
 	conn = slot < 0 ? NULL : calloc(1, sizeof(*conn));
 	if (conn == NULL) {
-		FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed", server->ep.name, (int)pid);
+		FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed", server->ep.name,
+			   (int)pid);
 		close(fd);
 		return;
 	}
@@ -154,7 +155,8 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 	conn->slot = (uint32_t)slot;
 	conn->generation = server->generations[slot];
 	conn->id = ++server->next_id;
-	conn->deadline_ns = ferry_link_now_ns() + comch_env_ms_as_ns("FERRY_COMCH_HANDSHAKE_MS", SERVER_HANDSHAKE_MS_DEFAULT);
+	conn->deadline_ns = ferry_link_now_ns() +
+			    comch_env_ms_as_ns("FERRY_COMCH_HANDSHAKE_MS", SERVER_HANDSHAKE_MS_DEFAULT);
 	ev.data.u64 = (uint64_t)slot;
 	if (epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		FERRY_WARN("comch server '%s': cannot watch the connection of pid %d: %s", server->ep.name, (int)pid,
@@ -207,7 +209,8 @@ static doca_error_t server_judge_hello(const struct doca_comch_server *server, c
 	if (hello->machine != server->machine || hello->dev_len != strlen(server->host_function) ||
 	    memcmp(hello->dev, server->host_function, hello->dev_len) != 0) {
 		snprintf(reason, reason_size,
-			 "client device %.*s (machine %u) is not the host function %s (machine %u) that the server's representor stands for",
+			 "client device %.*s (machine %u) is not the host function %s (machine %u) that the server's "
+			 "representor stands for",
 			 (int)hello->dev_len, hello->dev, hello->machine, server->host_function, server->machine);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -377,7 +380,8 @@ static uint32_t server_housekeeping(struct doca_comch_server *server)
 			(void)comch_conn_flush_backlog(ep, conn);
 		if (conn->broken)
 			n += server_lost(server, conn, false, "%s",
-					 conn->quiet ? "was disconnected by the server" : "cannot be written to (peer gone)");
+					 conn->quiet ? "was disconnected by the server"
+						     : "cannot be written to (peer gone)");
 		else if (!conn->established && now > conn->deadline_ns)
 			n += server_lost(server, conn, true, "did not complete the handshake in time");
 	}
@@ -427,7 +431,9 @@ static doca_error_t server_open_sockets(struct doca_comch_server *server, const 
 
 	err = ferry_link_listen(&server->addr, &server->listen_fd, &server->lock_fd);
 	if (err == DOCA_ERROR_ALREADY_EXIST)
-		return FERRY_RULE(err, "doca_ctx_start: comch server '%s': another server already listens under this name for host function %s in domain '%s'",
+		return FERRY_RULE(err,
+				  "doca_ctx_start: comch server '%s': another server already listens under this name "
+				  "for host function %s in domain '%s'",
 				  server->ep.name, server->host_function, domain);
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE(err, "doca_ctx_start: comch server '%s': cannot listen at %s: %s", server->ep.name,
@@ -529,21 +535,23 @@ static doca_error_t server_check_devices(struct doca_dev *dev, struct doca_dev_r
 				  (void *)dev);
 	devinfo = doca_dev_as_devinfo(dev);
 	if (ferry_devinfo_side(devinfo) != FERRY_SIDE_DPU)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "doca_comch_server_create: device %s is on the host side; a server needs a DPU-side device",
-				  ferry_dev_name(dev));
+		return FERRY_RULE(
+			DOCA_ERROR_NOT_SUPPORTED,
+			"doca_comch_server_create: device %s is on the host side; a server needs a DPU-side device",
+			ferry_dev_name(dev));
 	if (!ferry_dev_rep_is_open(repr))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_create: repr %p is not an open representor",
-				  (void *)repr);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_create: repr %p is not an open representor", (void *)repr);
 	rep_info = ferry_dev_rep_info(repr);
 	if (ferry_devinfo_rep_manager(rep_info) != devinfo)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_comch_server_create: representor %s does not belong to device %s",
 				  ferry_dev_rep_name(repr), ferry_dev_name(dev));
 	if (ferry_devinfo_rep_peer(rep_info) == NULL)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "doca_comch_server_create: representor %s stands for no host function a client could open",
-				  ferry_dev_rep_name(repr));
+		return FERRY_RULE(
+			DOCA_ERROR_NOT_SUPPORTED,
+			"doca_comch_server_create: representor %s stands for no host function a client could open",
+			ferry_dev_rep_name(repr));
 	return DOCA_SUCCESS;
 }
 
@@ -555,7 +563,8 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	doca_error_t err;
 
 	if (dev == NULL || repr == NULL || comch_server == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_create: dev, repr and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_comch_server_create: dev, repr and output must not be NULL");
 	err = comch_ep_check_name("doca_comch_server_create", name);
 	if (err == DOCA_SUCCESS)
 		err = server_check_devices(dev, repr);
@@ -613,16 +622,17 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 
 /* ---- setters and getters ---- */
 
-#define SERVER_CHECK(call, s)                                                                                          \
-	do {                                                                                                           \
-		if ((s) == NULL)                                                                                       \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_server is NULL");                    \
+#define SERVER_CHECK(call, s)                                                                       \
+	do {                                                                                        \
+		if ((s) == NULL)                                                                    \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_server is NULL"); \
 	} while (0)
 
-#define SERVER_CHECK_OUT(call, s, out)                                                                                 \
-	do {                                                                                                           \
-		if ((s) == NULL || (out) == NULL)                                                                      \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_server and output must not be NULL"); \
+#define SERVER_CHECK_OUT(call, s, out)                                                        \
+	do {                                                                                  \
+		if ((s) == NULL || (out) == NULL)                                             \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,                           \
+					  call ": comch_server and output must not be NULL"); \
 	} while (0)
 
 doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size)
@@ -693,7 +703,8 @@ doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server 
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
 	SERVER_CHECK("doca_comch_server_event_msg_recv_register", comch_server);
-	return comch_ep_register_msg_recv(&comch_server->ep, "doca_comch_server_event_msg_recv_register", recv_event_cb);
+	return comch_ep_register_msg_recv(&comch_server->ep, "doca_comch_server_event_msg_recv_register",
+					  recv_event_cb);
 }
 
 doca_error_t doca_comch_server_event_connection_status_changed_register(
@@ -704,7 +715,8 @@ doca_error_t doca_comch_server_event_connection_status_changed_register(
 
 	if (comch_server == NULL || connect_event_cb == NULL || disconnect_event_cb == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_event_connection_status_changed_register: comch_server and both callbacks must not be NULL");
+				  "doca_comch_server_event_connection_status_changed_register: comch_server and both "
+				  "callbacks must not be NULL");
 	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_connection_status_changed_register");
 	if (err == DOCA_SUCCESS) {
 		comch_server->connect_cb = connect_event_cb;
@@ -733,11 +745,13 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 				  "doca_comch_server_disconnect: server '%s': connection %p is not one of its clients",
 				  comch_server->ep.name, (void *)connection);
 	if (comch_server->ep.ctx.state != DOCA_CTX_STATE_RUNNING)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_comch_server_disconnect: server '%s' is %s; needs RUNNING",
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "doca_comch_server_disconnect: server '%s' is %s; needs RUNNING",
 				  comch_server->ep.name, ferry_ctx_state_name(comch_server->ep.ctx.state));
 	if (connection->num_producers != 0 || connection->num_consumers != 0)
 		return FERRY_RULE(DOCA_ERROR_IN_USE,
-				  "doca_comch_server_disconnect: server '%s': client %u still has %u producers and %u consumers; destroy them first",
+				  "doca_comch_server_disconnect: server '%s': client %u still has %u producers and %u "
+				  "consumers; destroy them first",
 				  comch_server->ep.name, connection->id, connection->num_producers,
 				  connection->num_consumers);
 	if (connection->broken)

@@ -37,11 +37,11 @@ int ferry_log_sdk_enabled(enum doca_log_level level);
 #define FERRY_LOG_MODULE(name) static const char ferry_log_module_[] = name
 
 #define FERRY_LOG_AT(level, ...) ferry_log_sdk((level), ferry_log_module_, __VA_ARGS__)
-#define FERRY_CRIT(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_CRIT, __VA_ARGS__)
-#define FERRY_ERR(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_ERROR, __VA_ARGS__)
-#define FERRY_WARN(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_WARNING, __VA_ARGS__)
-#define FERRY_INFO(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_INFO, __VA_ARGS__)
-#define FERRY_DBG(...) FERRY_LOG_AT(DOCA_LOG_LEVEL_DEBUG, __VA_ARGS__)
+#define FERRY_CRIT(...)          FERRY_LOG_AT(DOCA_LOG_LEVEL_CRIT, __VA_ARGS__)
+#define FERRY_ERR(...)           FERRY_LOG_AT(DOCA_LOG_LEVEL_ERROR, __VA_ARGS__)
+#define FERRY_WARN(...)          FERRY_LOG_AT(DOCA_LOG_LEVEL_WARNING, __VA_ARGS__)
+#define FERRY_INFO(...)          FERRY_LOG_AT(DOCA_LOG_LEVEL_INFO, __VA_ARGS__)
+#define FERRY_DBG(...)           FERRY_LOG_AT(DOCA_LOG_LEVEL_DEBUG, __VA_ARGS__)
 
 /**
  * Count one more occurrence in *@p count and say whether to log it: true for

@@ -14,7 +14,7 @@
  * type (a mismatch is a warning, an error here); the cast through uintptr_t
  * keeps a const pointer's object reachable for the callers that own it.
  */
-#define ferry_container_of(ptr, type, member)                                                              \
+#define ferry_container_of(ptr, type, member) \
 	((type *)(uintptr_t)((const char *)(1 ? (ptr) : &((type *)0)->member) - offsetof(type, member)))
 
 /** The value of hexadecimal digit @p c (either case), or -1. */

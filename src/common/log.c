@@ -31,11 +31,11 @@
 
 FERRY_LOG_MODULE("log");
 
-#define MAX_APP_BACKENDS 32
-#define MAX_SDK_BACKENDS 32
-#define MAX_SOURCES 1024
-#define LINE_MAX_BYTES 2048
-#define SYSLOG_NAME_MAX 64
+#define MAX_APP_BACKENDS   32
+#define MAX_SDK_BACKENDS   32
+#define MAX_SOURCES        1024
+#define LINE_MAX_BYTES     2048
+#define SYSLOG_NAME_MAX    64
 #define FALLBACK_SDK_LEVEL DOCA_LOG_LEVEL_ERROR
 #define ENV_FALLBACK_LEVEL "FERRY_LOG_LEVEL"
 
@@ -438,7 +438,8 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	if (source <= 0 || source > state.nb_sources) {
 		pthread_mutex_unlock(&log_lock);
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_log: source %d was never registered; use DOCA_LOG_REGISTER in the file", source);
+				  "doca_log: source %d was never registered; use DOCA_LOG_REGISTER in the file",
+				  source);
 	}
 	snprintf(name, sizeof(name), "%s", state.sources[source - 1]);
 	pthread_mutex_unlock(&log_lock);
@@ -460,11 +461,13 @@ doca_error_t doca_log_register_source(const char *source_name, int *source)
 	char *copy;
 
 	if (source_name == NULL || source == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_log_register_source: source_name %p or source %p is NULL",
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_log_register_source: source_name %p or source %p is NULL",
 				  (const void *)source_name, (void *)source);
 	copy = strndup(source_name, DOCA_LOGGER_NAME_SIZE - 1);
 	if (copy == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_log_register_source: no memory for name '%s'", source_name);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_log_register_source: no memory for name '%s'",
+				  source_name);
 
 	pthread_mutex_lock(&log_lock);
 	if (state.nb_sources == MAX_SOURCES) {
@@ -660,7 +663,8 @@ doca_error_t doca_log_backend_create_standard(void)
 		err = FERRY_RULE(DOCA_ERROR_NO_MEMORY,
 				 "doca_log_backend_create_standard: needs 2 application backends, %u of %d are free",
 				 MAX_APP_BACKENDS - state.nb_app, MAX_APP_BACKENDS);
-	} else if (backend_alloc(0, __func__, &out) == DOCA_SUCCESS && backend_alloc(0, __func__, &err_b) == DOCA_SUCCESS) {
+	} else if (backend_alloc(0, __func__, &out) == DOCA_SUCCESS &&
+		   backend_alloc(0, __func__, &err_b) == DOCA_SUCCESS) {
 		/* Both slots were checked free above; the checked calls also tell the optimiser so. */
 		setup_file(out, stdout);
 		out->role = ROLE_STANDARD_OUT;

@@ -22,8 +22,8 @@ static doca_error_t check_in_use(const struct doca_buf *buf, const char *call, c
 	if (buf == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call, what);
 	if (buf->refcount == 0)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: %s %p is free (already returned to its inventory)",
-				  call, what, (const void *)buf);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: %s %p is free (already returned to its inventory)", call,
+				  what, (const void *)buf);
 	return DOCA_SUCCESS;
 }
 
@@ -39,11 +39,11 @@ static doca_error_t check_head(const struct doca_buf *buf, const char *call, con
 	return DOCA_SUCCESS;
 }
 
-#define CHECK_OUT(call, buf, out)                                                                  \
-	do {                                                                                       \
-		if ((buf) == NULL || (out) == NULL)                                                \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", (call),      \
-					  (buf) == NULL ? "buf" : #out);                           \
+#define CHECK_OUT(call, buf, out)                                                             \
+	do {                                                                                  \
+		if ((buf) == NULL || (out) == NULL)                                           \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", (call), \
+					  (buf) == NULL ? "buf" : #out);                      \
 	} while (0)
 
 /* ---- reference count ---- */
@@ -151,8 +151,8 @@ doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len
 	uintptr_t d = (uintptr_t)data;
 	if (d < head || (size_t)(d - head) > buf->len || data_len > buf->len - (size_t)(d - head))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: buf %p: data %p + %zu lies outside the buffer %p + %zu", call, (void *)buf,
-				  data, data_len, buf->head, buf->len);
+				  "%s: buf %p: data %p + %zu lies outside the buffer %p + %zu", call, (void *)buf, data,
+				  data_len, buf->head, buf->len);
 	buf->data = data;
 	buf->data_len = data_len;
 	return DOCA_SUCCESS;

@@ -90,8 +90,8 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_create: num_elements is 0");
 	if (num_elements > UINT32_MAX)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_buf_inventory_create: num_elements %zu exceeds the limit of %u",
-				  num_elements, UINT32_MAX);
+				  "doca_buf_inventory_create: num_elements %zu exceeds the limit of %u", num_elements,
+				  UINT32_MAX);
 
 	struct doca_buf_inventory *inv = ferry_calloc(1, sizeof(*inv));
 	if (inv == NULL)
@@ -150,8 +150,7 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 static doca_error_t check_can_take(const struct doca_buf_inventory *inv, const char *call)
 {
 	if (!inv->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: inventory %p is not started", call,
-				  (const void *)inv);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: inventory %p is not started", call, (const void *)inv);
 	return DOCA_SUCCESS;
 }
 
@@ -167,15 +166,14 @@ static doca_error_t check_window(const struct doca_mmap *mmap, void *addr, size_
 	static const char call[] = "doca_buf_inventory_buf_get_by_args";
 
 	if (!ferry_mmap_contains(mmap, addr, len))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: range %p + %zu lies outside mmap %p (range %p + %zu)", call, addr, len,
-				  (const void *)mmap, mmap->addr, mmap->len);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: range %p + %zu lies outside mmap %p (range %p + %zu)",
+				  call, addr, len, (const void *)mmap, mmap->addr, mmap->len);
 	uintptr_t head = (uintptr_t)addr;
 	uintptr_t d = (uintptr_t)data;
 	if (d < head || (size_t)(d - head) > len || data_len > len - (size_t)(d - head))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: data %p + %zu lies outside the buffer %p + %zu (mmap %p)", call, data,
-				  data_len, addr, len, (const void *)mmap);
+				  "%s: data %p + %zu lies outside the buffer %p + %zu (mmap %p)", call, data, data_len,
+				  addr, len, (const void *)mmap);
 	return DOCA_SUCCESS;
 }
 
@@ -277,8 +275,7 @@ doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *i
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory,
-						 uint32_t *num_of_elements)
+doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory, uint32_t *num_of_elements)
 {
 	if (inventory == NULL || num_of_elements == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_get_num_elements: %s is NULL",

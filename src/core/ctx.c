@@ -47,8 +47,7 @@ static void ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 		ctx->state_changed_cb(ctx->user_data, ctx, prev, next);
 }
 
-void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name,
-		    struct doca_dev *dev)
+void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name, struct doca_dev *dev)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->ops = ops;
@@ -59,8 +58,8 @@ void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const
 		ferry_dev_get(dev);
 }
 
-void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name,
-			size_t task_size, ferry_task_complete_fn complete)
+void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name, size_t task_size,
+			ferry_task_complete_fn complete)
 {
 	memset(pool, 0, sizeof(*pool));
 	pool->task_name = task_name;
@@ -272,9 +271,10 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_ctx_start: context '%s' is %s; start needs IDLE",
 				  ctx->name, ferry_ctx_state_name(ctx->state));
 	if (ctx->pe == NULL)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_ctx_start: context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
-				  ctx->name);
+		return FERRY_RULE(
+			DOCA_ERROR_BAD_STATE,
+			"doca_ctx_start: context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
+			ctx->name);
 	for (uint32_t i = 0; i < ctx->num_pools; i++) {
 		err = pool_prepare(ctx->pools[i]);
 		if (err != DOCA_SUCCESS)
@@ -331,7 +331,8 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
 {
 	if (ctx == NULL || num_inflight_tasks == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_get_num_inflight_tasks: ctx and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_ctx_get_num_inflight_tasks: ctx and output must not be NULL");
 	*num_inflight_tasks = ctx->num_inflight;
 	return DOCA_SUCCESS;
 }
@@ -415,8 +416,9 @@ static doca_error_t task_submit(struct doca_task *task, uint32_t flags, const ch
 		return DOCA_ERROR_INVALID_VALUE;
 	ctx = task->ctx;
 	if (task->state != FERRY_TASK_ALLOCATED)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: %s task %p is %s; only an allocated, idle task can be submitted",
-				  call, task->pool->task_name, (void *)task,
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "%s: %s task %p is %s; only an allocated, idle task can be submitted", call,
+				  task->pool->task_name, (void *)task,
 				  task->state == FERRY_TASK_SUBMITTED ? "already in flight" : "free");
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; tasks need RUNNING", call, ctx->name,

@@ -25,8 +25,8 @@
 
 FERRY_LOG_MODULE("dev");
 
-#define DEV_LIST_MAGIC 0x464c5374u     /* "FLSt" */
-#define REP_LIST_MAGIC 0x46524c73u     /* "FRLs" */
+#define DEV_LIST_MAGIC 0x464c5374u /* "FLSt" */
+#define REP_LIST_MAGIC 0x46524c73u /* "FRLs" */
 
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -63,7 +63,8 @@ static doca_error_t list_free(void *items, uint32_t magic, const char *call)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: list is NULL", call);
 	h = list_header_of(items);
 	if (h->magic != magic)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a live list (destroyed twice?)", call, items);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a live list (destroyed twice?)", call,
+				  items);
 	h->magic = 0;
 	free(h);
 	return DOCA_SUCCESS;
@@ -95,7 +96,8 @@ static bool dev_rep_ok(const struct doca_dev_rep *dev)
 static doca_error_t check_devinfo(const char *call, const struct doca_devinfo *info, const void *out)
 {
 	if (info == NULL || out == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call, info == NULL ? "devinfo" : "output");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
+				  info == NULL ? "devinfo" : "output");
 	if (!devinfo_ok(info))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a device info", call, (const void *)info);
 	return DOCA_SUCCESS;
@@ -123,8 +125,8 @@ static doca_error_t copy_out_name(const char *call, const char *who, const char 
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t compare_pci(const char *call, const char *who, const struct ferry_pci_addr *mine,
-				const char *str, uint8_t *is_equal)
+static doca_error_t compare_pci(const char *call, const char *who, const struct ferry_pci_addr *mine, const char *str,
+				uint8_t *is_equal)
 {
 	struct ferry_pci_addr other;
 
@@ -185,7 +187,9 @@ doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter, stru
 
 	if (dev == NULL || dev_list_rep == NULL || nb_devs_rep == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  dev == NULL ? "dev" : dev_list_rep == NULL ? "dev_list_rep" : "nb_devs_rep");
+				  dev == NULL            ? "dev"
+				  : dev_list_rep == NULL ? "dev_list_rep"
+							 : "nb_devs_rep");
 	if (!dev_ok(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a device", call, (void *)dev);
 	manager = dev->info;
@@ -259,8 +263,8 @@ static doca_error_t close_one(uint32_t *opens, const uint32_t *users, const char
 	if (*opens == 0)
 		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s %s is not open (closed twice?)", call, what, name);
 	else if (*opens == 1 && *users > 0)
-		err = FERRY_RULE(DOCA_ERROR_IN_USE, "%s: %s %s still used by %u %s; destroy them first", call, what, name,
-				 *users, user_kinds);
+		err = FERRY_RULE(DOCA_ERROR_IN_USE, "%s: %s %s still used by %u %s; destroy them first", call, what,
+				 name, *users, user_kinds);
 	else
 		(*opens)--;
 	pthread_mutex_unlock(&dev_lock);
@@ -369,15 +373,16 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, 
 }
 
 /* The emulated ports carry no IP address: checks as DOCA would, then NOT_FOUND. */
-static doca_error_t no_ip_addr(const char *call, const struct doca_devinfo *devinfo, const uint8_t *addr,
-			       uint32_t size, uint32_t min)
+static doca_error_t no_ip_addr(const char *call, const struct doca_devinfo *devinfo, const uint8_t *addr, uint32_t size,
+			       uint32_t min)
 {
 	doca_error_t err = check_devinfo(call, devinfo, addr);
 
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (size < min)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size, min);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
+				  min);
 	FERRY_DBG("%s: device %s: emulated ports carry no IP address", call, devinfo->bdf_str);
 	return DOCA_ERROR_NOT_FOUND;
 }
@@ -432,8 +437,7 @@ doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, cha
 	return copy_out_name(call, devinfo->bdf_str, devinfo->ibdev, ibdev_name, size, DOCA_DEVINFO_IBDEV_NAME_SIZE);
 }
 
-doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
-					    enum doca_pci_func_type *pci_func_type)
+doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo, enum doca_pci_func_type *pci_func_type)
 {
 	doca_error_t err = check_devinfo("doca_devinfo_get_pci_func_type", devinfo, pci_func_type);
 
@@ -493,8 +497,7 @@ doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devi
 doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
 							       uint8_t *filter_emulated_supported)
 {
-	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_emulated_supported", devinfo,
-			      filter_emulated_supported);
+	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_emulated_supported", devinfo, filter_emulated_supported);
 }
 
 /* ---- representor properties ---------------------------------------------- */

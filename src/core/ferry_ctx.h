@@ -56,8 +56,8 @@ struct doca_task {
 	struct ferry_task_pool *pool;
 	union doca_data user_data;
 	doca_error_t status;
-	uint32_t state;          /* enum ferry_task_state */
-	struct doca_task *next;  /* free list, or the type's pending list */
+	uint32_t state;         /* enum ferry_task_state */
+	struct doca_task *next; /* free list, or the type's pending list */
 };
 
 /** A FIFO of tasks linked through doca_task.next (a task is on one list at a time). */
@@ -103,12 +103,12 @@ typedef void (*ferry_task_complete_fn)(struct doca_task *task, union doca_data t
  * `capacity` elements of `elem_size` bytes; alloc and free are O(1).
  */
 struct ferry_task_pool {
-	const char *task_name;       /* "dma memcpy", used in log lines */
+	const char *task_name; /* "dma memcpy", used in log lines */
 	struct doca_ctx *ctx;
-	size_t elem_size;            /* rounded up to a cache line */
-	uint32_t capacity;           /* from *_set_conf; 0 = not configured */
+	size_t elem_size;  /* rounded up to a cache line */
+	uint32_t capacity; /* from *_set_conf; 0 = not configured */
 	uint32_t num_free;
-	void *mem;                   /* allocated at ctx start, freed at ctx fini */
+	void *mem; /* allocated at ctx start, freed at ctx fini */
 	struct doca_task *free_list;
 	ferry_task_complete_fn complete;
 };
@@ -153,7 +153,7 @@ struct ferry_ctx_ops {
 /** Generic context; embedded in every context type. */
 struct doca_ctx {
 	const struct ferry_ctx_ops *ops;
-	const char *name;               /* "dma", "comch_server", ... for log lines */
+	const char *name; /* "dma", "comch_server", ... for log lines */
 	struct doca_dev *dev;
 	struct doca_pe *pe;
 	enum doca_ctx_states state;
@@ -162,20 +162,19 @@ struct doca_ctx {
 	doca_ctx_state_changed_callback_t state_changed_cb;
 	struct ferry_task_pool *pools[4];
 	uint32_t num_pools;
-	struct doca_ctx *pe_next;       /* the progress engine's list of contexts */
+	struct doca_ctx *pe_next; /* the progress engine's list of contexts */
 };
 
 /* ---- context lifecycle, for context types ---- */
 
 /** Initialise the generic part. @p name must outlive the context. */
 FERRY_PRIVATE_API
-void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name,
-		    struct doca_dev *dev);
+void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name, struct doca_dev *dev);
 
 /** Register one of the type's task pools so start/stop/fini manage it (max 4). */
 FERRY_PRIVATE_API
-void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name,
-			size_t task_size, ferry_task_complete_fn complete);
+void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name, size_t task_size,
+			ferry_task_complete_fn complete);
 
 /**
  * The check a type's destroy runs first: the context must be IDLE.
@@ -211,8 +210,7 @@ const char *ferry_ctx_state_name(enum doca_ctx_states state);
  * @p num_tasks 0 is refused with DOCA_ERROR_INVALID_VALUE.
  */
 FERRY_PRIVATE_API
-doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t num_tasks,
-				       const char *call);
+doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t num_tasks, const char *call);
 
 /**
  * Take a task from the pool: ctx must be RUNNING (DOCA_ERROR_BAD_STATE), pool
@@ -220,8 +218,7 @@ doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t nu
  * returned task is zeroed beyond the header, state ALLOCATED.
  */
 FERRY_PRIVATE_API
-doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
-				 struct doca_task **task);
+doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call, struct doca_task **task);
 
 /* ---- task completion, for context types (from ops->progress only) ---- */
 

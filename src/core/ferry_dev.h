@@ -22,9 +22,9 @@ enum ferry_dev_side {
 /** DMA capabilities of one device (answered by the doca_dma_cap_* queries). */
 struct ferry_dma_caps {
 	bool memcpy_supported;
-	uint64_t max_buf_size;      /* bytes per buffer (and per task) */
-	uint32_t max_buf_list_len;  /* buffers in a chained src or dst list */
-	uint32_t max_num_tasks;     /* tasks per DMA context */
+	uint64_t max_buf_size;     /* bytes per buffer (and per task) */
+	uint32_t max_buf_list_len; /* buffers in a chained src or dst list */
+	uint32_t max_num_tasks;    /* tasks per DMA context */
 };
 
 /** The side a device info describes. */

@@ -28,11 +28,11 @@ struct doca_mmap {
 	size_t len;
 	bool memrange_set;
 	bool started;
-	bool ever_started;   /* max_num_devices is frozen; the free callback is due */
+	bool ever_started; /* max_num_devices is frozen; the free callback is due */
 	bool exported;
 	bool from_export;
-	bool valid;          /* false once an import's exporter is gone */
-	uint32_t access;     /* enum doca_access_flag bits */
+	bool valid;      /* false once an import's exporter is gone */
+	uint32_t access; /* enum doca_access_flag bits */
 	uint32_t max_devs;
 	uint32_t num_devs;
 	struct doca_dev **devs; /* num_devs entries, each holding a ferry_dev_get reference */
@@ -53,15 +53,15 @@ struct doca_buf {
 	size_t data_len;
 	struct doca_mmap *mmap;
 	struct doca_buf_inventory *inv;
-	struct doca_buf *next;     /* next in the user's list, or in the free list */
-	struct doca_buf *last;     /* on a head: the last buf of its list (itself when alone) */
-	uint32_t list_len;         /* on a head: bufs in its list */
-	uint16_t refcount;         /* on a head; 1 on later elements; 0 exactly when free (in its inventory) */
-	bool is_head;              /* false for the second and later bufs of a list */
+	struct doca_buf *next; /* next in the user's list, or in the free list */
+	struct doca_buf *last; /* on a head: the last buf of its list (itself when alone) */
+	uint32_t list_len;     /* on a head: bufs in its list */
+	uint16_t refcount;     /* on a head; 1 on later elements; 0 exactly when free (in its inventory) */
+	bool is_head;          /* false for the second and later bufs of a list */
 };
 
 struct doca_buf_inventory {
-	struct doca_buf *elems;    /* one array, allocated at first start: non-NULL means "was started" */
+	struct doca_buf *elems; /* one array, allocated at first start: non-NULL means "was started" */
 	struct doca_buf *free_list;
 	uint32_t num_elements;
 	uint32_t num_free;
@@ -70,8 +70,8 @@ struct doca_buf_inventory {
 };
 
 /* A buf starts its life as a lone head with one reference (buf_inventory.c). */
-void ferry_buf_init_taken(struct doca_buf *buf, struct doca_mmap *mmap, void *addr, size_t len,
-			  void *data, size_t data_len);
+void ferry_buf_init_taken(struct doca_buf *buf, struct doca_mmap *mmap, void *addr, size_t len, void *data,
+			  size_t data_len);
 
 /* Give one descriptor back to its inventory (buf.c, on the last reference). */
 void ferry_buf_inventory_put(struct doca_buf_inventory *inv, struct doca_buf *buf);

@@ -27,10 +27,9 @@
 FERRY_LOG_MODULE("mmap");
 
 /* Every access bit DOCA defines; anything else in a mask is a user error. */
-#define KNOWN_ACCESS_BITS                                                                          \
-	((uint32_t)(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |               \
-		    DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC |                   \
-		    DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |             \
+#define KNOWN_ACCESS_BITS                                                                                             \
+	((uint32_t)(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE |    \
+		    DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE | \
 		    DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING))
 
 static void unexport(struct doca_mmap *mmap);
@@ -46,8 +45,8 @@ static doca_error_t check_configurable(const struct doca_mmap *mmap, const char 
 				  "%s: mmap %p was created from an export; it cannot be reconfigured", call,
 				  (const void *)mmap);
 	if (mmap->started)
-		return FERRY_RULE(started_err, "%s: mmap %p is started; configuration needs a stopped mmap",
-				  call, (const void *)mmap);
+		return FERRY_RULE(started_err, "%s: mmap %p is started; configuration needs a stopped mmap", call,
+				  (const void *)mmap);
 	return DOCA_SUCCESS;
 }
 
@@ -134,8 +133,7 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 				  "doca_mmap_start: mmap %p was created from an export; it is usable as is",
 				  (void *)mmap);
 	if (mmap->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_start: mmap %p is already started",
-				  (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_start: mmap %p is already started", (void *)mmap);
 	if (!mmap->memrange_set)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_mmap_start: mmap %p has no memory range; call doca_mmap_set_memrange first",
@@ -167,8 +165,7 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_add_dev: dev is NULL (mmap %p)",
-				  (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_add_dev: dev is NULL (mmap %p)", (void *)mmap);
 	if (find_dev(mmap, dev) >= 0)
 		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST, "doca_mmap_add_dev: device %s is already in mmap %p",
 				  ferry_dev_name(dev), (void *)mmap);
@@ -180,8 +177,7 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 
 	struct doca_dev **devs = realloc(mmap->devs, (mmap->num_devs + 1) * sizeof(*devs));
 	if (devs == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_mmap_add_dev: out of memory (mmap %p)",
-				  (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_mmap_add_dev: out of memory (mmap %p)", (void *)mmap);
 	mmap->devs = devs;
 	ferry_dev_get(dev);
 	mmap->devs[mmap->num_devs++] = dev;
@@ -194,8 +190,7 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_rm_dev: dev is NULL (mmap %p)",
-				  (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_rm_dev: dev is NULL (mmap %p)", (void *)mmap);
 	int idx = find_dev(mmap, dev);
 	if (idx < 0)
 		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "doca_mmap_rm_dev: device %s was never added to mmap %p",
@@ -218,8 +213,7 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 				  (void *)mmap);
 	if (max_num_devices == 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_set_max_num_devices: mmap %p: the limit must be at least 1",
-				  (void *)mmap);
+				  "doca_mmap_set_max_num_devices: mmap %p: the limit must be at least 1", (void *)mmap);
 	if (max_num_devices < mmap->num_devs)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_mmap_set_max_num_devices: mmap %p already holds %u device(s), more than %u",
@@ -248,8 +242,7 @@ doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t l
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_memrange: mmap %p: addr is NULL",
 				  (void *)mmap);
 	if (len == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_memrange: mmap %p: len is 0",
-				  (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_memrange: mmap %p: len is 0", (void *)mmap);
 	if ((uintptr_t)addr + len < (uintptr_t)addr)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "doca_mmap_set_memrange: mmap %p: range %p + %zu wraps around the address space",
@@ -264,8 +257,8 @@ doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t l
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr,
-					   size_t dmabuf_offset, size_t len)
+doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr, size_t dmabuf_offset,
+					   size_t len)
 {
 	(void)dmabuf_fd;
 	(void)addr;
@@ -299,8 +292,8 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 		return err;
 	if ((access_mask & ~KNOWN_ACCESS_BITS) != 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_set_permissions: mmap %p: unknown access bits 0x%x",
-				  (void *)mmap, access_mask & ~KNOWN_ACCESS_BITS);
+				  "doca_mmap_set_permissions: mmap %p: unknown access bits 0x%x", (void *)mmap,
+				  access_mask & ~KNOWN_ACCESS_BITS);
 	/* As in RDMA verbs: a peer may only write what the owner may write. */
 	if ((access_mask & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)) != 0 &&
 	    (access_mask & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0)
@@ -387,18 +380,21 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 
 	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  mmap == NULL ? "mmap" :
-				  dev == NULL  ? "dev" :
-				  export_desc == NULL ? "export_desc" : "export_desc_len");
+				  mmap == NULL          ? "mmap"
+				  : dev == NULL         ? "dev"
+				  : export_desc == NULL ? "export_desc"
+							: "export_desc_len");
 	if (mmap->from_export)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "%s: mmap %p was created from an export; it cannot be re-exported",
-				  call, (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "%s: mmap %p was created from an export; it cannot be re-exported", call,
+				  (void *)mmap);
 	if (!mmap->started)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: mmap %p is not started; export needs a started mmap", call,
 				  (void *)mmap);
 	if (find_dev(mmap, dev) < 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: device %s was not added to mmap %p (doca_mmap_add_dev)",
-				  call, ferry_dev_name(dev), (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "%s: device %s was not added to mmap %p (doca_mmap_add_dev)", call,
+				  ferry_dev_name(dev), (void *)mmap);
 	uint32_t pci = mmap->access & PCI_ACCESS_BITS;
 	if (pci == 0)
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
@@ -407,8 +403,8 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 				  call, (void *)mmap);
 	if (mmap->link_export == NULL) {
 		/* Both bits: write wins, the wider grant the owner asked for. */
-		uint32_t access = (pci & DOCA_ACCESS_FLAG_PCI_READ_WRITE) ? DOCA_ACCESS_FLAG_PCI_READ_WRITE :
-									 DOCA_ACCESS_FLAG_PCI_READ_ONLY;
+		uint32_t access = (pci & DOCA_ACCESS_FLAG_PCI_READ_WRITE) ? DOCA_ACCESS_FLAG_PCI_READ_WRITE
+									  : DOCA_ACCESS_FLAG_PCI_READ_ONLY;
 		doca_error_t err = ferry_link_export_open(mmap->addr, mmap->len, access,
 							  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), call,
 							  &mmap->link_export);
@@ -425,9 +421,10 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 {
 	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_export_rdma: %s is NULL",
-				  mmap == NULL ? "mmap" :
-				  dev == NULL  ? "dev" :
-				  export_desc == NULL ? "export_desc" : "export_desc_len");
+				  mmap == NULL          ? "mmap"
+				  : dev == NULL         ? "dev"
+				  : export_desc == NULL ? "export_desc"
+							: "export_desc_len");
 	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
 			  "doca_mmap_export_rdma: mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci",
 			  (void *)mmap);
@@ -448,8 +445,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: export_desc_len is 0", call);
 	if (!ferry_dev_is_open(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dev %p is not an open device", call, (void *)dev);
-	doca_error_t err = ferry_link_import_open(export_desc, export_desc_len,
-						  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), 0, call, &imp, &view);
+	doca_error_t err = ferry_link_import_open(
+		export_desc, export_desc_len, ferry_devinfo_machine(doca_dev_as_devinfo(dev)), 0, call, &imp, &view);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = doca_mmap_create(&m);
@@ -486,8 +483,7 @@ doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *de
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
-							       uint8_t *from_export)
+doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *from_export)
 {
 	if (devinfo == NULL || from_export == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,

@@ -26,13 +26,13 @@
 FERRY_LOG_MODULE("pe");
 
 struct doca_pe {
-	struct doca_ctx *ctxs;        /* connected contexts, singly linked by pe_next */
-	struct doca_ctx *iter_next;   /* progress loop cursor; fixed up when a ctx leaves */
-	struct doca_ctx *current;     /* context being progressed, or NULL */
-	bool in_progress;             /* inside doca_pe_progress (callbacks run here) */
-	int epoll_fd;                 /* the notification handle */
-	int event_fd;                 /* wakes epoll_fd */
-	atomic_int armed;             /* a notification was requested and not yet signalled */
+	struct doca_ctx *ctxs;      /* connected contexts, singly linked by pe_next */
+	struct doca_ctx *iter_next; /* progress loop cursor; fixed up when a ctx leaves */
+	struct doca_ctx *current;   /* context being progressed, or NULL */
+	bool in_progress;           /* inside doca_pe_progress (callbacks run here) */
+	int epoll_fd;               /* the notification handle */
+	int event_fd;               /* wakes epoll_fd */
+	atomic_int armed;           /* a notification was requested and not yet signalled */
 };
 
 doca_error_t doca_pe_create(struct doca_pe **pe_out)
@@ -70,8 +70,8 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 	if (pe == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_destroy: pe is NULL");
 	if (pe->in_progress)
-		return FERRY_RULE(DOCA_ERROR_IN_USE, "doca_pe_destroy: pe %p is being progressed (called from a callback)",
-				  (void *)pe);
+		return FERRY_RULE(DOCA_ERROR_IN_USE,
+				  "doca_pe_destroy: pe %p is being progressed (called from a callback)", (void *)pe);
 	if (pe->ctxs != NULL)
 		return FERRY_RULE(DOCA_ERROR_IN_USE,
 				  "doca_pe_destroy: context '%s' is still connected to pe %p; destroy contexts first",
@@ -88,7 +88,8 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_connect_ctx: pe and ctx must not be NULL");
 	if (ctx->pe != NULL)
 		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST,
-				  "doca_pe_connect_ctx: context '%s' is already connected to pe %p; a context has one pe for life",
+				  "doca_pe_connect_ctx: context '%s' is already connected to pe %p; a context has one "
+				  "pe for life",
 				  ctx->name, (void *)ctx->pe);
 	if (ctx->state != DOCA_CTX_STATE_IDLE)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_pe_connect_ctx: context '%s' is %s; connect needs IDLE",
@@ -163,7 +164,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
 {
 	if (pe == NULL || handle == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_get_notification_handle: pe and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_pe_get_notification_handle: pe and output must not be NULL");
 	*handle = pe->epoll_fd;
 	return DOCA_SUCCESS;
 }
@@ -239,7 +241,8 @@ doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *nu
 	size_t total = 0;
 
 	if (pe == NULL || num_inflight_tasks == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_pe_get_num_inflight_tasks: pe and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_pe_get_num_inflight_tasks: pe and output must not be NULL");
 	for (const struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
 		total += ctx->num_inflight;
 	*num_inflight_tasks = total;

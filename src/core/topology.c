@@ -25,10 +25,9 @@ FERRY_LOG_MODULE("dev");
  * gets a NET representor "pf0hpf" on the DPU PF. These are the addresses real
  * DOCA programs default to.
  */
-static const char default_topology[] =
-	"dpu\n"
-	"dpu-pf  03:00.0 p0        mlx5_0\n"
-	"host-pf b1:00.0 ens1f0np0 mlx5_0\n";
+static const char default_topology[] = "dpu\n"
+				       "dpu-pf  03:00.0 p0        mlx5_0\n"
+				       "host-pf b1:00.0 ens1f0np0 mlx5_0\n";
 
 /* Limits that keep a hostile or mistaken file from growing without bound. */
 #define TOPO_MAX_DEVS 256
@@ -46,10 +45,10 @@ static const struct ferry_dma_caps default_dma_caps = {
 /* Parser state for one text. */
 struct topo_builder {
 	struct ferry_topology topo;
-	const char *source;            /* file name or "default", for log lines */
+	const char *source; /* file name or "default", for log lines */
 	unsigned int line;
-	int machine;                   /* index of the current "dpu" block, -1 before any */
-	struct doca_devinfo *dpu_pf;   /* first DPU-side PF of the block: manages its reps */
+	int machine;                 /* index of the current "dpu" block, -1 before any */
+	struct doca_devinfo *dpu_pf; /* first DPU-side PF of the block: manages its reps */
 	uint32_t host_pfs, host_vfs, emulated;
 };
 

@@ -19,13 +19,13 @@
 
 #include "core/ferry_dev.h"
 
-#define FERRY_DEVINFO_MAGIC 0x46444576u     /* "FDEv" */
+#define FERRY_DEVINFO_MAGIC     0x46444576u /* "FDEv" */
 #define FERRY_DEVINFO_REP_MAGIC 0x46526570u /* "FRep" */
 
 /** Longest interface or IB name the topology accepts (with its NUL). */
 #define FERRY_DEV_NAME_MAX 32
 /** Longest VUID the topology produces (with its NUL). */
-#define FERRY_VUID_MAX 64
+#define FERRY_VUID_MAX     64
 
 /** A parsed PCI address. */
 struct ferry_pci_addr {
@@ -73,9 +73,9 @@ struct doca_devinfo_rep {
 	char vuid[FERRY_VUID_MAX];
 	enum doca_pci_func_type func_type;
 	uint32_t sf_index;
-	int kind;                      /* DOCA_DEVINFO_REP_FILTER_NET or _EMULATED */
-	struct doca_devinfo *manager;  /* the DPU-side device that lists it */
-	struct doca_devinfo *peer;     /* the host-side function it stands for, or NULL */
+	int kind;                     /* DOCA_DEVINFO_REP_FILTER_NET or _EMULATED */
+	struct doca_devinfo *manager; /* the DPU-side device that lists it */
+	struct doca_devinfo *peer;    /* the host-side function it stands for, or NULL */
 	struct doca_dev_rep handle;
 };
 

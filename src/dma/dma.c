@@ -38,7 +38,7 @@
 FERRY_LOG_MODULE("dma");
 
 /* Completions taken from the channel per poll call. */
-#define DMA_POLL_BATCH 64u
+#define DMA_POLL_BATCH          64u
 /* Ring slots beyond this many tasks are not worth their memory: the backlog covers the rest. */
 #define DMA_CHAN_TASK_SLOTS_MAX (1u << 16)
 
@@ -104,16 +104,19 @@ static doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma
 
 	if (mmap == NULL || !ferry_mmap_is_usable(mmap))
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_task_submit: dma memcpy task %p: %s buf %p belongs to an mmap that is not started or no longer valid",
+				  "doca_task_submit: dma memcpy task %p: %s buf %p belongs to an mmap that is not "
+				  "started or no longer valid",
 				  (const void *)task, side, (const void *)buf);
 	if (!ferry_mmap_has_dev(mmap, dma->ctx.dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: dma memcpy task %p: %s buf %p: device %s was not added to its mmap %p (doca_mmap_add_dev)",
+				  "doca_task_submit: dma memcpy task %p: %s buf %p: device %s was not added to its "
+				  "mmap %p (doca_mmap_add_dev)",
 				  (const void *)task, side, (const void *)buf, ferry_dev_name(dma->ctx.dev),
 				  (const void *)mmap);
 	if (need_write && (ferry_mmap_access(mmap) & write_flags) == 0)
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "doca_task_submit: dma memcpy task %p: destination buf %p: mmap %p is read-only; a destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE",
+				  "doca_task_submit: dma memcpy task %p: destination buf %p: mmap %p is read-only; a "
+				  "destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE",
 				  (const void *)task, (const void *)buf, (const void *)mmap);
 	return DOCA_SUCCESS;
 }
@@ -128,14 +131,16 @@ static doca_error_t check_total(const struct doca_dma *dma, struct doca_dma_task
 		 * context stops (DOCA's pe_task_error sample depends on exactly
 		 * this), so the rule is reported here and enforced at completion.
 		 */
-		FERRY_ERR("doca_task_submit: dma memcpy task %p: source buf %p has no data (data_len 0; set it with doca_buf_set_data); the task will fail and stop the context",
+		FERRY_ERR("doca_task_submit: dma memcpy task %p: source buf %p has no data (data_len 0; set it with "
+			  "doca_buf_set_data); the task will fail and stop the context",
 			  (void *)task, (const void *)task->src);
 		task->first_error = DOCA_ERROR_INVALID_VALUE;
 	}
 	if (total > dma->caps->max_buf_size)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: dma memcpy task %p: copies %llu bytes, above the device limit of %llu",
-				  (void *)task, (unsigned long long)total, (unsigned long long)dma->caps->max_buf_size);
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"doca_task_submit: dma memcpy task %p: copies %llu bytes, above the device limit of %llu",
+			(void *)task, (unsigned long long)total, (unsigned long long)dma->caps->max_buf_size);
 	task->total = total;
 	return DOCA_SUCCESS;
 }
@@ -145,7 +150,8 @@ static doca_error_t check_room(const struct doca_dma_task_memcpy *task, uint64_t
 {
 	if (room_total < task->total)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: dma memcpy task %p: destination has %llu free bytes after its data; the source holds %llu",
+				  "doca_task_submit: dma memcpy task %p: destination has %llu free bytes after its "
+				  "data; the source holds %llu",
 				  (const void *)task, (unsigned long long)room_total, (unsigned long long)task->total);
 	return DOCA_SUCCESS;
 }
@@ -166,7 +172,8 @@ static doca_error_t check_list(const struct doca_dma *dma, struct doca_dma_task_
 
 		if (++count > dma->caps->max_buf_list_len)
 			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-					  "doca_task_submit: dma memcpy task %p: %s list is longer than the device limit of %u bufs",
+					  "doca_task_submit: dma memcpy task %p: %s list is longer than the device "
+					  "limit of %u bufs",
 					  (void *)task, side, dma->caps->max_buf_list_len);
 		err = check_mmap(dma, task, buf, side, is_dst);
 		if (err != DOCA_SUCCESS)
@@ -196,8 +203,7 @@ static inline bool task_is_pair(const struct doca_dma_task_memcpy *task)
  * first error and line) as the list walks, without their loops, and the
  * segments left in @p pair rather than in the task (see submit_pair).
  */
-static doca_error_t check_pair(const struct doca_dma *dma, struct doca_dma_task_memcpy *task,
-			       struct dma_pair *pair)
+static doca_error_t check_pair(const struct doca_dma *dma, struct doca_dma_task_memcpy *task, struct dma_pair *pair)
 {
 	const struct doca_buf *src = task->src;
 	const struct doca_buf *dst = task->dst;
@@ -502,9 +508,10 @@ static doca_error_t dma_start(struct doca_ctx *ctx)
 	doca_error_t err;
 
 	if (dma->pool.capacity == 0)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_ctx_start: dma %p: memcpy tasks are not configured (doca_dma_task_memcpy_set_conf)",
-				  (void *)dma);
+		return FERRY_RULE(
+			DOCA_ERROR_BAD_STATE,
+			"doca_ctx_start: dma %p: memcpy tasks are not configured (doca_dma_task_memcpy_set_conf)",
+			(void *)dma);
 	if (task_slots > DMA_CHAN_TASK_SLOTS_MAX)
 		task_slots = DMA_CHAN_TASK_SLOTS_MAX;
 	memset(&cfg, 0, sizeof(cfg));
@@ -795,7 +802,8 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo
 	const struct ferry_dma_caps *caps;
 
 	if (buf_size == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_cap_task_memcpy_get_max_buf_size: buf_size is NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "doca_dma_cap_task_memcpy_get_max_buf_size: buf_size is NULL");
 	caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_get_max_buf_size");
 	if (caps == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -829,8 +837,10 @@ doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_
 
 /* ---- public: memcpy task ---- */
 
-doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma, doca_dma_task_memcpy_completion_cb_t task_completion_cb,
-					   doca_dma_task_memcpy_completion_cb_t task_error_cb, uint32_t num_memcpy_tasks)
+doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
+					   doca_dma_task_memcpy_completion_cb_t task_completion_cb,
+					   doca_dma_task_memcpy_completion_cb_t task_error_cb,
+					   uint32_t num_memcpy_tasks)
 {
 	static const char call[] = "doca_dma_task_memcpy_set_conf";
 	doca_error_t err;
@@ -838,15 +848,16 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma, doca_dma_task_m
 	if (dma == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dma is NULL", call);
 	if (task_completion_cb == NULL || task_error_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dma %p: the %s callback is NULL; both are required", call,
-				  (void *)dma, task_completion_cb == NULL ? "completion" : "error");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dma %p: the %s callback is NULL; both are required",
+				  call, (void *)dma, task_completion_cb == NULL ? "completion" : "error");
 	err = ferry_ctx_check_idle(&dma->ctx, call);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (num_memcpy_tasks > dma->caps->max_num_tasks)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: dma %p: %u tasks is above the device limit of %u (doca_dma_cap_get_max_num_tasks)", call,
-				  (void *)dma, num_memcpy_tasks, dma->caps->max_num_tasks);
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"%s: dma %p: %u tasks is above the device limit of %u (doca_dma_cap_get_max_num_tasks)", call,
+			(void *)dma, num_memcpy_tasks, dma->caps->max_num_tasks);
 	err = ferry_task_pool_configure(&dma->pool, num_memcpy_tasks, call);
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -39,11 +39,11 @@ struct doca_dma_task_memcpy {
 	struct doca_buf *dst;
 
 	/* Set by submit. */
-	uint64_t total;              /* bytes the task copies */
-	uint32_t outstanding;        /* descriptors enqueued and not yet polled */
-	bool all_enqueued;           /* no more descriptors will be enqueued */
+	uint64_t total;       /* bytes the task copies */
+	uint32_t outstanding; /* descriptors enqueued and not yet polled */
+	bool all_enqueued;    /* no more descriptors will be enqueued */
 	bool dst_is_list;
-	bool cross_process;          /* a buf lies in another process: the task runs on FERRY_DMA_CHAN_CROSS */
+	bool cross_process; /* a buf lies in another process: the task runs on FERRY_DMA_CHAN_CROSS */
 	doca_error_t first_error;
 
 	/* The walk: where the next descriptor starts. */
@@ -79,9 +79,9 @@ struct doca_dma {
 	uint32_t chans_used;
 	struct ferry_task_list backlog; /* waiting for channel room (doca_task.next) */
 	struct ferry_task_list done;    /* finished without a descriptor to poll */
-	bool flushing;               /* stop was requested: no more enqueues */
-	bool in_progress;            /* dma_progress is running (callbacks may submit) */
-	bool doorbell_due;           /* a flush asked for inside progress, rung at its end */
+	bool flushing;                  /* stop was requested: no more enqueues */
+	bool in_progress;               /* dma_progress is running (callbacks may submit) */
+	bool doorbell_due;              /* a flush asked for inside progress, rung at its end */
 	uint8_t ordered_completions;
 };
 

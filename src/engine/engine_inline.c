@@ -136,7 +136,8 @@ static doca_error_t inline_enqueue(struct ferry_chan *chan, const struct ferry_c
 		x->status = DOCA_SUCCESS;
 	} else if (desc->src_remote != NULL || desc->dst_remote != NULL) {
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "ferry_chan_enqueue: inline channel: a copy to or from another process needs a channel opened with cross_process");
+				  "ferry_chan_enqueue: inline channel: a copy to or from another process needs a "
+				  "channel opened with cross_process");
 	}
 	c->tail++;
 	return DOCA_SUCCESS;

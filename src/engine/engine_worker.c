@@ -102,7 +102,7 @@ FERRY_LOG_MODULE("engine");
  * (worker_poll) is never held longer than one chunk (~20 us).
  */
 #define CHUNK_BYTES ((size_t)128 * 1024)
-#define CHUNKS_MAX 0xffffu
+#define CHUNKS_MAX  0xffffu
 /*
  * A batch holds at most this many descriptors and (unless it is a lone longer
  * one) BATCH_BYTES: one piece of work, so a helping poll is held no longer than
@@ -115,24 +115,24 @@ FERRY_LOG_MODULE("engine");
 #define BATCH_DESCS 16u
 #define BATCH_BYTES CHUNK_BYTES
 /* Units shorter than this go to the channel's home worker; longer ones round robin. */
-#define HOME_BYTES ((size_t)64 * 1024)
+#define HOME_BYTES  ((size_t)64 * 1024)
 /*
  * A poll that finds nothing finished copies unclaimed pieces itself, oldest
  * first, until it copied HELP_BYTES (one chunk) or looked at HELP_UNITS units:
  * enough to take a whole window of small copies in one go, so a window that a
  * burst of completions cut into many small units grows back into big ones.
  */
-#define HELP_UNITS 64u
-#define HELP_BYTES CHUNK_BYTES
+#define HELP_UNITS  64u
+#define HELP_BYTES  CHUNK_BYTES
 /* Items a worker takes from one channel before visiting the next one. */
 #define SERVE_BATCH 32u
 /*
  * A worker leaves a small unit (under HOME_BYTES) to a polling application for
  * this long before it copies it itself (worker_serve).
  */
-#define GRACE_NS 2000u
+#define GRACE_NS    2000u
 /* Marks a ring item whose unit is small. */
-#define ITEM_SMALL (UINT64_C(1) << 32)
+#define ITEM_SMALL  (UINT64_C(1) << 32)
 
 #define CACHE_LINE 64
 
@@ -173,8 +173,8 @@ struct wchan {
 	uint32_t tail;
 	uint32_t next_worker;
 	uint32_t home_worker;
-	uint64_t lazy;        /* workers given small units without waking them from a doze */
-	unsigned int nworkers; /* the pool's, fixed for the process: one ring each */
+	uint64_t lazy;                   /* workers given small units without waking them from a doze */
+	unsigned int nworkers;           /* the pool's, fixed for the process: one ring each */
 	struct ferry_pool_member member; /* how the pool's workers reach this channel */
 	struct wslot *slots;
 	struct wring *rings;
@@ -452,9 +452,10 @@ static doca_error_t worker_enqueue(struct ferry_chan *chan, const struct ferry_c
 	struct wslot *s;
 
 	if (desc->src_remote != NULL || desc->dst_remote != NULL)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "ferry_chan_enqueue: %s channel: a copy to or from another process needs the inline engine",
-				  c->base.ops->name);
+		return FERRY_RULE(
+			DOCA_ERROR_NOT_SUPPORTED,
+			"ferry_chan_enqueue: %s channel: a copy to or from another process needs the inline engine",
+			c->base.ops->name);
 	if (c->tail - c->head >= c->depth)
 		return DOCA_ERROR_AGAIN;
 	s = slot_at(c, c->tail);

@@ -63,7 +63,7 @@ struct ferry_copy_desc {
 	void *dst;
 	const void *src;
 	size_t len;
-	uint64_t cookie; /* returned unchanged in the completion */
+	uint64_t cookie;                       /* returned unchanged in the completion */
 	const struct ferry_remote *src_remote; /* NULL: src is an address of this process */
 	const struct ferry_remote *dst_remote; /* NULL: dst is an address of this process */
 };
@@ -84,9 +84,9 @@ enum ferry_engine_kind {
 /** Channel configuration. */
 struct ferry_chan_cfg {
 	enum ferry_engine_kind kind;
-	uint32_t depth;                /* max descriptors enqueued and not yet polled */
-	bool cross_process;            /* descriptors may carry remote handles: inline, whatever the environment says */
-	void (*notify)(void *arg);     /* optional; may be called from any thread */
+	uint32_t depth;            /* max descriptors enqueued and not yet polled */
+	bool cross_process;        /* descriptors may carry remote handles: inline, whatever the environment says */
+	void (*notify)(void *arg); /* optional; may be called from any thread */
 	void *notify_arg;
 };
 

@@ -52,17 +52,17 @@
 FERRY_LOG_MODULE("engine");
 
 /* Passes without copy work a worker spins through before it dozes (~hundreds of microseconds). */
-#define SPIN_PASSES 4096u
+#define SPIN_PASSES   4096u
 /* A worker that found nothing to copy for SPIN_PASSES dozes this long (then looks again). */
-#define DOZE_NS 500000L
+#define DOZE_NS       500000L
 /* Dozes in a row that saw no item at all before a worker sleeps until woken. */
-#define QUIET_DOZES 8u
+#define QUIET_DOZES   8u
 /* Values of a worker's `sleeping` word. */
-#define WORKER_AWAKE 0u
+#define WORKER_AWAKE  0u
 #define WORKER_DOZING 1u
 #define WORKER_ASLEEP 2u
 /* An idle worker yields its CPU every this many empty passes. */
-#define YIELD_EVERY 16u
+#define YIELD_EVERY   16u
 
 #define CACHE_LINE 64
 
@@ -285,8 +285,8 @@ static void pool_start(void)
 		started++;
 	}
 	if (started < pool.nworkers) {
-		FERRY_ERR("engine: started %u of %u copy workers; the application thread copies instead",
-			  started, pool.nworkers);
+		FERRY_ERR("engine: started %u of %u copy workers; the application thread copies instead", started,
+			  pool.nworkers);
 		atomic_store_explicit(&pool.stop, true, memory_order_release);
 		for (i = 0; i < started; i++) {
 			wake_worker(&pool.workers[i], true);

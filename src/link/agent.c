@@ -51,18 +51,18 @@ struct ferry_link_export {
 	struct ferry_link_export *next;
 	uint64_t id;
 	uint8_t token[FERRY_DESC_TOKEN_LEN];
-	uint64_t addr;       /* the exported range: what the agent tells importers */
+	uint64_t addr; /* the exported range: what the agent tells importers */
 	uint64_t len;
 	uint32_t access;
-	int mem_fd;          /* -1 unless the range is shareable */
-	uint64_t map_base;   /* page-aligned pages holding the range */
+	int mem_fd;        /* -1 unless the range is shareable */
+	uint64_t map_base; /* page-aligned pages holding the range */
 	uint64_t map_len;
 	uint64_t mem_off;
 	int state_fd;
 	void *state_map;
-	_Atomic uint32_t *state;  /* in state_map */
+	_Atomic uint32_t *state; /* in state_map */
 	size_t page;
-	pid_t owner;         /* a forked child that inherits the export must not revoke it */
+	pid_t owner; /* a forked child that inherits the export must not revoke it */
 	uint8_t desc[FERRY_DESC_MAX_LEN];
 	size_t desc_len;
 };
@@ -121,8 +121,8 @@ void ferry_link_serve(const struct link_req *req, struct link_rep *rep, int *mem
 		if (e->mem_fd >= 0)
 			*mem_fd = reopen_fd(e->mem_fd, mode);
 		*state_fd = reopen_fd(e->state_fd, O_RDONLY);
-		rep->status = (*state_fd >= 0 && (*mem_fd >= 0 || e->mem_fd < 0)) ? DOCA_SUCCESS :
-										       DOCA_ERROR_OPERATING_SYSTEM;
+		rep->status = (*state_fd >= 0 && (*mem_fd >= 0 || e->mem_fd < 0)) ? DOCA_SUCCESS
+										  : DOCA_ERROR_OPERATING_SYSTEM;
 		rep->addr = e->addr;
 		rep->len = e->len;
 		rep->access = e->access;
@@ -165,9 +165,9 @@ static void send_reply(int conn, const struct link_rep *rep, int mem_fd, int sta
 	(void)sendmsg(conn, &msg, MSG_NOSIGNAL);
 }
 
-#define AGENT_MAX_CONNS 32          /* requests pending at once */
-#define AGENT_REQ_DEADLINE_MS 1000   /* for an importer to send its request */
-#define AGENT_ACCEPT_PAUSE_MS 10     /* after accept failed for want of resources */
+#define AGENT_MAX_CONNS       32   /* requests pending at once */
+#define AGENT_REQ_DEADLINE_MS 1000 /* for an importer to send its request */
+#define AGENT_ACCEPT_PAUSE_MS 10   /* after accept failed for want of resources */
 
 static _Atomic uint64_t foreign_peers, wrong_tokens, accept_failures;
 
@@ -209,8 +209,9 @@ static bool admit(int fd, pid_t *peer)
 		return true;
 	}
 	if (ferry_log_sampled(&foreign_peers, &nth))
-		FERRY_WARN("ferry agent: refused a connection from uid %u (only uid %u may import; %llu refused so far)",
-			   (unsigned)cred.uid, (unsigned)getuid(), (unsigned long long)nth);
+		FERRY_WARN(
+			"ferry agent: refused a connection from uid %u (only uid %u may import; %llu refused so far)",
+			(unsigned)cred.uid, (unsigned)getuid(), (unsigned long long)nth);
 	return false;
 }
 
@@ -353,8 +354,8 @@ static doca_error_t agent_ensure(const char *call)
 		int saved = errno;
 		if (fd >= 0)
 			close(fd);
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot start the memory agent (socket @%s): %s", call,
-				  agent_name, strerror(saved));
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot start the memory agent (socket @%s): %s",
+				  call, agent_name, strerror(saved));
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -431,8 +432,7 @@ static void find_shareable(struct ferry_link_export *e, void *addr, size_t len)
 	e->mem_off = e->map_base - (uintptr_t)block;
 }
 
-static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t len, uint32_t machine,
-			      const char *call)
+static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t len, uint32_t machine, const char *call)
 {
 	struct ferry_export_desc d;
 	doca_error_t err;

@@ -10,24 +10,24 @@
 
 #include "link/export_desc_priv.h"
 
-#define OFF_MAGIC 0
-#define OFF_VERSION 4
-#define OFF_HINTS 6
-#define OFF_TOTAL 8
-#define OFF_CRC 12
-#define OFF_BOOT 16
-#define OFF_PID 32
-#define OFF_UID 36
-#define OFF_START 40
+#define OFF_MAGIC     0
+#define OFF_VERSION   4
+#define OFF_HINTS     6
+#define OFF_TOTAL     8
+#define OFF_CRC       12
+#define OFF_BOOT      16
+#define OFF_PID       32
+#define OFF_UID       36
+#define OFF_START     40
 #define OFF_EXPORT_ID 48
-#define OFF_TOKEN 56
-#define OFF_ADDR 72
-#define OFF_LEN 80
-#define OFF_ACCESS 88
-#define OFF_MACHINE 92
+#define OFF_TOKEN     56
+#define OFF_ADDR      72
+#define OFF_LEN       80
+#define OFF_ACCESS    88
+#define OFF_MACHINE   92
 #define OFF_AGENT_LEN 96
-#define OFF_RESERVED 98
-#define OFF_AGENT 100
+#define OFF_RESERVED  98
+#define OFF_AGENT     100
 
 _Static_assert(OFF_AGENT == FERRY_DESC_FIXED_LEN, "fixed part of the descriptor");
 

@@ -36,12 +36,12 @@
 
 #include <doca_error.h>
 
-#define FERRY_DESC_MAGIC 0x58595246u /* "FRYX" read little-endian */
-#define FERRY_DESC_VERSION 1u
-#define FERRY_DESC_FIXED_LEN 100u
-#define FERRY_DESC_MAX_AGENT 107u /* sun_path minus the leading NUL of the abstract namespace */
-#define FERRY_DESC_MAX_LEN (FERRY_DESC_FIXED_LEN + FERRY_DESC_MAX_AGENT)
-#define FERRY_DESC_TOKEN_LEN 16u
+#define FERRY_DESC_MAGIC       0x58595246u /* "FRYX" read little-endian */
+#define FERRY_DESC_VERSION     1u
+#define FERRY_DESC_FIXED_LEN   100u
+#define FERRY_DESC_MAX_AGENT   107u /* sun_path minus the leading NUL of the abstract namespace */
+#define FERRY_DESC_MAX_LEN     (FERRY_DESC_FIXED_LEN + FERRY_DESC_MAX_AGENT)
+#define FERRY_DESC_TOKEN_LEN   16u
 #define FERRY_DESC_BOOT_ID_LEN 16u
 
 enum ferry_desc_hint {
@@ -80,8 +80,7 @@ size_t ferry_export_desc_encode(const struct ferry_export_desc *desc, uint8_t *o
  * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (garbage, truncated, corrupt) or
  *         DOCA_ERROR_UNSUPPORTED_VERSION (another version of the format).
  */
-doca_error_t ferry_export_desc_decode(const void *buf, size_t len, struct ferry_export_desc *desc,
-				      const char **why);
+doca_error_t ferry_export_desc_decode(const void *buf, size_t len, struct ferry_export_desc *desc, const char **why);
 
 /** CRC-32 (IEEE) of @p len bytes; exposed for the tests that forge descriptors. */
 uint32_t ferry_desc_crc32(const uint8_t *p, size_t len);

@@ -34,7 +34,7 @@ struct ferry_link_import;
  * are what the exporter's agent answered (the descriptor only claims them).
  */
 struct ferry_link_view {
-	void *addr;      /* the exporter's address of the range; mapped at the same address here */
+	void *addr; /* the exporter's address of the range; mapped at the same address here */
 	size_t len;
 	uint32_t access; /* DOCA_ACCESS_FLAG_PCI_READ_ONLY or DOCA_ACCESS_FLAG_PCI_READ_WRITE */
 	uint32_t pid;    /* the exporter's process */
@@ -85,8 +85,8 @@ bool ferry_link_import_alive(const struct ferry_link_import *imp);
 /** Why an import is usable or not. */
 enum ferry_link_liveness {
 	FERRY_LINK_LIVE = 0,
-	FERRY_LINK_REVOKED,  /* the exporter stopped the export; it still runs */
-	FERRY_LINK_EXITED,   /* the exporter's process is gone */
+	FERRY_LINK_REVOKED, /* the exporter stopped the export; it still runs */
+	FERRY_LINK_EXITED,  /* the exporter's process is gone */
 };
 
 /** As ferry_link_import_alive, and when not alive, why (one more system call then). */

@@ -49,19 +49,19 @@ struct link_mapping {
 	uint32_t pid;
 	uint64_t start_time;
 	uint64_t export_id;
-	bool anywhere;       /* FERRY_LINK_IMPORT_ANYWHERE: private to one import */
+	bool anywhere; /* FERRY_LINK_IMPORT_ANYWHERE: private to one import */
 	unsigned int refs;
-	uint64_t addr;       /* the range and permission the agent answered */
+	uint64_t addr; /* the range and permission the agent answered */
 	uint64_t len;
 	uint32_t access;
-	void *local;         /* where addr is reachable here */
-	void *map_base;      /* NULL for an import of our own export */
+	void *local;    /* where addr is reachable here */
+	void *map_base; /* NULL for an import of our own export */
 	size_t map_len;
 	void *state_map;
 	const _Atomic uint32_t *state; /* in state_map */
 	size_t page;
-	int pidfd;           /* -1 for our own export */
-	bool is_remote;      /* reached by cross-memory attach; `remote` is valid */
+	int pidfd;      /* -1 for our own export */
+	bool is_remote; /* reached by cross-memory attach; `remote` is valid */
 	_Atomic uint64_t checked_ns;
 	struct ferry_remote remote;
 };
@@ -84,19 +84,20 @@ static doca_error_t check_identity(const struct ferry_export_desc *d, uint32_t m
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (memcmp(boot, d->boot_id, sizeof(boot)) != 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: descriptor is stale: it comes from another boot of the machine",
-				  call);
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
+				  "%s: descriptor is stale: it comes from another boot of the machine", call);
 	if (d->uid != (uint32_t)getuid())
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: descriptor was exported by uid %u; only the same user (uid %u) may import it", call,
-				  (unsigned)d->uid, (unsigned)getuid());
+				  "%s: descriptor was exported by uid %u; only the same user (uid %u) may import it",
+				  call, (unsigned)d->uid, (unsigned)getuid());
 	if (d->machine != machine)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: descriptor was exported on emulated DPU %u; the importing device is on DPU %u", call,
-				  (unsigned)d->machine, (unsigned)machine);
+				  "%s: descriptor was exported on emulated DPU %u; the importing device is on DPU %u",
+				  call, (unsigned)d->machine, (unsigned)machine);
 	if (ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time)
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: descriptor is stale: exporter pid %u is gone or was restarted",
-				  call, (unsigned)d->pid);
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
+				  "%s: descriptor is stale: exporter pid %u is gone or was restarted", call,
+				  (unsigned)d->pid);
 	return DOCA_SUCCESS;
 }
 
@@ -110,7 +111,7 @@ static void close_fds(int *fds, size_t n)
 }
 
 #define AGENT_TIMEOUT_MS_DEFAULT 1000u
-#define AGENT_CONNECT_RETRY_US 1000u
+#define AGENT_CONNECT_RETRY_US   1000u
 
 #define AGENT_TIMEOUT_MS_MAX 3600000u
 
@@ -174,12 +175,11 @@ static doca_error_t agent_connect(const struct ferry_export_desc *d, uint64_t de
 				  "%s: exporter pid %u has no memory agent at @%s that takes connections: %s", call,
 				  (unsigned)d->pid, d->agent, strerror(saved));
 	/* The socket name is not proof of anything: the peer must be the exporter itself. */
-	if (!ferry_link_peer_cred(fd, &cred) || (uint32_t)cred.pid != d->pid ||
-	    cred.uid != getuid()) {
+	if (!ferry_link_peer_cred(fd, &cred) || (uint32_t)cred.pid != d->pid || cred.uid != getuid()) {
 		close(fd);
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: the agent at @%s is pid %d uid %u, not the exporter pid %u of uid %u", call, d->agent,
-				  (int)cred.pid, (unsigned)cred.uid, (unsigned)d->pid, (unsigned)getuid());
+				  "%s: the agent at @%s is pid %d uid %u, not the exporter pid %u of uid %u", call,
+				  d->agent, (int)cred.pid, (unsigned)cred.uid, (unsigned)d->pid, (unsigned)getuid());
 	}
 	*out = fd;
 	return DOCA_SUCCESS;
@@ -193,7 +193,8 @@ static doca_error_t agent_receive(int fd, struct link_rep *rep, int fds[2])
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
 	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 
 	size_t nfds = 0;
@@ -267,11 +268,13 @@ static doca_error_t fetch_from_agent(const struct ferry_export_desc *d, const ch
 		return FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent sent no state page", call,
 				  (unsigned)d->pid);
 	case DOCA_ERROR_NOT_PERMITTED:
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "%s: export %llu of pid %u refused the token (forged descriptor?)",
-				  call, (unsigned long long)d->export_id, (unsigned)d->pid);
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "%s: export %llu of pid %u refused the token (forged descriptor?)", call,
+				  (unsigned long long)d->export_id, (unsigned)d->pid);
 	case DOCA_ERROR_NOT_FOUND:
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: export %llu of pid %u no longer exists (its mmap was stopped)",
-				  call, (unsigned long long)d->export_id, (unsigned)d->pid);
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
+				  "%s: export %llu of pid %u no longer exists (its mmap was stopped)", call,
+				  (unsigned long long)d->export_id, (unsigned)d->pid);
 	default:
 		/* The agent's code is not trusted to be one of ours: report it, answer with our own. */
 		return FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent answered error %d", call,
@@ -320,7 +323,8 @@ static doca_error_t check_grant(const struct ferry_export_desc *d, const struct 
 	if (fds[1] >= 0) {
 		err = ferry_link_check_memfd(fds[1], rep->mem_off + rep->map_len, &why);
 		if (err != DOCA_SUCCESS)
-			return FERRY_RULE(err, "%s: the memory fd from exporter pid %u %s", call, (unsigned)d->pid, why);
+			return FERRY_RULE(err, "%s: the memory fd from exporter pid %u %s", call, (unsigned)d->pid,
+					  why);
 	}
 	return DOCA_SUCCESS;
 }

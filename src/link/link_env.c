@@ -24,13 +24,14 @@ static doca_error_t private_dir(const char *path, bool must_be_private)
 	struct stat st;
 
 	if (mkdir(path, 0700) != 0 && errno != EEXIST)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: cannot create %s: %s", path, strerror(errno));
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: cannot create %s: %s", path,
+				  strerror(errno));
 	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: %s is not a directory", path);
 	if (must_be_private && (st.st_uid != getuid() || (st.st_mode & 0077) != 0))
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "ferry link: %s must be owned by uid %u with mode 0700 (it has uid %u, mode %03o)", path,
-				  (unsigned)getuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+				  "ferry link: %s must be owned by uid %u with mode 0700 (it has uid %u, mode %03o)",
+				  path, (unsigned)getuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
 	return DOCA_SUCCESS;
 }
 
@@ -51,7 +52,8 @@ static int user_base(char *out, size_t room, bool *base_is_private)
 	if (stat(run_user, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
 		return snprintf(out, room, "%s/ferry", run_user);
 	*base_is_private = true;
-	if (getuid() == 0 && stat("/run", &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 0022) == 0)
+	if (getuid() == 0 && stat("/run", &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+	    (st.st_mode & 0022) == 0)
 		return snprintf(out, room, "/run/ferry");
 	return snprintf(out, room, "/tmp/ferry-%u", (unsigned)getuid());
 }

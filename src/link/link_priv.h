@@ -13,7 +13,7 @@
 
 #include "link/export_desc_priv.h"
 
-#define LINK_MSG_MAGIC 0x4b4e4c46u /* "FLNK" */
+#define LINK_MSG_MAGIC   0x4b4e4c46u /* "FLNK" */
 #define LINK_MSG_VERSION 2u
 
 /* Importer -> agent: which export, proved by its token. */
@@ -32,14 +32,14 @@ struct link_req {
  */
 struct link_rep {
 	uint32_t magic;
-	int32_t status;     /* doca_error_t */
-	uint64_t addr;      /* the exported range in the exporter */
+	int32_t status; /* doca_error_t */
+	uint64_t addr;  /* the exported range in the exporter */
 	uint64_t len;
-	uint32_t access;    /* DOCA_ACCESS_FLAG_PCI_READ_ONLY or DOCA_ACCESS_FLAG_PCI_READ_WRITE */
-	uint32_t reserved;  /* 0 */
-	uint64_t map_base;  /* page-aligned start of the exported pages in the exporter */
+	uint32_t access;   /* DOCA_ACCESS_FLAG_PCI_READ_ONLY or DOCA_ACCESS_FLAG_PCI_READ_WRITE */
+	uint32_t reserved; /* 0 */
+	uint64_t map_base; /* page-aligned start of the exported pages in the exporter */
 	uint64_t map_len;
-	uint64_t mem_off;   /* offset of map_base in the memory fd */
+	uint64_t mem_off; /* offset of map_base in the memory fd */
 };
 
 /*
@@ -58,7 +58,7 @@ doca_error_t ferry_link_check_rep(const struct ferry_export_desc *d, const struc
 doca_error_t ferry_link_check_memfd(int fd, uint64_t need, const char **why);
 
 /* Values of the export's state word, in a page the importers map read-only. */
-#define LINK_STATE_LIVE 0x4c495645u
+#define LINK_STATE_LIVE    0x4c495645u
 #define LINK_STATE_REVOKED 0u
 
 /*

@@ -86,9 +86,9 @@ static doca_error_t check_range(const struct ferry_remote *r, uint64_t addr, siz
 	/* Offsets, not end addresses, so nothing can wrap. */
 	if (addr < r->addr || addr - r->addr > r->len || len > r->len - (addr - r->addr))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "ferry remote %s: [0x%llx, +%zu) lies outside the export [0x%llx, +%llu) of pid %d", what,
-				  (unsigned long long)addr, len, (unsigned long long)r->addr, (unsigned long long)r->len,
-				  r->pid);
+				  "ferry remote %s: [0x%llx, +%zu) lies outside the export [0x%llx, +%llu) of pid %d",
+				  what, (unsigned long long)addr, len, (unsigned long long)r->addr,
+				  (unsigned long long)r->len, r->pid);
 	if (!ferry_link_peer_alive(r->state, -1))
 		return DOCA_ERROR_NOT_CONNECTED;
 	return DOCA_SUCCESS;
@@ -103,22 +103,23 @@ static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t
 		size_t n = len - done < (1u << 30) ? len - done : (1u << 30);
 		struct iovec lv = {.iov_base = (uint8_t *)local + done, .iov_len = n};
 		struct iovec rv = {.iov_base = (void *)(uintptr_t)(remote + done), .iov_len = n};
-		ssize_t got = write ? process_vm_writev(r->pid, &lv, 1, &rv, 1, 0) :
-				      process_vm_readv(r->pid, &lv, 1, &rv, 1, 0);
+		ssize_t got = write ? process_vm_writev(r->pid, &lv, 1, &rv, 1, 0)
+				    : process_vm_readv(r->pid, &lv, 1, &rv, 1, 0);
 		if (got <= 0) {
 			if (got < 0 && errno == EINTR)
 				continue;
 			if (got < 0 && errno == ESRCH)
 				return DOCA_ERROR_NOT_CONNECTED;
-			return FERRY_RULE(DOCA_ERROR_IO_FAILED, "ferry remote %s of %zu bytes at 0x%llx in pid %d failed: %s",
+			return FERRY_RULE(DOCA_ERROR_IO_FAILED,
+					  "ferry remote %s of %zu bytes at 0x%llx in pid %d failed: %s",
 					  write ? "write" : "read", n, (unsigned long long)(remote + done), r->pid,
 					  got < 0 ? strerror(errno) : "no progress");
 		}
 		done += (size_t)got;
 	}
 	/* Trust the bytes only if they came from the exporter, not from a process that reused its pid. */
-	return ferry_link_peer_alive_cached(r->state, r->pidfd, r->checked_ns) ? DOCA_SUCCESS :
-									     DOCA_ERROR_NOT_CONNECTED;
+	return ferry_link_peer_alive_cached(r->state, r->pidfd, r->checked_ns) ? DOCA_SUCCESS
+									       : DOCA_ERROR_NOT_CONNECTED;
 }
 
 doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t src, size_t len)

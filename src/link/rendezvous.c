@@ -250,15 +250,16 @@ doca_error_t ferry_link_accept(int listen_fd, int *fd, pid_t *pid)
 		if (s < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN : DOCA_ERROR_OPERATING_SYSTEM;
+			return (errno == EAGAIN || errno == EWOULDBLOCK) ? DOCA_ERROR_AGAIN
+									 : DOCA_ERROR_OPERATING_SYSTEM;
 		}
 		if (!ferry_link_peer_cred(s, &cred) || cred.uid != getuid()) {
 			uint64_t nth;
 
 			close(s); /* another user's process: never talk to it */
 			if (ferry_log_sampled(&foreign_callers, &nth))
-				FERRY_WARN("ferry link: refused a connection from uid %u (%llu so far)", (unsigned)cred.uid,
-					   (unsigned long long)nth);
+				FERRY_WARN("ferry link: refused a connection from uid %u (%llu so far)",
+					   (unsigned)cred.uid, (unsigned long long)nth);
 			continue;
 		}
 		*fd = s;

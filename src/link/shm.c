@@ -37,9 +37,9 @@ static struct shm_block *shm_blocks;
  * outside it. If that fails (another address-space layout) the kernel picks.
  */
 #define SHM_WINDOW_START 0x560000000000ull
-#define SHM_WINDOW_LEN 0x008000000000ull
-#define SHM_ALIGN (2ull << 20)
-#define SHM_TRIES 8
+#define SHM_WINDOW_LEN   0x008000000000ull
+#define SHM_ALIGN        (2ull << 20)
+#define SHM_TRIES        8
 
 static void *map_block(int fd, size_t len)
 {

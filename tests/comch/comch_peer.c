@@ -95,8 +95,8 @@ static void server_connect(struct doca_comch_event_connection_status_changed *ev
 	}
 }
 
-static void server_disconnect(struct doca_comch_event_connection_status_changed *ev,
-			      struct doca_comch_connection *conn, uint8_t ok)
+static void server_disconnect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *conn,
+			      uint8_t ok)
 {
 	(void)ev;
 	(void)conn;
@@ -189,7 +189,8 @@ static void client_state(const union doca_data user_data, struct doca_ctx *ctx, 
 		g.running++;
 		if (g.count > 0)
 			client_send_next(i);
-	} else if (next == DOCA_CTX_STATE_STOPPING && (prev == DOCA_CTX_STATE_RUNNING || prev == DOCA_CTX_STATE_STARTING)) {
+	} else if (next == DOCA_CTX_STATE_STOPPING &&
+		   (prev == DOCA_CTX_STATE_RUNNING || prev == DOCA_CTX_STATE_STARTING)) {
 		g.failed++; /* the tests stop clients only after counting */
 	}
 }

@@ -68,22 +68,22 @@
 
 #include "comch_util.h"
 
-#define POSTS 4
-#define IMM_CAP 16
+#define POSTS           4
+#define IMM_CAP         16
 #define CHAOS_ACCEPT_MS 1500  /* a server's first client; the test starts it at once */
 #define CHAOS_LINGER_MS 3000  /* a receiver waits this long for the sender's "done" */
 #define CHAOS_SETTLE_MS 50    /* then progresses this long before reading flushed buffers */
-#define CHAOS_LEAVE_MS 3000   /* a server waits this long for its client to leave */
-#define RANDOM_STOP_US 20000  /* --stop-at-random: the latest moment after the first post */
-#define DONE_MSG "done"
+#define CHAOS_LEAVE_MS  3000  /* a server waits this long for its client to leave */
+#define RANDOM_STOP_US  20000 /* --stop-at-random: the latest moment after the first post */
+#define DONE_MSG        "done"
 
 struct peer {
 	bool is_server, sending, shared, chaos, stop_random, own_pe;
 	uint32_t n, max, stop_after, post_delay_ms, inflight;
 	uint64_t seed;
-	int rc;                          /* the first failure's exit code, 0 while none */
-	struct doca_pe *pe;              /* the connection's (and the consumer's) */
-	struct doca_pe *ppe;             /* the producer's: pe, or its own (--producer-pe own) */
+	int rc;              /* the first failure's exit code, 0 while none */
+	struct doca_pe *pe;  /* the connection's (and the consumer's) */
+	struct doca_pe *ppe; /* the producer's: pe, or its own (--producer-pe own) */
 	struct doca_dev *dev;
 	struct doca_dev_rep *rep;
 	struct doca_comch_server *server;
@@ -303,8 +303,8 @@ static void start_agent(void)
 	const void *desc = NULL;
 	size_t len = 0;
 
-	if (page == NULL || doca_mmap_create(&m) != DOCA_SUCCESS || doca_mmap_set_memrange(m, page, 4096) != DOCA_SUCCESS ||
-	    doca_mmap_add_dev(m, g.dev) != DOCA_SUCCESS ||
+	if (page == NULL || doca_mmap_create(&m) != DOCA_SUCCESS ||
+	    doca_mmap_set_memrange(m, page, 4096) != DOCA_SUCCESS || doca_mmap_add_dev(m, g.dev) != DOCA_SUCCESS ||
 	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE) != DOCA_SUCCESS ||
 	    doca_mmap_start(m) != DOCA_SUCCESS || doca_mmap_export_pci(m, g.dev, &desc, &len) != DOCA_SUCCESS)
 		fail(2, "cannot export a page to start the memory agent");
@@ -553,8 +553,8 @@ static void say_done(void)
 
 	if (g.conn_gone)
 		return;
-	err = g.is_server ? doca_comch_server_task_send_alloc_init(g.server, g.conn, DONE_MSG, sizeof(DONE_MSG), &task) :
-			    doca_comch_client_task_send_alloc_init(g.client, g.conn, DONE_MSG, sizeof(DONE_MSG), &task);
+	err = g.is_server ? doca_comch_server_task_send_alloc_init(g.server, g.conn, DONE_MSG, sizeof(DONE_MSG), &task)
+			  : doca_comch_client_task_send_alloc_init(g.client, g.conn, DONE_MSG, sizeof(DONE_MSG), &task);
 	if (err != DOCA_SUCCESS)
 		return;
 	if (doca_task_submit(doca_comch_task_send_as_task(task)) != DOCA_SUCCESS) {
@@ -656,7 +656,8 @@ static uint32_t count_late_writes(void)
 			continue;
 		for (uint32_t b = 0; b < g.max; b++)
 			if (room[b] != was[b]) {
-				fprintf(stderr, "flushed buffer %u: byte %u changed after its post-receive failed\n", k, b);
+				fprintf(stderr, "flushed buffer %u: byte %u changed after its post-receive failed\n", k,
+					b);
 				break;
 			}
 		late++;
@@ -773,7 +774,8 @@ static int run_recv(void)
 	if (g.rc == 0)
 		(void)progress_until(recv_finished, 0);
 	early = g.rc == 0 && !g.conn_gone && g.received < g.stop_after && random_stop_due();
-	lost = g.received < g.stop_after && !early; /* the connection ended first (once done, the peer may leave any time) */
+	lost = g.received < g.stop_after &&
+	       !early; /* the connection ended first (once done, the peer may leave any time) */
 	if (early)
 		stop_at_random();
 	consumer_close();
@@ -782,7 +784,8 @@ static int run_recv(void)
 		linger();
 	g.late = count_late_writes();
 	if (g.chaos) {
-		printf("recv-summary received %u flushed %u dirty %u late %u\n", g.received, g.flushed, g.dirty, g.late);
+		printf("recv-summary received %u flushed %u dirty %u late %u\n", g.received, g.flushed, g.dirty,
+		       g.late);
 		fflush(stdout);
 	}
 	/* CONSUMER_DOWN left before any BYE: the sender sees the consumer expire, then the end. */
@@ -895,7 +898,8 @@ static void setup_memory(void)
 	}
 	for (uint32_t b = 0; b < g.max; b++)
 		g.canary[b] = (uint8_t)(0xa5 ^ (b * 0x3b) ^ (b >> 8));
-	if (doca_mmap_create(&g.mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(g.mmap, g.mem, g.mem_len) != DOCA_SUCCESS ||
+	if (doca_mmap_create(&g.mmap) != DOCA_SUCCESS ||
+	    doca_mmap_set_memrange(g.mmap, g.mem, g.mem_len) != DOCA_SUCCESS ||
 	    doca_mmap_add_dev(g.mmap, g.dev) != DOCA_SUCCESS ||
 	    doca_mmap_set_permissions(g.mmap, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) !=
 		    DOCA_SUCCESS ||
@@ -910,8 +914,8 @@ static void free_memory(void)
 	for (uint32_t k = 0; k < POSTS; k++)
 		if (g.rbuf[k] != NULL)
 			(void)doca_buf_dec_refcount(g.rbuf[k], NULL);
-	if (g.inv != NULL && (doca_buf_inventory_stop(g.inv) != DOCA_SUCCESS ||
-			      doca_buf_inventory_destroy(g.inv) != DOCA_SUCCESS))
+	if (g.inv != NULL &&
+	    (doca_buf_inventory_stop(g.inv) != DOCA_SUCCESS || doca_buf_inventory_destroy(g.inv) != DOCA_SUCCESS))
 		fail(3, "cannot destroy the buf inventory");
 	if (g.mmap != NULL && doca_mmap_destroy(g.mmap) != DOCA_SUCCESS)
 		fail(3, "cannot destroy the mmap");

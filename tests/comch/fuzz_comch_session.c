@@ -60,12 +60,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define SESSION_NAME "fuzzed"
+#define SESSION_NAME          "fuzzed"
 #define SESSION_MAX_DATAGRAMS 32
-#define SESSION_SETTLE_LOOPS 64  /* progress calls after one datagram, at most */
-#define SESSION_CLOSE_LOOPS 4096 /* progress calls for an expected hang-up, at most */
-#define SESSION_SEND_TRIES 64
-#define SESSION_EXPORT_LEN (1u << 20) /* a post ring of 32 Ki entries fits; larger ones are refused as too small */
+#define SESSION_SETTLE_LOOPS  64   /* progress calls after one datagram, at most */
+#define SESSION_CLOSE_LOOPS   4096 /* progress calls for an expected hang-up, at most */
+#define SESSION_SEND_TRIES    64
+#define SESSION_EXPORT_LEN    (1u << 20) /* a post ring of 32 Ki entries fits; larger ones are refused as too small */
 
 struct session_server {
 	struct doca_pe *pe;
@@ -207,8 +207,8 @@ static void export_fill(void)
 	    doca_mmap_set_memrange(S.mmap, S.mem, SESSION_EXPORT_LEN) != DOCA_SUCCESS ||
 	    doca_mmap_add_dev(S.mmap, S.host) != DOCA_SUCCESS ||
 	    doca_mmap_set_permissions(S.mmap, DOCA_ACCESS_FLAG_PCI_READ_WRITE) != DOCA_SUCCESS ||
-	    doca_mmap_start(S.mmap) != DOCA_SUCCESS || doca_mmap_export_pci(S.mmap, S.host, &desc, &len) != DOCA_SUCCESS ||
-	    len > sizeof(S.export_desc))
+	    doca_mmap_start(S.mmap) != DOCA_SUCCESS ||
+	    doca_mmap_export_pci(S.mmap, S.host, &desc, &len) != DOCA_SUCCESS || len > sizeof(S.export_desc))
 		die("cannot export memory for the consumers");
 	memcpy(S.export_desc, desc, len);
 	S.export_len = len;
@@ -347,7 +347,7 @@ static void send_one(struct session *s, const struct datagram *d)
 
 /* What a burst must come to: the MSGs before its first ending frame, and whether there is one. */
 struct burst_plan {
-	bool sure;     /* no fast-path frame before the end: the outcome is known */
+	bool sure; /* no fast-path frame before the end: the outcome is known */
 	bool must_end;
 	unsigned msgs;
 };
@@ -630,8 +630,12 @@ static size_t seed_desc(uint8_t *out)
 static void seed_up(struct seed *sd, uint32_t id, const uint8_t *desc, size_t dlen)
 {
 	uint8_t f[FERRY_FRAME_UP_MAX];
-	const struct ferry_frame_consumer_up up = {.consumer_id = id, .imm_data_len = 8, .ring_cap = 64, .desc = desc,
-						   .desc_len = (uint16_t)dlen, .ring_desc = desc,
+	const struct ferry_frame_consumer_up up = {.consumer_id = id,
+						   .imm_data_len = 8,
+						   .ring_cap = 64,
+						   .desc = desc,
+						   .desc_len = (uint16_t)dlen,
+						   .ring_desc = desc,
 						   .ring_desc_len = (uint16_t)dlen};
 
 	seed_add(sd, f, ferry_frame_build_consumer_up(f, &up));
@@ -652,8 +656,8 @@ static void seed_consumers(struct seed *sd)
 static void seed_done_ring(struct seed *sd)
 {
 	uint8_t f[FERRY_FRAME_DONE_RING_MAX];
-	const struct ferry_frame_done_ring done = {.consumer_id = 1, .ring_cap = 64, .desc = S.export_desc,
-						   .desc_len = (uint16_t)S.export_len};
+	const struct ferry_frame_done_ring done = {
+		.consumer_id = 1, .ring_cap = 64, .desc = S.export_desc, .desc_len = (uint16_t)S.export_len};
 
 	seed_add(sd, f, ferry_frame_build_done_ring(f, &done));
 }
@@ -742,8 +746,8 @@ int main(int argc, char **argv)
 		if (argc > 1)
 			write_seed(argv[1], i, &seeds[i]);
 	}
-	printf("comch session seeds: %zu sessions, the server survived each (%u messages, %u connections)\n", n,
-	       S.msgs, S.connects);
+	printf("comch session seeds: %zu sessions, the server survived each (%u messages, %u connections)\n", n, S.msgs,
+	       S.connects);
 	return 0;
 }
 #endif /* FERRY_FUZZ_STANDALONE */

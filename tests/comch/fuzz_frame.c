@@ -53,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (f.type == FERRY_FRAME_DONE_RING &&
 		    (f.u.done_ring.consumer_id == 0 || (f.u.done_ring.ring_cap & (f.u.done_ring.ring_cap - 1)) != 0 ||
-		     f.u.done_ring.desc_len == 0 || f.u.done_ring.desc_len + FERRY_FRAME_DONE_RING_FIXED != f.payload_len))
+		     f.u.done_ring.desc_len == 0 ||
+		     f.u.done_ring.desc_len + FERRY_FRAME_DONE_RING_FIXED != f.payload_len))
 			abort();
 	}
 	free(copy);

@@ -51,7 +51,8 @@ static void send_done(struct doca_comch_task_send *t, union doca_data tu, union 
 	doca_task_free(doca_comch_task_send_as_task(t));
 }
 
-static void on_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len, struct doca_comch_connection *conn)
+static void on_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len,
+		    struct doca_comch_connection *conn)
 {
 	(void)ev;
 	(void)buf;
@@ -149,7 +150,8 @@ static void test_server_create(void **state)
 {
 	struct ferry_test_alloc_walk w = {.call = "doca_comch_server_create",
 					  .logged = "doca_comch_server_create: no memory for server 'alloc'",
-					  .attempt = server_create_attempt, .failed = out_failed,
+					  .attempt = server_create_attempt,
+					  .failed = out_failed,
 					  .succeeded = server_create_succeeded};
 
 	(void)state;
@@ -175,7 +177,8 @@ static void test_client_create(void **state)
 {
 	struct ferry_test_alloc_walk w = {.call = "doca_comch_client_create",
 					  .logged = "doca_comch_client_create: no memory for client 'alloc'",
-					  .attempt = client_create_attempt, .failed = out_failed,
+					  .attempt = client_create_attempt,
+					  .failed = out_failed,
 					  .succeeded = client_create_succeeded};
 
 	(void)state;
@@ -189,8 +192,9 @@ static void server_make(const char *name)
 	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_done, send_done, 16), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_msg_recv_register(F->server, on_recv), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 }
 
@@ -257,9 +261,12 @@ static void server_start_cleanup(void *arg)
 
 static void test_server_start(void **state)
 {
-	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (comch server)", .logged = "doca_ctx_start: ",
-					  .prepare = server_start_prepare, .attempt = server_start_attempt,
-					  .failed = server_start_failed, .succeeded = server_start_succeeded,
+	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (comch server)",
+					  .logged = "doca_ctx_start: ",
+					  .prepare = server_start_prepare,
+					  .attempt = server_start_attempt,
+					  .failed = server_start_failed,
+					  .succeeded = server_start_succeeded,
 					  .cleanup = server_start_cleanup};
 
 	(void)state;
@@ -300,10 +307,14 @@ static void client_start_cleanup(void *arg)
 
 static void test_client_start(void **state)
 {
-	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (comch client)", .logged = "doca_ctx_start: ",
-					  .ok = DOCA_ERROR_IN_PROGRESS, .prepare = client_start_prepare,
-					  .attempt = client_start_attempt, .failed = client_start_failed,
-					  .succeeded = client_start_succeeded, .cleanup = client_start_cleanup};
+	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (comch client)",
+					  .logged = "doca_ctx_start: ",
+					  .ok = DOCA_ERROR_IN_PROGRESS,
+					  .prepare = client_start_prepare,
+					  .attempt = client_start_attempt,
+					  .failed = client_start_failed,
+					  .succeeded = client_start_succeeded,
+					  .cleanup = client_start_cleanup};
 
 	(void)state;
 	assert_int_equal(ferry_test_alloc_walk(&w), 3);
@@ -313,8 +324,7 @@ static void test_client_start(void **state)
 
 static bool connected(void)
 {
-	return F->server_conn != NULL &&
-	       state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING;
+	return F->server_conn != NULL && state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING;
 }
 
 static struct doca_comch_connection *connect_pair(void)
@@ -397,12 +407,15 @@ static void test_producer_consumer_create(void **state)
 	struct consumer_arg ca = {NULL, NULL};
 	struct ferry_test_alloc_walk pw = {.call = "doca_comch_producer_create",
 					   .logged = "doca_comch_producer_create: no memory",
-					   .attempt = producer_attempt, .failed = producer_failed,
+					   .attempt = producer_attempt,
+					   .failed = producer_failed,
 					   .succeeded = producer_succeeded};
 	struct ferry_test_alloc_walk cw = {.call = "doca_comch_consumer_create",
 					   .logged = "doca_comch_consumer_create: no memory",
-					   .attempt = consumer_attempt, .failed = consumer_failed,
-					   .succeeded = consumer_succeeded, .arg = &ca};
+					   .attempt = consumer_attempt,
+					   .failed = consumer_failed,
+					   .succeeded = consumer_succeeded,
+					   .arg = &ca};
 
 	(void)state;
 	ca.conn = connect_pair();

@@ -175,8 +175,9 @@ static void make_server(const char *name)
 	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 64), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_msg_recv_register(F->server, server_recv), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 }
@@ -309,7 +310,8 @@ static void test_setters_and_getters(void **state)
 	assert_int_equal(doca_comch_client_set_recv_queue_size(F->client, COMCH_CAP_MAX_RECV_QUEUE + 1),
 			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, NULL, send_err, 4), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 0),
+			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_server_event_msg_recv_register(F->server, NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, NULL),
 			 DOCA_ERROR_INVALID_VALUE);
@@ -411,9 +413,9 @@ static void test_connect_and_exchange(void **state)
 	assert_int_equal(F->sent_ok, 1);
 	/* server -> client, max size and empty */
 	memset(msg, 'z', COMCH_CAP_MAX_MSG_SIZE);
-	assert_int_equal(doca_comch_server_task_send_alloc_init(F->server, F->server_conn, msg, COMCH_CAP_MAX_MSG_SIZE,
-								&task),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_comch_server_task_send_alloc_init(F->server, F->server_conn, msg, COMCH_CAP_MAX_MSG_SIZE, &task),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
 	want_client_msgs = 1;
 	progress_until(client_got);
@@ -728,7 +730,6 @@ static void test_silent_flood_is_cleaned_up(void **state)
 	progress_until(client_running);
 }
 
-
 /* ---- fast path (producer, consumer) in one process ---- */
 
 static unsigned g_new_consumers, g_expired_consumers, g_recv_ok, g_recv_err, g_send_ok, g_send_err;
@@ -863,8 +864,9 @@ static void fast_pair(const char *name, uint32_t depth, struct doca_comch_connec
 {
 	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, depth), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_create(F->host, name, &F->client), DOCA_SUCCESS);
@@ -936,7 +938,8 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, 1000, &sbuf), DOCA_SUCCESS);
 	for (int i = 0; i < 32; i++)
 		imm[i] = (uint8_t)(0xA0 + i);
-	assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, imm, 33, cid, &st), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, imm, 33, cid, &st),
+			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_producer_task_send_alloc_init(p, sbuf, imm, 12, cid, &st), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_task_send_get_consumer_id(st), cid);
 	assert_int_equal(doca_comch_producer_task_send_get_imm_data_len(st), 12);
@@ -1017,7 +1020,6 @@ static void test_fast_path_in_one_process(void **state)
 	free(pmem);
 }
 
-
 /* ---- fast path: a rogue peer's frames ---- */
 
 static int rogue_hello(const char *name)
@@ -1057,8 +1059,9 @@ static void rogue_server(const char *name)
 	g_new_consumers = g_expired_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
 	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_consumer_register(F->server, on_new_consumer, on_expired_consumer),
 			 DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
@@ -1072,16 +1075,16 @@ static void rogue_server(const char *name)
  * server must end that connection with a line naming the lie.
  */
 struct rogue_fast {
-	uint8_t *mem;                 /* 8 KiB: the rogue consumer's 4 KiB, then the server consumer's */
-	uint8_t *pmem;                /* 64 bytes of 0x77, what the server's producer sends */
-	struct doca_mmap *pm;         /* pmem */
+	uint8_t *mem;         /* 8 KiB: the rogue consumer's 4 KiB, then the server consumer's */
+	uint8_t *pmem;        /* 64 bytes of 0x77, what the server's producer sends */
+	struct doca_mmap *pm; /* pmem */
 	struct doca_buf_inventory *pinv;
 	struct doca_buf *sbuf;        /* pmem, for the server's producer */
 	struct doca_mmap *mm, *rm;    /* the rogue consumer's memory and post ring, exported */
 	struct comch_ring_hdr *ring;  /* that post ring, of 4 */
 	const void *desc, *ring_desc; /* their export descriptors */
 	size_t desc_len, ring_desc_len;
-	struct doca_mmap *sm;         /* the server consumer's memory */
+	struct doca_mmap *sm; /* the server consumer's memory */
 	struct doca_buf_inventory *inv;
 	struct doca_buf *buf;         /* 1 KiB of it, for its one post */
 	struct doca_mmap *dm;         /* the rogue's completion ring, exported */
@@ -1173,8 +1176,12 @@ static void test_rogue_consumer_up_garbage_descriptors(void **state)
 	(void)state;
 	fd = rogue_hello("rogue-fast");
 	memset(junk, 0x33, sizeof(junk));
-	up = (struct ferry_frame_consumer_up){.consumer_id = 5, .ring_cap = 4, .desc = junk, .desc_len = sizeof(junk),
-					      .ring_desc = junk, .ring_desc_len = sizeof(junk)};
+	up = (struct ferry_frame_consumer_up){.consumer_id = 5,
+					      .ring_cap = 4,
+					      .desc = junk,
+					      .desc_len = sizeof(junk),
+					      .ring_desc = junk,
+					      .ring_desc_len = sizeof(junk)};
 	rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
 	(void)rogue_wait_closed(fd, got, sizeof(got));
 	close(fd);
@@ -1192,8 +1199,11 @@ static void test_rogue_consumer_up_garbage_descriptors(void **state)
 static int rogue_consumer_up(struct doca_comch_producer **p, struct doca_comch_producer_task_send **st)
 {
 	uint8_t frame[FERRY_FRAME_UP_MAX];
-	struct ferry_frame_consumer_up up = {.consumer_id = 5, .ring_cap = 4, .desc = R->desc,
-					     .desc_len = (uint16_t)R->desc_len, .ring_desc = R->ring_desc,
+	struct ferry_frame_consumer_up up = {.consumer_id = 5,
+					     .ring_cap = 4,
+					     .desc = R->desc,
+					     .desc_len = (uint16_t)R->desc_len,
+					     .ring_desc = R->ring_desc,
 					     .ring_desc_len = (uint16_t)R->ring_desc_len};
 	int fd = rogue_hello("rogue-fast");
 
@@ -1305,8 +1315,10 @@ static int rogue_producer_up(uint32_t ring_cap, struct doca_comch_consumer **c,
 	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(*rt)), DOCA_SUCCESS);
 	rogue_read(fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
 	assert_int_equal(f.u.up.ring_cap, 1);
-	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id, .ring_cap = ring_cap,
-						.desc = R->dring_desc, .desc_len = (uint16_t)R->dring_desc_len};
+	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id,
+						.ring_cap = ring_cap,
+						.desc = R->dring_desc,
+						.desc_len = (uint16_t)R->dring_desc_len};
 	rogue_send(fd, frame, ferry_frame_build_done_ring(frame, &answer));
 	return fd;
 }
@@ -1403,7 +1415,6 @@ static void test_rogue_done_ring_of_another_size(void **state)
 	fd = rogue_producer_up(2, &c, &rt);
 	expect_post_failed(fd, c, rt, 0, "of another size");
 }
-
 
 /* DOCA's high-speed sample: the producer has a PE of its own and only that PE is progressed while it sends. */
 static void test_fast_path_producer_on_own_pe(void **state)
@@ -1514,14 +1525,14 @@ static bool rogue_got_before_close(int fd, enum ferry_frame_type type)
 		err = ferry_link_recv(fd, buf, sizeof(buf), &len);
 		if (err == DOCA_ERROR_CONNECTION_RESET)
 			return seen;
-		if (err == DOCA_SUCCESS && ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS)
+		if (err == DOCA_SUCCESS &&
+		    ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS)
 			seen = seen || f.type == type;
 		usleep(50);
 	}
 	fail_msg("the server did not close the rogue connection");
 	return seen;
 }
-
 
 static struct doca_mmap *access_mmap(void *mem, size_t len, struct doca_dev *dev, uint32_t access)
 {
@@ -1574,8 +1585,11 @@ static void rogue_up_with(int fd, uint32_t id, uint32_t cap, const void *desc, s
 			  size_t ring_desc_len)
 {
 	uint8_t frame[FERRY_FRAME_UP_MAX];
-	struct ferry_frame_consumer_up up = {.consumer_id = id, .ring_cap = cap, .desc = desc,
-					     .desc_len = (uint16_t)desc_len, .ring_desc = ring_desc,
+	struct ferry_frame_consumer_up up = {.consumer_id = id,
+					     .ring_cap = cap,
+					     .desc = desc,
+					     .desc_len = (uint16_t)desc_len,
+					     .ring_desc = ring_desc,
 					     .ring_desc_len = (uint16_t)ring_desc_len};
 
 	rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
@@ -1949,7 +1963,7 @@ static void test_done_ring_sealed_read_only(void **state)
 /* ---- a consumer of the server's facing a rogue that plays the producers' side by hand ---- */
 
 static unsigned g_rc_ok, g_rc_err;
-static doca_error_t g_rc_status[8];  /* in completion order */
+static doca_error_t g_rc_status[8]; /* in completion order */
 static size_t g_rc_len;
 static uint32_t g_rc_producer, g_rc_imm_len;
 static uint8_t g_rc_imm[32], g_rc_data[16];
@@ -1989,16 +2003,16 @@ static void rc_err(struct doca_comch_consumer_task_post_recv *t, union doca_data
 #define RP_TASKS 4u
 
 struct rogue_producers {
-	int fd;                            /* the rogue's socket; -1 once it left */
-	struct doca_comch_consumer *c;     /* the server's consumer */
+	int fd;                        /* the rogue's socket; -1 once it left */
+	struct doca_comch_consumer *c; /* the server's consumer */
 	uint32_t cid, cap;
-	uint8_t *cmem;                     /* its memory: RP_TASKS buffers of 1 KiB */
+	uint8_t *cmem; /* its memory: RP_TASKS buffers of 1 KiB */
 	struct doca_mmap *cm;
 	struct doca_buf_inventory *inv;
 	struct doca_buf *bufs[RP_TASKS];
 	struct ferry_link_import *pimp;
-	struct comch_ring_hdr *posts;      /* the consumer's post ring, as the rogue maps it */
-	struct comch_ring_hdr *dring;      /* the rogue's completion ring for it */
+	struct comch_ring_hdr *posts; /* the consumer's post ring, as the rogue maps it */
+	struct comch_ring_hdr *dring; /* the rogue's completion ring for it */
 	struct doca_mmap *dm;
 	uint64_t dhead;
 };
@@ -2030,8 +2044,9 @@ static void rp_start(struct rogue_producers *rp, const char *name, uint32_t ntas
 	assert_int_equal(doca_buf_inventory_create(RP_TASKS, &rp->inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(rp->inv), DOCA_SUCCESS);
 	for (uint32_t i = 0; i < RP_TASKS; i++)
-		assert_int_equal(doca_buf_inventory_buf_get_by_addr(rp->inv, rp->cm, rp->cmem + i * 1024, 1024, &rp->bufs[i]),
-				 DOCA_SUCCESS);
+		assert_int_equal(
+			doca_buf_inventory_buf_get_by_addr(rp->inv, rp->cm, rp->cmem + i * 1024, 1024, &rp->bufs[i]),
+			DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_create(F->server_conn, rp->cm, &rp->c), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_set_imm_data_len(rp->c, imm_len), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(rp->c, rc_ok, rc_err, ntasks), DOCA_SUCCESS);
@@ -2063,8 +2078,8 @@ static void rp_answer(struct rogue_producers *rp, size_t off, size_t shrink)
 	assert_non_null(rp->dring);
 	rp->dm = fast_mmap((uint8_t *)rp->dring + off, bytes - shrink, F->host);
 	assert_int_equal(doca_mmap_export_pci(rp->dm, F->host, &desc, &desc_len), DOCA_SUCCESS);
-	answer = (struct ferry_frame_done_ring){.consumer_id = rp->cid, .ring_cap = rp->cap, .desc = desc,
-						.desc_len = (uint16_t)desc_len};
+	answer = (struct ferry_frame_done_ring){
+		.consumer_id = rp->cid, .ring_cap = rp->cap, .desc = desc, .desc_len = (uint16_t)desc_len};
 	rogue_send(rp->fd, frame, ferry_frame_build_done_ring(frame, &answer));
 }
 
@@ -2164,8 +2179,9 @@ static void test_rogue_done_ring_geometry_lie(void **state)
 		assert_int_equal(post.addr, (uint64_t)(uintptr_t)(rp.cmem + (k & 1) * 1024));
 		assert_int_equal(post.len, 1024);
 		memset((void *)(uintptr_t)post.addr, (int)(0x20 + k), 100 + k);
-		rp_done(&rp, (struct comch_done){.slot = post.slot, .generation = post.generation, .len = 100 + k,
-						 .producer_id = 9});
+		rp_done(&rp,
+			(struct comch_done){
+				.slot = post.slot, .generation = post.generation, .len = 100 + k, .producer_id = 9});
 		rp_progress_until_completed(k + 1);
 		assert_int_equal(g_rc_ok, k + 1);
 		assert_int_equal(g_rc_len, 100 + k);
@@ -2277,11 +2293,16 @@ static void stop_race(const char *name, enum race_end how)
 	assert_int_equal(errno, EAGAIN);
 
 	if (how == RACE_COMPLETES)
-		rp_done(&rp, (struct comch_done){.slot = taken.slot, .generation = taken.generation, .len = 5,
-						 .producer_id = 77, .imm_len = 4, .imm = "abcd"});
+		rp_done(&rp, (struct comch_done){.slot = taken.slot,
+						 .generation = taken.generation,
+						 .len = 5,
+						 .producer_id = 77,
+						 .imm_len = 4,
+						 .imm = "abcd"});
 	else if (how == RACE_FAILS)
-		rp_done(&rp, (struct comch_done){.slot = taken.slot, .generation = taken.generation, .producer_id = 77,
-						 .failed = 1});
+		rp_done(&rp,
+			(struct comch_done){
+				.slot = taken.slot, .generation = taken.generation, .producer_id = 77, .failed = 1});
 	else {
 		close(rp.fd);
 		rp.fd = -1;
@@ -2351,22 +2372,28 @@ static void test_rogue_completion_lies(void **state)
 		rp_post(&rp, 1);
 		assert_true(rp_take(&rp, 0, &a));
 		if (k == IMM_PLUS_ONE || k == IMM_HUGE)
-			rp_done(&rp, (struct comch_done){.slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9,
+			rp_done(&rp, (struct comch_done){.slot = a.slot,
+							 .generation = a.generation,
+							 .len = 8,
+							 .producer_id = 9,
 							 .imm_len = k == IMM_HUGE ? UINT32_MAX : 5});
 		else if (k == NO_PRODUCER)
 			rp_done(&rp, (struct comch_done){.slot = a.slot, .generation = a.generation, .len = 8});
 		else if (k == TWICE) {
-			rp_done(&rp, (struct comch_done){.slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9});
+			rp_done(&rp, (struct comch_done){
+					     .slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9});
 			rp_progress_until_completed(1);
 			ok = 1;
-			rp_done(&rp, (struct comch_done){.slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9});
+			rp_done(&rp, (struct comch_done){
+					     .slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9});
 		} else {
 			b.slot = rp_entry(&rp, 1)->slot;
 			b.generation = rp_entry(&rp, 1)->generation;
 			assert_int_equal(doca_ctx_stop(rp_ctx(&rp)), DOCA_ERROR_IN_PROGRESS);
 			rp_progress_until_completed(1);
 			assert_int_equal(g_rc_status[0], DOCA_ERROR_IO_FAILED);
-			rp_done(&rp, (struct comch_done){.slot = b.slot, .generation = b.generation, .len = 8, .producer_id = 9});
+			rp_done(&rp, (struct comch_done){
+					     .slot = b.slot, .generation = b.generation, .len = 8, .producer_id = 9});
 		}
 		(void)rogue_wait_closed(rp.fd, got, sizeof(got));
 		rp_progress_until_completed(2);
@@ -2437,8 +2464,11 @@ static void test_rogue_short_datagrams(void **state)
 	assert_true(ferry_test_log_has("frame shorter than its header"));
 
 	fd = rogue_hello("rogue-short");
-	up = (struct ferry_frame_consumer_up){.consumer_id = 5, .ring_cap = 4, .desc = rc.desc,
-					      .desc_len = (uint16_t)rc.desc_len, .ring_desc = rc.ring_desc,
+	up = (struct ferry_frame_consumer_up){.consumer_id = 5,
+					      .ring_cap = 4,
+					      .desc = rc.desc,
+					      .desc_len = (uint16_t)rc.desc_len,
+					      .ring_desc = rc.ring_desc,
 					      .ring_desc_len = (uint16_t)rc.ring_desc_len};
 	len = ferry_frame_build_consumer_up(frame, &up);
 	rogue_send(fd, frame, len - 1);
@@ -2488,8 +2518,16 @@ static void test_rogue_empty_datagram_mid_batch(void **state)
 /* Timeouts from the environment: numbers of ms up to a day; anything else is a line and the default. */
 static void test_env_timeouts(void **state)
 {
-	static const char *const bad[] = {"99999999999999999999999", "18446744073709551615", "86400001", "-5", "12ms",
-					  "0", " 7", "+7", "0x", "0x10g"};
+	static const char *const bad[] = {"99999999999999999999999",
+					  "18446744073709551615",
+					  "86400001",
+					  "-5",
+					  "12ms",
+					  "0",
+					  " 7",
+					  "+7",
+					  "0x",
+					  "0x10g"};
 
 	(void)state;
 	setenv("FERRY_TEST_TIMEOUT_MS", "250", 1);

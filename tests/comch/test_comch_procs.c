@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #define PROCS_PEER_ENV "COMCH_PEER"
-#define PROCS_TAG "comch-test"
+#define PROCS_TAG      "comch-test"
 #include "procs_util.h"
 
 /* Spawn a server and wait until its context runs (it prints "listening"). */
@@ -231,8 +231,8 @@ static void test_only_the_represented_function_connects(void **state)
 {
 	struct child server, good, vf, other;
 	const char *topo[] = {"FERRY_TOPOLOGY", TOPO_DIR "/two_dpus.topo", NULL};
-	const char *topo_quick[] = {"FERRY_TOPOLOGY", TOPO_DIR "/two_dpus.topo", "FERRY_COMCH_CONNECT_TIMEOUT_MS", "300",
-				    NULL};
+	const char *topo_quick[] = {"FERRY_TOPOLOGY", TOPO_DIR "/two_dpus.topo", "FERRY_COMCH_CONNECT_TIMEOUT_MS",
+				    "300", NULL};
 	const char *sargs[] = {"server", "svc", "--rep", "b1:00.0", "--expect", "1", NULL};
 	const char *gargs[] = {"client", "svc", "--dev", "b1:00.0", NULL};
 	const char *vargs[] = {"client", "svc", "--dev", "b1:00.2", NULL};

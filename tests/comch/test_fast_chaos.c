@@ -46,7 +46,7 @@
 #include <sys/random.h>
 
 #define PROCS_PEER_ENV "FAST_PEER"
-#define PROCS_TAG "comch-chaos"
+#define PROCS_TAG      "comch-chaos"
 #include "procs_util.h"
 
 enum phase { PH_HANDSHAKE, PH_ANNOUNCE, PH_STREAM, PH_STOP, PH_COUNT };
@@ -69,7 +69,7 @@ enum {
 	F_KINDS
 };
 
-static const char *const kind_names[] = {"hang",         "crash",        "data-mismatch", "late-write",    "exit-code",
+static const char *const kind_names[] = {"hang",        "crash",        "data-mismatch", "late-write", "exit-code",
 					 "fd/map-leak", "lost-success", "flushed-dirty", "setup"};
 
 struct round {
@@ -93,10 +93,10 @@ static char g_xdg[64];
 
 /* What the rounds did, beyond pass or fail: whether the matrix reaches its corners. */
 static struct {
-	unsigned no_marker;     /* the phase's marker never came: struck at the end instead */
-	unsigned flushed;       /* rounds with flushed post-receives */
-	unsigned dirty_alive;   /* ... a flushed buffer held data at its flush, nobody killed */
-	unsigned dirty_killed;  /* ... the same, a process killed (mid-copy, say) */
+	unsigned no_marker;    /* the phase's marker never came: struck at the end instead */
+	unsigned flushed;      /* rounds with flushed post-receives */
+	unsigned dirty_alive;  /* ... a flushed buffer held data at its flush, nobody killed */
+	unsigned dirty_killed; /* ... the same, a process killed (mid-copy, say) */
 } g_stats;
 
 /* ---- drawing a round ---- */
@@ -155,7 +155,8 @@ static void round_draw(struct round *r, uint64_t master, unsigned index)
 static void round_print(const struct round *r, FILE *f)
 {
 	fprintf(f,
-		"round %u: seed 0x%016" PRIx64 ", producer on the %s, consumer memory %s, producer PE %s, %u in flight, "
+		"round %u: seed 0x%016" PRIx64
+		", producer on the %s, consumer memory %s, producer PE %s, %u in flight, "
 		"%u messages of up to %u bytes, consumer stop %s; at %s + %u us: %s the %s",
 		r->index, r->seed, r->producer_on_server ? "server" : "client", r->shared ? "shared" : "malloc",
 		r->own_pe ? "own" : "conn", r->inflight, r->n, r->max, r->stop_random ? "at random" : "after the last",
@@ -258,8 +259,8 @@ static void strike(const struct round *r, struct side *victim)
 static bool round_play(const struct round *r, const struct knobs *k, struct side *srv, struct side *cli)
 {
 	char limit[16];
-	const char *env[] = {"XDG_RUNTIME_DIR", g_xdg, "FERRY_TEST_LIMIT_S", limit,
-			     "FERRY_COMCH_CONNECT_TIMEOUT_MS", "1500", NULL};
+	const char *env[] = {
+		"XDG_RUNTIME_DIR", g_xdg, "FERRY_TEST_LIMIT_S", limit, "FERRY_COMCH_CONNECT_TIMEOUT_MS", "1500", NULL};
 	struct argv_buf sa, ca;
 	struct side *m;
 	const char *word = NULL;
@@ -333,7 +334,9 @@ static unsigned judge_side(const struct round *r, const struct side *s, bool som
 		kinds |= 1u << F_EXIT;
 	if (kinds != 0)
 		snprintf(why + used, room - used, "%s exited %d%s; ", role, s->code,
-			 s->code == -1 ? " (killed at the deadline)" : s->code > 128 ? " (signal)" : "");
+			 s->code == -1   ? " (killed at the deadline)"
+			 : s->code > 128 ? " (signal)"
+					 : "");
 	return kinds;
 }
 
@@ -353,8 +356,8 @@ static unsigned judge_leak(const struct side *s, char *why, size_t room)
 	}
 	if (bf == ff && bm == fm)
 		return 0;
-	snprintf(why + used, room - used, "%s: fds %u -> %u, maps %u -> %u; ", s->sender ? "sender" : "receiver", bf, ff,
-		 bm, fm);
+	snprintf(why + used, room - used, "%s: fds %u -> %u, maps %u -> %u; ", s->sender ? "sender" : "receiver", bf,
+		 ff, bm, fm);
 	return 1u << F_LEAK;
 }
 
@@ -380,8 +383,8 @@ static unsigned judge_counts(const struct side *snd, const struct side *rcv, cha
 		kinds |= 1u << F_LATE;
 		used = strlen(why);
 	}
-	if (have_r && !snd->killed && !rcv->killed &&
-	    sl != NULL && sscanf(sl, "send-summary ok %u failed %u", &ok, &failed) == 2 && ok > received + flushed) {
+	if (have_r && !snd->killed && !rcv->killed && sl != NULL &&
+	    sscanf(sl, "send-summary ok %u failed %u", &ok, &failed) == 2 && ok > received + flushed) {
 		snprintf(why + used, room - used, "%u sends succeeded, the consumer received %u and flushed %u; ", ok,
 			 received, flushed);
 		kinds |= 1u << F_LOST;
@@ -445,7 +448,8 @@ static void remove_dir(const char *path)
 
 	if (d != NULL) {
 		for (struct dirent *e; (e = readdir(d)) != NULL;)
-			if (e->d_name[0] != '.' && snprintf(file, sizeof(file), "%s/%s", path, e->d_name) < (int)sizeof(file))
+			if (e->d_name[0] != '.' &&
+			    snprintf(file, sizeof(file), "%s/%s", path, e->d_name) < (int)sizeof(file))
 				unlink(file);
 		closedir(d);
 	}

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #define PROCS_PEER_ENV "FAST_PEER"
-#define PROCS_TAG "comch-fast"
+#define PROCS_TAG      "comch-fast"
 #include "procs_util.h"
 
 /* ---- tests ---- */
@@ -25,7 +25,8 @@
 static void transfer(const char *sender, const char *n, const char *max, bool shared)
 {
 	const char *receiver = strcmp(sender, "server") == 0 ? "client" : "server";
-	const char *rargs[] = {receiver, "fast", "recv", n, "--max", max, "--seed", "7", shared ? "--shared" : NULL, NULL};
+	const char *rargs[] = {receiver, "fast", "recv", n, "--max", max, "--seed", "7", shared ? "--shared" : NULL,
+			       NULL};
 	const char *sargs[] = {sender, "fast", "send", n, "--max", max, "--seed", "7", NULL};
 	struct child s, r;
 	char want[64];
@@ -119,7 +120,8 @@ static void test_consumer_gone_while_sending(void **state)
 static void killed(const char *victim_side, bool victim_sends)
 {
 	const char *other_side = strcmp(victim_side, "server") == 0 ? "client" : "server";
-	const char *vargs[] = {victim_side, "fast", victim_sends ? "send" : "recv", "100000000", "--max", "65536", NULL};
+	const char *vargs[] = {victim_side, "fast", victim_sends ? "send" : "recv", "100000000", "--max",
+			       "65536",     NULL};
 	const char *oargs[] = {other_side, "fast", victim_sends ? "recv" : "send", "100000000", "--max", "65536", NULL};
 	struct child v, o;
 

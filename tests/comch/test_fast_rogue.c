@@ -55,18 +55,18 @@
 
 #define ROGUE_MEM 8192u
 #define ROGUE_CAP 4u
-#define ROGUE_ID 5u     /* the rogue's good consumer */
-#define REPLAY_ID 6u    /* the consumer that names someone else's export */
+#define ROGUE_ID  5u /* the rogue's good consumer */
+#define REPLAY_ID 6u /* the consumer that names someone else's export */
 
 /* ======== the rogue (child) ======== */
 
 /* The rogue's own failures: a line on stderr and an exit status the parent asserts on. */
-#define ROGUE_CHECK(cond, code)                                                                    \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "rogue: line %d: %s\n", __LINE__, #cond);                  \
-			exit(code);                                                                \
-		}                                                                                  \
+#define ROGUE_CHECK(cond, code)                                                   \
+	do {                                                                      \
+		if (!(cond)) {                                                    \
+			fprintf(stderr, "rogue: line %d: %s\n", __LINE__, #cond); \
+			exit(code);                                               \
+		}                                                                 \
 	} while (0)
 
 enum rogue_exit {
@@ -87,10 +87,10 @@ struct rogue {
 	size_t desc_len, ring_desc_len;
 	uint8_t done_ring[FERRY_FRAME_DESC_MAX]; /* the DONE_RING descriptor the server sent for ROGUE_ID */
 	uint16_t done_ring_len;
-	uint8_t cup[FERRY_FRAME_UP_MAX];         /* the server's own CONSUMER_UP, when one came */
+	uint8_t cup[FERRY_FRAME_UP_MAX]; /* the server's own CONSUMER_UP, when one came */
 	size_t cup_len;
-	struct doca_mmap *mmaps[3];              /* its exports, destroyed at exit (leak checkers watch) */
-	void *blocks[3];                         /* shareable memory behind them */
+	struct doca_mmap *mmaps[3]; /* its exports, destroyed at exit (leak checkers watch) */
+	void *blocks[3];            /* shareable memory behind them */
 	unsigned num_mmaps, num_blocks;
 };
 
@@ -100,7 +100,8 @@ static void rogue_export(struct rogue *r, void *mem, size_t len, uint32_t access
 
 	ROGUE_CHECK(doca_mmap_create(&m) == DOCA_SUCCESS && doca_mmap_set_memrange(m, mem, len) == DOCA_SUCCESS &&
 			    doca_mmap_add_dev(m, r->host) == DOCA_SUCCESS &&
-			    doca_mmap_set_permissions(m, access) == DOCA_SUCCESS && doca_mmap_start(m) == DOCA_SUCCESS &&
+			    doca_mmap_set_permissions(m, access) == DOCA_SUCCESS &&
+			    doca_mmap_start(m) == DOCA_SUCCESS &&
 			    doca_mmap_export_pci(m, r->host, desc, desc_len) == DOCA_SUCCESS,
 		    ROGUE_SETUP);
 	r->mmaps[r->num_mmaps++] = m;
@@ -187,8 +188,9 @@ static void rogue_hello(struct rogue *r, const char *name)
 					  ferry_devinfo_name(info), name) == DOCA_SUCCESS,
 		    ROGUE_SETUP);
 	ROGUE_CHECK(ferry_link_connect(&addr, &r->fd) == DOCA_SUCCESS, ROGUE_SETUP);
-	rogue_send(r, frame, ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
-						      ferry_devinfo_name(info), name));
+	rogue_send(r, frame,
+		   ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
+					   ferry_devinfo_name(info), name));
 	ROGUE_CHECK(rogue_next(r, buf, sizeof(buf), &f, FERRY_TEST_WAIT_MS) == DOCA_SUCCESS &&
 			    f.type == FERRY_FRAME_WELCOME,
 		    ROGUE_NO_FRAME);
@@ -198,8 +200,11 @@ static void rogue_up(struct rogue *r, uint32_t id, const void *desc, size_t desc
 		     size_t ring_desc_len)
 {
 	uint8_t frame[FERRY_FRAME_UP_MAX];
-	struct ferry_frame_consumer_up up = {.consumer_id = id, .ring_cap = ROGUE_CAP, .desc = desc,
-					     .desc_len = (uint16_t)desc_len, .ring_desc = ring_desc,
+	struct ferry_frame_consumer_up up = {.consumer_id = id,
+					     .ring_cap = ROGUE_CAP,
+					     .desc = desc,
+					     .desc_len = (uint16_t)desc_len,
+					     .ring_desc = ring_desc,
 					     .ring_desc_len = (uint16_t)ring_desc_len};
 
 	rogue_send(r, frame, ferry_frame_build_consumer_up(frame, &up));
@@ -338,7 +343,8 @@ static void rogue_ask_agent(const struct ferry_export_desc *d, struct link_rep *
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
 	struct ferry_link_addr addr;
 	struct cmsghdr *c;
 	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -349,7 +355,8 @@ static void rogue_ask_agent(const struct ferry_export_desc *d, struct link_rep *
 	ROGUE_CHECK(send(s, &req, sizeof(req), MSG_NOSIGNAL) == (ssize_t)sizeof(req), ROGUE_SETUP);
 	ROGUE_CHECK(recvmsg(s, &msg, MSG_CMSG_CLOEXEC) == (ssize_t)sizeof(*rep), ROGUE_NO_FRAME);
 	c = CMSG_FIRSTHDR(&msg);
-	ROGUE_CHECK(c != NULL && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(2 * sizeof(int)), ROGUE_NO_FRAME);
+	ROGUE_CHECK(c != NULL && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(2 * sizeof(int)),
+		    ROGUE_NO_FRAME);
 	memcpy(fds, CMSG_DATA(c), 2 * sizeof(int)); /* the state page, then the memory */
 	close(s);
 }
@@ -375,16 +382,17 @@ static void rogue_try_writing(int fd, size_t len, off_t off)
 }
 
 /* Ferry's own import of the completion ring is read-only too: mprotect cannot make it writable. */
-static const struct comch_ring_hdr *rogue_import_read_only(struct rogue *r, size_t page,
-							     struct ferry_link_import **imp)
+static const struct comch_ring_hdr *rogue_import_read_only(struct rogue *r, size_t page, struct ferry_link_import **imp)
 {
 	struct ferry_link_view v;
 
-	ROGUE_CHECK(ferry_link_import_open(r->done_ring, r->done_ring_len, ferry_devinfo_machine(doca_dev_as_devinfo(r->host)),
+	ROGUE_CHECK(ferry_link_import_open(r->done_ring, r->done_ring_len,
+					   ferry_devinfo_machine(doca_dev_as_devinfo(r->host)),
 					   FERRY_LINK_IMPORT_ANYWHERE, "rogue", imp, &v) == DOCA_SUCCESS,
 		    ROGUE_SETUP);
 	ROGUE_CHECK(v.access == DOCA_ACCESS_FLAG_PCI_READ_ONLY, ROGUE_WROTE);
-	ROGUE_CHECK(mprotect((void *)((uintptr_t)v.local & ~(uintptr_t)(page - 1)), page, PROT_READ | PROT_WRITE) != 0 &&
+	ROGUE_CHECK(mprotect((void *)((uintptr_t)v.local & ~(uintptr_t)(page - 1)), page, PROT_READ | PROT_WRITE) !=
+				    0 &&
 			    errno == EACCES,
 		    ROGUE_WROTE);
 	return v.local;
@@ -466,11 +474,15 @@ static int role_die_producer(struct rogue *r, const char *name)
 	rogue_hello(r, name);
 	r->done_ring_len = 1; /* it has no consumer of its own: wait for the server's CONSUMER_UP only */
 	rogue_collect(r, true);
-	ROGUE_CHECK(ferry_frame_parse(r->cup, r->cup_len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS, ROGUE_SETUP);
+	ROGUE_CHECK(ferry_frame_parse(r->cup, r->cup_len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS,
+		    ROGUE_SETUP);
 	dring = rogue_shared(r, comch_done_ring_bytes(f.u.up.ring_cap));
-	rogue_export(r, dring, comch_done_ring_bytes(f.u.up.ring_cap), DOCA_ACCESS_FLAG_PCI_READ_ONLY, &desc, &desc_len);
-	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id, .ring_cap = f.u.up.ring_cap,
-						.desc = desc, .desc_len = (uint16_t)desc_len};
+	rogue_export(r, dring, comch_done_ring_bytes(f.u.up.ring_cap), DOCA_ACCESS_FLAG_PCI_READ_ONLY, &desc,
+		     &desc_len);
+	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id,
+						.ring_cap = f.u.up.ring_cap,
+						.desc = desc,
+						.desc_len = (uint16_t)desc_len};
 	rogue_send(r, frame, ferry_frame_build_done_ring(frame, &answer));
 	rogue_say("ready");
 	rogue_linger();
@@ -492,10 +504,13 @@ static int role_replay_done(struct rogue *r, const char *name)
 	rogue_hello(r, name);
 	r->done_ring_len = 1; /* it has no consumer of its own: wait for the server's CONSUMER_UP only */
 	rogue_collect(r, true);
-	ROGUE_CHECK(ferry_frame_parse(r->cup, r->cup_len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS, ROGUE_SETUP);
+	ROGUE_CHECK(ferry_frame_parse(r->cup, r->cup_len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS,
+		    ROGUE_SETUP);
 	rogue_wait_go(); /* the server's consumer posts first */
-	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id, .ring_cap = f.u.up.ring_cap,
-						.desc = f.u.up.desc, .desc_len = f.u.up.desc_len};
+	answer = (struct ferry_frame_done_ring){.consumer_id = f.u.up.consumer_id,
+						.ring_cap = f.u.up.ring_cap,
+						.desc = f.u.up.desc,
+						.desc_len = f.u.up.desc_len};
 	rogue_send(r, frame, ferry_frame_build_done_ring(frame, &answer));
 	rogue_expect_refused(r, 0);
 	return ROGUE_OK;
@@ -706,8 +721,9 @@ static void start_server(const char *name)
 {
 	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_cb, send_cb, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_consumer_register(F->server, on_new_consumer, on_expired_consumer),
 			 DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
@@ -925,10 +941,11 @@ static int raw_hello(const char *name)
 					       ferry_devinfo_name(info), name),
 			 DOCA_SUCCESS);
 	assert_int_equal(ferry_link_connect(&addr, &fd), DOCA_SUCCESS);
-	assert_int_equal(ferry_link_send(fd, frame,
-					 ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
-								 ferry_devinfo_name(info), name)),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		ferry_link_send(fd, frame,
+				ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
+							ferry_devinfo_name(info), name)),
+		DOCA_SUCCESS);
 	FERRY_PROGRESS_UNTIL(F->pe, F->connects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->connects, 1);
 	return fd;
@@ -984,8 +1001,8 @@ static void third_process(bool ring)
 	fd = raw_hello("rogue-third");
 	assert_int_equal(ferry_link_send(fd, frame, ferry_frame_build_consumer_up(frame, &up)), DOCA_SUCCESS);
 	raw_refused(fd);
-	assert_refused(ring ? "names a ring exported by another process than the peer" :
-			      "CONSUMER_UP names memory exported by another process than the peer",
+	assert_refused(ring ? "names a ring exported by another process than the peer"
+			    : "CONSUMER_UP names memory exported by another process than the peer",
 		       0);
 	assert_int_equal(fds_settle(fds), fds);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
@@ -1271,7 +1288,8 @@ static void test_producer_process_dies_consumer_alone(void **state)
 	for (int i = 0; i < 2; i++) {
 		struct doca_comch_consumer_task_post_recv *t = NULL;
 
-		assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem + i * 1024, 1024, &bufs[i]), DOCA_SUCCESS);
+		assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem + i * 1024, 1024, &bufs[i]),
+				 DOCA_SUCCESS);
 		assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(cons, bufs[i], &t), DOCA_SUCCESS);
 		assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)), DOCA_SUCCESS);
 	}

@@ -237,7 +237,8 @@ static void test_consumer_up_rules(void **state)
 	assert_int_equal(build_up(buf, 7, 16, 64, desc, 10, 0), 0);
 	assert_int_equal(build_up(buf, 7, 16, 64, desc, FERRY_FRAME_DESC_MAX + 1, 10), 0);
 	assert_int_equal(build_up(buf, 7, 16, 64, desc, 10, FERRY_FRAME_DESC_MAX + 1), 0);
-	len = build_up(buf, 7, 16, FERRY_FRAME_RING_MAX, desc, FERRY_FRAME_DESC_MAX, FERRY_FRAME_DESC_MAX); /* boundaries */
+	len = build_up(buf, 7, 16, FERRY_FRAME_RING_MAX, desc, FERRY_FRAME_DESC_MAX,
+		       FERRY_FRAME_DESC_MAX); /* boundaries */
 	assert_int_equal(len, FERRY_FRAME_UP_MAX);
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_SUCCESS);
 	assert_int_equal(f.type, FERRY_FRAME_CONSUMER_UP);
@@ -251,7 +252,7 @@ static void test_consumer_up_rules(void **state)
 	len = build_up(buf, 7, 16, 1, desc, 20, 30); /* a ring of one */
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_SUCCESS);
 	assert_int_equal(parse_exact(buf, len - 1, &f), DOCA_ERROR_INVALID_VALUE); /* header length lies */
-	buf[FERRY_FRAME_HDR_LEN + 14] = 31; /* ring descriptor length lies */
+	buf[FERRY_FRAME_HDR_LEN + 14] = 31;                                        /* ring descriptor length lies */
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
 	len = build_up(buf, 0, 16, 64, desc, 20, 30); /* id 0 */
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
@@ -263,8 +264,10 @@ static void test_consumer_up_rules(void **state)
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
 	len = build_up(buf, 7, 16, FERRY_FRAME_RING_MAX * 2, desc, 20, 30);
 	assert_int_equal(parse_exact(buf, len, &f), DOCA_ERROR_INVALID_VALUE);
-	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_UP, FERRY_FRAME_UP_FIXED - 1); /* shorter than the fixed part */
-	assert_int_equal(parse_exact(buf, FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED - 1, &f), DOCA_ERROR_INVALID_VALUE);
+	ferry_frame_put_header(buf, FERRY_FRAME_CONSUMER_UP,
+			       FERRY_FRAME_UP_FIXED - 1); /* shorter than the fixed part */
+	assert_int_equal(parse_exact(buf, FERRY_FRAME_HDR_LEN + FERRY_FRAME_UP_FIXED - 1, &f),
+			 DOCA_ERROR_INVALID_VALUE);
 }
 
 static void test_consumer_down_rules(void **state)
@@ -371,16 +374,11 @@ static void test_garbage_never_crashes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_null_arguments),
-		cmocka_unit_test(test_header_rules),
-		cmocka_unit_test(test_msg_size_boundaries),
-		cmocka_unit_test(test_bye_rules),
-		cmocka_unit_test(test_hello_rules),
-		cmocka_unit_test(test_welcome_and_refuse),
-		cmocka_unit_test(test_consumer_up_rules),
-		cmocka_unit_test(test_consumer_down_rules),
-		cmocka_unit_test(test_done_ring_rules),
-		cmocka_unit_test(test_garbage_never_crashes),
+		cmocka_unit_test(test_null_arguments),      cmocka_unit_test(test_header_rules),
+		cmocka_unit_test(test_msg_size_boundaries), cmocka_unit_test(test_bye_rules),
+		cmocka_unit_test(test_hello_rules),         cmocka_unit_test(test_welcome_and_refuse),
+		cmocka_unit_test(test_consumer_up_rules),   cmocka_unit_test(test_consumer_down_rules),
+		cmocka_unit_test(test_done_ring_rules),     cmocka_unit_test(test_garbage_never_crashes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

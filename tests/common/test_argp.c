@@ -48,13 +48,13 @@ struct config {
 static struct config cfg;
 
 #define ARGV(...) ((char *[]){"prog", __VA_ARGS__, NULL})
-#define START(...)                                                                                 \
-	({                                                                                         \
-		char **argv_ = ARGV(__VA_ARGS__);                                                  \
-		int argc_ = 0;                                                                     \
-		while (argv_[argc_] != NULL)                                                       \
-			argc_++;                                                                   \
-		doca_argp_start(argc_, argv_);                                                     \
+#define START(...)                                \
+	({                                        \
+		char **argv_ = ARGV(__VA_ARGS__); \
+		int argc_ = 0;                    \
+		while (argv_[argc_] != NULL)      \
+			argc_++;                  \
+		doca_argp_start(argc_, argv_);    \
 	})
 
 static doca_error_t on_str(void *value, void *config)
@@ -118,8 +118,7 @@ static struct doca_argp_param *make_param(const char *short_name, const char *lo
 	return p;
 }
 
-static void add_param(const char *short_name, const char *long_name, enum doca_argp_type type,
-		      doca_argp_param_cb_t cb)
+static void add_param(const char *short_name, const char *long_name, enum doca_argp_type type, doca_argp_param_cb_t cb)
 {
 	assert_int_equal(doca_argp_register_param(make_param(short_name, long_name, type, cb)), DOCA_SUCCESS);
 }
@@ -1079,7 +1078,7 @@ static void test_program_name_from_argv(void **state)
 }
 
 #define PROGRAM_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_program, teardown_program)
-#define JSON_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_program, teardown_json)
+#define JSON_TEST(fn)    cmocka_unit_test_setup_teardown(fn, setup_program, teardown_json)
 
 int main(void)
 {

@@ -44,8 +44,21 @@ static void test_taken(void **state)
 
 static void test_refused(void **state)
 {
-	static const char *const bad[] = {"0", "101", "-1", "+5", " 5", "5 ", "5ms", "1e3", "0x", "0xg", "x10",
-					  "18446744073709551616", "99999999999999999999999", "abc", "4.5"};
+	static const char *const bad[] = {"0",
+					  "101",
+					  "-1",
+					  "+5",
+					  " 5",
+					  "5 ",
+					  "5ms",
+					  "1e3",
+					  "0x",
+					  "0xg",
+					  "x10",
+					  "18446744073709551616",
+					  "99999999999999999999999",
+					  "abc",
+					  "4.5"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -218,12 +218,9 @@ static void test_mutations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_null_arguments),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_nul_byte_and_length),
-		cmocka_unit_test(test_depth_limit),
-		cmocka_unit_test(test_values_read_back),
-		cmocka_unit_test(test_every_truncation),
+		cmocka_unit_test(test_null_arguments),      cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_nul_byte_and_length), cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_values_read_back),    cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_mutations),
 	};
 

@@ -201,7 +201,8 @@ static void test_doca_log_rejects_bad_calls(void **state)
 
 	(void)state;
 	capture_open(&app, 0);
-	assert_int_equal(doca_log(DOCA_LOG_LEVEL_ERROR, 0, __FILE__, __LINE__, __func__, "x"), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log(DOCA_LOG_LEVEL_ERROR, 0, __FILE__, __LINE__, __func__, "x"),
+			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log(DOCA_LOG_LEVEL_ERROR, 1 << 20, __FILE__, __LINE__, __func__, "x"),
 			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log(DOCA_LOG_LEVEL_DISABLE, log_source, __FILE__, __LINE__, __func__, "x"),
@@ -643,7 +644,7 @@ static void test_long_source_name_is_cut(void **state)
 
 /* ---- concurrency ---- */
 
-#define THREADS 4
+#define THREADS          4
 #define LINES_PER_THREAD 300
 
 static void *log_many(void *arg)

@@ -55,8 +55,11 @@ static void pe_succeeded(void *arg)
 static void test_pe_create(void **state)
 {
 	struct out_arg a = {NULL};
-	struct ferry_test_alloc_walk w = {.call = "doca_pe_create", .logged = "doca_pe_create: no memory",
-					  .attempt = pe_attempt, .failed = out_failed, .succeeded = pe_succeeded,
+	struct ferry_test_alloc_walk w = {.call = "doca_pe_create",
+					  .logged = "doca_pe_create: no memory",
+					  .attempt = pe_attempt,
+					  .failed = out_failed,
+					  .succeeded = pe_succeeded,
 					  .arg = &a};
 
 	(void)state;
@@ -83,8 +86,11 @@ static void mmap_succeeded(void *arg)
 static void test_mmap_create(void **state)
 {
 	struct out_arg a = {NULL};
-	struct ferry_test_alloc_walk w = {.call = "doca_mmap_create", .logged = "doca_mmap_create: out of memory",
-					  .attempt = mmap_attempt, .failed = out_failed, .succeeded = mmap_succeeded,
+	struct ferry_test_alloc_walk w = {.call = "doca_mmap_create",
+					  .logged = "doca_mmap_create: out of memory",
+					  .attempt = mmap_attempt,
+					  .failed = out_failed,
+					  .succeeded = mmap_succeeded,
 					  .arg = &a};
 
 	(void)state;
@@ -112,8 +118,10 @@ static void test_inventory_create(void **state)
 	struct out_arg a = {NULL};
 	struct ferry_test_alloc_walk w = {.call = "doca_buf_inventory_create",
 					  .logged = "doca_buf_inventory_create: out of memory",
-					  .attempt = inv_create_attempt, .failed = out_failed,
-					  .succeeded = inv_create_succeeded, .arg = &a};
+					  .attempt = inv_create_attempt,
+					  .failed = out_failed,
+					  .succeeded = inv_create_succeeded,
+					  .arg = &a};
 
 	(void)state;
 	/* The descriptors come at start. */
@@ -160,8 +168,7 @@ static void inv_start_succeeded(void *arg)
 	struct doca_buf *buf = NULL;
 	uint32_t n = 0;
 
-	assert_int_equal(doca_buf_inventory_buf_get_by_args(a->inv, a->mmap, a->mem, 8, a->mem, 8, &buf),
-			 DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_args(a->inv, a->mmap, a->mem, 8, a->mem, 8, &buf), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_get_num_free_elements(a->inv, &n), DOCA_SUCCESS);
 	assert_int_equal(n, 7);
 	assert_int_equal(doca_buf_dec_refcount(buf, NULL), DOCA_SUCCESS);
@@ -183,9 +190,12 @@ static void test_inventory_start(void **state)
 	struct inv_start_arg a;
 	struct ferry_test_alloc_walk w = {.call = "doca_buf_inventory_start",
 					  .logged = "doca_buf_inventory_start: inventory",
-					  .prepare = inv_start_prepare, .attempt = inv_start_attempt,
-					  .failed = inv_start_failed, .succeeded = inv_start_succeeded,
-					  .cleanup = inv_start_cleanup, .arg = &a};
+					  .prepare = inv_start_prepare,
+					  .attempt = inv_start_attempt,
+					  .failed = inv_start_failed,
+					  .succeeded = inv_start_succeeded,
+					  .cleanup = inv_start_cleanup,
+					  .arg = &a};
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
@@ -337,10 +347,14 @@ static void ctx_start_cleanup(void *arg)
 static void test_ctx_start_pools(void **state)
 {
 	struct ctx_start_arg a = {NULL, NULL};
-	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start", .logged = "doca_ctx_start: context 'pool_ctx': no memory",
-					  .prepare = ctx_start_prepare, .attempt = ctx_start_attempt,
-					  .failed = ctx_start_failed, .succeeded = ctx_start_succeeded,
-					  .cleanup = ctx_start_cleanup, .arg = &a};
+	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start",
+					  .logged = "doca_ctx_start: context 'pool_ctx': no memory",
+					  .prepare = ctx_start_prepare,
+					  .attempt = ctx_start_attempt,
+					  .failed = ctx_start_failed,
+					  .succeeded = ctx_start_succeeded,
+					  .cleanup = ctx_start_cleanup,
+					  .arg = &a};
 
 	(void)state;
 	/* One block per configured pool. */
@@ -383,13 +397,17 @@ static void ctx_restart_prepare(void *arg)
 static void test_ctx_restart_pools(void **state)
 {
 	struct ctx_start_arg a = {NULL, NULL};
-	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (restart)",
-					  .logged = "doca_ctx_start: context 'pool_ctx': no memory",
-					  .prepare = ctx_restart_prepare, .attempt = ctx_start_attempt,
-					  .failed = ctx_start_failed, .succeeded = ctx_start_succeeded,
-					  .cleanup = ctx_start_cleanup, .arg = &a,
-					  /* A failed restart gives back the old pools as well (ctx_start_failed checks). */
-					  .heap_may_shrink = true};
+	struct ferry_test_alloc_walk w = {
+		.call = "doca_ctx_start (restart)",
+		.logged = "doca_ctx_start: context 'pool_ctx': no memory",
+		.prepare = ctx_restart_prepare,
+		.attempt = ctx_start_attempt,
+		.failed = ctx_start_failed,
+		.succeeded = ctx_start_succeeded,
+		.cleanup = ctx_start_cleanup,
+		.arg = &a,
+		/* A failed restart gives back the old pools as well (ctx_start_failed checks). */
+		.heap_may_shrink = true};
 
 	(void)state;
 	assert_int_equal(ferry_test_alloc_walk(&w), 2);
@@ -417,14 +435,10 @@ static void test_dev_open_allocates_nothing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pe_create),
-		cmocka_unit_test(test_mmap_create),
-		cmocka_unit_test(test_inventory_create),
-		cmocka_unit_test(test_inventory_start),
-		cmocka_unit_test(test_ctx_start_pools),
-		cmocka_unit_test(test_ctx_start_type_refuses),
-		cmocka_unit_test(test_ctx_restart_pools),
-		cmocka_unit_test(test_dev_open_allocates_nothing),
+		cmocka_unit_test(test_pe_create),         cmocka_unit_test(test_mmap_create),
+		cmocka_unit_test(test_inventory_create),  cmocka_unit_test(test_inventory_start),
+		cmocka_unit_test(test_ctx_start_pools),   cmocka_unit_test(test_ctx_start_type_refuses),
+		cmocka_unit_test(test_ctx_restart_pools), cmocka_unit_test(test_dev_open_allocates_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

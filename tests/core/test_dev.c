@@ -86,8 +86,7 @@ static void test_list_destroy_twice(void **state)
 	assert_int_equal(doca_devinfo_create_list(&list, &n), DOCA_SUCCESS);
 	assert_int_equal(doca_devinfo_destroy_list(list), DOCA_SUCCESS);
 	/* The header is freed memory now; only run the double-destroy check on a stray list. */
-	assert_int_equal(doca_devinfo_destroy_list((struct doca_devinfo **)(void *)&junk[8]),
-			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_destroy_list((struct doca_devinfo **)(void *)&junk[8]), DOCA_ERROR_INVALID_VALUE);
 	assert_logged("is not a live list");
 }
 
@@ -242,8 +241,8 @@ static void test_pci_compare(void **state)
 {
 	struct fixture *f = *state;
 	static const char *const malformed[] = {
-		"", "b1:00", "b1:00.", "b1:00.8", "b1:20.0", "zz:00.0", "b1-00.0", "b1:00.0 ",
-		"0000:b1:00.0x", "0000b1:00.0", "00000:b1:00.0", "0000:b1:0.00", "+1:00.0",
+		"",         "b1:00",         "b1:00.",      "b1:00.8",       "b1:20.0",      "zz:00.0", "b1-00.0",
+		"b1:00.0 ", "0000:b1:00.0x", "0000b1:00.0", "00000:b1:00.0", "0000:b1:0.00", "+1:00.0",
 	};
 
 	expect_equal(f->host, "b1:00.0", 1);
@@ -609,20 +608,19 @@ static void test_topology_file_invalid(void **state)
 
 static void test_topology_file_rich(void **state)
 {
-	static const char text[] =
-		"# two DPUs\n"
-		"dpu\n"
-		"dpu-pf  03:00.0 p0 mlx5_0\n"
-		"dpu-pf  03:00.1 p1 mlx5_1   # second port\n"
-		"host-pf b1:00.0 ens1f0np0 mlx5_0\n"
-		"host-pf b1:00.1 ens1f1np1 mlx5_1\n"
-		"host-vf b1:00.2 ens1f0v0 mlx5_2\n"
-		"dpu-sf  03:00.0 4 en3f0pf0sf4 mlx5_4\n"
-		"emulated 0000:b1:00.5 virtio0\n"
-		"\n"
-		"dpu\n"
-		"dpu-pf  03:00.0 p0 mlx5_0\n"
-		"host-pf c1:00.0 ens2f0np0 mlx5_0\n";
+	static const char text[] = "# two DPUs\n"
+				   "dpu\n"
+				   "dpu-pf  03:00.0 p0 mlx5_0\n"
+				   "dpu-pf  03:00.1 p1 mlx5_1   # second port\n"
+				   "host-pf b1:00.0 ens1f0np0 mlx5_0\n"
+				   "host-pf b1:00.1 ens1f1np1 mlx5_1\n"
+				   "host-vf b1:00.2 ens1f0v0 mlx5_2\n"
+				   "dpu-sf  03:00.0 4 en3f0pf0sf4 mlx5_4\n"
+				   "emulated 0000:b1:00.5 virtio0\n"
+				   "\n"
+				   "dpu\n"
+				   "dpu-pf  03:00.0 p0 mlx5_0\n"
+				   "host-pf c1:00.0 ens2f0np0 mlx5_0\n";
 	struct ferry_topology topo;
 	unsigned int net = 0, emu = 0;
 

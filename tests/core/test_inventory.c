@@ -292,8 +292,7 @@ static void test_exhaustion_and_return(void **state)
 	put(b[0]);
 	assert_int_equal(free_elems(f->inv), 1);
 	assert_int_equal(doca_buf_inventory_start(f->inv), DOCA_SUCCESS);
-	assert_int_equal(doca_buf_inventory_buf_get_by_addr(f->inv, f->mmap, f->mem, 1, &b[NUM_ELEMS]),
-			 DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(f->inv, f->mmap, f->mem, 1, &b[NUM_ELEMS]), DOCA_SUCCESS);
 	/* LIFO: the descriptor just returned is handed out again. */
 	assert_ptr_equal(b[NUM_ELEMS], b[0]);
 	put(b[NUM_ELEMS]);

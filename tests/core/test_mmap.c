@@ -240,8 +240,8 @@ static void test_permissions(void **state)
 	uint32_t pci = DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING;
 	assert_int_equal(doca_mmap_set_permissions(m, pci), DOCA_SUCCESS);
 	assert_int_equal(ferry_mmap_access(m), pci);
-	uint32_t rdma = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE |
-			DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_ATOMIC;
+	uint32_t rdma = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+			DOCA_ACCESS_FLAG_RDMA_ATOMIC;
 	assert_int_equal(doca_mmap_set_permissions(m, rdma), DOCA_SUCCESS);
 	assert_int_equal(ferry_mmap_access(m), rdma);
 	assert_int_equal(doca_mmap_destroy(m), DOCA_SUCCESS);
@@ -503,9 +503,9 @@ static void test_export_import_rules(void **state)
 	/* A pointer that is not an open device is refused before anything reads it. */
 	uint64_t not_a_dev[16] = {0};
 	ferry_test_log_reset();
-	assert_int_equal(doca_mmap_create_from_export(NULL, blob, sizeof(blob), (struct doca_dev *)(void *)not_a_dev,
-						      &imported),
-			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(
+		doca_mmap_create_from_export(NULL, blob, sizeof(blob), (struct doca_dev *)(void *)not_a_dev, &imported),
+		DOCA_ERROR_INVALID_VALUE);
 	assert_logged("is not an open device");
 
 	/* Success: the descriptor is stable while the map stays started. */
@@ -542,8 +542,7 @@ static void test_export_import_rules(void **state)
 	assert_false(ferry_mmap_is_usable(imported));
 	ferry_test_log_reset();
 	struct doca_mmap *late = NULL;
-	assert_int_equal(doca_mmap_create_from_export(NULL, saved, desc_len, d->dev[1], &late),
-			 DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(doca_mmap_create_from_export(NULL, saved, desc_len, d->dev[1], &late), DOCA_ERROR_NOT_FOUND);
 	assert_logged("no longer exists");
 	assert_null(late);
 	assert_int_equal(doca_mmap_destroy(imported), DOCA_SUCCESS);

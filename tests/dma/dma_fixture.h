@@ -25,8 +25,8 @@
 #include "ferry_test_dev.h"
 #include "ferry_test_wait.h"
 
-#define FIX_MEM_LEN (4u << 20)   /* per mmap */
-#define FIX_NUM_BUFS 4096u
+#define FIX_MEM_LEN    (4u << 20) /* per mmap */
+#define FIX_NUM_BUFS   4096u
 #define FIX_MAX_STATES 16
 
 struct dma_fix {
@@ -42,7 +42,7 @@ struct dma_fix {
 	unsigned successes, errors;
 	doca_error_t last_status;
 	struct doca_dma_task_memcpy *last_task;
-	bool free_in_cb;                        /* callbacks free the task */
+	bool free_in_cb; /* callbacks free the task */
 	void (*on_complete)(struct dma_fix *f, struct doca_dma_task_memcpy *task, bool success);
 	enum doca_ctx_states states[FIX_MAX_STATES]; /* next_state of each change */
 	unsigned num_states;

@@ -31,8 +31,8 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
-#define USER_MEM_LEN (8u << 20)
-#define USER_NUM_TASKS 32u
+#define USER_MEM_LEN    (8u << 20)
+#define USER_NUM_TASKS  32u
 #define USER_NUM_CHUNKS 2000u
 
 enum user_mode { USER_POLL, USER_EPOLL };
@@ -51,14 +51,13 @@ struct user_app {
 	bool idle;
 };
 
-#define CHECK(call)                                                                                \
-	do {                                                                                       \
-		doca_error_t err_ = (call);                                                        \
-		if (err_ != DOCA_SUCCESS) {                                                        \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-				doca_error_get_name(err_));                                        \
-			return err_;                                                               \
-		}                                                                                  \
+#define CHECK(call)                                                                                               \
+	do {                                                                                                      \
+		doca_error_t err_ = (call);                                                                       \
+		if (err_ != DOCA_SUCCESS) {                                                                       \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, doca_error_get_name(err_)); \
+			return err_;                                                                              \
+		}                                                                                                 \
 	} while (0)
 
 static doca_error_t user_open_device(struct user_app *app)
@@ -308,7 +307,8 @@ static int user_main(enum user_mode mode)
 		return 1;
 	}
 	if (app.failures != 0 || app.chunks_done != USER_NUM_CHUNKS) {
-		fprintf(stderr, "%u failures, %u of %u chunks copied\n", app.failures, app.chunks_done, USER_NUM_CHUNKS);
+		fprintf(stderr, "%u failures, %u of %u chunks copied\n", app.failures, app.chunks_done,
+			USER_NUM_CHUNKS);
 		return 1;
 	}
 	if (memcmp(app.src, app.dst, USER_MEM_LEN) != 0) {

@@ -34,7 +34,7 @@ static struct doca_dev *g_dev;
 
 /* Allocations of ferry_chan_open per kind (test_engine_alloc.c has the why). */
 #define CHAN_INLINE_POINTS 2u
-#define CHAN_CROSS_POINTS 3u
+#define CHAN_CROSS_POINTS  3u
 #define CHAN_WORKER_POINTS (3u + ferry_worker_count())
 
 static int group_setup(void **state)
@@ -77,9 +77,12 @@ static void create_succeeded(void *arg)
 static void test_create(void **state)
 {
 	struct doca_dma *dma = NULL;
-	struct ferry_test_alloc_walk w = {.call = "doca_dma_create", .logged = "doca_dma_create: no memory",
-					  .attempt = create_attempt, .failed = create_failed,
-					  .succeeded = create_succeeded, .arg = &dma};
+	struct ferry_test_alloc_walk w = {.call = "doca_dma_create",
+					  .logged = "doca_dma_create: no memory",
+					  .attempt = create_attempt,
+					  .failed = create_failed,
+					  .succeeded = create_succeeded,
+					  .arg = &dma};
 
 	(void)state;
 	assert_int_equal(ferry_test_alloc_walk(&w), 1);
@@ -186,9 +189,14 @@ static void start_cleanup(void *arg)
 static unsigned int walk_start(enum ferry_engine_kind engine)
 {
 	struct start_arg a = {.engine = engine};
-	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (dma)", .logged = "doca_ctx_start",
-					  .prepare = start_prepare, .attempt = start_attempt, .failed = start_failed,
-					  .succeeded = start_succeeded, .cleanup = start_cleanup, .arg = &a};
+	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (dma)",
+					  .logged = "doca_ctx_start",
+					  .prepare = start_prepare,
+					  .attempt = start_attempt,
+					  .failed = start_failed,
+					  .succeeded = start_succeeded,
+					  .cleanup = start_cleanup,
+					  .arg = &a};
 
 	/* What the first start of a kind sets up for good (the worker pool): not inside a step. */
 	start_prepare(&a);

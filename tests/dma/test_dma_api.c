@@ -121,13 +121,15 @@ static void test_set_conf_invalid(void **state)
 	struct dma_fix *f = *state;
 	uint32_t max = 0;
 
-	assert_int_equal(doca_dma_task_memcpy_set_conf(NULL, fix_on_success, fix_on_error, 4), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_dma_task_memcpy_set_conf(NULL, fix_on_success, fix_on_error, 4),
+			 DOCA_ERROR_INVALID_VALUE);
 	assert_logged("doca_dma_task_memcpy_set_conf: dma is NULL");
 	assert_int_equal(doca_dma_task_memcpy_set_conf(f->dma, NULL, fix_on_error, 4), DOCA_ERROR_INVALID_VALUE);
 	assert_logged("the completion callback is NULL");
 	assert_int_equal(doca_dma_task_memcpy_set_conf(f->dma, fix_on_success, NULL, 4), DOCA_ERROR_INVALID_VALUE);
 	assert_logged("the error callback is NULL");
-	assert_int_equal(doca_dma_task_memcpy_set_conf(f->dma, fix_on_success, fix_on_error, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_dma_task_memcpy_set_conf(f->dma, fix_on_success, fix_on_error, 0),
+			 DOCA_ERROR_INVALID_VALUE);
 	assert_logged("needs at least 1 task");
 	assert_int_equal(doca_dma_cap_get_max_num_tasks(f->dma, &max), DOCA_SUCCESS);
 	ferry_test_log_reset();
@@ -279,8 +281,8 @@ static void test_task_accessors(void **state)
 /* ---- submit rules ---- */
 
 /* Allocate a task over (src, dst), submit it, expect @p err and a line with @p needle. */
-static void expect_submit_refused(struct dma_fix *f, const struct doca_buf *src, struct doca_buf *dst,
-				  doca_error_t err, const char *needle)
+static void expect_submit_refused(struct dma_fix *f, const struct doca_buf *src, struct doca_buf *dst, doca_error_t err,
+				  const char *needle)
 {
 	struct doca_dma_task_memcpy *task = NULL;
 	size_t inflight = 99;
@@ -362,7 +364,8 @@ static void test_submit_dst_too_small(void **state)
 
 	fix_start(f, 4, FERRY_ENGINE_INLINE);
 	memset(f->dst_mem, 0xEE, 512);
-	expect_submit_refused(f, s, d, DOCA_ERROR_INVALID_VALUE, "destination has 99 free bytes after its data; the source holds 100");
+	expect_submit_refused(f, s, d, DOCA_ERROR_INVALID_VALUE,
+			      "destination has 99 free bytes after its data; the source holds 100");
 	/* Free space counts from data + data_len: 150 - 60 of data = 90 < 100. */
 	assert_int_equal(doca_buf_set_data(d_full, f->dst_mem + 256, 60), DOCA_SUCCESS);
 	expect_submit_refused(f, s, d_full, DOCA_ERROR_INVALID_VALUE, "destination has 90 free bytes");
@@ -385,7 +388,8 @@ static void test_submit_read_only_dst(void **state)
 	struct doca_dma_task_memcpy *task = NULL;
 
 	fix_start(f, 4, FERRY_ENGINE_INLINE);
-	expect_submit_refused(f, s, d, DOCA_ERROR_NOT_PERMITTED, "is read-only; a destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE");
+	expect_submit_refused(f, s, d, DOCA_ERROR_NOT_PERMITTED,
+			      "is read-only; a destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE");
 	memset(f->ro_mem, 0x5A, 64);
 	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, s_ro, d_ok, no_data, &task), DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task)), DOCA_SUCCESS);
@@ -425,7 +429,8 @@ static struct doca_buf *make_list(struct dma_fix *f, struct doca_mmap *mmap, uin
 	struct doca_buf *head = NULL;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct doca_buf *b = as_src ? fix_src_buf(f, mmap, mem, i * seg, seg) : fix_dst_buf(f, mmap, mem, i * seg, seg);
+		struct doca_buf *b = as_src ? fix_src_buf(f, mmap, mem, i * seg, seg)
+					    : fix_dst_buf(f, mmap, mem, i * seg, seg);
 
 		if (head == NULL)
 			head = b;
@@ -442,7 +447,8 @@ static void test_submit_list_too_long(void **state)
 	struct doca_buf *s_long, *d_long, *s_max, *d_max, *s, *d;
 	struct doca_dma_task_memcpy *task = NULL;
 
-	assert_int_equal(doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(f->dev), &max), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(f->dev), &max),
+			 DOCA_SUCCESS);
 	s_long = make_list(f, f->src_mmap, f->src_mem, max + 1, 16, true);
 	d_long = make_list(f, f->dst_mmap, f->dst_mem, max + 1, 16, false);
 	s_max = make_list(f, f->src_mmap, f->src_mem + 65536, max, 16, true);
@@ -452,7 +458,8 @@ static void test_submit_list_too_long(void **state)
 
 	fix_start(f, 4, FERRY_ENGINE_INLINE);
 	expect_submit_refused(f, s_long, d, DOCA_ERROR_INVALID_VALUE, "source list is longer than the device limit");
-	expect_submit_refused(f, s, d_long, DOCA_ERROR_INVALID_VALUE, "destination list is longer than the device limit");
+	expect_submit_refused(f, s, d_long, DOCA_ERROR_INVALID_VALUE,
+			      "destination list is longer than the device limit");
 	/* Exactly the limit on both sides is accepted. */
 	fix_fill_random(f->src_mem + 65536, 16 * max, &seed);
 	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, s_max, d_max, no_data, &task), DOCA_SUCCESS);
@@ -571,11 +578,13 @@ static void test_copy_appends_after_dst_data(void **state)
 	fix_fill_random(f->src_mem, 4096, &seed);
 	memset(f->dst_mem, 0xAB, 4096);
 	/* Source data is [src + 100, +300) inside a window [src, +1000). */
-	assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->src_mmap, f->src_mem, 1000, f->src_mem + 100, 300,
-							   &s), DOCA_SUCCESS);
+	assert_int_equal(
+		doca_buf_inventory_buf_get_by_args(f->inv, f->src_mmap, f->src_mem, 1000, f->src_mem + 100, 300, &s),
+		DOCA_SUCCESS);
 	/* Destination already holds 50 bytes at [dst + 10, +50); window [dst, +400). */
-	assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->dst_mmap, f->dst_mem, 400, f->dst_mem + 10, 50,
-							   &d), DOCA_SUCCESS);
+	assert_int_equal(
+		doca_buf_inventory_buf_get_by_args(f->inv, f->dst_mmap, f->dst_mem, 400, f->dst_mem + 10, 50, &d),
+		DOCA_SUCCESS);
 	fix_start(f, 4, FERRY_ENGINE_INLINE);
 	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, s, d, no_data, &task), DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task)), DOCA_SUCCESS);
@@ -658,12 +667,14 @@ static void test_chained_src_reads_data_segments(void **state)
 
 	fix_fill_random(f->src_mem, 4096, &seed);
 	/* Data segments at +10 (20 bytes), an empty one, +500 (50 bytes): windows are bigger. */
-	assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->src_mmap, f->src_mem, 100, f->src_mem + 10, 20,
-							   &s1), DOCA_SUCCESS);
+	assert_int_equal(
+		doca_buf_inventory_buf_get_by_args(f->inv, f->src_mmap, f->src_mem, 100, f->src_mem + 10, 20, &s1),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_addr(f->inv, f->src_mmap, f->src_mem + 200, 100, &s2),
 			 DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->src_mmap, f->src_mem + 400, 300,
-							   f->src_mem + 500, 50, &s3), DOCA_SUCCESS);
+							    f->src_mem + 500, 50, &s3),
+			 DOCA_SUCCESS);
 	assert_int_equal(doca_buf_chain_list(s1, s2), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_chain_list(s1, s3), DOCA_SUCCESS);
 	d = fix_dst_buf(f, f->dst_mmap, f->dst_mem, 0, 70);

@@ -15,10 +15,10 @@
 
 #include "dma_fixture.h"
 
-#define GUARD 64u
+#define GUARD      64u
 #define GUARD_BYTE 0xA5u
-#define MAX_SEGS 6u
-#define WAVE 16u
+#define MAX_SEGS   6u
+#define WAVE       16u
 
 static const union doca_data no_data = {.u64 = 0};
 
@@ -30,7 +30,7 @@ static uint32_t rnd(uint32_t *seed, uint32_t bound)
 
 /* One random task: source and destination lists and where they sit. */
 struct seg {
-	size_t win_off, win_len; /* window, from the mmap's memory */
+	size_t win_off, win_len;   /* window, from the mmap's memory */
 	size_t data_off, data_len; /* data segment inside the window (dst: the data already there) */
 };
 
@@ -40,7 +40,7 @@ struct copy_case {
 	size_t total;
 	struct doca_buf *src_head, *dst_head;
 	struct doca_dma_task_memcpy *task;
-	uint8_t *pre; /* saved copy of the destination area before the task */
+	uint8_t *pre;              /* saved copy of the destination area before the task */
 	size_t dst_begin, dst_end; /* destination area including guards */
 };
 
@@ -122,8 +122,9 @@ static void build_bufs(struct dma_fix *f, struct copy_case *c)
 		struct seg *s = &c->src[i];
 		struct doca_buf *b = NULL;
 
-		assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->src_mmap, f->src_mem + s->win_off, s->win_len,
-								   f->src_mem + s->win_off + s->data_off, s->data_len, &b),
+		assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->src_mmap, f->src_mem + s->win_off,
+								    s->win_len, f->src_mem + s->win_off + s->data_off,
+								    s->data_len, &b),
 				 DOCA_SUCCESS);
 		if (i == 0)
 			c->src_head = b;
@@ -138,8 +139,9 @@ static void build_bufs(struct dma_fix *f, struct copy_case *c)
 		uint32_t seed = (uint32_t)d->win_off;
 
 		fix_fill_random(f->dst_mem + d->win_off + d->data_off, d->data_len, &seed);
-		assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->dst_mmap, f->dst_mem + d->win_off, d->win_len,
-								   f->dst_mem + d->win_off + d->data_off, d->data_len, &b),
+		assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->dst_mmap, f->dst_mem + d->win_off,
+								    d->win_len, f->dst_mem + d->win_off + d->data_off,
+								    d->data_len, &b),
 				 DOCA_SUCCESS);
 		if (i == 0)
 			c->dst_head = b;
@@ -179,8 +181,9 @@ static void verify_case(struct dma_fix *f, struct copy_case *c, bool copied)
 	}
 	for (size_t k = 0; k < c->dst_end - c->dst_begin; k++)
 		if (f->dst_mem[c->dst_begin + k] != expect[k])
-			fail_msg("byte %zu of the destination area: 0x%02x, expected 0x%02x (total %zu, %u src, %u dst)", k,
-				 f->dst_mem[c->dst_begin + k], expect[k], c->total, c->nsrc, c->ndst);
+			fail_msg(
+				"byte %zu of the destination area: 0x%02x, expected 0x%02x (total %zu, %u src, %u dst)",
+				k, f->dst_mem[c->dst_begin + k], expect[k], c->total, c->nsrc, c->ndst);
 }
 
 static void release_case(struct copy_case *c)
@@ -192,8 +195,7 @@ static void release_case(struct copy_case *c)
 }
 
 /* Waves of up to WAVE concurrent random tasks until @p num_tasks are checked. */
-static void run_random(struct dma_fix *f, enum ferry_engine_kind engine, bool lists, unsigned num_tasks,
-		       uint32_t seed)
+static void run_random(struct dma_fix *f, enum ferry_engine_kind engine, bool lists, unsigned num_tasks, uint32_t seed)
 {
 	struct copy_case cases[WAVE];
 	unsigned done = 0;
@@ -306,7 +308,8 @@ static void test_backlog(void **state)
 					assert_int_equal(doca_buf_chain_list(dst[t], db), DOCA_SUCCESS);
 				}
 			}
-			assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src[t], dst[t], ud, &task[t]), DOCA_SUCCESS);
+			assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src[t], dst[t], ud, &task[t]),
+					 DOCA_SUCCESS);
 			assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task[t])), DOCA_SUCCESS);
 		}
 		fix_wait_completions(f, ntasks);
@@ -348,10 +351,12 @@ static void run_stop_in_flight(struct dma_fix *f, enum ferry_engine_kind engine,
 	for (unsigned i = 0; i < N; i++) {
 		src[i] = fix_src_buf(f, f->src_mmap, f->src_mem, i * len, len);
 		dst[i] = fix_dst_buf(f, f->dst_mmap, f->dst_mem, i * len, len);
-		assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src[i], dst[i], no_data, &task[i]), DOCA_SUCCESS);
-		assert_int_equal(doca_task_submit_ex(doca_dma_task_memcpy_as_task(task[i]),
-						     ring_doorbell ? DOCA_TASK_SUBMIT_FLAG_FLUSH : DOCA_TASK_SUBMIT_FLAG_NONE),
+		assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src[i], dst[i], no_data, &task[i]),
 				 DOCA_SUCCESS);
+		assert_int_equal(
+			doca_task_submit_ex(doca_dma_task_memcpy_as_task(task[i]),
+					    ring_doorbell ? DOCA_TASK_SUBMIT_FLAG_FLUSH : DOCA_TASK_SUBMIT_FLAG_NONE),
+			DOCA_SUCCESS);
 	}
 	assert_int_equal(doca_ctx_stop(f->ctx), DOCA_ERROR_IN_PROGRESS);
 	assert_int_equal(f->successes + f->errors, 0);
@@ -458,11 +463,8 @@ static void test_resubmit_from_callback(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_random_single),
-		T(test_random_lists),
-		T(test_backlog),
-		T(test_stop_in_flight),
-		T(test_resubmit_from_callback),
+		T(test_random_single),  T(test_random_lists),           T(test_backlog),
+		T(test_stop_in_flight), T(test_resubmit_from_callback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,9 +22,11 @@ __attribute__((unused)) static enum ferry_engine_kind all_engine_kinds_[] = {
 };
 
 /* One cmocka test per (body, engine kind); the kind travels in the initial state. */
-#define ENGINE_TEST_(body, i, suffix)                                                              \
-	{.name = #body "/" suffix, .test_func = body, .initial_state = (void *)&all_engine_kinds_[i]}
-#define ENGINE_TESTS(body)                                                                         \
+#define ENGINE_TEST_(body, i, suffix)                                                                       \
+	{                                                                                                   \
+		.name = #body "/" suffix, .test_func = body, .initial_state = (void *)&all_engine_kinds_[i] \
+	}
+#define ENGINE_TESTS(body) \
 	ENGINE_TEST_(body, 0, "inline"), ENGINE_TEST_(body, 1, "worker"), ENGINE_TEST_(body, 2, "auto")
 
 static inline enum ferry_engine_kind test_kind(void **state)
@@ -33,7 +35,7 @@ static inline enum ferry_engine_kind test_kind(void **state)
 }
 
 #define GUARD_BYTES 64
-#define GUARD_FILL 0xa5
+#define GUARD_FILL  0xa5
 
 /* A destination of @p len bytes with GUARD_BYTES of GUARD_FILL on both sides. */
 struct guarded {

@@ -45,8 +45,8 @@ static unsigned char *pattern(size_t len, unsigned int seed)
 }
 
 /* Enqueue @p n copies of lens[i] from @p src into fresh guarded buffers, cookie base + i. */
-static void enqueue_all(struct ferry_chan *chan, struct guarded *g, const size_t *lens, int n,
-			const unsigned char *src, uint64_t base)
+static void enqueue_all(struct ferry_chan *chan, struct guarded *g, const size_t *lens, int n, const unsigned char *src,
+			uint64_t base)
 {
 	int i;
 
@@ -271,7 +271,9 @@ static void test_full_rings(void **state)
 		ferry_worker_pause(round < ROUNDS);
 		memset(dst, 0, sizeof(dst));
 		for (i = 0; i < DEPTH; i++) {
-			d = (struct ferry_copy_desc){.dst = dst[i], .src = src, .len = 100 + (size_t)i,
+			d = (struct ferry_copy_desc){.dst = dst[i],
+						     .src = src,
+						     .len = 100 + (size_t)i,
 						     .cookie = (uint64_t)(round * DEPTH + i)};
 			assert_int_equal(ferry_chan_enqueue(chan, &d), DOCA_SUCCESS);
 			if (i % 2)
@@ -315,8 +317,8 @@ static void test_small_units_notify(void **state)
 {
 	enum { N = 40, UNITS = 3, ROUNDS = 10 };
 	struct notify_count nc = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
-	struct ferry_chan_cfg cfg = {.kind = FERRY_ENGINE_WORKER, .depth = N, .notify = count_notify,
-				     .notify_arg = &nc};
+	struct ferry_chan_cfg cfg = {
+		.kind = FERRY_ENGINE_WORKER, .depth = N, .notify = count_notify, .notify_arg = &nc};
 	struct ferry_chan *chan = NULL;
 	unsigned char *src = pattern(64, 6);
 	size_t lens[N];
@@ -393,12 +395,9 @@ static void test_small_units_ready(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_batches_in_order),
-		cmocka_unit_test(test_help_takes_window),
-		cmocka_unit_test(test_help_is_bounded),
-		cmocka_unit_test(test_cancel_partly_claimed),
-		cmocka_unit_test(test_full_rings),
-		cmocka_unit_test(test_small_units_notify),
+		cmocka_unit_test(test_batches_in_order),  cmocka_unit_test(test_help_takes_window),
+		cmocka_unit_test(test_help_is_bounded),   cmocka_unit_test(test_cancel_partly_claimed),
+		cmocka_unit_test(test_full_rings),        cmocka_unit_test(test_small_units_notify),
 		cmocka_unit_test(test_small_units_ready),
 	};
 

@@ -152,7 +152,9 @@ static void test_random_copies(void **state)
 
 			guarded_alloc(&g[i], len);
 			from[i] = src + soff;
-			d = (struct ferry_copy_desc){.dst = g[i].dst, .src = from[i], .len = len,
+			d = (struct ferry_copy_desc){.dst = g[i].dst,
+						     .src = from[i],
+						     .len = len,
 						     .cookie = (uint64_t)round << 8 | (uint64_t)i};
 			assert_int_equal(ferry_chan_enqueue(chan, &d), DOCA_SUCCESS);
 		}
@@ -407,7 +409,9 @@ static void test_close_in_flight(void **state)
 
 			dst[i] = malloc(4 * MiB);
 			assert_non_null(dst[i]);
-			d = (struct ferry_copy_desc){.dst = dst[i], .src = src, .len = 4 * MiB - (size_t)round * 4096,
+			d = (struct ferry_copy_desc){.dst = dst[i],
+						     .src = src,
+						     .len = 4 * MiB - (size_t)round * 4096,
 						     .cookie = (uint64_t)i};
 			assert_int_equal(ferry_chan_enqueue(chan, &d), DOCA_SUCCESS);
 			if (i == N / 2)
@@ -444,8 +448,8 @@ static void test_many_channels(void **state)
 			struct ferry_copy_desc d;
 
 			guarded_alloc(&g[c][i], len);
-			d = (struct ferry_copy_desc){.dst = g[c][i].dst, .src = src + c, .len = len,
-						     .cookie = (uint64_t)(c * PER + i)};
+			d = (struct ferry_copy_desc){
+				.dst = g[c][i].dst, .src = src + c, .len = len, .cookie = (uint64_t)(c * PER + i)};
 			assert_int_equal(ferry_chan_enqueue(chan[c], &d), DOCA_SUCCESS);
 		}
 		ferry_chan_doorbell(chan[c]);
@@ -494,8 +498,8 @@ static void *thread_body(void *arg)
 	for (round = 0; round < 200; round++) {
 		memset(dst, 0, sizeof(dst));
 		for (i = 0; i < 16; i++) {
-			d = (struct ferry_copy_desc){.dst = dst + i * 256, .src = src + i * 256, .len = 256,
-						     .cookie = (uint64_t)i};
+			d = (struct ferry_copy_desc){
+				.dst = dst + i * 256, .src = src + i * 256, .len = 256, .cookie = (uint64_t)i};
 			bad |= ferry_chan_enqueue(chan, &d) != DOCA_SUCCESS;
 		}
 		ferry_chan_doorbell(chan);

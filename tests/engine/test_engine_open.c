@@ -147,12 +147,9 @@ static void test_worker_count(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_open_invalid),
-		cmocka_unit_test(test_open_boundaries),
-		cmocka_unit_test(test_kind_names),
-		cmocka_unit_test(test_env_override),
-		cmocka_unit_test(test_auto_threshold),
-		cmocka_unit_test(test_worker_count),
+		cmocka_unit_test(test_open_invalid),   cmocka_unit_test(test_open_boundaries),
+		cmocka_unit_test(test_kind_names),     cmocka_unit_test(test_env_override),
+		cmocka_unit_test(test_auto_threshold), cmocka_unit_test(test_worker_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

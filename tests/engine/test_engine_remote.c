@@ -33,7 +33,7 @@
 #include "link/ferry_remote.h"
 
 #define EXPORT_LEN ((size_t)256 * 1024)
-#define PIECE ((size_t)4096)
+#define PIECE      ((size_t)4096)
 
 /* One exporter process and this process's import of its buffer. */
 struct exporter {
@@ -188,8 +188,11 @@ static struct ferry_chan *open_chan(enum ferry_engine_kind kind, bool cross_proc
 /* A descriptor reading @p len bytes at offset @p off of exporter @p e into @p dst. */
 static struct ferry_copy_desc remote_read(const struct exporter *e, size_t off, void *dst, size_t len, uint64_t cookie)
 {
-	struct ferry_copy_desc d = {.dst = dst, .src = (const void *)(uintptr_t)(e->addr + off), .len = len,
-				    .cookie = cookie, .src_remote = e->remote};
+	struct ferry_copy_desc d = {.dst = dst,
+				    .src = (const void *)(uintptr_t)(e->addr + off),
+				    .len = len,
+				    .cookie = cookie,
+				    .src_remote = e->remote};
 	return d;
 }
 
@@ -197,8 +200,11 @@ static struct ferry_copy_desc remote_read(const struct exporter *e, size_t off, 
 static struct ferry_copy_desc remote_write(const struct exporter *e, size_t off, const void *src, size_t len,
 					   uint64_t cookie)
 {
-	struct ferry_copy_desc d = {.dst = (void *)(uintptr_t)(e->addr + off), .src = src, .len = len,
-				    .cookie = cookie, .dst_remote = e->remote};
+	struct ferry_copy_desc d = {.dst = (void *)(uintptr_t)(e->addr + off),
+				    .src = src,
+				    .len = len,
+				    .cookie = cookie,
+				    .dst_remote = e->remote};
 	return d;
 }
 

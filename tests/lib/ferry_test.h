@@ -71,22 +71,22 @@ static inline bool ferry_test_log_has(const char *needle)
 }
 
 /** Assert that the last call logged a line containing @p needle. */
-#define assert_logged(needle)                                                                      \
-	do {                                                                                       \
-		if (!ferry_test_log_has(needle))                                                   \
-			fail_msg("expected a log line containing \"%s\"", (needle));               \
+#define assert_logged(needle)                                                        \
+	do {                                                                         \
+		if (!ferry_test_log_has(needle))                                     \
+			fail_msg("expected a log line containing \"%s\"", (needle)); \
 	} while (0)
 
 static bool ferry_test_skipped_;
 
 /* End the running test as skipped, saying why (printf arguments); the program then exits 77. */
-#define ferry_test_skip(...)                                                                       \
-	do {                                                                                       \
-		printf("[  SKIP    ] %s: ", __func__);                                             \
-		printf(__VA_ARGS__);                                                               \
-		printf("\n");                                                                      \
-		ferry_test_skipped_ = true;                                                        \
-		skip();                                                                            \
+#define ferry_test_skip(...)                           \
+	do {                                           \
+		printf("[  SKIP    ] %s: ", __func__); \
+		printf(__VA_ARGS__);                   \
+		printf("\n");                          \
+		ferry_test_skipped_ = true;            \
+		skip();                                \
 	} while (0)
 
 /* The exit status meson reads, from cmocka's count of failed tests: 1, else 77 after a skip, else 0. */
@@ -105,7 +105,7 @@ static inline int ferry_test_status(int failed)
  *   --except NAME  all the others.
  * A NAME that is no test of the group is an error, not an empty pass.
  */
-#define ferry_test_run(argc, argv, tests, setup, teardown)                                         \
+#define ferry_test_run(argc, argv, tests, setup, teardown) \
 	ferry_test_run_((argc), (argv), #tests, (tests), sizeof(tests) / sizeof((tests)[0]), (setup), (teardown))
 
 static inline int ferry_test_run_(int argc, char **argv, const char *group, const struct CMUnitTest *tests, size_t n,

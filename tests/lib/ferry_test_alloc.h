@@ -37,10 +37,10 @@
 #define FERRY_TEST_ALLOC_POINTS_MAX 200u
 
 struct ferry_test_alloc_walk {
-	const char *call;                   /* for the failure message */
-	const char *logged;                 /* what every failure logs */
-	doca_error_t ok;                    /* what the call returns when it works (DOCA_SUCCESS if 0) */
-	bool heap_may_shrink;               /* a failure also frees what the object held before */
+	const char *call;     /* for the failure message */
+	const char *logged;   /* what every failure logs */
+	doca_error_t ok;      /* what the call returns when it works (DOCA_SUCCESS if 0) */
+	bool heap_may_shrink; /* a failure also frees what the object held before */
 	void (*prepare)(void *arg);
 	doca_error_t (*attempt)(void *arg);
 	void (*failed)(void *arg);
@@ -94,7 +94,8 @@ static inline unsigned int ferry_test_alloc_walk(const struct ferry_test_alloc_w
 			fail_msg("%s: failed with %s before its allocation %u", w->call, doca_error_get_name(err), n);
 		}
 		if (err != DOCA_ERROR_NO_MEMORY)
-			fail_msg("%s: allocation %u failed, the call returned %s", w->call, n, doca_error_get_name(err));
+			fail_msg("%s: allocation %u failed, the call returned %s", w->call, n,
+				 doca_error_get_name(err));
 		if (!ferry_test_log_has(w->logged))
 			fail_msg("%s: allocation %u failed without the line \"%s\"", w->call, n, w->logged);
 		if (w->failed != NULL)

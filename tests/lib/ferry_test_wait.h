@@ -70,13 +70,13 @@ static inline void ferry_test_idle(void)
  * Progress @p pe until @p cond holds or @p ms milliseconds passed. @p cond is
  * evaluated before each progress call, so it may be true without any.
  */
-#define FERRY_PROGRESS_UNTIL(pe, cond, ms)                                                                        \
-	do {                                                                                                       \
-		const uint64_t ferry_until_ = ferry_test_deadline(ms);                                             \
-                                                                                                                   \
-		while (!(cond) && !ferry_test_expired(ferry_until_))                                               \
-			if (doca_pe_progress(pe) == 0)                                                             \
-				ferry_test_idle();                                                                 \
+#define FERRY_PROGRESS_UNTIL(pe, cond, ms)                             \
+	do {                                                           \
+		const uint64_t ferry_until_ = ferry_test_deadline(ms); \
+                                                                       \
+		while (!(cond) && !ferry_test_expired(ferry_until_))   \
+			if (doca_pe_progress(pe) == 0)                 \
+				ferry_test_idle();                     \
 	} while (0)
 
 #endif /* FERRY_TEST_WAIT_H_ */

@@ -37,11 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Sums of two u64 never wrap here; the oracle must not share the code's arithmetic. */
 typedef unsigned __int128 u128;
 
-#define IN_FLAGS 0
-#define IN_ADDR 1
-#define IN_LEN 9
-#define IN_ACCESS 17
-#define IN_REP 21
+#define IN_FLAGS   0
+#define IN_ADDR    1
+#define IN_LEN     9
+#define IN_ACCESS  17
+#define IN_REP     21
 #define CASE_BYTES (IN_REP + sizeof(struct link_rep))
 
 static const size_t page_sizes[4] = {4096, 8192, 16384, 65536};

@@ -51,7 +51,8 @@ int main(int argc, char **argv)
 			err = doca_mmap_create_from_export(NULL, desc, desc_len, dev, &remote_mmap);
 			if (err == DOCA_SUCCESS)
 				r = ferry_mmap_remote(remote_mmap);
-			printf("import %s%s\n", doca_error_get_name(err), err == DOCA_SUCCESS && r == NULL ? " (mapped)" : "");
+			printf("import %s%s\n", doca_error_get_name(err),
+			       err == DOCA_SUCCESS && r == NULL ? " (mapped)" : "");
 			if (err != DOCA_SUCCESS || r == NULL)
 				break;
 		} else if (strcmp(argv[i], "read") == 0 && i + 1 < argc) {
@@ -71,7 +72,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "selfcopy") == 0) {
 			/* Remote to remote through ferry_link_copy: first half onto the second. */
 			size_t half = len / 2;
-			err = ferry_link_copy((void *)(uintptr_t)(host + half), r, (const void *)(uintptr_t)host, r, half);
+			err = ferry_link_copy((void *)(uintptr_t)(host + half), r, (const void *)(uintptr_t)host, r,
+					      half);
 			if (err == DOCA_SUCCESS)
 				err = ferry_link_copy(local, NULL, (const void *)(uintptr_t)host, r, 2 * half);
 			if (err != DOCA_SUCCESS)

@@ -119,9 +119,10 @@ static doca_error_t copy(struct side *s, bool to_host)
 {
 	for (size_t off = 0; off < s->len; off += s->max_chunk) {
 		size_t n = s->len - off < s->max_chunk ? s->len - off : s->max_chunk;
-		doca_error_t err = to_host ?
-			copy_chunk(s, s->local_mmap, s->local + off, s->remote_mmap, s->host_addr + off, n) :
-			copy_chunk(s, s->remote_mmap, s->host_addr + off, s->local_mmap, s->local + off, n);
+		doca_error_t err = to_host ? copy_chunk(s, s->local_mmap, s->local + off, s->remote_mmap,
+							s->host_addr + off, n)
+					   : copy_chunk(s, s->remote_mmap, s->host_addr + off, s->local_mmap,
+							s->local + off, n);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}

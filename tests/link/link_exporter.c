@@ -31,8 +31,8 @@
 #include "xproc_common.h"
 
 #define MAX_EXPORTS 16
-#define HOG_LIMIT 64
-#define HOG_MAX 256
+#define HOG_LIMIT   64
+#define HOG_MAX     256
 
 struct export_slot {
 	struct ferry_link_export *exp;

@@ -60,7 +60,7 @@ static void test_invalid_input(void **state)
 	assert_int_equal(ferry_export_desc_encode(&d, buf, sizeof(buf)), 0);
 	d = sample_desc();
 	assert_int_equal(ferry_export_desc_encode(&d, buf, FERRY_DESC_FIXED_LEN), 0); /* no room */
-	d.agent_len = 3; /* does not match the string */
+	d.agent_len = 3;                                                              /* does not match the string */
 	assert_int_equal(ferry_export_desc_encode(&d, buf, sizeof(buf)), 0);
 }
 

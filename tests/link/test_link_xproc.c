@@ -31,7 +31,7 @@
 #include "link/export_desc_priv.h"
 #include "link/link_priv.h"
 
-#define LINE_MAX_LEN 1024
+#define LINE_MAX_LEN    1024
 #define LINE_TIMEOUT_MS 60000
 
 struct proc {
@@ -598,7 +598,8 @@ static int raw_request_as(const struct host *h, uid_t uid)
 			struct cmsghdr align;
 		} ctl;
 		struct iovec iov = {.iov_base = &rep, .iov_len = sizeof(rep)};
-		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
 		int fd;
 
 		if (uid != 0 && setuid(uid) != 0)
@@ -606,7 +607,8 @@ static int raw_request_as(const struct host *h, uid_t uid)
 		memcpy(req.token, d.token, sizeof(req.token));
 		memcpy(sa.sun_path + 1, d.agent, d.agent_len);
 		fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-		if (connect(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + d.agent_len)) != 0)
+		if (connect(fd, (struct sockaddr *)&sa,
+			    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + d.agent_len)) != 0)
 			_exit(101);
 		(void)send(fd, &req, sizeof(req), MSG_NOSIGNAL);
 		if (recvmsg(fd, &msg, 0) <= 0)

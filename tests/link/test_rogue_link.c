@@ -54,16 +54,16 @@
 #include "ferry_test.h"
 #include "xproc_common.h"
 
-#define CALL "test_rogue_link"
-#define MACHINE 0u
-#define NOBODY 65534
-#define LINE_ROOM 1024
+#define CALL            "test_rogue_link"
+#define MACHINE         0u
+#define NOBODY          65534
+#define LINE_ROOM       1024
 #define LINE_TIMEOUT_MS 20000
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a)   (sizeof(a) / sizeof((a)[0]))
 /* Log lines a peer may write for 1000 repeats of one offence: sampled, 1st, 2nd, 4th, ... */
-#define LOG_LINES_MAX 12
+#define LOG_LINES_MAX   12
 /* An import that the old code let block: SIGALRM (no SA_RESTART) ends it after this. */
-#define SAFETY_ALARM_S 4
+#define SAFETY_ALARM_S  4
 
 static const char *exporter_exe;
 static size_t page;
@@ -220,7 +220,8 @@ static void on_alarm(int sig)
 /* ---- descriptors ---- */
 
 /* One export as an importer knows it: the descriptor and its decoded claims. */
-struct export {
+struct export
+{
 	const char *label;
 	int n; /* the exporter's number for it */
 	uint8_t desc[FERRY_DESC_MAX_LEN];
@@ -441,7 +442,7 @@ static int connect_agent(const struct ferry_export_desc *d, bool nonblock)
 }
 
 #define RAW_NO_CONNECT (-1)
-#define RAW_NO_REPLY (-2)
+#define RAW_NO_REPLY   (-2)
 
 /*
  * Ask @p d's agent for its export with @p token, bypassing the library.
@@ -459,7 +460,8 @@ static ssize_t raw_ask(const struct ferry_export_desc *d, const uint8_t *token, 
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
 	int fd = connect_agent(d, false);
 	ssize_t n;
 
@@ -653,12 +655,12 @@ static void expect_twins_refused(const struct export *e)
 		if (err == DOCA_SUCCESS) {
 			size_t got = view.len;
 			ferry_link_import_close(imp);
-			fail_msg("forged twin of the %s export (%s) was accepted: %zu bytes at %p", e->label, f->name, got,
-				 view.addr);
+			fail_msg("forged twin of the %s export (%s) was accepted: %zu bytes at %p", e->label, f->name,
+				 got, view.addr);
 		}
 		if (err != DOCA_ERROR_NOT_PERMITTED)
-			fail_msg("forged twin of the %s export (%s): %s, want DOCA_ERROR_NOT_PERMITTED", e->label, f->name,
-				 doca_error_get_name(err));
+			fail_msg("forged twin of the %s export (%s): %s, want DOCA_ERROR_NOT_PERMITTED", e->label,
+				 f->name, doca_error_get_name(err));
 		assert_int_equal(count_fds(), fds);
 		assert_int_equal(count_peer_maps(), maps);
 	}
@@ -731,11 +733,11 @@ static void test_forged_twins_self_import(void **state)
 		const void *desc;
 		size_t len;
 
-		assert_int_equal(ferry_link_export_open(i < 2 ? shared : plain, TWIN_BYTES,
-							i % 2 ? DOCA_ACCESS_FLAG_PCI_READ_ONLY :
-								DOCA_ACCESS_FLAG_PCI_READ_WRITE,
-							MACHINE, CALL, &exp[i]),
-				 DOCA_SUCCESS);
+		assert_int_equal(
+			ferry_link_export_open(i < 2 ? shared : plain, TWIN_BYTES,
+					       i % 2 ? DOCA_ACCESS_FLAG_PCI_READ_ONLY : DOCA_ACCESS_FLAG_PCI_READ_WRITE,
+					       MACHINE, CALL, &exp[i]),
+			DOCA_SUCCESS);
 		ferry_link_export_desc(exp[i], &desc, &len);
 		export_from_bytes(&e[i], labels[i], desc, len);
 		snprintf(e[i].sum, sizeof(e[i].sum), "%016llx",
@@ -838,33 +840,33 @@ static void test_read_only_fds(void **state)
 /* ==== 3. a rogue agent: crafted replies and fds ==== */
 
 enum rogue_kind {
-	R_GOOD,          /* a correct reply: the control case */
-	R_UNSEALED,      /* memory file without seals */
-	R_SHRINKABLE,    /* sealed, but not against shrinking: truncated after the import */
-	R_SMALL,         /* memory file shorter than mem_off + map_len */
-	R_PIPE,          /* a pipe instead of a memory file */
-	R_DEVZERO,       /* /dev/zero */
-	R_DISK_FILE,     /* a regular file on disk */
-	R_STATE_PIPE,    /* the state page is a pipe */
-	R_STATE_EMPTY,   /* the state page is an empty (sealed) memory file */
-	R_NO_FDS,        /* success without fds */
-	R_THREE_FDS,     /* one fd more than the protocol has */
-	R_FIVE_FDS,      /* more than the importer makes room for */
-	R_SHORT,         /* reply 8 bytes short */
-	R_LONG,          /* reply 8 bytes long */
+	R_GOOD,        /* a correct reply: the control case */
+	R_UNSEALED,    /* memory file without seals */
+	R_SHRINKABLE,  /* sealed, but not against shrinking: truncated after the import */
+	R_SMALL,       /* memory file shorter than mem_off + map_len */
+	R_PIPE,        /* a pipe instead of a memory file */
+	R_DEVZERO,     /* /dev/zero */
+	R_DISK_FILE,   /* a regular file on disk */
+	R_STATE_PIPE,  /* the state page is a pipe */
+	R_STATE_EMPTY, /* the state page is an empty (sealed) memory file */
+	R_NO_FDS,      /* success without fds */
+	R_THREE_FDS,   /* one fd more than the protocol has */
+	R_FIVE_FDS,    /* more than the importer makes room for */
+	R_SHORT,       /* reply 8 bytes short */
+	R_LONG,        /* reply 8 bytes long */
 	R_BAD_MAGIC,
-	R_PAGES_MISS,    /* map_base/map_len elsewhere than the range */
-	R_PAGES_MORE,    /* one page more than the range needs */
-	R_ODD_STATUS,    /* a status that is no DOCA error, fds attached */
-	R_NEVER_ACCEPT,  /* listens, never accepts */
-	R_SILENT,        /* accepts, reads the request, never answers */
-	R_BACKLOG_FULL,  /* its listen backlog is full */
+	R_PAGES_MISS,   /* map_base/map_len elsewhere than the range */
+	R_PAGES_MORE,   /* one page more than the range needs */
+	R_ODD_STATUS,   /* a status that is no DOCA error, fds attached */
+	R_NEVER_ACCEPT, /* listens, never accepts */
+	R_SILENT,       /* accepts, reads the request, never answers */
+	R_BACKLOG_FULL, /* its listen backlog is full */
 };
 
 #define ROGUE_MAP_PAGES 3u
 #define ROGUE_OFF_PAGES 1u
-#define ROGUE_HEAD 0x100u /* the range starts this far into its first page */
-#define ROGUE_SEED 77u
+#define ROGUE_HEAD      0x100u /* the range starts this far into its first page */
+#define ROGUE_SEED      77u
 
 /* Where the rogue claims its range is; the same in both processes. */
 struct rogue_geom {
@@ -1196,11 +1198,11 @@ static void rogue_case(enum rogue_kind kind, doca_error_t want)
 	rogue_stop(&r);
 }
 
-#define ROGUE_TEST(fn, kind, want)          \
-	static void fn(void **state)        \
-	{                                   \
-		(void)state;                \
-		rogue_case(kind, want);     \
+#define ROGUE_TEST(fn, kind, want)      \
+	static void fn(void **state)    \
+	{                               \
+		(void)state;            \
+		rogue_case(kind, want); \
 	}
 
 ROGUE_TEST(test_rogue_control, R_GOOD, DOCA_SUCCESS)
@@ -1242,7 +1244,8 @@ static void expect_failure_within(const struct export *e, double limit_s, bool a
 		fail_msg("%s: the import succeeded", what);
 	}
 	if (secs > limit_s)
-		fail_msg("%s: the import took %.2f s (%s), limit %.1f s", what, secs, doca_error_get_name(err), limit_s);
+		fail_msg("%s: the import took %.2f s (%s), limit %.1f s", what, secs, doca_error_get_name(err),
+			 limit_s);
 	if (!any_error && err != DOCA_ERROR_TIME_OUT && err != DOCA_ERROR_NOT_FOUND)
 		fail_msg("%s: %s, want DOCA_ERROR_TIME_OUT or DOCA_ERROR_NOT_FOUND", what, doca_error_get_name(err));
 	assert_int_equal(count_fds(), fds);
@@ -1306,7 +1309,7 @@ static void test_exporter_stopped(void **state)
 
 /* ==== 5. floods against an honest agent ==== */
 
-#define FLOOD_IDLE 200
+#define FLOOD_IDLE     200
 #define FLOOD_ONE_BYTE 50
 
 /* Connections that never send a request, or send one byte: an honest import still gets through. */
@@ -1339,7 +1342,7 @@ static void test_flood_idle_connections(void **state)
 	exporter_stop(&x);
 }
 
-#define FLOODERS 2
+#define FLOODERS             2
 #define FLOOD_HONEST_IMPORTS 10
 
 /* A process that connects to the agent as fast as it can and never speaks, until killed. */
@@ -1558,8 +1561,8 @@ static int nobody_asks(const void *arg, int ctl)
 
 static void test_xuser_agent_token(void **state)
 {
-	static const char *verdicts[] = {[101] = "could not connect", [102] = "got an answer", [103] = "got fds",
-					 [104] = "lost the test"};
+	static const char *verdicts[] = {
+		[101] = "could not connect", [102] = "got an answer", [103] = "got fds", [104] = "lost the test"};
 	struct exporter x;
 	struct export e;
 	int ctl;
@@ -1649,8 +1652,8 @@ static int nobody_squat_tmp(const void *arg, int ctl)
 	snprintf(path, sizeof(path), "/tmp/ferry-0/%s", sq->domain);
 	/* Another run of this test may remove its own squat meanwhile: try again then. */
 	for (int tries = 0;; tries++) {
-		if (mkdir("/tmp/ferry-0", 0777) != 0 && (errno != EEXIST || stat("/tmp/ferry-0", &st) != 0 ||
-							  st.st_uid != NOBODY))
+		if (mkdir("/tmp/ferry-0", 0777) != 0 &&
+		    (errno != EEXIST || stat("/tmp/ferry-0", &st) != 0 || st.st_uid != NOBODY))
 			return 112; /* someone else's folder is there: nothing to squat */
 		if (chmod("/tmp/ferry-0", 0777) == 0 && (mkdir(path, 0777) == 0 || errno == EEXIST) &&
 		    chmod(path, 0777) == 0)

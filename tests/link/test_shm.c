@@ -71,7 +71,7 @@ static void test_lookup(void **state)
 	(void)state;
 	assert_non_null(blk);
 	assert_int_equal(ferry_shm_lookup(plain, 64, &fd, &base), DOCA_ERROR_NOT_FOUND);
-	assert_int_equal(ferry_shm_lookup(blk + 2 * page, 1, &fd, &base), DOCA_ERROR_NOT_FOUND); /* one past */
+	assert_int_equal(ferry_shm_lookup(blk + 2 * page, 1, &fd, &base), DOCA_ERROR_NOT_FOUND);    /* one past */
 	assert_int_equal(ferry_shm_lookup(blk + page, page + 1, &fd, &base), DOCA_ERROR_NOT_FOUND); /* overhangs */
 	assert_int_equal(ferry_shm_lookup(blk - 1, 2, &fd, &base), DOCA_ERROR_NOT_FOUND);
 	assert_int_equal(ferry_shm_lookup(blk + 10, page, &fd, &base), DOCA_SUCCESS);
