@@ -57,7 +57,28 @@ static inline bool ferry_log_sampled(_Atomic uint64_t *count, uint64_t *nth)
 	return (n & (n - 1)) == 0;
 }
 
-/** Log a violated rule at error level and evaluate to @p err. */
+/**
+ * Log a violated rule at error level as "<call>: <message>" and evaluate to
+ * @p err. For a helper that checks on behalf of the public call @p call.
+ * @p fmt must be a string literal.
+ */
+#define FERRY_RULE_IN(call, err, fmt, ...) \
+	(ferry_log_sdk(DOCA_LOG_LEVEL_ERROR, ferry_log_module_, "%s: " fmt, (call), ##__VA_ARGS__), (err))
+
+/** FERRY_RULE_IN for the function the check sits in: its name comes from __func__. */
+#define FERRY_RULE_HERE(err, fmt, ...) FERRY_RULE_IN(__func__, err, fmt, ##__VA_ARGS__)
+
+/**
+ * The one NULL-argument check: return DOCA_ERROR_INVALID_VALUE from the
+ * enclosing function, with the line "<function>: <arg> is NULL", when @p arg is NULL.
+ */
+#define FERRY_ARG_NOT_NULL(arg)                                                               \
+	do {                                                                                  \
+		if ((arg) == NULL)                                                            \
+			return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", #arg); \
+	} while (0)
+
+/** Log a violated rule at error level and evaluate to @p err (the message names its call; see FERRY_RULE_IN). */
 #define FERRY_RULE(err, ...) (FERRY_ERR(__VA_ARGS__), (err))
 
 #endif /* FERRY_LOG_H_ */
