@@ -312,8 +312,8 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	client_close(client);
 	comch_ep_free_buffers(&client->ep);
 	client->phase = CLIENT_IDLE;
-	return FERRY_RULE(err, "doca_ctx_start: comch client '%s': cannot connect to %s", client->ep.name,
-			  client->addr.text);
+	return FERRY_RULE_IN("doca_ctx_start", err, "comch client '%s': cannot connect to %s", client->ep.name,
+			     client->addr.text);
 }
 
 static void client_stop(struct doca_ctx *ctx)
@@ -343,9 +343,8 @@ static doca_error_t client_submit(struct doca_task *task)
 	struct doca_comch_client *client = (struct doca_comch_client *)send->ep;
 
 	if (client->phase != CLIENT_UP || client->conn.broken || send->conn_generation != client->conn.generation)
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
-				  "doca_task_submit: comch client '%s': the connection has ended; free the task",
-				  client->ep.name);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
+				     "comch client '%s': the connection has ended; free the task", client->ep.name);
 	comch_conn_send_task(&client->ep, &client->conn, send);
 	return DOCA_SUCCESS;
 }
@@ -367,24 +366,21 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 	struct doca_comch_client *client;
 	doca_error_t err;
 
-	if (dev == NULL || comch_client == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_client_create: dev and output must not be NULL");
+	FERRY_ARG_NOT_NULL(dev);
+	FERRY_ARG_NOT_NULL(comch_client);
 	err = comch_ep_check_name("doca_comch_client_create", name);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (!ferry_dev_is_open(dev))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_client_create: dev %p is not an open device",
-				  (void *)dev);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
 	devinfo = doca_dev_as_devinfo(dev);
 	if (ferry_devinfo_side(devinfo) != FERRY_SIDE_HOST)
-		return FERRY_RULE(
-			DOCA_ERROR_NOT_SUPPORTED,
-			"doca_comch_client_create: device %s is on the DPU side; a client needs a host-side device",
-			ferry_dev_name(dev));
+		return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED,
+				       "device %s is on the DPU side; a client needs a host-side device",
+				       ferry_dev_name(dev));
 	client = ferry_calloc(1, sizeof(*client));
 	if (client == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_client_create: no memory for client '%s'", name);
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for client '%s'", name);
 	comch_ep_init(&client->ep, &client_ops, false, dev);
 	strcpy(client->ep.name, name); /* length checked above */
 	client->machine = ferry_devinfo_machine(devinfo);
@@ -398,8 +394,7 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 {
 	doca_error_t err;
 
-	if (comch_client == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_client_destroy: comch_client is NULL");
+	FERRY_ARG_NOT_NULL(comch_client);
 	err = ferry_ctx_check_destroyable(&comch_client->ep.ctx, "doca_comch_client_destroy");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -411,48 +406,38 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 
 /* ---- setters and getters ---- */
 
-#define CLIENT_CHECK(call, c)                                                                       \
-	do {                                                                                        \
-		if ((c) == NULL)                                                                    \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_client is NULL"); \
-	} while (0)
-
-#define CLIENT_CHECK_OUT(call, c, out)                                                        \
-	do {                                                                                  \
-		if ((c) == NULL || (out) == NULL)                                             \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,                           \
-					  call ": comch_client and output must not be NULL"); \
-	} while (0)
-
 doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client, uint32_t size)
 {
-	CLIENT_CHECK("doca_comch_client_set_max_msg_size", comch_client);
+	FERRY_ARG_NOT_NULL(comch_client);
 	return comch_ep_set_max_msg_size(&comch_client->ep, "doca_comch_client_set_max_msg_size", size);
 }
 
 doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
-	CLIENT_CHECK_OUT("doca_comch_client_get_max_msg_size", comch_client, size);
+	FERRY_ARG_NOT_NULL(comch_client);
+	FERRY_ARG_NOT_NULL(size);
 	*size = comch_client->ep.max_msg_size;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client, uint32_t size)
 {
-	CLIENT_CHECK("doca_comch_client_set_recv_queue_size", comch_client);
+	FERRY_ARG_NOT_NULL(comch_client);
 	return comch_ep_set_recv_queue_size(&comch_client->ep, "doca_comch_client_set_recv_queue_size", size);
 }
 
 doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
-	CLIENT_CHECK_OUT("doca_comch_client_get_recv_queue_size", comch_client, size);
+	FERRY_ARG_NOT_NULL(comch_client);
+	FERRY_ARG_NOT_NULL(size);
 	*size = comch_client->ep.recv_queue_size;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client, struct doca_dev **dev)
 {
-	CLIENT_CHECK_OUT("doca_comch_client_get_device", comch_client, dev);
+	FERRY_ARG_NOT_NULL(comch_client);
+	FERRY_ARG_NOT_NULL(dev);
 	*dev = comch_client->ep.ctx.dev;
 	return DOCA_SUCCESS;
 }
@@ -465,12 +450,11 @@ struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client
 doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
 					      struct doca_comch_connection **connection)
 {
-	CLIENT_CHECK_OUT("doca_comch_client_get_connection", comch_client, connection);
+	FERRY_ARG_NOT_NULL(comch_client);
+	FERRY_ARG_NOT_NULL(connection);
 	if (comch_client->phase != CLIENT_UP)
-		return FERRY_RULE(
-			DOCA_ERROR_BAD_STATE,
-			"doca_comch_client_get_connection: client '%s' is %s; the connection exists while RUNNING",
-			comch_client->ep.name, ferry_ctx_state_name(comch_client->ep.ctx.state));
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "client '%s' is %s; the connection exists while RUNNING",
+				       comch_client->ep.name, ferry_ctx_state_name(comch_client->ep.ctx.state));
 	*connection = (struct doca_comch_connection *)(uintptr_t)&comch_client->conn;
 	return DOCA_SUCCESS;
 }
@@ -480,7 +464,7 @@ doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comc
 						  doca_comch_task_send_completion_cb_t task_error_cb,
 						  uint32_t num_send_tasks)
 {
-	CLIENT_CHECK("doca_comch_client_task_send_set_conf", comch_client);
+	FERRY_ARG_NOT_NULL(comch_client);
 	return comch_ep_task_send_set_conf(&comch_client->ep, "doca_comch_client_task_send_set_conf",
 					   task_completion_cb, task_error_cb, num_send_tasks);
 }
@@ -489,7 +473,7 @@ doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *co
 						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
 						    struct doca_comch_task_send **task)
 {
-	CLIENT_CHECK("doca_comch_client_task_send_alloc_init", comch_client);
+	FERRY_ARG_NOT_NULL(comch_client);
 	return comch_ep_task_send_alloc_init(&comch_client->ep, "doca_comch_client_task_send_alloc_init", peer, msg,
 					     len, task);
 }
@@ -497,7 +481,7 @@ doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *co
 doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
-	CLIENT_CHECK("doca_comch_client_event_msg_recv_register", comch_client);
+	FERRY_ARG_NOT_NULL(comch_client);
 	return comch_ep_register_msg_recv(&comch_client->ep, "doca_comch_client_event_msg_recv_register",
 					  recv_event_cb);
 }
@@ -506,7 +490,7 @@ doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client 
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
 {
-	CLIENT_CHECK("doca_comch_client_event_consumer_register", comch_client);
+	FERRY_ARG_NOT_NULL(comch_client);
 	return comch_ep_register_consumer(&comch_client->ep, "doca_comch_client_event_consumer_register",
 					  new_consumer_event_cb, expired_consumer_event_cb);
 }

@@ -25,10 +25,10 @@ FERRY_LOG_MODULE("comch");
 doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out)
 {
 	if (devinfo == NULL || out == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: devinfo and output must not be NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "devinfo and output must not be NULL");
 	if (!ferry_devinfo_is_valid(devinfo))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: devinfo %p is not a device of this machine", call,
-				  (const void *)devinfo);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "devinfo %p is not a device of this machine",
+				     (const void *)devinfo);
 	return DOCA_SUCCESS;
 }
 
@@ -102,9 +102,8 @@ static bool conn_valid(const struct doca_comch_connection *conn)
 doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data)
 {
 	if (!conn_valid(connection))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_connection_set_user_data: connection %p is NULL or not a connection",
-				  (void *)connection);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "connection %p is NULL or not a connection",
+				       (void *)connection);
 	connection->user_data = user_data;
 	return DOCA_SUCCESS;
 }
@@ -165,12 +164,12 @@ doca_error_t comch_ep_check_name(const char *call, const char *name)
 	size_t len;
 
 	if (name == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: name is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "name is NULL");
 	len = strnlen(name, COMCH_CAP_MAX_NAME_LEN);
 	if (len == 0 || len >= COMCH_CAP_MAX_NAME_LEN)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: name must be 1..%u bytes before its NUL (doca_comch_cap_get_max_name_len)", call,
-				  COMCH_CAP_MAX_NAME_LEN - 1);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "name must be 1..%u bytes before its NUL (doca_comch_cap_get_max_name_len)",
+				     COMCH_CAP_MAX_NAME_LEN - 1);
 	return DOCA_SUCCESS;
 }
 
@@ -188,11 +187,12 @@ doca_error_t comch_ep_rendezvous(struct comch_ep *ep, struct ferry_link_addr *ad
 	const char *domain = ferry_link_domain(&why);
 
 	if (domain == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: %s '%s': %s", ep->kind, ep->name, why);
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_INVALID_VALUE, "%s '%s': %s", ep->kind, ep->name,
+				     why);
 	doca_error_t err = ferry_link_comch_addr(addr, domain, machine, host_function, ep->name);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(
-			err, "doca_ctx_start: %s '%s': no rendezvous address in domain '%s' (%s)", ep->kind, ep->name,
+		return FERRY_RULE_IN(
+			"doca_ctx_start", err, "%s '%s': no rendezvous address in domain '%s' (%s)", ep->kind, ep->name,
 			domain, err == DOCA_ERROR_INVALID_VALUE ? "its path is too long" : "its directory is unusable");
 	if (domain_out != NULL)
 		*domain_out = domain;
@@ -227,8 +227,8 @@ doca_error_t comch_ep_alloc_buffers(struct comch_ep *ep)
 
 no_memory:
 	comch_ep_free_buffers(ep);
-	return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: %s '%s': no memory for message buffers", ep->kind,
-			  ep->name);
+	return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY, "%s '%s': no memory for message buffers", ep->kind,
+			     ep->name);
 }
 
 void comch_ep_free_buffers(struct comch_ep *ep)
@@ -246,9 +246,9 @@ doca_error_t comch_ep_set_max_msg_size(struct comch_ep *ep, const char *call, ui
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (size == 0 || size > COMCH_CAP_MAX_MSG_SIZE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: %s '%s': max message size %u is outside 1..%u (doca_comch_cap_get_max_msg_size)",
-				  call, ep->kind, ep->name, size, COMCH_CAP_MAX_MSG_SIZE);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "%s '%s': max message size %u is outside 1..%u (doca_comch_cap_get_max_msg_size)",
+				     ep->kind, ep->name, size, COMCH_CAP_MAX_MSG_SIZE);
 	ep->max_msg_size = size;
 	return DOCA_SUCCESS;
 }
@@ -260,10 +260,10 @@ doca_error_t comch_ep_set_recv_queue_size(struct comch_ep *ep, const char *call,
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (size == 0 || size > COMCH_CAP_MAX_RECV_QUEUE)
-		return FERRY_RULE(
-			DOCA_ERROR_INVALID_VALUE,
-			"%s: %s '%s': receive queue size %u is outside 1..%u (doca_comch_cap_get_max_recv_queue_size)",
-			call, ep->kind, ep->name, size, COMCH_CAP_MAX_RECV_QUEUE);
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_INVALID_VALUE,
+			"%s '%s': receive queue size %u is outside 1..%u (doca_comch_cap_get_max_recv_queue_size)",
+			ep->kind, ep->name, size, COMCH_CAP_MAX_RECV_QUEUE);
 	ep->recv_queue_size = size;
 	return DOCA_SUCCESS;
 }
@@ -273,8 +273,8 @@ doca_error_t comch_ep_register_msg_recv(struct comch_ep *ep, const char *call, d
 	doca_error_t err;
 
 	if (cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': callback must not be NULL", call, ep->kind,
-				  ep->name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s '%s': callback must not be NULL", ep->kind,
+				     ep->name);
 	err = ferry_ctx_check_idle(&ep->ctx, call);
 	if (err == DOCA_SUCCESS)
 		ep->recv_cb = cb;
@@ -287,8 +287,8 @@ doca_error_t comch_ep_register_consumer(struct comch_ep *ep, const char *call, d
 	doca_error_t err;
 
 	if (new_cb == NULL || expired_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': both callbacks must not be NULL", call,
-				  ep->kind, ep->name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s '%s': both callbacks must not be NULL",
+				     ep->kind, ep->name);
 	err = ferry_ctx_check_idle(&ep->ctx, call);
 	if (err == DOCA_SUCCESS) {
 		ep->new_consumer_cb = new_cb;
@@ -303,12 +303,12 @@ doca_error_t comch_ep_task_send_set_conf(struct comch_ep *ep, const char *call, 
 	doca_error_t err;
 
 	if (ok == NULL || err_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': both completion callbacks are required", call,
-				  ep->kind, ep->name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s '%s': both completion callbacks are required",
+				     ep->kind, ep->name);
 	if (num > COMCH_CAP_MAX_SEND_TASKS)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: %s '%s': %u send tasks exceed the cap %u (doca_comch_cap_get_max_send_tasks)",
-				  call, ep->kind, ep->name, num, COMCH_CAP_MAX_SEND_TASKS);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "%s '%s': %u send tasks exceed the cap %u (doca_comch_cap_get_max_send_tasks)",
+				     ep->kind, ep->name, num, COMCH_CAP_MAX_SEND_TASKS);
 	err = ferry_task_pool_configure(&ep->send_pool, num, call);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -326,16 +326,16 @@ doca_error_t comch_ep_task_send_alloc_init(struct comch_ep *ep, const char *call
 	doca_error_t err;
 
 	if (task == NULL || (msg == NULL && len != 0))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s '%s': msg (when len > 0) and task must not be NULL",
-				  call, ep->kind, ep->name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "%s '%s': msg (when len > 0) and task must not be NULL", ep->kind, ep->name);
 	if (!conn_valid(conn) || conn->ep != ep)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: %s '%s': connection %p does not belong to this context", call, ep->kind,
-				  ep->name, (void *)conn);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "%s '%s': connection %p does not belong to this context", ep->kind, ep->name,
+				     (void *)conn);
 	if (len > ep->max_msg_size)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: %s '%s': message of %u bytes exceeds max message size %u", call, ep->kind,
-				  ep->name, len, ep->max_msg_size);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "%s '%s': message of %u bytes exceeds max message size %u", ep->kind, ep->name,
+				     len, ep->max_msg_size);
 	err = ferry_task_pool_get(&ep->send_pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;

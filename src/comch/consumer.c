@@ -200,8 +200,8 @@ static doca_error_t ring_open(struct doca_comch_consumer *c, const void **desc, 
 	/* Read-write for the peer: its producers claim posts in it (and can harm only themselves). */
 	if (comch_ring_out_open(&c->posts, COMCH_RING_MAGIC, cap, sizeof(struct comch_post),
 				DOCA_ACCESS_FLAG_PCI_READ_WRITE, c->conn->ep->ctx.dev, desc, desc_len) != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
-				  "doca_ctx_start: comch consumer %u: cannot set up its post ring", c->id);
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY,
+				     "comch consumer %u: cannot set up its post ring", c->id);
 	return DOCA_SUCCESS;
 }
 
@@ -223,13 +223,13 @@ static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, si
 	doca_error_t err;
 
 	if (n == 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: comch consumer %u: export descriptors too long", call,
-				  c->id);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED, "comch consumer %u: export descriptors too long",
+				     c->id);
 	err = send_frame(c, frame, n);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err == DOCA_ERROR_AGAIN ? DOCA_ERROR_AGAIN : DOCA_ERROR_NOT_CONNECTED,
-				  "%s: comch consumer %u: cannot announce it to the peer (%s)", call, c->id,
-				  doca_error_get_name(err));
+		return FERRY_RULE_IN(call, err == DOCA_ERROR_AGAIN ? DOCA_ERROR_AGAIN : DOCA_ERROR_NOT_CONNECTED,
+				     "comch consumer %u: cannot announce it to the peer (%s)", c->id,
+				     doca_error_get_name(err));
 	return DOCA_SUCCESS;
 }
 
@@ -242,13 +242,12 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	doca_error_t err;
 
 	if (!comch_fast_conn_usable(c->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED, "%s: comch consumer %u: its connection has ended", call,
-				  c->id);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_CONNECTED, "comch consumer %u: its connection has ended",
+				     c->id);
 	if (!ferry_mmap_is_usable(c->mmap) || (ferry_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
-		return FERRY_RULE(
-			DOCA_ERROR_BAD_STATE,
-			"%s: comch consumer %u: its mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE", call,
-			c->id);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+				     "comch consumer %u: its mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE",
+				     c->id);
 	err = doca_mmap_export_pci(c->mmap, c->conn->ep->ctx.dev, &desc, &desc_len);
 	if (err != DOCA_SUCCESS)
 		return err; /* logged by the export */
@@ -321,21 +320,19 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	size_t len = 0;
 
 	if (!comch_fast_conn_usable(c->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
-				  "doca_task_submit: comch consumer %u: its connection has ended", c->id);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
+				     "comch consumer %u: its connection has ended", c->id);
 	if (post->buf == NULL || ferry_buf_mmap(post->buf) != c->mmap)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: comch consumer %u: the buf must come from the consumer's mmap",
-				  c->id);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "comch consumer %u: the buf must come from the consumer's mmap", c->id);
 	(void)doca_buf_get_head(post->buf, &head);
 	(void)doca_buf_get_len(post->buf, &len);
 	(void)doca_buf_get_data(post->buf, &data);
 	len -= (size_t)((char *)data - (char *)head); /* the producer writes from the data address on */
 	if (len == 0 || len > COMCH_FAST_MAX_BUF_SIZE)
-		return FERRY_RULE(
-			DOCA_ERROR_INVALID_VALUE,
-			"doca_task_submit: comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu",
-			c->id, COMCH_FAST_MAX_BUF_SIZE, len);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu", c->id,
+				     COMCH_FAST_MAX_BUF_SIZE, len);
 	post->room = data;
 	post->room_len = (uint32_t)len;
 	post->generation = ++c->next_generation;
@@ -395,20 +392,18 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 {
 	struct doca_comch_consumer *c;
 
-	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL)
-		return FERRY_RULE(
-			DOCA_ERROR_INVALID_VALUE,
-			"doca_comch_consumer_create: comch_connection, buf_mmap and consumer must not be NULL");
+	FERRY_ARG_NOT_NULL(comch_connection);
+	FERRY_ARG_NOT_NULL(buf_mmap);
+	FERRY_ARG_NOT_NULL(consumer);
 	if (!comch_fast_conn_usable(comch_connection))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_consumer_create: connection %p is not a live, established connection",
-				  (void *)comch_connection);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
+				       (void *)comch_connection);
 	if (comch_connection->num_consumers >= COMCH_FAST_MAX_CONSUMERS)
-		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_consumer_create: connection %u has %u consumers already",
-				  comch_connection->id, COMCH_FAST_MAX_CONSUMERS);
+		return FERRY_RULE_HERE(DOCA_ERROR_FULL, "connection %u has %u consumers already", comch_connection->id,
+				       COMCH_FAST_MAX_CONSUMERS);
 	c = ferry_calloc(1, sizeof(*c));
 	if (c == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_consumer_create: no memory");
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory");
 	ferry_ctx_init(&c->ctx, &consumer_ops, "comch_consumer", comch_connection->ep->ctx.dev);
 	ferry_ctx_add_pool(&c->ctx, &c->pool, "comch consumer post recv",
 			   sizeof(struct doca_comch_consumer_task_post_recv), post_recv_complete);
@@ -426,8 +421,7 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 {
 	doca_error_t err;
 
-	if (consumer == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_consumer_destroy: consumer is NULL");
+	FERRY_ARG_NOT_NULL(consumer);
 	err = ferry_ctx_check_destroyable(&consumer->ctx, "doca_comch_consumer_destroy");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -454,9 +448,8 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 
 doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
 {
-	if (consumer == NULL || id == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_consumer_get_id: consumer and id must not be NULL");
+	FERRY_ARG_NOT_NULL(consumer);
+	FERRY_ARG_NOT_NULL(id);
 	*id = consumer->id;
 	return DOCA_SUCCESS;
 }
@@ -493,9 +486,8 @@ doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devi
 
 doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
 {
-	if (consumer == NULL || imm_data_len == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_consumer_get_imm_data_len: consumer and imm_data_len must not be NULL");
+	FERRY_ARG_NOT_NULL(consumer);
+	FERRY_ARG_NOT_NULL(imm_data_len);
 	*imm_data_len = consumer->imm_data_len;
 	return DOCA_SUCCESS;
 }
@@ -506,15 +498,15 @@ doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *co
 	doca_error_t err;
 
 	if (consumer == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: consumer is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "consumer is NULL");
 	err = ferry_ctx_check_idle(&consumer->ctx, call);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (imm_data_len > FERRY_FRAME_IMM_MAX)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: comch consumer %u: %u bytes exceed the cap %u "
-				  "(doca_comch_consumer_cap_get_max_imm_data_len)",
-				  call, consumer->id, imm_data_len, FERRY_FRAME_IMM_MAX);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "comch consumer %u: %u bytes exceed the cap %u "
+				     "(doca_comch_consumer_cap_get_max_imm_data_len)",
+				     consumer->id, imm_data_len, FERRY_FRAME_IMM_MAX);
 	consumer->imm_data_len = imm_data_len;
 	return DOCA_SUCCESS;
 }
@@ -532,12 +524,12 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(
 	doca_error_t err;
 
 	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: consumer and both callbacks must not be NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "consumer and both callbacks must not be NULL");
 	if (num_post_recv_tasks > COMCH_FAST_MAX_TASKS)
-		return FERRY_RULE(
-			DOCA_ERROR_INVALID_VALUE,
-			"%s: comch consumer %u: %u tasks exceed the cap %u (doca_comch_consumer_cap_get_max_num_tasks)",
-			call, consumer->id, num_post_recv_tasks, COMCH_FAST_MAX_TASKS);
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_INVALID_VALUE,
+			"comch consumer %u: %u tasks exceed the cap %u (doca_comch_consumer_cap_get_max_num_tasks)",
+			consumer->id, num_post_recv_tasks, COMCH_FAST_MAX_TASKS);
 	err = ferry_task_pool_configure(&consumer->pool, num_post_recv_tasks, call);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -554,7 +546,7 @@ doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_con
 	doca_error_t err;
 
 	if (consumer == NULL || buf == NULL || task == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: consumer, buf and task must not be NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "consumer, buf and task must not be NULL");
 	err = ferry_task_pool_get(&consumer->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -197,8 +197,8 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
 	if (!comch_fast_conn_usable(p->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
-				  "doca_ctx_start: comch producer %u: its connection has ended", p->id);
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NOT_CONNECTED,
+				     "comch producer %u: its connection has ended", p->id);
 	return DOCA_SUCCESS;
 }
 
@@ -215,18 +215,18 @@ static doca_error_t producer_submit(struct doca_task *task)
 	size_t len = 0;
 
 	if (!comch_fast_conn_usable(p->conn))
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
-				  "doca_task_submit: comch producer %u: its connection has ended", p->id);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
+				     "comch producer %u: its connection has ended", p->id);
 	if (send->buf == NULL || send->imm_len > FERRY_FRAME_IMM_MAX)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: comch producer %u: send task needs a buf and at most %u bytes of "
-				  "immediate data",
-				  p->id, FERRY_FRAME_IMM_MAX);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "comch producer %u: send task needs a buf and at most %u bytes of "
+				     "immediate data",
+				     p->id, FERRY_FRAME_IMM_MAX);
 	(void)doca_buf_get_data_len(send->buf, &len);
 	if (len > COMCH_FAST_MAX_BUF_SIZE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: comch producer %u: %zu bytes exceed the max buffer size %u", p->id,
-				  len, COMCH_FAST_MAX_BUF_SIZE);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
+				     COMCH_FAST_MAX_BUF_SIZE);
 	ferry_task_list_push(&p->waiting, task);
 	producer_serve(p);
 	return DOCA_SUCCESS;
@@ -275,19 +275,17 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 {
 	struct doca_comch_producer *p;
 
-	if (comch_connection == NULL || producer == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_producer_create: comch_connection and producer must not be NULL");
+	FERRY_ARG_NOT_NULL(comch_connection);
+	FERRY_ARG_NOT_NULL(producer);
 	if (!comch_fast_conn_usable(comch_connection))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_producer_create: connection %p is not a live, established connection",
-				  (void *)comch_connection);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
+				       (void *)comch_connection);
 	if (comch_connection->num_producers >= COMCH_FAST_MAX_PRODUCERS)
-		return FERRY_RULE(DOCA_ERROR_FULL, "doca_comch_producer_create: connection %u has %u producers already",
-				  comch_connection->id, COMCH_FAST_MAX_PRODUCERS);
+		return FERRY_RULE_HERE(DOCA_ERROR_FULL, "connection %u has %u producers already", comch_connection->id,
+				       COMCH_FAST_MAX_PRODUCERS);
 	p = ferry_calloc(1, sizeof(*p));
 	if (p == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_producer_create: no memory");
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory");
 	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", comch_connection->ep->ctx.dev);
 	ferry_ctx_add_pool(&p->ctx, &p->pool, "comch producer send", sizeof(struct doca_comch_producer_task_send),
 			   send_task_complete);
@@ -304,8 +302,7 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 {
 	doca_error_t err;
 
-	if (producer == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_producer_destroy: producer is NULL");
+	FERRY_ARG_NOT_NULL(producer);
 	err = ferry_ctx_check_destroyable(&producer->ctx, "doca_comch_producer_destroy");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -332,9 +329,8 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 
 doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
 {
-	if (producer == NULL || id == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_producer_get_id: producer and id must not be NULL");
+	FERRY_ARG_NOT_NULL(producer);
+	FERRY_ARG_NOT_NULL(id);
 	*id = producer->id;
 	return DOCA_SUCCESS;
 }
@@ -376,12 +372,12 @@ doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *
 	doca_error_t err;
 
 	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: producer and both callbacks must not be NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "producer and both callbacks must not be NULL");
 	if (num_send_tasks > COMCH_FAST_MAX_TASKS)
-		return FERRY_RULE(
-			DOCA_ERROR_INVALID_VALUE,
-			"%s: comch producer %u: %u tasks exceed the cap %u (doca_comch_producer_cap_get_max_num_tasks)",
-			call, producer->id, num_send_tasks, COMCH_FAST_MAX_TASKS);
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_INVALID_VALUE,
+			"comch producer %u: %u tasks exceed the cap %u (doca_comch_producer_cap_get_max_num_tasks)",
+			producer->id, num_send_tasks, COMCH_FAST_MAX_TASKS);
 	err = ferry_task_pool_configure(&producer->pool, num_send_tasks, call);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -400,13 +396,12 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 	doca_error_t err;
 
 	if (producer == NULL || buf == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: producer, buf, task (and imm_data when imm_data_len > 0) must not be NULL",
-				  call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "producer, buf, task (and imm_data when imm_data_len > 0) must not be NULL");
 	if (imm_data_len > FERRY_FRAME_IMM_MAX)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: comch producer %u: %u bytes of immediate data exceed the cap %u", call,
-				  producer->id, imm_data_len, FERRY_FRAME_IMM_MAX);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "comch producer %u: %u bytes of immediate data exceed the cap %u", producer->id,
+				     imm_data_len, FERRY_FRAME_IMM_MAX);
 	err = ferry_task_pool_get(&producer->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -431,17 +431,17 @@ static doca_error_t server_open_sockets(struct doca_comch_server *server, const 
 
 	err = ferry_link_listen(&server->addr, &server->listen_fd, &server->lock_fd);
 	if (err == DOCA_ERROR_ALREADY_EXIST)
-		return FERRY_RULE(err,
-				  "doca_ctx_start: comch server '%s': another server already listens under this name "
-				  "for host function %s in domain '%s'",
-				  server->ep.name, server->host_function, domain);
+		return FERRY_RULE_IN("doca_ctx_start", err,
+				     "comch server '%s': another server already listens under this name "
+				     "for host function %s in domain '%s'",
+				     server->ep.name, server->host_function, domain);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err, "doca_ctx_start: comch server '%s': cannot listen at %s: %s", server->ep.name,
-				  server->addr.text, strerror(errno));
+		return FERRY_RULE_IN("doca_ctx_start", err, "comch server '%s': cannot listen at %s: %s",
+				     server->ep.name, server->addr.text, strerror(errno));
 	server->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (server->epoll_fd < 0 || epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->listen_fd, &ev) != 0)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "doca_ctx_start: comch server '%s': epoll: %s",
-				  server->ep.name, strerror(errno));
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_OPERATING_SYSTEM, "comch server '%s': epoll: %s",
+				     server->ep.name, strerror(errno));
 	return ferry_pe_watch_fd(server->ep.ctx.pe, server->epoll_fd);
 }
 
@@ -507,9 +507,9 @@ static doca_error_t server_submit(struct doca_task *task)
 	struct doca_comch_connection *conn = server->slots[send->conn_slot];
 
 	if (conn == NULL || server->generations[send->conn_slot] != send->conn_generation || conn->broken)
-		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
-				  "doca_task_submit: comch server '%s': the task's connection has ended; free the task",
-				  server->ep.name);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
+				     "comch server '%s': the task's connection has ended; free the task",
+				     server->ep.name);
 	comch_conn_send_task(&server->ep, conn, send);
 	return DOCA_SUCCESS;
 }
@@ -531,27 +531,25 @@ static doca_error_t server_check_devices(struct doca_dev *dev, struct doca_dev_r
 	const struct doca_devinfo_rep *rep_info;
 
 	if (!ferry_dev_is_open(dev))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_create: dev %p is not an open device",
-				  (void *)dev);
+		return FERRY_RULE_IN("doca_comch_server_create", DOCA_ERROR_INVALID_VALUE,
+				     "dev %p is not an open device", (void *)dev);
 	devinfo = doca_dev_as_devinfo(dev);
 	if (ferry_devinfo_side(devinfo) != FERRY_SIDE_DPU)
-		return FERRY_RULE(
-			DOCA_ERROR_NOT_SUPPORTED,
-			"doca_comch_server_create: device %s is on the host side; a server needs a DPU-side device",
-			ferry_dev_name(dev));
+		return FERRY_RULE_IN("doca_comch_server_create", DOCA_ERROR_NOT_SUPPORTED,
+				     "device %s is on the host side; a server needs a DPU-side device",
+				     ferry_dev_name(dev));
 	if (!ferry_dev_rep_is_open(repr))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_create: repr %p is not an open representor", (void *)repr);
+		return FERRY_RULE_IN("doca_comch_server_create", DOCA_ERROR_INVALID_VALUE,
+				     "repr %p is not an open representor", (void *)repr);
 	rep_info = ferry_dev_rep_info(repr);
 	if (ferry_devinfo_rep_manager(rep_info) != devinfo)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_create: representor %s does not belong to device %s",
-				  ferry_dev_rep_name(repr), ferry_dev_name(dev));
+		return FERRY_RULE_IN("doca_comch_server_create", DOCA_ERROR_INVALID_VALUE,
+				     "representor %s does not belong to device %s", ferry_dev_rep_name(repr),
+				     ferry_dev_name(dev));
 	if (ferry_devinfo_rep_peer(rep_info) == NULL)
-		return FERRY_RULE(
-			DOCA_ERROR_NOT_SUPPORTED,
-			"doca_comch_server_create: representor %s stands for no host function a client could open",
-			ferry_dev_rep_name(repr));
+		return FERRY_RULE_IN("doca_comch_server_create", DOCA_ERROR_NOT_SUPPORTED,
+				     "representor %s stands for no host function a client could open",
+				     ferry_dev_rep_name(repr));
 	return DOCA_SUCCESS;
 }
 
@@ -562,9 +560,9 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	struct doca_comch_server *server;
 	doca_error_t err;
 
-	if (dev == NULL || repr == NULL || comch_server == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_create: dev, repr and output must not be NULL");
+	FERRY_ARG_NOT_NULL(dev);
+	FERRY_ARG_NOT_NULL(repr);
+	FERRY_ARG_NOT_NULL(comch_server);
 	err = comch_ep_check_name("doca_comch_server_create", name);
 	if (err == DOCA_SUCCESS)
 		err = server_check_devices(dev, repr);
@@ -600,15 +598,14 @@ no_memory:
 		free(server->generations);
 	}
 	free(server);
-	return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_comch_server_create: no memory for server '%s'", name);
+	return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for server '%s'", name);
 }
 
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 {
 	doca_error_t err;
 
-	if (comch_server == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_comch_server_destroy: comch_server is NULL");
+	FERRY_ARG_NOT_NULL(comch_server);
 	err = ferry_ctx_check_destroyable(&comch_server->ep.ctx, "doca_comch_server_destroy");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -622,55 +619,46 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 
 /* ---- setters and getters ---- */
 
-#define SERVER_CHECK(call, s)                                                                       \
-	do {                                                                                        \
-		if ((s) == NULL)                                                                    \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, call ": comch_server is NULL"); \
-	} while (0)
-
-#define SERVER_CHECK_OUT(call, s, out)                                                        \
-	do {                                                                                  \
-		if ((s) == NULL || (out) == NULL)                                             \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,                           \
-					  call ": comch_server and output must not be NULL"); \
-	} while (0)
-
 doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size)
 {
-	SERVER_CHECK("doca_comch_server_set_max_msg_size", comch_server);
+	FERRY_ARG_NOT_NULL(comch_server);
 	return comch_ep_set_max_msg_size(&comch_server->ep, "doca_comch_server_set_max_msg_size", size);
 }
 
 doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	SERVER_CHECK_OUT("doca_comch_server_get_max_msg_size", comch_server, size);
+	FERRY_ARG_NOT_NULL(comch_server);
+	FERRY_ARG_NOT_NULL(size);
 	*size = comch_server->ep.max_msg_size;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server, uint32_t size)
 {
-	SERVER_CHECK("doca_comch_server_set_recv_queue_size", comch_server);
+	FERRY_ARG_NOT_NULL(comch_server);
 	return comch_ep_set_recv_queue_size(&comch_server->ep, "doca_comch_server_set_recv_queue_size", size);
 }
 
 doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	SERVER_CHECK_OUT("doca_comch_server_get_recv_queue_size", comch_server, size);
+	FERRY_ARG_NOT_NULL(comch_server);
+	FERRY_ARG_NOT_NULL(size);
 	*size = comch_server->ep.recv_queue_size;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server, struct doca_dev **dev)
 {
-	SERVER_CHECK_OUT("doca_comch_server_get_device", comch_server, dev);
+	FERRY_ARG_NOT_NULL(comch_server);
+	FERRY_ARG_NOT_NULL(dev);
 	*dev = comch_server->ep.ctx.dev;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *comch_server, struct doca_dev_rep **repr)
 {
-	SERVER_CHECK_OUT("doca_comch_server_get_device_repr", comch_server, repr);
+	FERRY_ARG_NOT_NULL(comch_server);
+	FERRY_ARG_NOT_NULL(repr);
 	*repr = comch_server->repr;
 	return DOCA_SUCCESS;
 }
@@ -685,7 +673,7 @@ doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comc
 						  doca_comch_task_send_completion_cb_t task_error_cb,
 						  uint32_t num_send_tasks)
 {
-	SERVER_CHECK("doca_comch_server_task_send_set_conf", comch_server);
+	FERRY_ARG_NOT_NULL(comch_server);
 	return comch_ep_task_send_set_conf(&comch_server->ep, "doca_comch_server_task_send_set_conf",
 					   task_completion_cb, task_error_cb, num_send_tasks);
 }
@@ -694,7 +682,7 @@ doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *co
 						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
 						    struct doca_comch_task_send **task)
 {
-	SERVER_CHECK("doca_comch_server_task_send_alloc_init", comch_server);
+	FERRY_ARG_NOT_NULL(comch_server);
 	return comch_ep_task_send_alloc_init(&comch_server->ep, "doca_comch_server_task_send_alloc_init", peer, msg,
 					     len, task);
 }
@@ -702,7 +690,7 @@ doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *co
 doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
-	SERVER_CHECK("doca_comch_server_event_msg_recv_register", comch_server);
+	FERRY_ARG_NOT_NULL(comch_server);
 	return comch_ep_register_msg_recv(&comch_server->ep, "doca_comch_server_event_msg_recv_register",
 					  recv_event_cb);
 }
@@ -713,10 +701,9 @@ doca_error_t doca_comch_server_event_connection_status_changed_register(
 {
 	doca_error_t err;
 
-	if (comch_server == NULL || connect_event_cb == NULL || disconnect_event_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_event_connection_status_changed_register: comch_server and both "
-				  "callbacks must not be NULL");
+	FERRY_ARG_NOT_NULL(comch_server);
+	FERRY_ARG_NOT_NULL(connect_event_cb);
+	FERRY_ARG_NOT_NULL(disconnect_event_cb);
 	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_connection_status_changed_register");
 	if (err == DOCA_SUCCESS) {
 		comch_server->connect_cb = connect_event_cb;
@@ -729,7 +716,7 @@ doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server 
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
 {
-	SERVER_CHECK("doca_comch_server_event_consumer_register", comch_server);
+	FERRY_ARG_NOT_NULL(comch_server);
 	return comch_ep_register_consumer(&comch_server->ep, "doca_comch_server_event_consumer_register",
 					  new_consumer_event_cb, expired_consumer_event_cb);
 }
@@ -737,23 +724,20 @@ doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server 
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
 					  struct doca_comch_connection *connection)
 {
-	if (comch_server == NULL || connection == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_disconnect: comch_server and connection must not be NULL");
+	FERRY_ARG_NOT_NULL(comch_server);
+	FERRY_ARG_NOT_NULL(connection);
 	if (connection->magic != COMCH_CONN_MAGIC || connection->ep != &comch_server->ep || !connection->established)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_comch_server_disconnect: server '%s': connection %p is not one of its clients",
-				  comch_server->ep.name, (void *)connection);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "server '%s': connection %p is not one of its clients",
+				       comch_server->ep.name, (void *)connection);
 	if (comch_server->ep.ctx.state != DOCA_CTX_STATE_RUNNING)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_comch_server_disconnect: server '%s' is %s; needs RUNNING",
-				  comch_server->ep.name, ferry_ctx_state_name(comch_server->ep.ctx.state));
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "server '%s' is %s; needs RUNNING", comch_server->ep.name,
+				       ferry_ctx_state_name(comch_server->ep.ctx.state));
 	if (connection->num_producers != 0 || connection->num_consumers != 0)
-		return FERRY_RULE(DOCA_ERROR_IN_USE,
-				  "doca_comch_server_disconnect: server '%s': client %u still has %u producers and %u "
-				  "consumers; destroy them first",
-				  comch_server->ep.name, connection->id, connection->num_producers,
-				  connection->num_consumers);
+		return FERRY_RULE_HERE(DOCA_ERROR_IN_USE,
+				       "server '%s': client %u still has %u producers and %u "
+				       "consumers; destroy them first",
+				       comch_server->ep.name, connection->id, connection->num_producers,
+				       connection->num_consumers);
 	if (connection->broken)
 		return DOCA_SUCCESS; /* already on its way out */
 	comch_conn_say_bye(connection);

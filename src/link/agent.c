@@ -341,21 +341,21 @@ static doca_error_t agent_ensure(const char *call)
 		return DOCA_SUCCESS;
 	domain = ferry_link_domain(&why);
 	if (domain == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s", call, why);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s", why);
 	/* Random, so that no process (of any user) can bind the name before us. */
 	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: no randomness for the memory agent's name", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "no randomness for the memory agent's name");
 	n = snprintf(agent_name, sizeof(agent_name), "ferry-%u-%s-agent-%d-%016llx", (unsigned)getuid(), domain,
 		     (int)getpid(), (unsigned long long)salt);
 	if (n < 0 || (size_t)n >= sizeof(agent_name) || ferry_link_abstract_addr(&addr, agent_name) != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_UNEXPECTED, "%s: agent socket name too long", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED, "agent socket name too long");
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || bind(fd, (const struct sockaddr *)&addr.sun, addr.len) != 0 || listen(fd, 256) != 0) {
 		int saved = errno;
 		if (fd >= 0)
 			close(fd);
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot start the memory agent (socket @%s): %s",
-				  call, agent_name, strerror(saved));
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM,
+				     "cannot start the memory agent (socket @%s): %s", agent_name, strerror(saved));
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -363,8 +363,8 @@ static doca_error_t agent_ensure(const char *call)
 	pthread_attr_destroy(&attr);
 	if (n != 0) {
 		close(fd);
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot start the memory agent thread: %s", call,
-				  strerror(n));
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot start the memory agent thread: %s",
+				     strerror(n));
 	}
 	agent_fd = fd;
 	agent_pid = getpid();
@@ -389,19 +389,19 @@ static doca_error_t make_state_page(struct ferry_link_export *e, const char *cal
 {
 	e->state_fd = memfd_create("ferry-export-state", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (e->state_fd < 0 || ftruncate(e->state_fd, (off_t)e->page) != 0)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot create the export's state page: %s", call,
-				  strerror(errno));
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot create the export's state page: %s",
+				     strerror(errno));
 	void *p = mmap(NULL, e->page, PROT_READ | PROT_WRITE, MAP_SHARED, e->state_fd, 0);
 	if (p == MAP_FAILED)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot map the export's state page: %s", call,
-				  strerror(errno));
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot map the export's state page: %s",
+				     strerror(errno));
 	e->state_map = p;
 	e->state = p;
 	atomic_store_explicit(e->state, LINK_STATE_LIVE, memory_order_release);
 	/* Our mapping keeps writing; an importer that reopens its fd read-write cannot. */
 	if (!sealed_read_only(e->state_fd))
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot seal the export's state page: %s", call,
-				  strerror(errno));
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot seal the export's state page: %s",
+				     strerror(errno));
 	return DOCA_SUCCESS;
 }
 
@@ -442,7 +442,7 @@ static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t le
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (ferry_link_pid_start_time(getpid(), &d.start_time) != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot read this process's start time", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot read this process's start time");
 	d.version = FERRY_DESC_VERSION;
 	d.hints = (uint16_t)(FERRY_DESC_HINT_CMA | (e->mem_fd >= 0 ? FERRY_DESC_HINT_SHAREABLE : 0));
 	d.pid = (uint32_t)getpid();
@@ -457,7 +457,7 @@ static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t le
 	memcpy(d.agent, agent_name, d.agent_len + 1);
 	e->desc_len = ferry_export_desc_encode(&d, e->desc, sizeof(e->desc));
 	if (e->desc_len == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: range %p + %zu cannot be described", call, addr, len);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "range %p + %zu cannot be described", addr, len);
 	return DOCA_SUCCESS;
 }
 
@@ -483,7 +483,7 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	doca_error_t err;
 
 	if (e == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: out of memory for an export", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "out of memory for an export");
 	e->state_fd = -1;
 	e->mem_fd = -1;
 	e->addr = (uintptr_t)addr;
@@ -493,7 +493,7 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	e->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (getrandom(e->token, sizeof(e->token), 0) != (ssize_t)sizeof(e->token)) {
 		export_free(e);
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: no randomness for the export token", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "no randomness for the export token");
 	}
 	find_shareable(e, addr, len);
 	err = make_state_page(e, call);

@@ -84,20 +84,19 @@ static doca_error_t check_identity(const struct ferry_export_desc *d, uint32_t m
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (memcmp(boot, d->boot_id, sizeof(boot)) != 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
-				  "%s: descriptor is stale: it comes from another boot of the machine", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "descriptor is stale: it comes from another boot of the machine");
 	if (d->uid != (uint32_t)getuid())
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: descriptor was exported by uid %u; only the same user (uid %u) may import it",
-				  call, (unsigned)d->uid, (unsigned)getuid());
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "descriptor was exported by uid %u; only the same user (uid %u) may import it",
+				     (unsigned)d->uid, (unsigned)getuid());
 	if (d->machine != machine)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: descriptor was exported on emulated DPU %u; the importing device is on DPU %u",
-				  call, (unsigned)d->machine, (unsigned)machine);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "descriptor was exported on emulated DPU %u; the importing device is on DPU %u",
+				     (unsigned)d->machine, (unsigned)machine);
 	if (ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time)
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
-				  "%s: descriptor is stale: exporter pid %u is gone or was restarted", call,
-				  (unsigned)d->pid);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "descriptor is stale: exporter pid %u is gone or was restarted", (unsigned)d->pid);
 	return DOCA_SUCCESS;
 }
 
@@ -167,19 +166,19 @@ static doca_error_t agent_connect(const struct ferry_export_desc *d, uint64_t de
 	int fd, saved = 0;
 
 	if (ferry_link_abstract_addr(&addr, d->agent) != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: exporter pid %u names no usable memory agent", call,
-				  (unsigned)d->pid);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "exporter pid %u names no usable memory agent",
+				     (unsigned)d->pid);
 	fd = connect_by_deadline(&addr, deadline, &saved);
 	if (fd < 0)
-		return FERRY_RULE(saved == EAGAIN ? DOCA_ERROR_TIME_OUT : DOCA_ERROR_NOT_FOUND,
-				  "%s: exporter pid %u has no memory agent at @%s that takes connections: %s", call,
-				  (unsigned)d->pid, d->agent, strerror(saved));
+		return FERRY_RULE_IN(call, saved == EAGAIN ? DOCA_ERROR_TIME_OUT : DOCA_ERROR_NOT_FOUND,
+				     "exporter pid %u has no memory agent at @%s that takes connections: %s",
+				     (unsigned)d->pid, d->agent, strerror(saved));
 	/* The socket name is not proof of anything: the peer must be the exporter itself. */
 	if (!ferry_link_peer_cred(fd, &cred) || (uint32_t)cred.pid != d->pid || cred.uid != getuid()) {
 		close(fd);
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: the agent at @%s is pid %d uid %u, not the exporter pid %u of uid %u", call,
-				  d->agent, (int)cred.pid, (unsigned)cred.uid, (unsigned)d->pid, (unsigned)getuid());
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "the agent at @%s is pid %d uid %u, not the exporter pid %u of uid %u", d->agent,
+				     (int)cred.pid, (unsigned)cred.uid, (unsigned)d->pid, (unsigned)getuid());
 	}
 	*out = fd;
 	return DOCA_SUCCESS;
@@ -235,14 +234,14 @@ static doca_error_t ask_agent(const struct ferry_export_desc *d, const struct li
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (send(sock, req, sizeof(*req), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(*req))
-		err = FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent took no request: %s", call,
-				 (unsigned)d->pid, strerror(errno));
+		err = FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_RESET, "exporter pid %u's agent took no request: %s",
+				    (unsigned)d->pid, strerror(errno));
 	else if (!wait_fd(sock, POLLIN, deadline))
-		err = FERRY_RULE(DOCA_ERROR_TIME_OUT, "%s: exporter pid %u's agent did not answer in time", call,
-				 (unsigned)d->pid);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_TIME_OUT, "exporter pid %u's agent did not answer in time",
+				    (unsigned)d->pid);
 	else if (agent_receive(sock, rep, fds) != DOCA_SUCCESS)
-		err = FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent sent no valid answer", call,
-				 (unsigned)d->pid);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_RESET, "exporter pid %u's agent sent no valid answer",
+				    (unsigned)d->pid);
 	close(sock);
 	return err;
 }
@@ -265,20 +264,20 @@ static doca_error_t fetch_from_agent(const struct ferry_export_desc *d, const ch
 	case DOCA_SUCCESS:
 		if (fds[0] >= 0)
 			return DOCA_SUCCESS;
-		return FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent sent no state page", call,
-				  (unsigned)d->pid);
+		return FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_RESET, "exporter pid %u's agent sent no state page",
+				     (unsigned)d->pid);
 	case DOCA_ERROR_NOT_PERMITTED:
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: export %llu of pid %u refused the token (forged descriptor?)", call,
-				  (unsigned long long)d->export_id, (unsigned)d->pid);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "export %llu of pid %u refused the token (forged descriptor?)",
+				     (unsigned long long)d->export_id, (unsigned)d->pid);
 	case DOCA_ERROR_NOT_FOUND:
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
-				  "%s: export %llu of pid %u no longer exists (its mmap was stopped)", call,
-				  (unsigned long long)d->export_id, (unsigned)d->pid);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "export %llu of pid %u no longer exists (its mmap was stopped)",
+				     (unsigned long long)d->export_id, (unsigned)d->pid);
 	default:
 		/* The agent's code is not trusted to be one of ours: report it, answer with our own. */
-		return FERRY_RULE(DOCA_ERROR_CONNECTION_RESET, "%s: exporter pid %u's agent answered error %d", call,
-				  (unsigned)d->pid, (int)rep->status);
+		return FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_RESET, "exporter pid %u's agent answered error %d",
+				     (unsigned)d->pid, (int)rep->status);
 	}
 }
 
@@ -313,18 +312,17 @@ static doca_error_t check_grant(const struct ferry_export_desc *d, const struct 
 	doca_error_t err = ferry_link_check_rep(d, rep, page, fds[1] >= 0, &why);
 
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err, "%s: export %llu of pid %u refused: %s", call, (unsigned long long)d->export_id,
-				  (unsigned)d->pid, why);
+		return FERRY_RULE_IN(call, err, "export %llu of pid %u refused: %s", (unsigned long long)d->export_id,
+				     (unsigned)d->pid, why);
 	if (d->pid == (uint32_t)getpid())
 		return DOCA_SUCCESS; /* our own table answered: nothing is mapped */
 	err = ferry_link_check_memfd(fds[0], page, &why);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err, "%s: the state page fd from exporter pid %u %s", call, (unsigned)d->pid, why);
+		return FERRY_RULE_IN(call, err, "the state page fd from exporter pid %u %s", (unsigned)d->pid, why);
 	if (fds[1] >= 0) {
 		err = ferry_link_check_memfd(fds[1], rep->mem_off + rep->map_len, &why);
 		if (err != DOCA_SUCCESS)
-			return FERRY_RULE(err, "%s: the memory fd from exporter pid %u %s", call, (unsigned)d->pid,
-					  why);
+			return FERRY_RULE_IN(call, err, "the memory fd from exporter pid %u %s", (unsigned)d->pid, why);
 	}
 	return DOCA_SUCCESS;
 }
@@ -346,13 +344,12 @@ static void mapping_free(struct link_mapping *m)
 static doca_error_t use_cma(struct link_mapping *m, const struct ferry_export_desc *d, const char *call)
 {
 	if (m->anywhere)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: exporter pid %u's range is not shareable memory", call,
-				  (unsigned)d->pid);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED, "exporter pid %u's range is not shareable memory",
+				     (unsigned)d->pid);
 	if (!ferry_link_cma_enabled())
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "%s: the exported range is ordinary memory; only memory from ferry_mem_alloc_shared "
-				  "can be imported by another process in this build",
-				  call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "the exported range is ordinary memory; only memory from ferry_mem_alloc_shared "
+				     "can be imported by another process in this build");
 	m->is_remote = true;
 	m->remote.pid = (int)d->pid;
 	m->remote.addr = m->addr;
@@ -379,9 +376,9 @@ static doca_error_t map_memory(struct link_mapping *m, const struct link_rep *re
 			munmap(p, rep->map_len); /* old kernels ignore NOREPLACE and pick another place */
 		if (may_fall_back)
 			return DOCA_SUCCESS;
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: cannot map the exporter's range %p + %llu here: %s", call,
-				  (void *)(uintptr_t)m->addr, (unsigned long long)m->len,
-				  p == MAP_FAILED ? strerror(errno) : "address in use");
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "cannot map the exporter's range %p + %llu here: %s",
+				     (void *)(uintptr_t)m->addr, (unsigned long long)m->len,
+				     p == MAP_FAILED ? strerror(errno) : "address in use");
 	}
 	m->map_base = p;
 	m->map_len = rep->map_len;
@@ -396,8 +393,8 @@ static doca_error_t watch_exporter(struct link_mapping *m, const struct ferry_ex
 	/* Liveness of the exporter, immune to pid reuse. */
 	m->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)d->pid, 0);
 	if (m->pidfd < 0 || ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time)
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "%s: exporter pid %u exited during the import", call,
-				  (unsigned)d->pid);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND, "exporter pid %u exited during the import",
+				     (unsigned)d->pid);
 	m->remote.state = m->state;
 	m->remote.pidfd = m->pidfd;
 	m->remote.checked_ns = &m->checked_ns;
@@ -411,7 +408,7 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 	doca_error_t err = DOCA_SUCCESS;
 
 	if (m == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: out of memory for an import", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "out of memory for an import");
 	m->pidfd = -1;
 	m->page = (size_t)sysconf(_SC_PAGESIZE);
 	m->pid = d->pid;
@@ -426,8 +423,8 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 	void *st = mmap(NULL, m->page, PROT_READ, MAP_SHARED, fds[0], 0);
 	if (st == MAP_FAILED) {
 		free(m);
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "%s: cannot map the export's state page: %s", call,
-				  strerror(errno));
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot map the export's state page: %s",
+				     strerror(errno));
 	}
 	m->state_map = st;
 	m->state = st;
@@ -472,13 +469,13 @@ doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t 
 	doca_error_t err = ferry_export_desc_decode(desc, desc_len, &d, &why);
 
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err, "%s: descriptor refused (%zu bytes): %s", call, desc_len, why);
+		return FERRY_RULE_IN(call, err, "descriptor refused (%zu bytes): %s", desc_len, why);
 	err = check_identity(&d, machine, call);
 	if (err != DOCA_SUCCESS)
 		return err;
 	struct ferry_link_import *handle = calloc(1, sizeof(*handle));
 	if (handle == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: out of memory for an import", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "out of memory for an import");
 	/* Every import proves the token to the exporter, even when a mapping exists. */
 	err = fetch_from_agent(&d, call, &rep, fds);
 	if (err == DOCA_SUCCESS)

@@ -24,14 +24,14 @@ static doca_error_t private_dir(const char *path, bool must_be_private)
 	struct stat st;
 
 	if (mkdir(path, 0700) != 0 && errno != EEXIST)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: cannot create %s: %s", path,
-				  strerror(errno));
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_OPERATING_SYSTEM, "cannot create %s: %s", path,
+				     strerror(errno));
 	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: %s is not a directory", path);
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_OPERATING_SYSTEM, "%s is not a directory", path);
 	if (must_be_private && (st.st_uid != getuid() || (st.st_mode & 0077) != 0))
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "ferry link: %s must be owned by uid %u with mode 0700 (it has uid %u, mode %03o)",
-				  path, (unsigned)getuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_NOT_PERMITTED,
+				     "%s must be owned by uid %u with mode 0700 (it has uid %u, mode %03o)", path,
+				     (unsigned)getuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
 	return DOCA_SUCCESS;
 }
 
@@ -65,14 +65,14 @@ doca_error_t ferry_link_domain_dir(const char *domain, char *out, size_t room)
 	int n = user_base(base, sizeof(base), &base_private);
 
 	if (out == NULL || n < 0 || (size_t)n >= sizeof(base))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: runtime directory path too long");
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_INVALID_VALUE, "runtime directory path too long");
 	/* In /tmp anyone could have made the folder first: insist it is ours and 0700. */
 	doca_error_t err = private_dir(base, base_private);
 	if (err != DOCA_SUCCESS)
 		return err;
 	n = snprintf(out, room, "%s/%s", base, domain);
 	if (n < 0 || (size_t)n >= room)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: runtime directory path too long");
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_INVALID_VALUE, "runtime directory path too long");
 	return private_dir(out, true);
 }
 
@@ -82,7 +82,7 @@ doca_error_t ferry_link_runtime_dir(char *out, size_t room)
 	const char *domain = ferry_link_domain(&why);
 
 	if (domain == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry link: %s", why);
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_INVALID_VALUE, "%s", why);
 	return ferry_link_domain_dir(domain, out, room);
 }
 
@@ -96,7 +96,7 @@ doca_error_t ferry_link_boot_id(uint8_t out[16])
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: cannot read the boot id");
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_OPERATING_SYSTEM, "cannot read the boot id");
 	for (ssize_t i = 0; i + 1 < n && k < 16; i++) {
 		int hi = ferry_hex_value(text[i]), lo;
 		if (hi < 0)
@@ -108,7 +108,7 @@ doca_error_t ferry_link_boot_id(uint8_t out[16])
 		i++;
 	}
 	if (k != 16)
-		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "ferry link: boot id '%.40s' is not a UUID", text);
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_OPERATING_SYSTEM, "boot id '%.40s' is not a UUID", text);
 	return DOCA_SUCCESS;
 }
 

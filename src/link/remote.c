@@ -85,10 +85,10 @@ static doca_error_t check_range(const struct ferry_remote *r, uint64_t addr, siz
 {
 	/* Offsets, not end addresses, so nothing can wrap. */
 	if (addr < r->addr || addr - r->addr > r->len || len > r->len - (addr - r->addr))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "ferry remote %s: [0x%llx, +%zu) lies outside the export [0x%llx, +%llu) of pid %d",
-				  what, (unsigned long long)addr, len, (unsigned long long)r->addr,
-				  (unsigned long long)r->len, r->pid);
+		return FERRY_RULE_IN(what, DOCA_ERROR_INVALID_VALUE,
+				     "[0x%llx, +%zu) lies outside the export [0x%llx, +%llu) of pid %d",
+				     (unsigned long long)addr, len, (unsigned long long)r->addr,
+				     (unsigned long long)r->len, r->pid);
 	if (!ferry_link_peer_alive(r->state, -1))
 		return DOCA_ERROR_NOT_CONNECTED;
 	return DOCA_SUCCESS;
@@ -110,10 +110,10 @@ static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t
 				continue;
 			if (got < 0 && errno == ESRCH)
 				return DOCA_ERROR_NOT_CONNECTED;
-			return FERRY_RULE(DOCA_ERROR_IO_FAILED,
-					  "ferry remote %s of %zu bytes at 0x%llx in pid %d failed: %s",
-					  write ? "write" : "read", n, (unsigned long long)(remote + done), r->pid,
-					  got < 0 ? strerror(errno) : "no progress");
+			return FERRY_RULE_IN(write ? "ferry remote write" : "ferry remote read", DOCA_ERROR_IO_FAILED,
+					     "%zu bytes at 0x%llx in pid %d failed: %s", n,
+					     (unsigned long long)(remote + done), r->pid,
+					     got < 0 ? strerror(errno) : "no progress");
 		}
 		done += (size_t)got;
 	}
@@ -124,7 +124,7 @@ static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t
 
 doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t src, size_t len)
 {
-	doca_error_t err = check_range(r, src, len, "read");
+	doca_error_t err = check_range(r, src, len, "ferry remote read");
 
 	return err != DOCA_SUCCESS ? err : transfer(r, dst, src, len, false);
 }
@@ -132,9 +132,9 @@ doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t
 doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, const void *src, size_t len)
 {
 	if (r->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "ferry remote write: the export of pid %d is read-only",
-				  r->pid);
-	doca_error_t err = check_range(r, dst, len, "write");
+		return FERRY_RULE_IN("ferry remote write", DOCA_ERROR_NOT_PERMITTED,
+				     "the export of pid %d is read-only", r->pid);
+	doca_error_t err = check_range(r, dst, len, "ferry remote write");
 
 	return err != DOCA_SUCCESS ? err : transfer(r, (void *)(uintptr_t)src, dst, len, true);
 }
@@ -149,7 +149,7 @@ static doca_error_t copy_both_remote(uint64_t dst, const struct ferry_remote *ds
 	doca_error_t err = DOCA_SUCCESS;
 
 	if (bounce == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "ferry remote copy: no memory for a bounce buffer");
+		return FERRY_RULE_IN("ferry remote copy", DOCA_ERROR_NO_MEMORY, "no memory for a bounce buffer");
 	for (size_t done = 0; done < len && err == DOCA_SUCCESS;) {
 		size_t n = len - done < BOUNCE_LEN ? len - done : BOUNCE_LEN;
 		err = ferry_remote_read(src_r, bounce, src + done, n);
