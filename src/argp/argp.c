@@ -76,7 +76,7 @@ doca_error_t argp_replace_string(char **slot, const char *value, const char *cal
 	if (value != NULL) {
 		copy = strdup(value);
 		if (copy == NULL)
-			return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: no memory to copy '%s'", call, value);
+			return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory to copy '%s'", value);
 	}
 	free(*slot);
 	*slot = copy;
@@ -121,8 +121,7 @@ void argp_cmd_free_children(struct doca_argp_cmd *cmd)
 doca_error_t doca_argp_init(const char *program_name, void *program_config)
 {
 	if (argp.initialized)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_argp_init: already initialized; call doca_argp_destroy first");
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "already initialized; call doca_argp_destroy first");
 	unsigned int generation = argp.generation;
 
 	memset(&argp, 0, sizeof(argp));
@@ -138,7 +137,7 @@ doca_error_t doca_argp_init(const char *program_name, void *program_config)
 doca_error_t doca_argp_destroy(void)
 {
 	if (!argp.initialized)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_argp_destroy: not initialized (or destroyed twice)");
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "not initialized (or destroyed twice)");
 	argp_cmd_free_children(&argp.root);
 	while (argp.kept != NULL) {
 		struct kept_string *next = argp.kept->next;
@@ -156,8 +155,8 @@ doca_error_t doca_argp_destroy(void)
 doca_error_t argp_require_initialized(const char *call)
 {
 	if (!argp.initialized)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: doca_argp_init was not called (or doca_argp_destroy was)",
-				  call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+				     "doca_argp_init was not called (or doca_argp_destroy was)");
 	return DOCA_SUCCESS;
 }
 
@@ -165,8 +164,7 @@ doca_error_t doca_argp_register_version_callback(doca_argp_param_cb_t callback)
 {
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
-	if (callback == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_register_version_callback: callback is NULL");
+	FERRY_ARG_NOT_NULL(callback);
 	argp.version_cb = callback;
 	return DOCA_SUCCESS;
 }
@@ -175,8 +173,7 @@ doca_error_t doca_argp_register_validation_callback(doca_argp_validation_cb_t ca
 {
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
-	if (callback == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_register_validation_callback: callback is NULL");
+	FERRY_ARG_NOT_NULL(callback);
 	argp.validation_cb = callback;
 	return DOCA_SUCCESS;
 }
@@ -185,8 +182,7 @@ doca_error_t doca_argp_register_dev_open_callback(doca_argp_dev_open_cb_t callba
 {
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
-	if (callback == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_register_dev_open_callback: callback is NULL");
+	FERRY_ARG_NOT_NULL(callback);
 	argp.dev_open_cb = callback;
 	argp.dev_open_ctx = usr_ctx;
 	return DOCA_SUCCESS;
@@ -196,12 +192,9 @@ doca_error_t doca_argp_register_logger_callback(doca_argp_logger_cb_t callback)
 {
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
-	if (callback == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_register_logger_callback: callback is NULL");
+	FERRY_ARG_NOT_NULL(callback);
 	if (argp.logger_cb != NULL)
-		return FERRY_RULE(
-			DOCA_ERROR_ALREADY_EXIST,
-			"doca_argp_register_logger_callback: a logger callback is already set; disable it first");
+		return FERRY_RULE_HERE(DOCA_ERROR_ALREADY_EXIST, "a logger callback is already set; disable it first");
 	argp.logger_cb = callback;
 	return DOCA_SUCCESS;
 }
@@ -211,7 +204,7 @@ doca_error_t doca_argp_disable_logger_callback(void)
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	if (argp.logger_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_argp_disable_logger_callback: no logger callback is set");
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "no logger callback is set");
 	argp.logger_cb = NULL;
 	return DOCA_SUCCESS;
 }

@@ -21,16 +21,14 @@ FERRY_LOG_MODULE("argp");
 
 doca_error_t doca_argp_get_log_level(int *log_level)
 {
-	if (log_level == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_get_log_level: log_level is NULL");
+	FERRY_ARG_NOT_NULL(log_level);
 	*log_level = argp.log_level_given ? argp.log_level : (int)doca_log_level_get_global_lower_limit();
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_argp_get_sdk_log_level(int *log_level)
 {
-	if (log_level == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_get_sdk_log_level: log_level is NULL");
+	FERRY_ARG_NOT_NULL(log_level);
 	*log_level = argp.sdk_log_level_given ? argp.sdk_log_level : (int)doca_log_level_get_global_sdk_limit();
 	return DOCA_SUCCESS;
 }

@@ -57,24 +57,21 @@ static bool cmd_editable(const struct doca_argp_cmd *cmd, const char *call)
 
 doca_error_t doca_argp_param_create(struct doca_argp_param **param)
 {
-	if (param == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_param_create: param is NULL");
+	FERRY_ARG_NOT_NULL(param);
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	*param = calloc(1, sizeof(**param));
 	if (*param == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_argp_param_create: no memory for a param");
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for a param");
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_argp_param_destroy(struct doca_argp_param *param)
 {
-	if (param == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_param_destroy: param is NULL");
+	FERRY_ARG_NOT_NULL(param);
 	if (param->registered)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_argp_param_destroy: param '%s' is registered; doca_argp_destroy frees it",
-				  argp_param_display_name(param));
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "param '%s' is registered; doca_argp_destroy frees it",
+				       argp_param_display_name(param));
 	argp_param_free(param);
 	return DOCA_SUCCESS;
 }
@@ -157,30 +154,30 @@ static doca_error_t check_param_name(const struct doca_argp_cmd *cmd, const char
 	if (name == NULL)
 		return DOCA_SUCCESS;
 	if (!name_well_formed(name))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: name '%s' is empty, starts with '-' or holds '=' or a blank", call, name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "name '%s' is empty, starts with '-' or holds '=' or a blank", name);
 	if (argp_builtin_by_name(name, is_long) != NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: '%s%s' is a built-in flag of doca_argp", call,
-				  is_long ? "--" : "-", name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "'%s%s' is a built-in flag of doca_argp",
+				     is_long ? "--" : "-", name);
 	if (cmd_find_param(cmd, name, is_long) != NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: '%s%s' is already registered", call,
-				  is_long ? "--" : "-", name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "'%s%s' is already registered",
+				     is_long ? "--" : "-", name);
 	return DOCA_SUCCESS;
 }
 
 static doca_error_t check_param_complete(const struct doca_argp_param *p, const char *call)
 {
 	if (p->short_name == NULL && p->long_name == NULL)
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "%s: param has neither a short nor a long name", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "param has neither a short nor a long name");
 	if (p->description == NULL)
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "%s: param '%s' has no description", call,
-				  argp_param_display_name(p));
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "param '%s' has no description",
+				     argp_param_display_name(p));
 	if (p->callback == NULL)
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "%s: param '%s' has no callback", call,
-				  argp_param_display_name(p));
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "param '%s' has no callback",
+				     argp_param_display_name(p));
 	if (p->type <= DOCA_ARGP_TYPE_UNKNOWN || p->type > DOCA_ARGP_TYPE_DOUBLE)
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "%s: param '%s' has no valid type (%d)", call,
-				  argp_param_display_name(p), (int)p->type);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "param '%s' has no valid type (%d)",
+				     argp_param_display_name(p), (int)p->type);
 	return DOCA_SUCCESS;
 }
 
@@ -190,11 +187,11 @@ static doca_error_t cmd_add_param(struct doca_argp_cmd *cmd, struct doca_argp_pa
 	struct doca_argp_param **tail;
 
 	if (param == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: param is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "param is NULL");
 	if (param->registered)
 		/* Not ours to free: it already belongs to a command. */
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: param '%s' is already registered", call,
-				  argp_param_display_name(param));
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "param '%s' is already registered",
+				     argp_param_display_name(param));
 	err = check_param_complete(param, call);
 	if (err == DOCA_SUCCESS)
 		err = check_param_name(cmd, param->short_name, false, call);
@@ -227,13 +224,12 @@ doca_error_t doca_argp_register_param(struct doca_argp_param *input_param)
 
 doca_error_t doca_argp_cmd_create(struct doca_argp_cmd **cmd)
 {
-	if (cmd == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_cmd_create: cmd is NULL");
+	FERRY_ARG_NOT_NULL(cmd);
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	*cmd = calloc(1, sizeof(**cmd));
 	if (*cmd == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_argp_cmd_create: no memory for a cmd");
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for a cmd");
 	return DOCA_SUCCESS;
 }
 
@@ -247,11 +243,10 @@ static void cmd_free(struct doca_argp_cmd *cmd)
 
 doca_error_t doca_argp_cmd_destroy(struct doca_argp_cmd *cmd)
 {
-	if (cmd == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_cmd_destroy: cmd is NULL");
+	FERRY_ARG_NOT_NULL(cmd);
 	if (cmd->registered)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_argp_cmd_destroy: cmd '%s' is registered",
-				  cmd->name != NULL ? cmd->name : "?");
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered",
+				       cmd->name != NULL ? cmd->name : "?");
 	cmd_free(cmd);
 	return DOCA_SUCCESS;
 }
@@ -285,11 +280,9 @@ doca_error_t doca_argp_cmd_register_param(struct doca_argp_cmd *cmd, struct doca
 	if (cmd == NULL || cmd->registered) {
 		if (input_param != NULL && !input_param->registered)
 			argp_param_free(input_param);
-		if (cmd == NULL)
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_cmd_register_param: cmd is NULL");
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_argp_cmd_register_param: cmd '%s' is registered; add its params before",
-				  cmd->name != NULL ? cmd->name : "?");
+		FERRY_ARG_NOT_NULL(cmd);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered; add its params before",
+				       cmd->name != NULL ? cmd->name : "?");
 	}
 	return cmd_add_param(cmd, input_param, __func__);
 }
@@ -308,19 +301,18 @@ static doca_error_t cmd_add_cmd(struct doca_argp_cmd *parent, struct doca_argp_c
 	struct doca_argp_cmd **tail;
 
 	if (child == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: cmd is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "cmd is NULL");
 	if (child->registered)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: cmd '%s' is already registered", call,
-				  child->name != NULL ? child->name : "?");
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "cmd '%s' is already registered",
+				     child->name != NULL ? child->name : "?");
 	if (child->name == NULL || child->description == NULL)
-		err = FERRY_RULE(DOCA_ERROR_INITIALIZATION, "%s: cmd '%s' needs a name and a description", call,
-				 child->name != NULL ? child->name : "?");
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "cmd '%s' needs a name and a description",
+				    child->name != NULL ? child->name : "?");
 	else if (!name_well_formed(child->name))
-		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: cmd name '%s' is empty, starts with '-' or has '='",
-				 call, child->name);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				    "cmd name '%s' is empty, starts with '-' or has '='", child->name);
 	else if (argp_cmd_find_child(parent, child->name) != NULL)
-		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: cmd '%s' is already registered here", call,
-				 child->name);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "cmd '%s' is already registered here", child->name);
 	if (err != DOCA_SUCCESS) {
 		cmd_free(child);
 		return err;
@@ -348,11 +340,9 @@ doca_error_t doca_argp_cmd_register_cmd(struct doca_argp_cmd *cmd, struct doca_a
 	if (cmd == NULL || cmd->registered) {
 		if (input_cmd != NULL && !input_cmd->registered)
 			cmd_free(input_cmd);
-		if (cmd == NULL)
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_argp_cmd_register_cmd: cmd is NULL");
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_argp_cmd_register_cmd: cmd '%s' is registered; add its subcommands before",
-				  cmd->name != NULL ? cmd->name : "?");
+		FERRY_ARG_NOT_NULL(cmd);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered; add its subcommands before",
+				       cmd->name != NULL ? cmd->name : "?");
 	}
 	return cmd_add_cmd(cmd, input_cmd, __func__);
 }

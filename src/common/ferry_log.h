@@ -7,11 +7,13 @@
  * backends, exactly as DOCA's own library logs do.
  *
  * Convention for a violated rule: one line that names the public call, the object
- * and the rule, then return DOCA's error code:
+ * and the rule, then return DOCA's error code. The call's name is never written by
+ * hand in the message: FERRY_RULE_HERE takes it from __func__, FERRY_RULE_IN from
+ * its first argument (a helper checking for a public call):
  *
- *     return FERRY_RULE(DOCA_ERROR_BAD_STATE,
- *                       "doca_task_submit: context '%s' is %s; tasks need RUNNING",
- *                       ctx->name, state_name);
+ *     return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+ *                          "context '%s' is %s; tasks need RUNNING",
+ *                          ctx->name, state_name);
  */
 #ifndef FERRY_LOG_H_
 #define FERRY_LOG_H_

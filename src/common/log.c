@@ -428,18 +428,16 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	size_t len;
 
 	if (!ferry_log_level_is_valid(level) || level == DOCA_LOG_LEVEL_DISABLE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_log: level %u is not a log level", level);
-	if (format == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_log: format is NULL");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "level %u is not a log level", level);
+	FERRY_ARG_NOT_NULL(format);
 	if (level > atomic_load_explicit(&app_max_shown, memory_order_relaxed) || in_dispatch)
 		return DOCA_SUCCESS;
 
 	pthread_mutex_lock(&log_lock);
 	if (source <= 0 || source > state.nb_sources) {
 		pthread_mutex_unlock(&log_lock);
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_log: source %d was never registered; use DOCA_LOG_REGISTER in the file",
-				  source);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
+				       "source %d was never registered; use DOCA_LOG_REGISTER in the file", source);
 	}
 	snprintf(name, sizeof(name), "%s", state.sources[source - 1]);
 	pthread_mutex_unlock(&log_lock);
@@ -461,20 +459,17 @@ doca_error_t doca_log_register_source(const char *source_name, int *source)
 	char *copy;
 
 	if (source_name == NULL || source == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_log_register_source: source_name %p or source %p is NULL",
-				  (const void *)source_name, (void *)source);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "source_name %p or source %p is NULL",
+				       (const void *)source_name, (void *)source);
 	copy = strndup(source_name, DOCA_LOGGER_NAME_SIZE - 1);
 	if (copy == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_log_register_source: no memory for name '%s'",
-				  source_name);
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for name '%s'", source_name);
 
 	pthread_mutex_lock(&log_lock);
 	if (state.nb_sources == MAX_SOURCES) {
 		pthread_mutex_unlock(&log_lock);
 		free(copy);
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_log_register_source: all %d source slots are used",
-				  MAX_SOURCES);
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "all %d source slots are used", MAX_SOURCES);
 	}
 	state.sources[state.nb_sources++] = copy;
 	/* Identifiers start at 1 so that an unregistered (zero) log_source is caught. */
@@ -497,13 +492,13 @@ static doca_error_t backend_alloc(int is_sdk, const char *call, struct doca_log_
 
 	if (is_sdk) {
 		if (state.nb_sdk == MAX_SDK_BACKENDS)
-			return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: all %d SDK backends are in use", call,
-					  MAX_SDK_BACKENDS);
+			return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "all %d SDK backends are in use",
+					     MAX_SDK_BACKENDS);
 		b = &state.sdk[state.nb_sdk++];
 	} else {
 		if (state.nb_app == MAX_APP_BACKENDS)
-			return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: all %d application backends are in use", call,
-					  MAX_APP_BACKENDS);
+			return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "all %d application backends are in use",
+					     MAX_APP_BACKENDS);
 		b = &state.app[state.nb_app++];
 	}
 	memset(b, 0, sizeof(*b));
@@ -574,17 +569,17 @@ static void setup_syslog(struct doca_log_backend *b, const void *arg)
 static doca_error_t create_with_file(int is_sdk, const char *call, FILE *fptr, struct doca_log_backend **backend)
 {
 	if (fptr == NULL || backend == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: fptr %p or backend %p is NULL", call, (void *)fptr,
-				  (void *)backend);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "fptr %p or backend %p is NULL", (void *)fptr,
+				     (void *)backend);
 	return backend_create(is_sdk, call, setup_file, fptr, backend);
 }
 
 static doca_error_t create_with_fd(int is_sdk, const char *call, int fd, struct doca_log_backend **backend)
 {
 	if (backend == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: backend is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "backend is NULL");
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: fd %d is not an open descriptor", call, fd);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "fd %d is not an open descriptor", fd);
 	return backend_create(is_sdk, call, setup_fd, &fd, backend);
 }
 
@@ -594,10 +589,10 @@ static doca_error_t create_with_buf(int is_sdk, const char *call, char *buf, siz
 	struct buf_args args = {buf, capacity, handler};
 
 	if (buf == NULL || handler == NULL || backend == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buf %p, handler or backend %p is NULL", call,
-				  (void *)buf, (void *)backend);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buf %p, handler or backend %p is NULL",
+				     (void *)buf, (void *)backend);
 	if (capacity == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: capacity is 0; a line needs room", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "capacity is 0; a line needs room");
 	return backend_create(is_sdk, call, setup_buf, &args, backend);
 }
 
@@ -605,8 +600,8 @@ static doca_error_t create_with_syslog(int is_sdk, const char *call, const char 
 				       struct doca_log_backend **backend)
 {
 	if (name == NULL || backend == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: name %p or backend %p is NULL", call,
-				  (const void *)name, (void *)backend);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "name %p or backend %p is NULL",
+				     (const void *)name, (void *)backend);
 	return backend_create(is_sdk, call, setup_syslog, name, backend);
 }
 
@@ -660,9 +655,8 @@ doca_error_t doca_log_backend_create_standard(void)
 
 	pthread_mutex_lock(&log_lock);
 	if (state.nb_app + 2 > MAX_APP_BACKENDS) {
-		err = FERRY_RULE(DOCA_ERROR_NO_MEMORY,
-				 "doca_log_backend_create_standard: needs 2 application backends, %u of %d are free",
-				 MAX_APP_BACKENDS - state.nb_app, MAX_APP_BACKENDS);
+		err = FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "needs 2 application backends, %u of %d are free",
+				      MAX_APP_BACKENDS - state.nb_app, MAX_APP_BACKENDS);
 	} else if (backend_alloc(0, __func__, &out) == DOCA_SUCCESS &&
 		   backend_alloc(0, __func__, &err_b) == DOCA_SUCCESS) {
 		/* Both slots were checked free above; the checked calls also tell the optimiser so. */
@@ -707,8 +701,8 @@ static int limit_change_allowed(const struct doca_log_backend *b, enum limit_sid
 static doca_error_t check_level(uint32_t level, const char *call)
 {
 	if (!ferry_log_level_is_valid(level))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %u is not a log level (10..70 in steps of 10)", call,
-				  level);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%u is not a log level (10..70 in steps of 10)",
+				     level);
 	return DOCA_SUCCESS;
 }
 
@@ -726,18 +720,18 @@ static doca_error_t set_backend_limit(struct doca_log_backend *backend, enum lim
 	doca_error_t err = DOCA_SUCCESS;
 
 	if (backend == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: backend is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "backend is NULL");
 	if (check_level(level, call) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&log_lock);
 	if (backend->is_sdk)
-		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				 "%s: backend %p is an SDK backend; use doca_log_backend_set_sdk_level", call,
-				 (void *)backend);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				    "backend %p is an SDK backend; use doca_log_backend_set_sdk_level",
+				    (void *)backend);
 	else if (!limit_change_allowed(backend, side, level))
-		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				 "%s: backend %p has a strict %s limit; %u would hide levels it shows", call,
-				 (void *)backend, side == LIMIT_LOWER ? "lower" : "upper", level);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				    "backend %p has a strict %s limit; %u would hide levels it shows", (void *)backend,
+				    side == LIMIT_LOWER ? "lower" : "upper", level);
 	else
 		set_limit(backend, side, level);
 	refresh_fast_filters();
@@ -758,7 +752,7 @@ doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *bac
 static doca_error_t set_strict(struct doca_log_backend *backend, enum limit_side side, const char *call)
 {
 	if (backend == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: backend is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "backend is NULL");
 	pthread_mutex_lock(&log_lock);
 	if (side == LIMIT_LOWER)
 		backend->lower_strict = 1;
@@ -835,16 +829,15 @@ doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, ui
 {
 	doca_error_t err = DOCA_SUCCESS;
 
-	if (backend == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_log_backend_set_sdk_level: backend is NULL");
+	FERRY_ARG_NOT_NULL(backend);
 	if (check_level(level, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&log_lock);
 	if (!backend->is_sdk)
-		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				 "doca_log_backend_set_sdk_level: backend %p is an application backend; "
-				 "use doca_log_backend_set_level_lower_limit",
-				 (void *)backend);
+		err = FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
+				      "backend %p is an application backend; "
+				      "use doca_log_backend_set_level_lower_limit",
+				      (void *)backend);
 	else
 		backend->sdk_level = level;
 	refresh_fast_filters();

@@ -20,10 +20,10 @@ FERRY_LOG_MODULE("buf");
 static doca_error_t check_in_use(const struct doca_buf *buf, const char *call, const char *what)
 {
 	if (buf == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call, what);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL", what);
 	if (buf->refcount == 0)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: %s %p is free (already returned to its inventory)", call,
-				  what, (const void *)buf);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "%s %p is free (already returned to its inventory)",
+				     what, (const void *)buf);
 	return DOCA_SUCCESS;
 }
 
@@ -33,17 +33,17 @@ static doca_error_t check_head(const struct doca_buf *buf, const char *call, con
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (!buf->is_head)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: %s %p is inside a list; only the head of a list may be used here", call, what,
-				  (const void *)buf);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "%s %p is inside a list; only the head of a list may be used here", what,
+				     (const void *)buf);
 	return DOCA_SUCCESS;
 }
 
-#define CHECK_OUT(call, buf, out)                                                             \
-	do {                                                                                  \
-		if ((buf) == NULL || (out) == NULL)                                           \
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", (call), \
-					  (buf) == NULL ? "buf" : #out);                      \
+#define CHECK_OUT(call, buf, out)                                                            \
+	do {                                                                                 \
+		if ((buf) == NULL || (out) == NULL)                                          \
+			return FERRY_RULE_IN((call), DOCA_ERROR_INVALID_VALUE, "%s is NULL", \
+					     (buf) == NULL ? "buf" : #out);                  \
 	} while (0)
 
 /* ---- reference count ---- */
@@ -54,8 +54,8 @@ doca_error_t doca_buf_inc_refcount(struct doca_buf *buf, uint16_t *refcount)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (buf->refcount == UINT16_MAX)
-		return FERRY_RULE(DOCA_ERROR_TOO_BIG, "doca_buf_inc_refcount: buf %p already holds %u references",
-				  (void *)buf, (unsigned int)UINT16_MAX);
+		return FERRY_RULE_HERE(DOCA_ERROR_TOO_BIG, "buf %p already holds %u references", (void *)buf,
+				       (unsigned int)UINT16_MAX);
 	if (refcount != NULL)
 		*refcount = buf->refcount;
 	buf->refcount++;
@@ -80,14 +80,13 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 	static const char call[] = "doca_buf_dec_refcount";
 
 	if (buf == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buf is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buf is NULL");
 	if (buf->refcount == 0)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "%s: buf %p has reference count 0 (already returned to its inventory)", call,
-				  (void *)buf);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+				     "buf %p has reference count 0 (already returned to its inventory)", (void *)buf);
 	if (!buf->is_head)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: buf %p is inside a list; release the list through its head", call, (void *)buf);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "buf %p is inside a list; release the list through its head", (void *)buf);
 	if (refcount != NULL)
 		*refcount = buf->refcount;
 	if (--buf->refcount == 0)
@@ -146,13 +145,13 @@ doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (data == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buf %p: data is NULL", call, (void *)buf);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buf %p: data is NULL", (void *)buf);
 	uintptr_t head = (uintptr_t)buf->head;
 	uintptr_t d = (uintptr_t)data;
 	if (d < head || (size_t)(d - head) > buf->len || data_len > buf->len - (size_t)(d - head))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: buf %p: data %p + %zu lies outside the buffer %p + %zu", call, (void *)buf, data,
-				  data_len, buf->head, buf->len);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "buf %p: data %p + %zu lies outside the buffer %p + %zu", (void *)buf, data,
+				     data_len, buf->head, buf->len);
 	buf->data = data;
 	buf->data_len = data_len;
 	return DOCA_SUCCESS;
@@ -166,9 +165,9 @@ doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (data_len > room_after_data(buf))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: buf %p: data %p + %zu would pass the end of the buffer %p + %zu", call,
-				  (void *)buf, buf->data, data_len, buf->head, buf->len);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "buf %p: data %p + %zu would pass the end of the buffer %p + %zu", (void *)buf,
+				     buf->data, data_len, buf->head, buf->len);
 	buf->data_len = data_len;
 	return DOCA_SUCCESS;
 }
@@ -231,8 +230,8 @@ doca_error_t doca_buf_get_list_len(const struct doca_buf *buf, uint32_t *num_ele
 {
 	CHECK_OUT("doca_buf_get_list_len", buf, num_elements);
 	if (!buf->is_head)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "doca_buf_get_list_len: buf %p is inside a list; ask its head", (const void *)buf);
+		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED, "buf %p is inside a list; ask its head",
+				       (const void *)buf);
 	*num_elements = buf->list_len;
 	return DOCA_SUCCESS;
 }
@@ -245,14 +244,14 @@ static doca_error_t check_chainable(struct doca_buf *list1, struct doca_buf *lis
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (list1 == list2)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: list1 and list2 are the same buf %p", call,
-				  (void *)list1);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "list1 and list2 are the same buf %p",
+				     (void *)list1);
 	if (list2->refcount != 1)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: list2 %p has reference count %u; chaining needs exactly 1", call, (void *)list2,
-				  (unsigned int)list2->refcount);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "list2 %p has reference count %u; chaining needs exactly 1", (void *)list2,
+				     (unsigned int)list2->refcount);
 	if (list1->list_len > UINT32_MAX - list2->list_len)
-		return FERRY_RULE(DOCA_ERROR_TOO_BIG, "%s: joined list would exceed %u bufs", call, UINT32_MAX);
+		return FERRY_RULE_IN(call, DOCA_ERROR_TOO_BIG, "joined list would exceed %u bufs", UINT32_MAX);
 	return DOCA_SUCCESS;
 }
 
@@ -283,8 +282,9 @@ doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1, struct doca_buf *l
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (list1_tail != list1->last)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: list1_tail %p is not the last buf of list1 %p (%p is)",
-				  call, (void *)list1_tail, (void *)list1, (void *)list1->last);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "list1_tail %p is not the last buf of list1 %p (%p is)", (void *)list1_tail,
+				     (void *)list1, (void *)list1->last);
 	append_list(list1, list2);
 	return DOCA_SUCCESS;
 }
@@ -297,10 +297,10 @@ doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (list2 == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: list2 is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "list2 is NULL");
 	if (list2 == list1)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: list2 is list1 (%p); nothing to cut", call,
-				  (void *)list1);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "list2 is list1 (%p); nothing to cut",
+				     (void *)list1);
 
 	struct doca_buf *prev = list1;
 	uint32_t kept = 1;
@@ -309,8 +309,8 @@ doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list
 		kept++;
 	}
 	if (prev->next != list2)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buf %p is not part of list %p", call, (void *)list2,
-				  (void *)list1);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buf %p is not part of list %p", (void *)list2,
+				     (void *)list1);
 
 	prev->next = NULL;
 	list2->is_head = true;

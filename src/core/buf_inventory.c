@@ -65,9 +65,8 @@ static doca_error_t alloc_elements(struct doca_buf_inventory *inv)
 
 	inv->elems = ferry_aligned_alloc(CACHE_LINE, bytes);
 	if (inv->elems == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
-				  "doca_buf_inventory_start: inventory %p: out of memory for %u descriptors",
-				  (void *)inv, inv->num_elements);
+		return FERRY_RULE_IN("doca_buf_inventory_start", DOCA_ERROR_NO_MEMORY,
+				     "inventory %p: out of memory for %u descriptors", (void *)inv, inv->num_elements);
 	memset(inv->elems, 0, bytes);
 	/* Build the free list backwards so the first take returns elems[0]. */
 	inv->free_list = NULL;
@@ -85,17 +84,16 @@ static doca_error_t alloc_elements(struct doca_buf_inventory *inv)
 doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **inventory)
 {
 	if (inventory == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_create: output pointer is NULL");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
 	if (num_elements == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_create: num_elements is 0");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "num_elements is 0");
 	if (num_elements > UINT32_MAX)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_buf_inventory_create: num_elements %zu exceeds the limit of %u", num_elements,
-				  UINT32_MAX);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "num_elements %zu exceeds the limit of %u",
+				       num_elements, UINT32_MAX);
 
 	struct doca_buf_inventory *inv = ferry_calloc(1, sizeof(*inv));
 	if (inv == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_buf_inventory_create: out of memory");
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "out of memory");
 	inv->num_elements = (uint32_t)num_elements;
 	/* Nothing is taken before start: every element counts as free. */
 	inv->num_free = inv->num_elements;
@@ -105,14 +103,13 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 
 doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 {
-	if (inventory == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_destroy: inventory is NULL");
+	FERRY_ARG_NOT_NULL(inventory);
 	if (inventory->num_free != inventory->num_elements)
-		return FERRY_RULE(DOCA_ERROR_IN_USE,
-				  "doca_buf_inventory_destroy: inventory %p still has %u of %u buf(s) out; "
-				  "release them with doca_buf_dec_refcount first",
-				  (void *)inventory, inventory->num_elements - inventory->num_free,
-				  inventory->num_elements);
+		return FERRY_RULE_HERE(DOCA_ERROR_IN_USE,
+				       "inventory %p still has %u of %u buf(s) out; "
+				       "release them with doca_buf_dec_refcount first",
+				       (void *)inventory, inventory->num_elements - inventory->num_free,
+				       inventory->num_elements);
 	free(inventory->elems);
 	free(inventory);
 	return DOCA_SUCCESS;
@@ -120,11 +117,9 @@ doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 
 doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 {
-	if (inventory == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_start: inventory is NULL");
+	FERRY_ARG_NOT_NULL(inventory);
 	if (inventory->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_buf_inventory_start: inventory %p is already started",
-				  (void *)inventory);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "inventory %p is already started", (void *)inventory);
 	if (inventory->elems == NULL) {
 		doca_error_t err = alloc_elements(inventory);
 		if (err != DOCA_SUCCESS)
@@ -136,11 +131,9 @@ doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 
 doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 {
-	if (inventory == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_stop: inventory is NULL");
+	FERRY_ARG_NOT_NULL(inventory);
 	if (!inventory->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_buf_inventory_stop: inventory %p is not started",
-				  (void *)inventory);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "inventory %p is not started", (void *)inventory);
 	inventory->started = false;
 	return DOCA_SUCCESS;
 }
@@ -150,14 +143,14 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 static doca_error_t check_can_take(const struct doca_buf_inventory *inv, const char *call)
 {
 	if (!inv->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: inventory %p is not started", call, (const void *)inv);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "inventory %p is not started", (const void *)inv);
 	return DOCA_SUCCESS;
 }
 
 static doca_error_t check_mmap_usable(const struct doca_mmap *mmap, const char *call)
 {
 	if (!ferry_mmap_is_usable(mmap))
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: mmap %p is not started", call, (const void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "mmap %p is not started", (const void *)mmap);
 	return DOCA_SUCCESS;
 }
 
@@ -166,14 +159,15 @@ static doca_error_t check_window(const struct doca_mmap *mmap, void *addr, size_
 	static const char call[] = "doca_buf_inventory_buf_get_by_args";
 
 	if (!ferry_mmap_contains(mmap, addr, len))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: range %p + %zu lies outside mmap %p (range %p + %zu)",
-				  call, addr, len, (const void *)mmap, mmap->addr, mmap->len);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "range %p + %zu lies outside mmap %p (range %p + %zu)", addr, len,
+				     (const void *)mmap, mmap->addr, mmap->len);
 	uintptr_t head = (uintptr_t)addr;
 	uintptr_t d = (uintptr_t)data;
 	if (d < head || (size_t)(d - head) > len || data_len > len - (size_t)(d - head))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: data %p + %zu lies outside the buffer %p + %zu (mmap %p)", call, data, data_len,
-				  addr, len, (const void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "data %p + %zu lies outside the buffer %p + %zu (mmap %p)", data, data_len, addr,
+				     len, (const void *)mmap);
 	return DOCA_SUCCESS;
 }
 
@@ -184,8 +178,8 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	static const char call[] = "doca_buf_inventory_buf_get_by_args";
 
 	if (inventory == NULL || mmap == NULL || buf == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  inventory == NULL ? "inventory" : (mmap == NULL ? "mmap" : "buf"));
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     inventory == NULL ? "inventory" : (mmap == NULL ? "mmap" : "buf"));
 	doca_error_t err = check_can_take(inventory, call);
 	if (err == DOCA_SUCCESS)
 		err = check_mmap_usable(mmap, call);
@@ -194,8 +188,8 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (inventory->num_free == 0)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: inventory %p is empty (all %u bufs are out)", call,
-				  (void *)inventory, inventory->num_elements);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "inventory %p is empty (all %u bufs are out)",
+				     (void *)inventory, inventory->num_elements);
 
 	struct doca_buf *b = ferry_buf_inventory_take(inventory);
 	ferry_buf_init_taken(b, mmap, addr, len, data, data_len);
@@ -209,18 +203,18 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 	static const char call[] = "doca_buf_inventory_buf_dup";
 
 	if (inventory == NULL || src_buf == NULL || dst_buf == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  inventory == NULL ? "inventory" : (src_buf == NULL ? "src_buf" : "dst_buf"));
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     inventory == NULL ? "inventory" : (src_buf == NULL ? "src_buf" : "dst_buf"));
 	doca_error_t err = check_can_take(inventory, call);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (src_buf->refcount == 0)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: src buf %p is free (returned to its inventory)", call,
-				  (const void *)src_buf);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "src buf %p is free (returned to its inventory)",
+				     (const void *)src_buf);
 	if (!src_buf->is_head)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: src buf %p is inside a list; only the head of a list can be duplicated", call,
-				  (const void *)src_buf);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "src buf %p is inside a list; only the head of a list can be duplicated",
+				     (const void *)src_buf);
 	for (const struct doca_buf *s = src_buf; s != NULL; s = s->next) {
 		err = check_mmap_usable(s->mmap, call);
 		if (err != DOCA_SUCCESS)
@@ -228,9 +222,9 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 	}
 	/* All or nothing: never leave a half-copied list behind. */
 	if (inventory->num_free < src_buf->list_len)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
-				  "%s: inventory %p has %u free buf(s), the list of src buf %p needs %u", call,
-				  (void *)inventory, inventory->num_free, (const void *)src_buf, src_buf->list_len);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY,
+				     "inventory %p has %u free buf(s), the list of src buf %p needs %u",
+				     (void *)inventory, inventory->num_free, (const void *)src_buf, src_buf->list_len);
 
 	struct doca_buf *head = NULL;
 	struct doca_buf *prev = NULL;
@@ -255,31 +249,28 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 
 doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *inventory, union doca_data user_data)
 {
-	if (inventory == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_set_user_data: inventory is NULL");
+	FERRY_ARG_NOT_NULL(inventory);
 	if (inventory->elems != NULL) /* allocated at first start */
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_buf_inventory_set_user_data: inventory %p was started; properties are "
-				  "fixed at first start",
-				  (void *)inventory);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE,
+				       "inventory %p was started; properties are "
+				       "fixed at first start",
+				       (void *)inventory);
 	inventory->user_data = user_data;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *inventory, union doca_data *user_data)
 {
-	if (inventory == NULL || user_data == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_get_user_data: %s is NULL",
-				  inventory == NULL ? "inventory" : "user_data");
+	FERRY_ARG_NOT_NULL(inventory);
+	FERRY_ARG_NOT_NULL(user_data);
 	*user_data = inventory->user_data;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory, uint32_t *num_of_elements)
 {
-	if (inventory == NULL || num_of_elements == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_get_num_elements: %s is NULL",
-				  inventory == NULL ? "inventory" : "num_of_elements");
+	FERRY_ARG_NOT_NULL(inventory);
+	FERRY_ARG_NOT_NULL(num_of_elements);
 	*num_of_elements = inventory->num_elements;
 	return DOCA_SUCCESS;
 }
@@ -287,9 +278,8 @@ doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory
 doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
 						      uint32_t *num_of_free_elements)
 {
-	if (inventory == NULL || num_of_free_elements == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_buf_inventory_get_num_free_elements: %s is NULL",
-				  inventory == NULL ? "inventory" : "num_of_free_elements");
+	FERRY_ARG_NOT_NULL(inventory);
+	FERRY_ARG_NOT_NULL(num_of_free_elements);
 	*num_of_free_elements = inventory->num_free;
 	return DOCA_SUCCESS;
 }

@@ -75,20 +75,21 @@ void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, cons
 doca_error_t ferry_ctx_check_idle(const struct doca_ctx *ctx, const char *call)
 {
 	if (ctx->state != DOCA_CTX_STATE_IDLE)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; configuration needs IDLE", call,
-				  ctx->name, ferry_ctx_state_name(ctx->state));
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "context '%s' is %s; configuration needs IDLE",
+				     ctx->name, ferry_ctx_state_name(ctx->state));
 	return DOCA_SUCCESS;
 }
 
 doca_error_t ferry_ctx_check_destroyable(struct doca_ctx *ctx, const char *call)
 {
 	if (ctx->state != DOCA_CTX_STATE_IDLE)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; destroy needs IDLE (stop it first)",
-				  call, ctx->name, ferry_ctx_state_name(ctx->state));
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+				     "context '%s' is %s; destroy needs IDLE (stop it first)", ctx->name,
+				     ferry_ctx_state_name(ctx->state));
 	if (ferry_pe_in_callback(ctx->pe) && ferry_pe_current_ctx(ctx->pe) == ctx)
-		return FERRY_RULE(DOCA_ERROR_IN_USE,
-				  "%s: context '%s' is being progressed; destroy it after doca_pe_progress returns",
-				  call, ctx->name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_IN_USE,
+				     "context '%s' is being progressed; destroy it after doca_pe_progress returns",
+				     ctx->name);
 	return DOCA_SUCCESS;
 }
 
@@ -120,8 +121,9 @@ doca_error_t ferry_task_pool_configure(struct ferry_task_pool *pool, uint32_t nu
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (num_tasks == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: context '%s': the %s task pool needs at least 1 task",
-				  call, pool->ctx->name, pool->task_name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "context '%s': the %s task pool needs at least 1 task", pool->ctx->name,
+				     pool->task_name);
 	pool->capacity = num_tasks;
 	return DOCA_SUCCESS;
 }
@@ -138,8 +140,8 @@ static doca_error_t pool_prepare(struct ferry_task_pool *pool)
 	pool_release(pool);
 	pool->mem = ferry_aligned_alloc(FERRY_CACHE_LINE, (size_t)pool->capacity * pool->elem_size);
 	if (pool->mem == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_ctx_start: context '%s': no memory for %u %s tasks",
-				  pool->ctx->name, pool->capacity, pool->task_name);
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY, "context '%s': no memory for %u %s tasks",
+				     pool->ctx->name, pool->capacity, pool->task_name);
 	pool->free_list = NULL;
 	for (uint32_t i = pool->capacity; i-- > 0;) {
 		struct doca_task *task = (struct doca_task *)((char *)pool->mem + (size_t)i * pool->elem_size);
@@ -160,16 +162,16 @@ doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
 	struct doca_task *task;
 
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; task allocation needs RUNNING", call,
-				  ctx->name, ferry_ctx_state_name(ctx->state));
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "context '%s' is %s; task allocation needs RUNNING",
+				     ctx->name, ferry_ctx_state_name(ctx->state));
 	task = pool->free_list;
 	if (task == NULL) {
 		if (pool->capacity == 0)
-			return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-					  "%s: context '%s': %s tasks were not configured before start", call,
-					  ctx->name, pool->task_name);
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: context '%s': all %u %s tasks are allocated", call,
-				  ctx->name, pool->capacity, pool->task_name);
+			return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+					     "context '%s': %s tasks were not configured before start", ctx->name,
+					     pool->task_name);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "context '%s': all %u %s tasks are allocated",
+				     ctx->name, pool->capacity, pool->task_name);
 	}
 	pool->free_list = task->next;
 	pool->num_free--;
@@ -265,16 +267,14 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 {
 	doca_error_t err;
 
-	if (ctx == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_start: ctx is NULL");
+	FERRY_ARG_NOT_NULL(ctx);
 	if (ctx->state != DOCA_CTX_STATE_IDLE)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_ctx_start: context '%s' is %s; start needs IDLE",
-				  ctx->name, ferry_ctx_state_name(ctx->state));
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "context '%s' is %s; start needs IDLE", ctx->name,
+				       ferry_ctx_state_name(ctx->state));
 	if (ctx->pe == NULL)
-		return FERRY_RULE(
-			DOCA_ERROR_BAD_STATE,
-			"doca_ctx_start: context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
-			ctx->name);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE,
+				       "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
+				       ctx->name);
 	for (uint32_t i = 0; i < ctx->num_pools; i++) {
 		err = pool_prepare(ctx->pools[i]);
 		if (err != DOCA_SUCCESS)
@@ -298,8 +298,7 @@ fail:
 
 doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 {
-	if (ctx == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_stop: ctx is NULL");
+	FERRY_ARG_NOT_NULL(ctx);
 	switch (ctx->state) {
 	case DOCA_CTX_STATE_IDLE:
 		/*
@@ -331,16 +330,14 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
 {
 	if (ctx == NULL || num_inflight_tasks == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_ctx_get_num_inflight_tasks: ctx and output must not be NULL");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
 	*num_inflight_tasks = ctx->num_inflight;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_data)
 {
-	if (ctx == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_set_user_data: ctx is NULL");
+	FERRY_ARG_NOT_NULL(ctx);
 	ctx->user_data = user_data;
 	return DOCA_SUCCESS;
 }
@@ -348,7 +345,7 @@ doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_d
 doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data *user_data)
 {
 	if (ctx == NULL || user_data == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_get_user_data: ctx and output must not be NULL");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
 	*user_data = ctx->user_data;
 	return DOCA_SUCCESS;
 }
@@ -357,8 +354,7 @@ doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_
 {
 	doca_error_t err;
 
-	if (ctx == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_set_state_changed_cb: ctx is NULL");
+	FERRY_ARG_NOT_NULL(ctx);
 	err = ferry_ctx_check_idle(ctx, "doca_ctx_set_state_changed_cb");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -369,7 +365,7 @@ doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_
 doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state)
 {
 	if (ctx == NULL || state == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_ctx_get_state: ctx and output must not be NULL");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
 	*state = ctx->state;
 	return DOCA_SUCCESS;
 }
@@ -388,9 +384,9 @@ void doca_ctx_flush_tasks(struct doca_ctx *ctx)
 static doca_error_t no_offload(const struct doca_ctx *ctx, const char *call, const char *target)
 {
 	if (ctx == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: ctx is NULL", call);
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "%s: context '%s': Ferry has no %s data path", call, ctx->name,
-			  target);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "ctx is NULL");
+	return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED, "context '%s': Ferry has no %s data path", ctx->name,
+			     target);
 }
 
 doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
@@ -416,13 +412,13 @@ static doca_error_t task_submit(struct doca_task *task, uint32_t flags, const ch
 		return DOCA_ERROR_INVALID_VALUE;
 	ctx = task->ctx;
 	if (task->state != FERRY_TASK_ALLOCATED)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "%s: %s task %p is %s; only an allocated, idle task can be submitted", call,
-				  task->pool->task_name, (void *)task,
-				  task->state == FERRY_TASK_SUBMITTED ? "already in flight" : "free");
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+				     "%s task %p is %s; only an allocated, idle task can be submitted",
+				     task->pool->task_name, (void *)task,
+				     task->state == FERRY_TASK_SUBMITTED ? "already in flight" : "free");
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: context '%s' is %s; tasks need RUNNING", call, ctx->name,
-				  ferry_ctx_state_name(ctx->state));
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "context '%s' is %s; tasks need RUNNING", ctx->name,
+				     ferry_ctx_state_name(ctx->state));
 	task->state = FERRY_TASK_SUBMITTED;
 	ctx->num_inflight++;
 	err = ctx->ops->submit(task);
@@ -453,7 +449,7 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 	const uint32_t known = DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS;
 
 	if ((flags & ~known) != 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_task_submit_ex: unknown flags 0x%x", flags & ~known);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "unknown flags 0x%x", flags & ~known);
 	return task_submit(task, flags, "doca_task_submit_ex", false);
 }
 

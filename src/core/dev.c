@@ -60,11 +60,10 @@ static doca_error_t list_free(void *items, uint32_t magic, const char *call)
 	struct list_header *h;
 
 	if (items == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: list is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "list is NULL");
 	h = list_header_of(items);
 	if (h->magic != magic)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a live list (destroyed twice?)", call,
-				  items);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%p is not a live list (destroyed twice?)", items);
 	h->magic = 0;
 	free(h);
 	return DOCA_SUCCESS;
@@ -96,21 +95,20 @@ static bool dev_rep_ok(const struct doca_dev_rep *dev)
 static doca_error_t check_devinfo(const char *call, const struct doca_devinfo *info, const void *out)
 {
 	if (info == NULL || out == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  info == NULL ? "devinfo" : "output");
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL", info == NULL ? "devinfo" : "output");
 	if (!devinfo_ok(info))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a device info", call, (const void *)info);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%p is not a device info", (const void *)info);
 	return DOCA_SUCCESS;
 }
 
 static doca_error_t check_repinfo(const char *call, const struct doca_devinfo_rep *info, const void *out)
 {
 	if (info == NULL || out == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  info == NULL ? "devinfo_rep" : "output");
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     info == NULL ? "devinfo_rep" : "output");
 	if (!repinfo_ok(info))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a representor info", call,
-				  (const void *)info);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%p is not a representor info",
+				     (const void *)info);
 	return DOCA_SUCCESS;
 }
 
@@ -119,8 +117,8 @@ static doca_error_t copy_out_name(const char *call, const char *who, const char 
 				  uint32_t min)
 {
 	if (size < min)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s: buffer of %u bytes; at least %u needed", call, who,
-				  size, min);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", who,
+				     size, min);
 	strcpy(out, name); /* names are far shorter than any accepted size */
 	return DOCA_SUCCESS;
 }
@@ -131,8 +129,8 @@ static doca_error_t compare_pci(const char *call, const char *who, const struct 
 	struct ferry_pci_addr other;
 
 	if (!ferry_pci_addr_parse(str, &other))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s: '%.16s' is not bb:dd.f or dddd:bb:dd.f", call, who,
-				  str);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s: '%.16s' is not bb:dd.f or dddd:bb:dd.f", who,
+				     str);
 	*is_equal = ferry_pci_addr_equal(mine, &other) ? 1 : 0;
 	return DOCA_SUCCESS;
 }
@@ -146,16 +144,14 @@ doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t 
 	uint32_t n = 0;
 	doca_error_t err;
 
-	if (dev_list == NULL || nb_devs == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_devinfo_create_list: %s is NULL",
-				  dev_list == NULL ? "dev_list" : "nb_devs");
+	FERRY_ARG_NOT_NULL(dev_list);
+	FERRY_ARG_NOT_NULL(nb_devs);
 	err = ferry_topology_get(&topo);
 	if (err != DOCA_SUCCESS)
 		return err;
 	list = (struct doca_devinfo **)list_alloc(DEV_LIST_MAGIC, topo->nb_devs);
 	if (list == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_devinfo_create_list: no memory for %u entries",
-				  topo->nb_devs);
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for %u entries", topo->nb_devs);
 	for (uint32_t i = 0; i < topo->nb_devs; i++)
 		if (ferry_topology_visible(topo, topo->devs[i]))
 			list[n++] = topo->devs[i];
@@ -186,25 +182,25 @@ doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter, stru
 	uint32_t n = 0;
 
 	if (dev == NULL || dev_list_rep == NULL || nb_devs_rep == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  dev == NULL            ? "dev"
-				  : dev_list_rep == NULL ? "dev_list_rep"
-							 : "nb_devs_rep");
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     dev == NULL            ? "dev"
+				     : dev_list_rep == NULL ? "dev_list_rep"
+							    : "nb_devs_rep");
 	if (!dev_ok(dev))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %p is not a device", call, (void *)dev);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%p is not a device", (void *)dev);
 	manager = dev->info;
 	if ((filter & ~known) != 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: filter 0x%x has unknown bits (known: 0x%x)", call,
-				  (unsigned int)filter, (unsigned int)known);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "filter 0x%x has unknown bits (known: 0x%x)",
+				     (unsigned int)filter, (unsigned int)known);
 	if (manager->side != FERRY_SIDE_DPU)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "%s: device %s is host-side; only DPU-side devices have representors", call,
-				  manager->bdf_str);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "device %s is host-side; only DPU-side devices have representors",
+				     manager->bdf_str);
 	if (ferry_topology_get(&topo) != DOCA_SUCCESS)
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "%s: no topology", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "no topology");
 	list = (struct doca_devinfo_rep **)list_alloc(REP_LIST_MAGIC, topo->nb_reps);
 	if (list == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "%s: no memory for %u entries", call, topo->nb_reps);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for %u entries", topo->nb_reps);
 	for (uint32_t i = 0; i < topo->nb_reps; i++)
 		if (rep_matches(topo->reps[i], manager, filter))
 			list[n++] = topo->reps[i];
@@ -261,10 +257,10 @@ static doca_error_t close_one(uint32_t *opens, const uint32_t *users, const char
 
 	pthread_mutex_lock(&dev_lock);
 	if (*opens == 0)
-		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s %s is not open (closed twice?)", call, what, name);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s %s is not open (closed twice?)", what, name);
 	else if (*opens == 1 && *users > 0)
-		err = FERRY_RULE(DOCA_ERROR_IN_USE, "%s: %s %s still used by %u %s; destroy them first", call, what,
-				 name, *users, user_kinds);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_IN_USE, "%s %s still used by %u %s; destroy them first", what,
+				    name, *users, user_kinds);
 	else
 		(*opens)--;
 	pthread_mutex_unlock(&dev_lock);
@@ -273,11 +269,10 @@ static doca_error_t close_one(uint32_t *opens, const uint32_t *users, const char
 
 doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 {
-	if (devinfo == NULL || dev == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_open: %s is NULL",
-				  devinfo == NULL ? "devinfo" : "dev");
+	FERRY_ARG_NOT_NULL(devinfo);
+	FERRY_ARG_NOT_NULL(dev);
 	if (!devinfo_ok(devinfo))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_open: %p is not a device info", (void *)devinfo);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a device info", (void *)devinfo);
 	count_up(&devinfo->handle.opens);
 	*dev = &devinfo->handle;
 	return DOCA_SUCCESS;
@@ -295,19 +290,17 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 		return DOCA_SUCCESS;
 	}
 	if (!dev_ok(dev))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_close: %p is not a device", (void *)dev);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a device", (void *)dev);
 	return close_one(&dev->opens, &dev->users, "doca_dev_close", "device", dev->info->bdf_str,
 			 "mmap(s)/context(s)");
 }
 
 doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep)
 {
-	if (devinfo == NULL || dev_rep == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_open: %s is NULL",
-				  devinfo == NULL ? "devinfo" : "dev_rep");
+	FERRY_ARG_NOT_NULL(devinfo);
+	FERRY_ARG_NOT_NULL(dev_rep);
 	if (!repinfo_ok(devinfo))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_open: %p is not a representor info",
-				  (void *)devinfo);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a representor info", (void *)devinfo);
 	count_up(&devinfo->handle.opens);
 	*dev_rep = &devinfo->handle;
 	return DOCA_SUCCESS;
@@ -315,10 +308,9 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev
 
 doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 {
-	if (dev == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_close: dev is NULL");
+	FERRY_ARG_NOT_NULL(dev);
 	if (!dev_rep_ok(dev))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dev_rep_close: %p is not a representor", (void *)dev);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a representor", (void *)dev);
 	return close_one(&dev->opens, &dev->users, "doca_dev_rep_close", "representor", dev->info->iface, "context(s)");
 }
 
@@ -368,7 +360,7 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, 
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (pci_addr_str == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: pci_addr_str is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "pci_addr_str is NULL");
 	return compare_pci(call, devinfo->bdf_str, &devinfo->pci, pci_addr_str, is_equal);
 }
 
@@ -381,8 +373,8 @@ static doca_error_t no_ip_addr(const char *call, const struct doca_devinfo *devi
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (size < min)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
-				  min);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buffer of %u bytes; at least %u needed", size,
+				     min);
 	FERRY_DBG("%s: device %s: emulated ports carry no IP address", call, devinfo->bdf_str);
 	return DOCA_ERROR_NOT_FOUND;
 }
@@ -405,8 +397,8 @@ doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (size < DOCA_DEVINFO_MAC_ADDR_SIZE)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: buffer of %u bytes; at least %u needed", call, size,
-				  DOCA_DEVINFO_MAC_ADDR_SIZE);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buffer of %u bytes; at least %u needed", size,
+				     DOCA_DEVINFO_MAC_ADDR_SIZE);
 	/* Locally administered unicast (0x02), 'F' for Ferry, then machine, side, bus and dev.fn. */
 	mac_addr[0] = 0x02;
 	mac_addr[1] = 0x46;
@@ -530,7 +522,7 @@ doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *d
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (pci_addr_str == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: pci_addr_str is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "pci_addr_str is NULL");
 	return compare_pci(call, devinfo_rep->iface, &devinfo_rep->pci, pci_addr_str, is_equal);
 }
 

@@ -39,14 +39,14 @@ static void unexport(struct doca_mmap *mmap);
 static doca_error_t check_configurable(const struct doca_mmap *mmap, const char *call, doca_error_t started_err)
 {
 	if (mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: mmap is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
 	if (mmap->from_export)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: mmap %p was created from an export; it cannot be reconfigured", call,
-				  (const void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p was created from an export; it cannot be reconfigured",
+				     (const void *)mmap);
 	if (mmap->started)
-		return FERRY_RULE(started_err, "%s: mmap %p is started; configuration needs a stopped mmap", call,
-				  (const void *)mmap);
+		return FERRY_RULE_IN(call, started_err, "mmap %p is started; configuration needs a stopped mmap",
+				     (const void *)mmap);
 	return DOCA_SUCCESS;
 }
 
@@ -75,11 +75,11 @@ bool ferry_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t 
 doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 {
 	if (mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_create: output pointer is NULL");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
 
 	struct doca_mmap *m = ferry_calloc(1, sizeof(*m));
 	if (m == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_mmap_create: out of memory for a new mmap");
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "out of memory for a new mmap");
 
 	/* DOCA's DMA samples write into maps whose permissions they never set. */
 	m->access = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
@@ -95,16 +95,15 @@ static doca_error_t check_no_bufs(const struct doca_mmap *mmap, const char *call
 	unsigned int n = atomic_load_explicit(&mmap->num_bufs, memory_order_relaxed);
 
 	if (n != 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: mmap %p still has %u buf(s) pointing into it; release them first", call,
-				  (const void *)mmap, n);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p still has %u buf(s) pointing into it; release them first",
+				     (const void *)mmap, n);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 {
-	if (mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_destroy: mmap is NULL");
+	FERRY_ARG_NOT_NULL(mmap);
 	doca_error_t err = check_no_bufs(mmap, "doca_mmap_destroy");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -126,18 +125,15 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
-	if (mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_start: mmap is NULL");
+	FERRY_ARG_NOT_NULL(mmap);
 	if (mmap->from_export)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "doca_mmap_start: mmap %p was created from an export; it is usable as is",
-				  (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
+				       "mmap %p was created from an export; it is usable as is", (void *)mmap);
 	if (mmap->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_start: mmap %p is already started", (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "mmap %p is already started", (void *)mmap);
 	if (!mmap->memrange_set)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_start: mmap %p has no memory range; call doca_mmap_set_memrange first",
-				  (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
+				       "mmap %p has no memory range; call doca_mmap_set_memrange first", (void *)mmap);
 	mmap->started = true;
 	mmap->ever_started = true;
 	return DOCA_SUCCESS;
@@ -145,10 +141,9 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 {
-	if (mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_stop: mmap is NULL");
+	FERRY_ARG_NOT_NULL(mmap);
 	if (!mmap->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_stop: mmap %p is not started", (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "mmap %p is not started", (void *)mmap);
 	doca_error_t err = check_no_bufs(mmap, "doca_mmap_stop");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -165,19 +160,19 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_add_dev: dev is NULL (mmap %p)", (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "dev is NULL (mmap %p)", (void *)mmap);
 	if (find_dev(mmap, dev) >= 0)
-		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST, "doca_mmap_add_dev: device %s is already in mmap %p",
-				  ferry_dev_name(dev), (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_ALREADY_EXIST, "device %s is already in mmap %p", ferry_dev_name(dev),
+				       (void *)mmap);
 	if (mmap->num_devs >= mmap->max_devs)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
-				  "doca_mmap_add_dev: mmap %p already holds its maximum of %u device(s); "
-				  "raise it with doca_mmap_set_max_num_devices",
-				  (void *)mmap, mmap->max_devs);
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY,
+				       "mmap %p already holds its maximum of %u device(s); "
+				       "raise it with doca_mmap_set_max_num_devices",
+				       (void *)mmap, mmap->max_devs);
 
 	struct doca_dev **devs = realloc(mmap->devs, (mmap->num_devs + 1) * sizeof(*devs));
 	if (devs == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_mmap_add_dev: out of memory (mmap %p)", (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "out of memory (mmap %p)", (void *)mmap);
 	mmap->devs = devs;
 	ferry_dev_get(dev);
 	mmap->devs[mmap->num_devs++] = dev;
@@ -190,11 +185,11 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_rm_dev: dev is NULL (mmap %p)", (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "dev is NULL (mmap %p)", (void *)mmap);
 	int idx = find_dev(mmap, dev);
 	if (idx < 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "doca_mmap_rm_dev: device %s was never added to mmap %p",
-				  ferry_dev_name(dev), (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_NOT_FOUND, "device %s was never added to mmap %p",
+				       ferry_dev_name(dev), (void *)mmap);
 	/* Order of devices carries no meaning: move the last one into the hole. */
 	mmap->devs[idx] = mmap->devs[--mmap->num_devs];
 	ferry_dev_put(dev);
@@ -207,26 +202,23 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (mmap->ever_started)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "doca_mmap_set_max_num_devices: mmap %p was started before; the limit is fixed "
-				  "at first start",
-				  (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
+				       "mmap %p was started before; the limit is fixed "
+				       "at first start",
+				       (void *)mmap);
 	if (max_num_devices == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_set_max_num_devices: mmap %p: the limit must be at least 1", (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: the limit must be at least 1", (void *)mmap);
 	if (max_num_devices < mmap->num_devs)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_set_max_num_devices: mmap %p already holds %u device(s), more than %u",
-				  (void *)mmap, mmap->num_devs, max_num_devices);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p already holds %u device(s), more than %u",
+				       (void *)mmap, mmap->num_devs, max_num_devices);
 	mmap->max_devs = max_num_devices;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
 {
-	if (mmap == NULL || max_num_devices == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_max_num_devices: %s is NULL",
-				  mmap == NULL ? "mmap" : "max_num_devices");
+	FERRY_ARG_NOT_NULL(mmap);
+	FERRY_ARG_NOT_NULL(max_num_devices);
 	*max_num_devices = mmap->max_devs;
 	return DOCA_SUCCESS;
 }
@@ -239,18 +231,17 @@ doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t l
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (addr == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_memrange: mmap %p: addr is NULL",
-				  (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: addr is NULL", (void *)mmap);
 	if (len == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_memrange: mmap %p: len is 0", (void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: len is 0", (void *)mmap);
 	if ((uintptr_t)addr + len < (uintptr_t)addr)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_set_memrange: mmap %p: range %p + %zu wraps around the address space",
-				  (void *)mmap, addr, len);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
+				       "mmap %p: range %p + %zu wraps around the address space", (void *)mmap, addr,
+				       len);
 	if (mmap->memrange_set)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "doca_mmap_set_memrange: mmap %p already has range %p + %zu; it can be set once",
-				  (void *)mmap, mmap->addr, mmap->len);
+		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
+				       "mmap %p already has range %p + %zu; it can be set once", (void *)mmap,
+				       mmap->addr, mmap->len);
 	mmap->addr = addr;
 	mmap->len = len;
 	mmap->memrange_set = true;
@@ -264,22 +255,20 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 	(void)addr;
 	(void)dmabuf_offset;
 	(void)len;
-	if (mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_set_dmabuf_memrange: mmap is NULL");
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-			  "doca_mmap_set_dmabuf_memrange: mmap %p: Ferry has no dmabuf support; "
-			  "use doca_mmap_set_memrange",
-			  (void *)mmap);
+	FERRY_ARG_NOT_NULL(mmap);
+	return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED,
+			       "mmap %p: Ferry has no dmabuf support; "
+			       "use doca_mmap_set_memrange",
+			       (void *)mmap);
 }
 
 doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
 {
-	if (mmap == NULL || addr == NULL || len == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_memrange: %s is NULL",
-				  mmap == NULL ? "mmap" : (addr == NULL ? "addr" : "len"));
+	FERRY_ARG_NOT_NULL(mmap);
+	FERRY_ARG_NOT_NULL(addr);
+	FERRY_ARG_NOT_NULL(len);
 	if (!mmap->memrange_set)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "doca_mmap_get_memrange: mmap %p has no memory range yet",
-				  (const void *)mmap);
+		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "mmap %p has no memory range yet", (const void *)mmap);
 	*addr = mmap->addr;
 	*len = mmap->len;
 	return DOCA_SUCCESS;
@@ -291,16 +280,15 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 	if (err != DOCA_SUCCESS)
 		return err;
 	if ((access_mask & ~KNOWN_ACCESS_BITS) != 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_set_permissions: mmap %p: unknown access bits 0x%x", (void *)mmap,
-				  access_mask & ~KNOWN_ACCESS_BITS);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: unknown access bits 0x%x", (void *)mmap,
+				       access_mask & ~KNOWN_ACCESS_BITS);
 	/* As in RDMA verbs: a peer may only write what the owner may write. */
 	if ((access_mask & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)) != 0 &&
 	    (access_mask & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_set_permissions: mmap %p: RDMA write/atomic access needs "
-				  "LOCAL_READ_WRITE too (mask 0x%x)",
-				  (void *)mmap, access_mask);
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
+				       "mmap %p: RDMA write/atomic access needs "
+				       "LOCAL_READ_WRITE too (mask 0x%x)",
+				       (void *)mmap, access_mask);
 	mmap->access = access_mask;
 	return DOCA_SUCCESS;
 }
@@ -326,36 +314,32 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 
 doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
 {
-	if (mmap == NULL || user_data == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_user_data: %s is NULL",
-				  mmap == NULL ? "mmap" : "user_data");
+	FERRY_ARG_NOT_NULL(mmap);
+	FERRY_ARG_NOT_NULL(user_data);
 	*user_data = mmap->user_data;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
 {
-	if (mmap == NULL || num_bufs == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_num_bufs: %s is NULL",
-				  mmap == NULL ? "mmap" : "num_bufs");
+	FERRY_ARG_NOT_NULL(mmap);
+	FERRY_ARG_NOT_NULL(num_bufs);
 	*num_bufs = atomic_load_explicit(&mmap->num_bufs, memory_order_relaxed);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
 {
-	if (mmap == NULL || exported == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_exported: %s is NULL",
-				  mmap == NULL ? "mmap" : "exported");
+	FERRY_ARG_NOT_NULL(mmap);
+	FERRY_ARG_NOT_NULL(exported);
 	*exported = mmap->exported ? 1 : 0;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
 {
-	if (mmap == NULL || from_export == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_from_export: %s is NULL",
-				  mmap == NULL ? "mmap" : "from_export");
+	FERRY_ARG_NOT_NULL(mmap);
+	FERRY_ARG_NOT_NULL(from_export);
 	*from_export = mmap->from_export ? 1 : 0;
 	return DOCA_SUCCESS;
 }
@@ -379,28 +363,27 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 	const char *call = "doca_mmap_export_pci";
 
 	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  mmap == NULL          ? "mmap"
-				  : dev == NULL         ? "dev"
-				  : export_desc == NULL ? "export_desc"
-							: "export_desc_len");
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     mmap == NULL          ? "mmap"
+				     : dev == NULL         ? "dev"
+				     : export_desc == NULL ? "export_desc"
+							   : "export_desc_len");
 	if (mmap->from_export)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: mmap %p was created from an export; it cannot be re-exported", call,
-				  (void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p was created from an export; it cannot be re-exported", (void *)mmap);
 	if (!mmap->started)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s: mmap %p is not started; export needs a started mmap", call,
-				  (void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "mmap %p is not started; export needs a started mmap",
+				     (void *)mmap);
 	if (find_dev(mmap, dev) < 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "%s: device %s was not added to mmap %p (doca_mmap_add_dev)", call,
-				  ferry_dev_name(dev), (void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
+				     (void *)mmap);
 	uint32_t pci = mmap->access & PCI_ACCESS_BITS;
 	if (pci == 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "%s: mmap %p has no PCI permission; set DOCA_ACCESS_FLAG_PCI_READ_ONLY or "
-				  "DOCA_ACCESS_FLAG_PCI_READ_WRITE before start",
-				  call, (void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p has no PCI permission; set DOCA_ACCESS_FLAG_PCI_READ_ONLY or "
+				     "DOCA_ACCESS_FLAG_PCI_READ_WRITE before start",
+				     (void *)mmap);
 	if (mmap->link_export == NULL) {
 		/* Both bits: write wins, the wider grant the owner asked for. */
 		uint32_t access = (pci & DOCA_ACCESS_FLAG_PCI_READ_WRITE) ? DOCA_ACCESS_FLAG_PCI_READ_WRITE
@@ -419,15 +402,12 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				   size_t *export_desc_len)
 {
-	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_export_rdma: %s is NULL",
-				  mmap == NULL          ? "mmap"
-				  : dev == NULL         ? "dev"
-				  : export_desc == NULL ? "export_desc"
-							: "export_desc_len");
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-			  "doca_mmap_export_rdma: mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci",
-			  (void *)mmap);
+	FERRY_ARG_NOT_NULL(mmap);
+	FERRY_ARG_NOT_NULL(dev);
+	FERRY_ARG_NOT_NULL(export_desc);
+	FERRY_ARG_NOT_NULL(export_desc_len);
+	return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED,
+			       "mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci", (void *)mmap);
 }
 
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
@@ -439,12 +419,12 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	struct doca_mmap *m = NULL;
 
 	if (export_desc == NULL || dev == NULL || mmap == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call,
-				  export_desc == NULL ? "export_desc" : (dev == NULL ? "dev" : "mmap"));
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     export_desc == NULL ? "export_desc" : (dev == NULL ? "dev" : "mmap"));
 	if (export_desc_len == 0)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: export_desc_len is 0", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "export_desc_len is 0");
 	if (!ferry_dev_is_open(dev))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dev %p is not an open device", call, (void *)dev);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
 	doca_error_t err = ferry_link_import_open(
 		export_desc, export_desc_len, ferry_devinfo_machine(doca_dev_as_devinfo(dev)), 0, call, &imp, &view);
 	if (err != DOCA_SUCCESS)
@@ -476,19 +456,16 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 /* Every device can reach the emulated link. */
 doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export)
 {
-	if (devinfo == NULL || mmap_export == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_mmap_cap_is_export_pci_supported: %s is NULL",
-				  devinfo == NULL ? "devinfo" : "mmap_export");
+	FERRY_ARG_NOT_NULL(devinfo);
+	FERRY_ARG_NOT_NULL(mmap_export);
 	*mmap_export = 1;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *from_export)
 {
-	if (devinfo == NULL || from_export == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_mmap_cap_is_create_from_export_pci_supported: %s is NULL",
-				  devinfo == NULL ? "devinfo" : "from_export");
+	FERRY_ARG_NOT_NULL(devinfo);
+	FERRY_ARG_NOT_NULL(from_export);
 	*from_export = 1;
 	return DOCA_SUCCESS;
 }

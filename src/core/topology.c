@@ -122,9 +122,22 @@ static void format_pci(const struct ferry_pci_addr *a, char *full, size_t full_s
 
 /* ---- building ------------------------------------------------------------ */
 
+/* Room for "topology <source> line <n>", the call part of a rule line about the topology source. */
+#define TOPO_WHO_SIZE 4160
+
+/* The call part of a rule line about the topology source: "topology <source>". */
+static const char *topo_who(const struct topo_builder *b, char *who, size_t size)
+{
+	snprintf(who, size, "topology %s", b->source);
+	return who;
+}
+
 static doca_error_t syntax(const struct topo_builder *b, const char *why)
 {
-	return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "topology %s line %u: %s", b->source, b->line, why);
+	char who[TOPO_WHO_SIZE];
+
+	snprintf(who, sizeof(who), "topology %s line %u", b->source, b->line);
+	return FERRY_RULE_IN(who, DOCA_ERROR_INITIALIZATION, "%s", why);
 }
 
 static bool copy_name(char *dst, size_t size, const char *src)
@@ -168,7 +181,7 @@ static doca_error_t add_dev(struct topo_builder *b, enum ferry_dev_side side, en
 		return syntax(b, "PCI address already used on this side of this dpu");
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "topology: no memory for a device");
+		return FERRY_RULE_IN("topology", DOCA_ERROR_NO_MEMORY, "no memory for a device");
 	d->magic = FERRY_DEVINFO_MAGIC;
 	d->pci = addr;
 	format_pci(&addr, d->pci_str, sizeof(d->pci_str), d->bdf_str, sizeof(d->bdf_str));
@@ -199,7 +212,7 @@ static doca_error_t add_rep(struct topo_builder *b, int kind, enum doca_pci_func
 		return syntax(b, "too many representors");
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "topology: no memory for a representor");
+		return FERRY_RULE_IN("topology", DOCA_ERROR_NO_MEMORY, "no memory for a representor");
 	r->magic = FERRY_DEVINFO_REP_MAGIC;
 	r->pci = *pci;
 	format_pci(pci, r->pci_str, sizeof(r->pci_str), r->bdf_str, sizeof(r->bdf_str));
@@ -368,7 +381,7 @@ static doca_error_t builder_init(struct topo_builder *b, const char *source)
 	b->topo.devs = calloc(TOPO_MAX_DEVS, sizeof(*b->topo.devs));
 	b->topo.reps = calloc(TOPO_MAX_REPS, sizeof(*b->topo.reps));
 	if (b->topo.devs == NULL || b->topo.reps == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "topology: no memory");
+		return FERRY_RULE_IN("topology", DOCA_ERROR_NO_MEMORY, "no memory");
 	return DOCA_SUCCESS;
 }
 
@@ -386,6 +399,7 @@ static void builder_discard(struct topo_builder *b)
 static doca_error_t parse_stream(struct topo_builder *b, FILE *in)
 {
 	char line[TOPO_MAX_LINE];
+	char who[TOPO_WHO_SIZE];
 	doca_error_t err;
 
 	while (fgets(line, sizeof(line), in) != NULL) {
@@ -397,15 +411,16 @@ static doca_error_t parse_stream(struct topo_builder *b, FILE *in)
 			return err;
 	}
 	if (ferror(in))
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "topology %s: read error", b->source);
+		return FERRY_RULE_IN(topo_who(b, who, sizeof(who)), DOCA_ERROR_INITIALIZATION, "read error");
 	if (b->topo.nb_devs == 0)
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "topology %s: describes no device", b->source);
+		return FERRY_RULE_IN(topo_who(b, who, sizeof(who)), DOCA_ERROR_INITIALIZATION, "describes no device");
 	return DOCA_SUCCESS;
 }
 
 static doca_error_t resolve_side(struct topo_builder *b)
 {
 	const char *side = getenv("FERRY_SIDE");
+	char who[TOPO_WHO_SIZE];
 
 	if (!b->topo.strict)
 		return DOCA_SUCCESS;
@@ -414,14 +429,15 @@ static doca_error_t resolve_side(struct topo_builder *b)
 	else if (side != NULL && strcmp(side, "dpu") == 0)
 		b->topo.my_side = FERRY_SIDE_DPU;
 	else
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION,
-				  "topology %s: strict mode needs FERRY_SIDE=host or FERRY_SIDE=dpu", b->source);
+		return FERRY_RULE_IN(topo_who(b, who, sizeof(who)), DOCA_ERROR_INITIALIZATION,
+				     "strict mode needs FERRY_SIDE=host or FERRY_SIDE=dpu");
 	return DOCA_SUCCESS;
 }
 
 static doca_error_t build(struct topo_builder *b, const char *path)
 {
 	FILE *in;
+	char who[TOPO_WHO_SIZE];
 	doca_error_t err;
 
 	err = builder_init(b, path != NULL ? path : "default");
@@ -432,8 +448,8 @@ static doca_error_t build(struct topo_builder *b, const char *path)
 	else
 		in = fmemopen((void *)(uintptr_t)default_topology, sizeof(default_topology) - 1, "r");
 	if (in == NULL)
-		return FERRY_RULE(DOCA_ERROR_INITIALIZATION, "topology %s: cannot open: %s", b->source,
-				  strerror(errno));
+		return FERRY_RULE_IN(topo_who(b, who, sizeof(who)), DOCA_ERROR_INITIALIZATION, "cannot open: %s",
+				     strerror(errno));
 	err = parse_stream(b, in);
 	fclose(in);
 	if (err == DOCA_SUCCESS)

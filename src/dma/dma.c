@@ -103,21 +103,21 @@ static doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma
 				     DOCA_ACCESS_FLAG_RDMA_WRITE;
 
 	if (mmap == NULL || !ferry_mmap_is_usable(mmap))
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
-				  "doca_task_submit: dma memcpy task %p: %s buf %p belongs to an mmap that is not "
-				  "started or no longer valid",
-				  (const void *)task, side, (const void *)buf);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
+				     "dma memcpy task %p: %s buf %p belongs to an mmap that is not "
+				     "started or no longer valid",
+				     (const void *)task, side, (const void *)buf);
 	if (!ferry_mmap_has_dev(mmap, dma->ctx.dev))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: dma memcpy task %p: %s buf %p: device %s was not added to its "
-				  "mmap %p (doca_mmap_add_dev)",
-				  (const void *)task, side, (const void *)buf, ferry_dev_name(dma->ctx.dev),
-				  (const void *)mmap);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy task %p: %s buf %p: device %s was not added to its "
+				     "mmap %p (doca_mmap_add_dev)",
+				     (const void *)task, side, (const void *)buf, ferry_dev_name(dma->ctx.dev),
+				     (const void *)mmap);
 	if (need_write && (ferry_mmap_access(mmap) & write_flags) == 0)
-		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
-				  "doca_task_submit: dma memcpy task %p: destination buf %p: mmap %p is read-only; a "
-				  "destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE",
-				  (const void *)task, (const void *)buf, (const void *)mmap);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_PERMITTED,
+				     "dma memcpy task %p: destination buf %p: mmap %p is read-only; a "
+				     "destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE",
+				     (const void *)task, (const void *)buf, (const void *)mmap);
 	return DOCA_SUCCESS;
 }
 
@@ -137,10 +137,10 @@ static doca_error_t check_total(const struct doca_dma *dma, struct doca_dma_task
 		task->first_error = DOCA_ERROR_INVALID_VALUE;
 	}
 	if (total > dma->caps->max_buf_size)
-		return FERRY_RULE(
-			DOCA_ERROR_INVALID_VALUE,
-			"doca_task_submit: dma memcpy task %p: copies %llu bytes, above the device limit of %llu",
-			(void *)task, (unsigned long long)total, (unsigned long long)dma->caps->max_buf_size);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy task %p: copies %llu bytes, above the device limit of %llu",
+				     (void *)task, (unsigned long long)total,
+				     (unsigned long long)dma->caps->max_buf_size);
 	task->total = total;
 	return DOCA_SUCCESS;
 }
@@ -149,10 +149,11 @@ static doca_error_t check_total(const struct doca_dma *dma, struct doca_dma_task
 static doca_error_t check_room(const struct doca_dma_task_memcpy *task, uint64_t room_total)
 {
 	if (room_total < task->total)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: dma memcpy task %p: destination has %llu free bytes after its "
-				  "data; the source holds %llu",
-				  (const void *)task, (unsigned long long)room_total, (unsigned long long)task->total);
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy task %p: destination has %llu free bytes after its "
+				     "data; the source holds %llu",
+				     (const void *)task, (unsigned long long)room_total,
+				     (unsigned long long)task->total);
 	return DOCA_SUCCESS;
 }
 
@@ -171,10 +172,10 @@ static doca_error_t check_list(const struct doca_dma *dma, struct doca_dma_task_
 		doca_error_t err;
 
 		if (++count > dma->caps->max_buf_list_len)
-			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-					  "doca_task_submit: dma memcpy task %p: %s list is longer than the device "
-					  "limit of %u bufs",
-					  (void *)task, side, dma->caps->max_buf_list_len);
+			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+					     "dma memcpy task %p: %s list is longer than the device "
+					     "limit of %u bufs",
+					     (void *)task, side, dma->caps->max_buf_list_len);
 		err = check_mmap(dma, task, buf, side, is_dst);
 		if (err != DOCA_SUCCESS)
 			return err;
@@ -250,10 +251,10 @@ static doca_error_t check_lists(const struct doca_dma *dma, struct doca_dma_task
 static doca_error_t check_bufs_set(const struct doca_dma_task_memcpy *task)
 {
 	if (task->src == NULL || task->dst == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_task_submit: dma memcpy task %p has no %s buf (doca_dma_task_memcpy_set_%s)",
-				  (const void *)task, task->src == NULL ? "source" : "destination",
-				  task->src == NULL ? "src" : "dst");
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy task %p has no %s buf (doca_dma_task_memcpy_set_%s)",
+				     (const void *)task, task->src == NULL ? "source" : "destination",
+				     task->src == NULL ? "src" : "dst");
 	return DOCA_SUCCESS;
 }
 
@@ -508,10 +509,9 @@ static doca_error_t dma_start(struct doca_ctx *ctx)
 	doca_error_t err;
 
 	if (dma->pool.capacity == 0)
-		return FERRY_RULE(
-			DOCA_ERROR_BAD_STATE,
-			"doca_ctx_start: dma %p: memcpy tasks are not configured (doca_dma_task_memcpy_set_conf)",
-			(void *)dma);
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_BAD_STATE,
+				     "dma %p: memcpy tasks are not configured (doca_dma_task_memcpy_set_conf)",
+				     (void *)dma);
 	if (task_slots > DMA_CHAN_TASK_SLOTS_MAX)
 		task_slots = DMA_CHAN_TASK_SLOTS_MAX;
 	memset(&cfg, 0, sizeof(cfg));
@@ -522,16 +522,17 @@ static doca_error_t dma_start(struct doca_ctx *ctx)
 	cfg.notify_arg = ctx->pe;
 	err = ferry_chan_open(&cfg, &dma->chans[FERRY_DMA_CHAN_LOCAL]);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err, "doca_ctx_start: dma %p: cannot open a %s copy channel of depth %u: %s",
-				  (void *)dma, ferry_engine_kind_name(cfg.kind), cfg.depth, doca_error_get_name(err));
+		return FERRY_RULE_IN("doca_ctx_start", err, "dma %p: cannot open a %s copy channel of depth %u: %s",
+				     (void *)dma, ferry_engine_kind_name(cfg.kind), cfg.depth,
+				     doca_error_get_name(err));
 	/* Tasks on memory of another process copy through cross-memory attach: inline only. */
 	cfg.kind = FERRY_ENGINE_INLINE;
 	cfg.cross_process = true;
 	err = ferry_chan_open(&cfg, &dma->chans[FERRY_DMA_CHAN_CROSS]);
 	if (err != DOCA_SUCCESS) {
 		close_chans(dma);
-		return FERRY_RULE(err, "doca_ctx_start: dma %p: cannot open the cross-process copy channel: %s",
-				  (void *)dma, doca_error_get_name(err));
+		return FERRY_RULE_IN("doca_ctx_start", err, "dma %p: cannot open the cross-process copy channel: %s",
+				     (void *)dma, doca_error_get_name(err));
 	}
 	dma->backlog.head = dma->backlog.tail = NULL;
 	dma->done.head = dma->done.tail = NULL;
@@ -689,14 +690,14 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	struct doca_dma *dma;
 
 	if (dev == NULL || dma_out == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_create: %s is NULL", dev == NULL ? "dev" : "dma");
+		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", dev == NULL ? "dev" : "dma");
 	caps = ferry_devinfo_dma_caps(doca_dev_as_devinfo(dev));
 	if (caps == NULL || !caps->memcpy_supported)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_dma_create: device %s cannot run DMA memcpy tasks",
-				  ferry_dev_name(dev));
+		return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED, "device %s cannot run DMA memcpy tasks",
+				       ferry_dev_name(dev));
 	dma = ferry_calloc(1, sizeof(*dma));
 	if (dma == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "doca_dma_create: no memory for a DMA context");
+		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for a DMA context");
 	ferry_ctx_init(&dma->ctx, &dma_ops, "dma", dev);
 	ferry_ctx_add_pool(&dma->ctx, &dma->pool, "dma memcpy", sizeof(struct doca_dma_task_memcpy), memcpy_complete);
 	dma->caps = caps;
@@ -721,8 +722,7 @@ doca_error_t doca_dma_destroy(struct doca_dma *dma)
 {
 	doca_error_t err;
 
-	if (dma == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_destroy: dma is NULL");
+	FERRY_ARG_NOT_NULL(dma);
 	err = ferry_ctx_check_destroyable(&dma->ctx, "doca_dma_destroy");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -742,8 +742,7 @@ struct doca_ctx *doca_dma_as_ctx(struct doca_dma *dma)
 
 doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t ordered_completions)
 {
-	if (dma == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_set_ordered_completions: dma is NULL");
+	FERRY_ARG_NOT_NULL(dma);
 	/* Completions are always in submission order; the flag is only remembered. */
 	dma->ordered_completions = ordered_completions;
 	return DOCA_SUCCESS;
@@ -751,19 +750,16 @@ doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t orde
 
 doca_error_t doca_dma_get_gpu_handle(struct doca_dma *dma, struct doca_gpu_dma **dma_gpu)
 {
-	if (dma == NULL || dma_gpu == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_get_gpu_handle: %s is NULL",
-				  dma == NULL ? "dma" : "dma_gpu");
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "doca_dma_get_gpu_handle: dma %p: Ferry has no GPU data path",
-			  (void *)dma);
+	FERRY_ARG_NOT_NULL(dma);
+	FERRY_ARG_NOT_NULL(dma_gpu);
+	return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED, "dma %p: Ferry has no GPU data path", (void *)dma);
 }
 
 doca_error_t ferry_dma_set_engine(struct doca_dma *dma, enum ferry_engine_kind kind)
 {
 	doca_error_t err;
 
-	if (dma == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ferry_dma_set_engine: dma is NULL");
+	FERRY_ARG_NOT_NULL(dma);
 	err = ferry_ctx_check_idle(&dma->ctx, "ferry_dma_set_engine");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -801,9 +797,7 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo
 {
 	const struct ferry_dma_caps *caps;
 
-	if (buf_size == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_dma_cap_task_memcpy_get_max_buf_size: buf_size is NULL");
+	FERRY_ARG_NOT_NULL(buf_size);
 	caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_get_max_buf_size");
 	if (caps == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -816,9 +810,7 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_dev
 {
 	const struct ferry_dma_caps *caps;
 
-	if (max_buf_list_len == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "doca_dma_cap_task_memcpy_get_max_buf_list_len: max_buf_list_len is NULL");
+	FERRY_ARG_NOT_NULL(max_buf_list_len);
 	caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_get_max_buf_list_len");
 	if (caps == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -828,9 +820,8 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_dev
 
 doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_num_tasks)
 {
-	if (dma == NULL || max_num_tasks == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "doca_dma_cap_get_max_num_tasks: %s is NULL",
-				  dma == NULL ? "dma" : "max_num_tasks");
+	FERRY_ARG_NOT_NULL(dma);
+	FERRY_ARG_NOT_NULL(max_num_tasks);
 	*max_num_tasks = dma->caps->max_num_tasks;
 	return DOCA_SUCCESS;
 }
@@ -846,17 +837,18 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
 	doca_error_t err;
 
 	if (dma == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dma is NULL", call);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "dma is NULL");
 	if (task_completion_cb == NULL || task_error_cb == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: dma %p: the %s callback is NULL; both are required",
-				  call, (void *)dma, task_completion_cb == NULL ? "completion" : "error");
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "dma %p: the %s callback is NULL; both are required", (void *)dma,
+				     task_completion_cb == NULL ? "completion" : "error");
 	err = ferry_ctx_check_idle(&dma->ctx, call);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (num_memcpy_tasks > dma->caps->max_num_tasks)
-		return FERRY_RULE(
-			DOCA_ERROR_INVALID_VALUE,
-			"%s: dma %p: %u tasks is above the device limit of %u (doca_dma_cap_get_max_num_tasks)", call,
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_INVALID_VALUE,
+			"dma %p: %u tasks is above the device limit of %u (doca_dma_cap_get_max_num_tasks)",
 			(void *)dma, num_memcpy_tasks, dma->caps->max_num_tasks);
 	err = ferry_task_pool_configure(&dma->pool, num_memcpy_tasks, call);
 	if (err != DOCA_SUCCESS)
@@ -875,7 +867,7 @@ doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct 
 	doca_error_t err;
 
 	if (dma == NULL || task == NULL)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", call, dma == NULL ? "dma" : "task");
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL", dma == NULL ? "dma" : "task");
 	err = ferry_task_pool_get(&dma->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -107,8 +107,8 @@ static doca_error_t inline_open(const struct ferry_chan_cfg *cfg, struct ferry_c
 fail:
 	inline_free(c);
 no_memory:
-	return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "ferry_chan_open: no memory for an inline channel of depth %u",
-			  cfg->depth);
+	return FERRY_RULE_IN("ferry_chan_open", DOCA_ERROR_NO_MEMORY, "no memory for an inline channel of depth %u",
+			     cfg->depth);
 }
 
 static void inline_close(struct ferry_chan *chan)
@@ -135,9 +135,9 @@ static doca_error_t inline_enqueue(struct ferry_chan *chan, const struct ferry_c
 		x->dst_remote = desc->dst_remote;
 		x->status = DOCA_SUCCESS;
 	} else if (desc->src_remote != NULL || desc->dst_remote != NULL) {
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "ferry_chan_enqueue: inline channel: a copy to or from another process needs a "
-				  "channel opened with cross_process");
+		return FERRY_RULE_IN("ferry_chan_enqueue", DOCA_ERROR_NOT_SUPPORTED,
+				     "inline channel: a copy to or from another process needs a "
+				     "channel opened with cross_process");
 	}
 	c->tail++;
 	return DOCA_SUCCESS;

@@ -420,8 +420,8 @@ doca_error_t ferry_worker_chan_open(const struct ferry_chan_cfg *cfg, size_t inl
 
 	err = chan_alloc(cfg, nworkers, &c);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE(err, "ferry_chan_open: no memory for a %s channel of depth %u", ops->name,
-				  cfg->depth);
+		return FERRY_RULE_IN("ferry_chan_open", err, "no memory for a %s channel of depth %u", ops->name,
+				     cfg->depth);
 	c->base.ops = ops;
 	c->notify = cfg->notify;
 	c->notify_arg = cfg->notify_arg;
@@ -437,8 +437,8 @@ doca_error_t ferry_worker_chan_open(const struct ferry_chan_cfg *cfg, size_t inl
 
 fail:
 	chan_free(c);
-	return FERRY_RULE(err, "ferry_chan_open: %u worker channels are open; no room for another",
-			  FERRY_POOL_MEMBERS_MAX);
+	return FERRY_RULE_IN("ferry_chan_open", err, "%u worker channels are open; no room for another",
+			     FERRY_POOL_MEMBERS_MAX);
 }
 
 static doca_error_t worker_open(const struct ferry_chan_cfg *cfg, struct ferry_chan **chan)
@@ -452,10 +452,9 @@ static doca_error_t worker_enqueue(struct ferry_chan *chan, const struct ferry_c
 	struct wslot *s;
 
 	if (desc->src_remote != NULL || desc->dst_remote != NULL)
-		return FERRY_RULE(
-			DOCA_ERROR_NOT_SUPPORTED,
-			"ferry_chan_enqueue: %s channel: a copy to or from another process needs the inline engine",
-			c->base.ops->name);
+		return FERRY_RULE_IN("ferry_chan_enqueue", DOCA_ERROR_NOT_SUPPORTED,
+				     "%s channel: a copy to or from another process needs the inline engine",
+				     c->base.ops->name);
 	if (c->tail - c->head >= c->depth)
 		return DOCA_ERROR_AGAIN;
 	s = slot_at(c, c->tail);
