@@ -121,7 +121,7 @@ void argp_cmd_free_children(struct doca_argp_cmd *cmd)
 doca_error_t doca_argp_init(const char *program_name, void *program_config)
 {
 	if (argp.initialized)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "already initialized; call doca_argp_destroy first");
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "already initialized; call doca_argp_destroy first");
 	unsigned int generation = argp.generation;
 
 	memset(&argp, 0, sizeof(argp));
@@ -137,7 +137,7 @@ doca_error_t doca_argp_init(const char *program_name, void *program_config)
 doca_error_t doca_argp_destroy(void)
 {
 	if (!argp.initialized)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "not initialized (or destroyed twice)");
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "not initialized (or destroyed twice)");
 	argp_cmd_free_children(&argp.root);
 	while (argp.kept != NULL) {
 		struct kept_string *next = argp.kept->next;
@@ -194,7 +194,7 @@ doca_error_t doca_argp_register_logger_callback(doca_argp_logger_cb_t callback)
 		return DOCA_ERROR_BAD_STATE;
 	FERRY_ARG_NOT_NULL(callback);
 	if (argp.logger_cb != NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_ALREADY_EXIST, "a logger callback is already set; disable it first");
+		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST, "a logger callback is already set; disable it first");
 	argp.logger_cb = callback;
 	return DOCA_SUCCESS;
 }
@@ -204,7 +204,7 @@ doca_error_t doca_argp_disable_logger_callback(void)
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	if (argp.logger_cb == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "no logger callback is set");
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "no logger callback is set");
 	argp.logger_cb = NULL;
 	return DOCA_SUCCESS;
 }

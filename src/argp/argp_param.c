@@ -62,7 +62,7 @@ doca_error_t doca_argp_param_create(struct doca_argp_param **param)
 		return DOCA_ERROR_BAD_STATE;
 	*param = calloc(1, sizeof(**param));
 	if (*param == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for a param");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for a param");
 	return DOCA_SUCCESS;
 }
 
@@ -70,8 +70,8 @@ doca_error_t doca_argp_param_destroy(struct doca_argp_param *param)
 {
 	FERRY_ARG_NOT_NULL(param);
 	if (param->registered)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "param '%s' is registered; doca_argp_destroy frees it",
-				       argp_param_display_name(param));
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "param '%s' is registered; doca_argp_destroy frees it",
+				  argp_param_display_name(param));
 	argp_param_free(param);
 	return DOCA_SUCCESS;
 }
@@ -229,7 +229,7 @@ doca_error_t doca_argp_cmd_create(struct doca_argp_cmd **cmd)
 		return DOCA_ERROR_BAD_STATE;
 	*cmd = calloc(1, sizeof(**cmd));
 	if (*cmd == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for a cmd");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for a cmd");
 	return DOCA_SUCCESS;
 }
 
@@ -245,8 +245,7 @@ doca_error_t doca_argp_cmd_destroy(struct doca_argp_cmd *cmd)
 {
 	FERRY_ARG_NOT_NULL(cmd);
 	if (cmd->registered)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered",
-				       cmd->name != NULL ? cmd->name : "?");
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered", cmd->name != NULL ? cmd->name : "?");
 	cmd_free(cmd);
 	return DOCA_SUCCESS;
 }
@@ -281,8 +280,8 @@ doca_error_t doca_argp_cmd_register_param(struct doca_argp_cmd *cmd, struct doca
 		if (input_param != NULL && !input_param->registered)
 			argp_param_free(input_param);
 		FERRY_ARG_NOT_NULL(cmd);
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered; add its params before",
-				       cmd->name != NULL ? cmd->name : "?");
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered; add its params before",
+				  cmd->name != NULL ? cmd->name : "?");
 	}
 	return cmd_add_param(cmd, input_param, __func__);
 }
@@ -341,8 +340,8 @@ doca_error_t doca_argp_cmd_register_cmd(struct doca_argp_cmd *cmd, struct doca_a
 		if (input_cmd != NULL && !input_cmd->registered)
 			cmd_free(input_cmd);
 		FERRY_ARG_NOT_NULL(cmd);
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered; add its subcommands before",
-				       cmd->name != NULL ? cmd->name : "?");
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "cmd '%s' is registered; add its subcommands before",
+				  cmd->name != NULL ? cmd->name : "?");
 	}
 	return cmd_add_cmd(cmd, input_cmd, __func__);
 }

@@ -236,8 +236,8 @@ doca_error_t doca_argp_start(int argc, char **argv)
 	if (argp_require_initialized(__func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	if (argc < 1 || argv == NULL || argv[0] == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "argc %d / argv %p hold no program name", argc,
-				       (void *)argv);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "argc %d / argv %p hold no program name", argc,
+				  (void *)argv);
 	if (argp.program_name == NULL &&
 	    argp_replace_string(&argp.program_name, base_name(argv[0]), __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_NO_MEMORY;

@@ -372,15 +372,15 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (!ferry_dev_is_open(dev))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
 	devinfo = doca_dev_as_devinfo(dev);
 	if (ferry_devinfo_side(devinfo) != FERRY_SIDE_HOST)
-		return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED,
-				       "device %s is on the DPU side; a client needs a host-side device",
-				       ferry_dev_name(dev));
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "device %s is on the DPU side; a client needs a host-side device",
+				  ferry_dev_name(dev));
 	client = ferry_calloc(1, sizeof(*client));
 	if (client == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for client '%s'", name);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for client '%s'", name);
 	comch_ep_init(&client->ep, &client_ops, false, dev);
 	strcpy(client->ep.name, name); /* length checked above */
 	client->machine = ferry_devinfo_machine(devinfo);
@@ -453,8 +453,8 @@ doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *co
 	FERRY_ARG_NOT_NULL(comch_client);
 	FERRY_ARG_NOT_NULL(connection);
 	if (comch_client->phase != CLIENT_UP)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "client '%s' is %s; the connection exists while RUNNING",
-				       comch_client->ep.name, ferry_ctx_state_name(comch_client->ep.ctx.state));
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "client '%s' is %s; the connection exists while RUNNING",
+				  comch_client->ep.name, ferry_ctx_state_name(comch_client->ep.ctx.state));
 	*connection = (struct doca_comch_connection *)(uintptr_t)&comch_client->conn;
 	return DOCA_SUCCESS;
 }

@@ -102,8 +102,8 @@ static bool conn_valid(const struct doca_comch_connection *conn)
 doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data)
 {
 	if (!conn_valid(connection))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "connection %p is NULL or not a connection",
-				       (void *)connection);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is NULL or not a connection",
+				  (void *)connection);
 	connection->user_data = user_data;
 	return DOCA_SUCCESS;
 }

@@ -396,14 +396,14 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	FERRY_ARG_NOT_NULL(buf_mmap);
 	FERRY_ARG_NOT_NULL(consumer);
 	if (!comch_fast_conn_usable(comch_connection))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
-				       (void *)comch_connection);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
+				  (void *)comch_connection);
 	if (comch_connection->num_consumers >= COMCH_FAST_MAX_CONSUMERS)
-		return FERRY_RULE_HERE(DOCA_ERROR_FULL, "connection %u has %u consumers already", comch_connection->id,
-				       COMCH_FAST_MAX_CONSUMERS);
+		return FERRY_RULE(DOCA_ERROR_FULL, "connection %u has %u consumers already", comch_connection->id,
+				  COMCH_FAST_MAX_CONSUMERS);
 	c = ferry_calloc(1, sizeof(*c));
 	if (c == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory");
 	ferry_ctx_init(&c->ctx, &consumer_ops, "comch_consumer", comch_connection->ep->ctx.dev);
 	ferry_ctx_add_pool(&c->ctx, &c->pool, "comch consumer post recv",
 			   sizeof(struct doca_comch_consumer_task_post_recv), post_recv_complete);

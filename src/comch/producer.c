@@ -278,14 +278,14 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 	FERRY_ARG_NOT_NULL(comch_connection);
 	FERRY_ARG_NOT_NULL(producer);
 	if (!comch_fast_conn_usable(comch_connection))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
-				       (void *)comch_connection);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
+				  (void *)comch_connection);
 	if (comch_connection->num_producers >= COMCH_FAST_MAX_PRODUCERS)
-		return FERRY_RULE_HERE(DOCA_ERROR_FULL, "connection %u has %u producers already", comch_connection->id,
-				       COMCH_FAST_MAX_PRODUCERS);
+		return FERRY_RULE(DOCA_ERROR_FULL, "connection %u has %u producers already", comch_connection->id,
+				  COMCH_FAST_MAX_PRODUCERS);
 	p = ferry_calloc(1, sizeof(*p));
 	if (p == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory");
 	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", comch_connection->ep->ctx.dev);
 	ferry_ctx_add_pool(&p->ctx, &p->pool, "comch producer send", sizeof(struct doca_comch_producer_task_send),
 			   send_task_complete);

@@ -598,7 +598,7 @@ no_memory:
 		free(server->generations);
 	}
 	free(server);
-	return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for server '%s'", name);
+	return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for server '%s'", name);
 }
 
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
@@ -727,17 +727,17 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 	FERRY_ARG_NOT_NULL(comch_server);
 	FERRY_ARG_NOT_NULL(connection);
 	if (connection->magic != COMCH_CONN_MAGIC || connection->ep != &comch_server->ep || !connection->established)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "server '%s': connection %p is not one of its clients",
-				       comch_server->ep.name, (void *)connection);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "server '%s': connection %p is not one of its clients",
+				  comch_server->ep.name, (void *)connection);
 	if (comch_server->ep.ctx.state != DOCA_CTX_STATE_RUNNING)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "server '%s' is %s; needs RUNNING", comch_server->ep.name,
-				       ferry_ctx_state_name(comch_server->ep.ctx.state));
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "server '%s' is %s; needs RUNNING", comch_server->ep.name,
+				  ferry_ctx_state_name(comch_server->ep.ctx.state));
 	if (connection->num_producers != 0 || connection->num_consumers != 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_IN_USE,
-				       "server '%s': client %u still has %u producers and %u "
-				       "consumers; destroy them first",
-				       comch_server->ep.name, connection->id, connection->num_producers,
-				       connection->num_consumers);
+		return FERRY_RULE(DOCA_ERROR_IN_USE,
+				  "server '%s': client %u still has %u producers and %u "
+				  "consumers; destroy them first",
+				  comch_server->ep.name, connection->id, connection->num_producers,
+				  connection->num_consumers);
 	if (connection->broken)
 		return DOCA_SUCCESS; /* already on its way out */
 	comch_conn_say_bye(connection);

@@ -8,7 +8,7 @@
  *
  * Convention for a violated rule: one line that names the public call, the object
  * and the rule, then return DOCA's error code. The call's name is never written by
- * hand in the message: FERRY_RULE_HERE takes it from __func__, FERRY_RULE_IN from
+ * hand in the message: FERRY_RULE takes it from __func__, FERRY_RULE_IN from
  * its first argument (a helper checking for a public call):
  *
  *     return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
@@ -68,19 +68,16 @@ static inline bool ferry_log_sampled(_Atomic uint64_t *count, uint64_t *nth)
 	(ferry_log_sdk(DOCA_LOG_LEVEL_ERROR, ferry_log_module_, "%s: " fmt, (call), ##__VA_ARGS__), (err))
 
 /** FERRY_RULE_IN for the function the check sits in: its name comes from __func__. */
-#define FERRY_RULE_HERE(err, fmt, ...) FERRY_RULE_IN(__func__, err, fmt, ##__VA_ARGS__)
+#define FERRY_RULE(err, fmt, ...) FERRY_RULE_IN(__func__, err, fmt, ##__VA_ARGS__)
 
 /**
  * The one NULL-argument check: return DOCA_ERROR_INVALID_VALUE from the
  * enclosing function, with the line "<function>: <arg> is NULL", when @p arg is NULL.
  */
-#define FERRY_ARG_NOT_NULL(arg)                                                               \
-	do {                                                                                  \
-		if ((arg) == NULL)                                                            \
-			return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", #arg); \
+#define FERRY_ARG_NOT_NULL(arg)                                                          \
+	do {                                                                             \
+		if ((arg) == NULL)                                                       \
+			return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", #arg); \
 	} while (0)
-
-/** Log a violated rule at error level and evaluate to @p err (the message names its call; see FERRY_RULE_IN). */
-#define FERRY_RULE(err, ...) (FERRY_ERR(__VA_ARGS__), (err))
 
 #endif /* FERRY_LOG_H_ */

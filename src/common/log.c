@@ -428,7 +428,7 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	size_t len;
 
 	if (!ferry_log_level_is_valid(level) || level == DOCA_LOG_LEVEL_DISABLE)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "level %u is not a log level", level);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "level %u is not a log level", level);
 	FERRY_ARG_NOT_NULL(format);
 	if (level > atomic_load_explicit(&app_max_shown, memory_order_relaxed) || in_dispatch)
 		return DOCA_SUCCESS;
@@ -436,8 +436,8 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	pthread_mutex_lock(&log_lock);
 	if (source <= 0 || source > state.nb_sources) {
 		pthread_mutex_unlock(&log_lock);
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
-				       "source %d was never registered; use DOCA_LOG_REGISTER in the file", source);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "source %d was never registered; use DOCA_LOG_REGISTER in the file", source);
 	}
 	snprintf(name, sizeof(name), "%s", state.sources[source - 1]);
 	pthread_mutex_unlock(&log_lock);
@@ -459,17 +459,17 @@ doca_error_t doca_log_register_source(const char *source_name, int *source)
 	char *copy;
 
 	if (source_name == NULL || source == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "source_name %p or source %p is NULL",
-				       (const void *)source_name, (void *)source);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "source_name %p or source %p is NULL",
+				  (const void *)source_name, (void *)source);
 	copy = strndup(source_name, DOCA_LOGGER_NAME_SIZE - 1);
 	if (copy == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for name '%s'", source_name);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for name '%s'", source_name);
 
 	pthread_mutex_lock(&log_lock);
 	if (state.nb_sources == MAX_SOURCES) {
 		pthread_mutex_unlock(&log_lock);
 		free(copy);
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "all %d source slots are used", MAX_SOURCES);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "all %d source slots are used", MAX_SOURCES);
 	}
 	state.sources[state.nb_sources++] = copy;
 	/* Identifiers start at 1 so that an unregistered (zero) log_source is caught. */
@@ -655,8 +655,8 @@ doca_error_t doca_log_backend_create_standard(void)
 
 	pthread_mutex_lock(&log_lock);
 	if (state.nb_app + 2 > MAX_APP_BACKENDS) {
-		err = FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "needs 2 application backends, %u of %d are free",
-				      MAX_APP_BACKENDS - state.nb_app, MAX_APP_BACKENDS);
+		err = FERRY_RULE(DOCA_ERROR_NO_MEMORY, "needs 2 application backends, %u of %d are free",
+				 MAX_APP_BACKENDS - state.nb_app, MAX_APP_BACKENDS);
 	} else if (backend_alloc(0, __func__, &out) == DOCA_SUCCESS &&
 		   backend_alloc(0, __func__, &err_b) == DOCA_SUCCESS) {
 		/* Both slots were checked free above; the checked calls also tell the optimiser so. */
@@ -834,10 +834,10 @@ doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, ui
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&log_lock);
 	if (!backend->is_sdk)
-		err = FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
-				      "backend %p is an application backend; "
-				      "use doca_log_backend_set_level_lower_limit",
-				      (void *)backend);
+		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				 "backend %p is an application backend; "
+				 "use doca_log_backend_set_level_lower_limit",
+				 (void *)backend);
 	else
 		backend->sdk_level = level;
 	refresh_fast_filters();

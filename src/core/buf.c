@@ -54,8 +54,8 @@ doca_error_t doca_buf_inc_refcount(struct doca_buf *buf, uint16_t *refcount)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (buf->refcount == UINT16_MAX)
-		return FERRY_RULE_HERE(DOCA_ERROR_TOO_BIG, "buf %p already holds %u references", (void *)buf,
-				       (unsigned int)UINT16_MAX);
+		return FERRY_RULE(DOCA_ERROR_TOO_BIG, "buf %p already holds %u references", (void *)buf,
+				  (unsigned int)UINT16_MAX);
 	if (refcount != NULL)
 		*refcount = buf->refcount;
 	buf->refcount++;
@@ -230,8 +230,7 @@ doca_error_t doca_buf_get_list_len(const struct doca_buf *buf, uint32_t *num_ele
 {
 	CHECK_OUT("doca_buf_get_list_len", buf, num_elements);
 	if (!buf->is_head)
-		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED, "buf %p is inside a list; ask its head",
-				       (const void *)buf);
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "buf %p is inside a list; ask its head", (const void *)buf);
 	*num_elements = buf->list_len;
 	return DOCA_SUCCESS;
 }

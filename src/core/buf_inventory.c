@@ -84,16 +84,16 @@ static doca_error_t alloc_elements(struct doca_buf_inventory *inv)
 doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **inventory)
 {
 	if (inventory == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
 	if (num_elements == 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "num_elements is 0");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "num_elements is 0");
 	if (num_elements > UINT32_MAX)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "num_elements %zu exceeds the limit of %u",
-				       num_elements, UINT32_MAX);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "num_elements %zu exceeds the limit of %u", num_elements,
+				  UINT32_MAX);
 
 	struct doca_buf_inventory *inv = ferry_calloc(1, sizeof(*inv));
 	if (inv == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "out of memory");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory");
 	inv->num_elements = (uint32_t)num_elements;
 	/* Nothing is taken before start: every element counts as free. */
 	inv->num_free = inv->num_elements;
@@ -105,11 +105,11 @@ doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 {
 	FERRY_ARG_NOT_NULL(inventory);
 	if (inventory->num_free != inventory->num_elements)
-		return FERRY_RULE_HERE(DOCA_ERROR_IN_USE,
-				       "inventory %p still has %u of %u buf(s) out; "
-				       "release them with doca_buf_dec_refcount first",
-				       (void *)inventory, inventory->num_elements - inventory->num_free,
-				       inventory->num_elements);
+		return FERRY_RULE(DOCA_ERROR_IN_USE,
+				  "inventory %p still has %u of %u buf(s) out; "
+				  "release them with doca_buf_dec_refcount first",
+				  (void *)inventory, inventory->num_elements - inventory->num_free,
+				  inventory->num_elements);
 	free(inventory->elems);
 	free(inventory);
 	return DOCA_SUCCESS;
@@ -119,7 +119,7 @@ doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 {
 	FERRY_ARG_NOT_NULL(inventory);
 	if (inventory->started)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "inventory %p is already started", (void *)inventory);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "inventory %p is already started", (void *)inventory);
 	if (inventory->elems == NULL) {
 		doca_error_t err = alloc_elements(inventory);
 		if (err != DOCA_SUCCESS)
@@ -133,7 +133,7 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 {
 	FERRY_ARG_NOT_NULL(inventory);
 	if (!inventory->started)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "inventory %p is not started", (void *)inventory);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "inventory %p is not started", (void *)inventory);
 	inventory->started = false;
 	return DOCA_SUCCESS;
 }
@@ -251,10 +251,10 @@ doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *invento
 {
 	FERRY_ARG_NOT_NULL(inventory);
 	if (inventory->elems != NULL) /* allocated at first start */
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE,
-				       "inventory %p was started; properties are "
-				       "fixed at first start",
-				       (void *)inventory);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "inventory %p was started; properties are "
+				  "fixed at first start",
+				  (void *)inventory);
 	inventory->user_data = user_data;
 	return DOCA_SUCCESS;
 }

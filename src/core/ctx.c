@@ -269,12 +269,12 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 
 	FERRY_ARG_NOT_NULL(ctx);
 	if (ctx->state != DOCA_CTX_STATE_IDLE)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "context '%s' is %s; start needs IDLE", ctx->name,
-				       ferry_ctx_state_name(ctx->state));
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "context '%s' is %s; start needs IDLE", ctx->name,
+				  ferry_ctx_state_name(ctx->state));
 	if (ctx->pe == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE,
-				       "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
-				       ctx->name);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
+				  ctx->name);
 	for (uint32_t i = 0; i < ctx->num_pools; i++) {
 		err = pool_prepare(ctx->pools[i]);
 		if (err != DOCA_SUCCESS)
@@ -330,7 +330,7 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
 {
 	if (ctx == NULL || num_inflight_tasks == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
 	*num_inflight_tasks = ctx->num_inflight;
 	return DOCA_SUCCESS;
 }
@@ -345,7 +345,7 @@ doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_d
 doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data *user_data)
 {
 	if (ctx == NULL || user_data == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
 	*user_data = ctx->user_data;
 	return DOCA_SUCCESS;
 }
@@ -365,7 +365,7 @@ doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_
 doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state)
 {
 	if (ctx == NULL || state == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "ctx and output must not be NULL");
 	*state = ctx->state;
 	return DOCA_SUCCESS;
 }
@@ -449,7 +449,7 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 	const uint32_t known = DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS;
 
 	if ((flags & ~known) != 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "unknown flags 0x%x", flags & ~known);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "unknown flags 0x%x", flags & ~known);
 	return task_submit(task, flags, "doca_task_submit_ex", false);
 }
 

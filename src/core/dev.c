@@ -151,7 +151,7 @@ doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t 
 		return err;
 	list = (struct doca_devinfo **)list_alloc(DEV_LIST_MAGIC, topo->nb_devs);
 	if (list == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for %u entries", topo->nb_devs);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for %u entries", topo->nb_devs);
 	for (uint32_t i = 0; i < topo->nb_devs; i++)
 		if (ferry_topology_visible(topo, topo->devs[i]))
 			list[n++] = topo->devs[i];
@@ -272,7 +272,7 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 	FERRY_ARG_NOT_NULL(devinfo);
 	FERRY_ARG_NOT_NULL(dev);
 	if (!devinfo_ok(devinfo))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a device info", (void *)devinfo);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%p is not a device info", (void *)devinfo);
 	count_up(&devinfo->handle.opens);
 	*dev = &devinfo->handle;
 	return DOCA_SUCCESS;
@@ -290,7 +290,7 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 		return DOCA_SUCCESS;
 	}
 	if (!dev_ok(dev))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a device", (void *)dev);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%p is not a device", (void *)dev);
 	return close_one(&dev->opens, &dev->users, "doca_dev_close", "device", dev->info->bdf_str,
 			 "mmap(s)/context(s)");
 }
@@ -300,7 +300,7 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev
 	FERRY_ARG_NOT_NULL(devinfo);
 	FERRY_ARG_NOT_NULL(dev_rep);
 	if (!repinfo_ok(devinfo))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a representor info", (void *)devinfo);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%p is not a representor info", (void *)devinfo);
 	count_up(&devinfo->handle.opens);
 	*dev_rep = &devinfo->handle;
 	return DOCA_SUCCESS;
@@ -310,7 +310,7 @@ doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 {
 	FERRY_ARG_NOT_NULL(dev);
 	if (!dev_rep_ok(dev))
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%p is not a representor", (void *)dev);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%p is not a representor", (void *)dev);
 	return close_one(&dev->opens, &dev->users, "doca_dev_rep_close", "representor", dev->info->iface, "context(s)");
 }
 

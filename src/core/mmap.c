@@ -75,11 +75,11 @@ bool ferry_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t 
 doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 {
 	if (mmap == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
 
 	struct doca_mmap *m = ferry_calloc(1, sizeof(*m));
 	if (m == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "out of memory for a new mmap");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for a new mmap");
 
 	/* DOCA's DMA samples write into maps whose permissions they never set. */
 	m->access = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
@@ -127,13 +127,13 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
 	FERRY_ARG_NOT_NULL(mmap);
 	if (mmap->from_export)
-		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
-				       "mmap %p was created from an export; it is usable as is", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "mmap %p was created from an export; it is usable as is",
+				  (void *)mmap);
 	if (mmap->started)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "mmap %p is already started", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is already started", (void *)mmap);
 	if (!mmap->memrange_set)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
-				       "mmap %p has no memory range; call doca_mmap_set_memrange first", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "mmap %p has no memory range; call doca_mmap_set_memrange first", (void *)mmap);
 	mmap->started = true;
 	mmap->ever_started = true;
 	return DOCA_SUCCESS;
@@ -143,7 +143,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 {
 	FERRY_ARG_NOT_NULL(mmap);
 	if (!mmap->started)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "mmap %p is not started", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is not started", (void *)mmap);
 	doca_error_t err = check_no_bufs(mmap, "doca_mmap_stop");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -160,19 +160,19 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "dev is NULL (mmap %p)", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev is NULL (mmap %p)", (void *)mmap);
 	if (find_dev(mmap, dev) >= 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_ALREADY_EXIST, "device %s is already in mmap %p", ferry_dev_name(dev),
-				       (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST, "device %s is already in mmap %p", ferry_dev_name(dev),
+				  (void *)mmap);
 	if (mmap->num_devs >= mmap->max_devs)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY,
-				       "mmap %p already holds its maximum of %u device(s); "
-				       "raise it with doca_mmap_set_max_num_devices",
-				       (void *)mmap, mmap->max_devs);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
+				  "mmap %p already holds its maximum of %u device(s); "
+				  "raise it with doca_mmap_set_max_num_devices",
+				  (void *)mmap, mmap->max_devs);
 
 	struct doca_dev **devs = realloc(mmap->devs, (mmap->num_devs + 1) * sizeof(*devs));
 	if (devs == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "out of memory (mmap %p)", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory (mmap %p)", (void *)mmap);
 	mmap->devs = devs;
 	ferry_dev_get(dev);
 	mmap->devs[mmap->num_devs++] = dev;
@@ -185,11 +185,11 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "dev is NULL (mmap %p)", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev is NULL (mmap %p)", (void *)mmap);
 	int idx = find_dev(mmap, dev);
 	if (idx < 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_NOT_FOUND, "device %s was never added to mmap %p",
-				       ferry_dev_name(dev), (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "device %s was never added to mmap %p", ferry_dev_name(dev),
+				  (void *)mmap);
 	/* Order of devices carries no meaning: move the last one into the hole. */
 	mmap->devs[idx] = mmap->devs[--mmap->num_devs];
 	ferry_dev_put(dev);
@@ -202,15 +202,15 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (mmap->ever_started)
-		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
-				       "mmap %p was started before; the limit is fixed "
-				       "at first start",
-				       (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "mmap %p was started before; the limit is fixed "
+				  "at first start",
+				  (void *)mmap);
 	if (max_num_devices == 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: the limit must be at least 1", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap %p: the limit must be at least 1", (void *)mmap);
 	if (max_num_devices < mmap->num_devs)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p already holds %u device(s), more than %u",
-				       (void *)mmap, mmap->num_devs, max_num_devices);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap %p already holds %u device(s), more than %u",
+				  (void *)mmap, mmap->num_devs, max_num_devices);
 	mmap->max_devs = max_num_devices;
 	return DOCA_SUCCESS;
 }
@@ -231,17 +231,15 @@ doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t l
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (addr == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: addr is NULL", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap %p: addr is NULL", (void *)mmap);
 	if (len == 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: len is 0", (void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap %p: len is 0", (void *)mmap);
 	if ((uintptr_t)addr + len < (uintptr_t)addr)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
-				       "mmap %p: range %p + %zu wraps around the address space", (void *)mmap, addr,
-				       len);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap %p: range %p + %zu wraps around the address space",
+				  (void *)mmap, addr, len);
 	if (mmap->memrange_set)
-		return FERRY_RULE_HERE(DOCA_ERROR_NOT_PERMITTED,
-				       "mmap %p already has range %p + %zu; it can be set once", (void *)mmap,
-				       mmap->addr, mmap->len);
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "mmap %p already has range %p + %zu; it can be set once",
+				  (void *)mmap, mmap->addr, mmap->len);
 	mmap->addr = addr;
 	mmap->len = len;
 	mmap->memrange_set = true;
@@ -256,10 +254,10 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 	(void)dmabuf_offset;
 	(void)len;
 	FERRY_ARG_NOT_NULL(mmap);
-	return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED,
-			       "mmap %p: Ferry has no dmabuf support; "
-			       "use doca_mmap_set_memrange",
-			       (void *)mmap);
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			  "mmap %p: Ferry has no dmabuf support; "
+			  "use doca_mmap_set_memrange",
+			  (void *)mmap);
 }
 
 doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
@@ -268,7 +266,7 @@ doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, s
 	FERRY_ARG_NOT_NULL(addr);
 	FERRY_ARG_NOT_NULL(len);
 	if (!mmap->memrange_set)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "mmap %p has no memory range yet", (const void *)mmap);
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p has no memory range yet", (const void *)mmap);
 	*addr = mmap->addr;
 	*len = mmap->len;
 	return DOCA_SUCCESS;
@@ -280,15 +278,15 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 	if (err != DOCA_SUCCESS)
 		return err;
 	if ((access_mask & ~KNOWN_ACCESS_BITS) != 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "mmap %p: unknown access bits 0x%x", (void *)mmap,
-				       access_mask & ~KNOWN_ACCESS_BITS);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap %p: unknown access bits 0x%x", (void *)mmap,
+				  access_mask & ~KNOWN_ACCESS_BITS);
 	/* As in RDMA verbs: a peer may only write what the owner may write. */
 	if ((access_mask & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)) != 0 &&
 	    (access_mask & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE,
-				       "mmap %p: RDMA write/atomic access needs "
-				       "LOCAL_READ_WRITE too (mask 0x%x)",
-				       (void *)mmap, access_mask);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "mmap %p: RDMA write/atomic access needs "
+				  "LOCAL_READ_WRITE too (mask 0x%x)",
+				  (void *)mmap, access_mask);
 	mmap->access = access_mask;
 	return DOCA_SUCCESS;
 }
@@ -406,8 +404,8 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 	FERRY_ARG_NOT_NULL(dev);
 	FERRY_ARG_NOT_NULL(export_desc);
 	FERRY_ARG_NOT_NULL(export_desc_len);
-	return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED,
-			       "mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci", (void *)mmap);
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			  "mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci", (void *)mmap);
 }
 
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,

@@ -42,10 +42,10 @@ doca_error_t doca_pe_create(struct doca_pe **pe_out)
 	int saved;
 
 	if (pe_out == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "output pointer is NULL");
 	pe = ferry_calloc(1, sizeof(*pe));
 	if (pe == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for a progress engine");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for a progress engine");
 	pe->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	pe->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ev.data.fd = pe->event_fd;
@@ -62,19 +62,17 @@ fail:
 	if (pe->event_fd >= 0)
 		close(pe->event_fd);
 	free(pe);
-	return FERRY_RULE_HERE(DOCA_ERROR_OPERATING_SYSTEM, "notification handle: %s", strerror(saved));
+	return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "notification handle: %s", strerror(saved));
 }
 
 doca_error_t doca_pe_destroy(struct doca_pe *pe)
 {
 	FERRY_ARG_NOT_NULL(pe);
 	if (pe->in_progress)
-		return FERRY_RULE_HERE(DOCA_ERROR_IN_USE, "pe %p is being progressed (called from a callback)",
-				       (void *)pe);
+		return FERRY_RULE(DOCA_ERROR_IN_USE, "pe %p is being progressed (called from a callback)", (void *)pe);
 	if (pe->ctxs != NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_IN_USE,
-				       "context '%s' is still connected to pe %p; destroy contexts first",
-				       pe->ctxs->name, (void *)pe);
+		return FERRY_RULE(DOCA_ERROR_IN_USE, "context '%s' is still connected to pe %p; destroy contexts first",
+				  pe->ctxs->name, (void *)pe);
 	close(pe->event_fd);
 	close(pe->epoll_fd);
 	free(pe);
@@ -84,15 +82,15 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 {
 	if (pe == NULL || ctx == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "pe and ctx must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "pe and ctx must not be NULL");
 	if (ctx->pe != NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_ALREADY_EXIST,
-				       "context '%s' is already connected to pe %p; a context has one "
-				       "pe for life",
-				       ctx->name, (void *)ctx->pe);
+		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST,
+				  "context '%s' is already connected to pe %p; a context has one "
+				  "pe for life",
+				  ctx->name, (void *)ctx->pe);
 	if (ctx->state != DOCA_CTX_STATE_IDLE)
-		return FERRY_RULE_HERE(DOCA_ERROR_BAD_STATE, "context '%s' is %s; connect needs IDLE", ctx->name,
-				       ferry_ctx_state_name(ctx->state));
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "context '%s' is %s; connect needs IDLE", ctx->name,
+				  ferry_ctx_state_name(ctx->state));
 	ctx->pe = pe;
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;
@@ -163,7 +161,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
 {
 	if (pe == NULL || handle == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "pe and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "pe and output must not be NULL");
 	*handle = pe->epoll_fd;
 	return DOCA_SUCCESS;
 }
@@ -237,7 +235,7 @@ doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *nu
 	size_t total = 0;
 
 	if (pe == NULL || num_inflight_tasks == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "pe and output must not be NULL");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "pe and output must not be NULL");
 	for (const struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
 		total += ctx->num_inflight;
 	*num_inflight_tasks = total;
@@ -248,7 +246,7 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
 {
 	FERRY_ARG_NOT_NULL(pe);
 	if (mode != DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE && mode != DOCA_PE_EVENT_MODE_PROGRESS_ALL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "unknown mode %d", (int)mode);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "unknown mode %d", (int)mode);
 	return DOCA_SUCCESS;
 }
 
@@ -257,8 +255,7 @@ doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd)
 	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
 
 	if (epoll_ctl(pe->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0)
-		return FERRY_RULE_HERE(DOCA_ERROR_OPERATING_SYSTEM, "pe %p, fd %d: %s", (void *)pe, fd,
-				       strerror(errno));
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "pe %p, fd %d: %s", (void *)pe, fd, strerror(errno));
 	return DOCA_SUCCESS;
 }
 

@@ -690,14 +690,14 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	struct doca_dma *dma;
 
 	if (dev == NULL || dma_out == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", dev == NULL ? "dev" : "dma");
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", dev == NULL ? "dev" : "dma");
 	caps = ferry_devinfo_dma_caps(doca_dev_as_devinfo(dev));
 	if (caps == NULL || !caps->memcpy_supported)
-		return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED, "device %s cannot run DMA memcpy tasks",
-				       ferry_dev_name(dev));
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "device %s cannot run DMA memcpy tasks",
+				  ferry_dev_name(dev));
 	dma = ferry_calloc(1, sizeof(*dma));
 	if (dma == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_NO_MEMORY, "no memory for a DMA context");
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for a DMA context");
 	ferry_ctx_init(&dma->ctx, &dma_ops, "dma", dev);
 	ferry_ctx_add_pool(&dma->ctx, &dma->pool, "dma memcpy", sizeof(struct doca_dma_task_memcpy), memcpy_complete);
 	dma->caps = caps;
@@ -752,7 +752,7 @@ doca_error_t doca_dma_get_gpu_handle(struct doca_dma *dma, struct doca_gpu_dma *
 {
 	FERRY_ARG_NOT_NULL(dma);
 	FERRY_ARG_NOT_NULL(dma_gpu);
-	return FERRY_RULE_HERE(DOCA_ERROR_NOT_SUPPORTED, "dma %p: Ferry has no GPU data path", (void *)dma);
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "dma %p: Ferry has no GPU data path", (void *)dma);
 }
 
 doca_error_t ferry_dma_set_engine(struct doca_dma *dma, enum ferry_engine_kind kind)

@@ -94,16 +94,16 @@ doca_error_t ferry_chan_open(const struct ferry_chan_cfg *cfg, struct ferry_chan
 	size_t i;
 
 	if (cfg == NULL || chan == NULL)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "cfg %p, chan %p; both are needed", (const void *)cfg,
-				       (void *)chan);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "cfg %p, chan %p; both are needed", (const void *)cfg,
+				  (void *)chan);
 	if (cfg->depth == 0 || cfg->depth > FERRY_ENGINE_DEPTH_MAX)
-		return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "depth %u; a channel needs 1..%u", cfg->depth,
-				       FERRY_ENGINE_DEPTH_MAX);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "depth %u; a channel needs 1..%u", cfg->depth,
+				  FERRY_ENGINE_DEPTH_MAX);
 	kind = cfg->cross_process ? FERRY_ENGINE_INLINE : kind_from_env(cfg->kind);
 	for (i = 0; i < ENGINE_COUNT; i++)
 		if (engine_table[i].kind == kind)
 			return engine_table[i].ops->chan_open(cfg, chan);
-	return FERRY_RULE_HERE(DOCA_ERROR_INVALID_VALUE, "engine kind %d is not inline, worker or auto", (int)kind);
+	return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "engine kind %d is not inline, worker or auto", (int)kind);
 }
 
 /* ---- streaming copy (see FERRY_ENGINE_STREAM_MIN) ---- */
