@@ -494,7 +494,7 @@ doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consum
 
 doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint32_t imm_data_len)
 {
-	const char *call = "doca_comch_consumer_set_imm_data_len";
+	const char *call = __func__;
 	doca_error_t err;
 
 	if (consumer == NULL)
@@ -520,7 +520,7 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(
 	struct doca_comch_consumer *consumer, doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
 	doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb, uint32_t num_post_recv_tasks)
 {
-	const char *call = "doca_comch_consumer_task_post_recv_set_conf";
+	const char *call = __func__;
 	doca_error_t err;
 
 	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
@@ -541,7 +541,7 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(
 doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consumer, struct doca_buf *buf,
 							   struct doca_comch_consumer_task_post_recv **task)
 {
-	const char *call = "doca_comch_consumer_task_post_recv_alloc_init";
+	const char *call = __func__;
 	struct doca_task *base = NULL;
 	doca_error_t err;
 

@@ -368,7 +368,7 @@ doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *
 						    doca_comch_producer_task_send_completion_cb_t task_error_cb,
 						    uint32_t num_send_tasks)
 {
-	const char *call = "doca_comch_producer_task_send_set_conf";
+	const char *call = __func__;
 	doca_error_t err;
 
 	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL)
@@ -390,7 +390,7 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 						      uint8_t *imm_data, uint32_t imm_data_len, uint32_t consumer_id,
 						      struct doca_comch_producer_task_send **task)
 {
-	const char *call = "doca_comch_producer_task_send_alloc_init";
+	const char *call = __func__;
 	struct doca_task *base = NULL;
 	struct doca_comch_producer_task_send *send;
 	doca_error_t err;

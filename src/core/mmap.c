@@ -358,7 +358,7 @@ static void unexport(struct doca_mmap *mmap)
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				  size_t *export_desc_len)
 {
-	const char *call = "doca_mmap_export_pci";
+	const char *call = __func__;
 
 	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
@@ -411,7 +411,7 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
 {
-	const char *call = "doca_mmap_create_from_export";
+	const char *call = __func__;
 	struct ferry_link_view view;
 	struct ferry_link_import *imp;
 	struct doca_mmap *m = NULL;
