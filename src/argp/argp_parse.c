@@ -261,7 +261,7 @@ doca_error_t doca_argp_start(int argc, char **argv)
 		if (argp_parser_gone(&ctx))
 			return err != DOCA_SUCCESS ? err : DOCA_ERROR_BAD_STATE;
 		if (err != DOCA_SUCCESS)
-			return ARGP_RULE(err, "doca_argp_start: the program's validation callback failed: %s",
+			return ARGP_RULE(err, "%s: the program's validation callback failed: %s", __func__,
 					 doca_error_get_descr(err));
 	}
 	if (err != DOCA_SUCCESS && !argp_parser_gone(&ctx))

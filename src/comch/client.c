@@ -368,7 +368,7 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 
 	FERRY_ARG_NOT_NULL(dev);
 	FERRY_ARG_NOT_NULL(comch_client);
-	err = comch_ep_check_name("doca_comch_client_create", name);
+	err = comch_ep_check_name(__func__, name);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (!ferry_dev_is_open(dev))
@@ -395,7 +395,7 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(comch_client);
-	err = ferry_ctx_check_destroyable(&comch_client->ep.ctx, "doca_comch_client_destroy");
+	err = ferry_ctx_check_destroyable(&comch_client->ep.ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	ferry_ctx_fini(&comch_client->ep.ctx);
@@ -409,7 +409,7 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client, uint32_t size)
 {
 	FERRY_ARG_NOT_NULL(comch_client);
-	return comch_ep_set_max_msg_size(&comch_client->ep, "doca_comch_client_set_max_msg_size", size);
+	return comch_ep_set_max_msg_size(&comch_client->ep, __func__, size);
 }
 
 doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client, uint32_t *size)
@@ -423,7 +423,7 @@ doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *
 doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client, uint32_t size)
 {
 	FERRY_ARG_NOT_NULL(comch_client);
-	return comch_ep_set_recv_queue_size(&comch_client->ep, "doca_comch_client_set_recv_queue_size", size);
+	return comch_ep_set_recv_queue_size(&comch_client->ep, __func__, size);
 }
 
 doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size)
@@ -465,8 +465,8 @@ doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comc
 						  uint32_t num_send_tasks)
 {
 	FERRY_ARG_NOT_NULL(comch_client);
-	return comch_ep_task_send_set_conf(&comch_client->ep, "doca_comch_client_task_send_set_conf",
-					   task_completion_cb, task_error_cb, num_send_tasks);
+	return comch_ep_task_send_set_conf(&comch_client->ep, __func__, task_completion_cb, task_error_cb,
+					   num_send_tasks);
 }
 
 doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
@@ -474,16 +474,14 @@ doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *co
 						    struct doca_comch_task_send **task)
 {
 	FERRY_ARG_NOT_NULL(comch_client);
-	return comch_ep_task_send_alloc_init(&comch_client->ep, "doca_comch_client_task_send_alloc_init", peer, msg,
-					     len, task);
+	return comch_ep_task_send_alloc_init(&comch_client->ep, __func__, peer, msg, len, task);
 }
 
 doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
 	FERRY_ARG_NOT_NULL(comch_client);
-	return comch_ep_register_msg_recv(&comch_client->ep, "doca_comch_client_event_msg_recv_register",
-					  recv_event_cb);
+	return comch_ep_register_msg_recv(&comch_client->ep, __func__, recv_event_cb);
 }
 
 doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
@@ -491,6 +489,6 @@ doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client 
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
 {
 	FERRY_ARG_NOT_NULL(comch_client);
-	return comch_ep_register_consumer(&comch_client->ep, "doca_comch_client_event_consumer_register",
-					  new_consumer_event_cb, expired_consumer_event_cb);
+	return comch_ep_register_consumer(&comch_client->ep, __func__, new_consumer_event_cb,
+					  expired_consumer_event_cb);
 }

@@ -43,27 +43,27 @@ doca_error_t comch_cap_u32(const char *call, const struct doca_devinfo *devinfo,
 
 doca_error_t doca_comch_cap_get_max_name_len(const struct doca_devinfo *devinfo, uint32_t *max_name_len)
 {
-	return comch_cap_u32("doca_comch_cap_get_max_name_len", devinfo, max_name_len, COMCH_CAP_MAX_NAME_LEN);
+	return comch_cap_u32(__func__, devinfo, max_name_len, COMCH_CAP_MAX_NAME_LEN);
 }
 
 doca_error_t doca_comch_cap_get_max_msg_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return comch_cap_u32("doca_comch_cap_get_max_msg_size", devinfo, size, COMCH_CAP_MAX_MSG_SIZE);
+	return comch_cap_u32(__func__, devinfo, size, COMCH_CAP_MAX_MSG_SIZE);
 }
 
 doca_error_t doca_comch_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return comch_cap_u32("doca_comch_cap_get_max_recv_queue_size", devinfo, size, COMCH_CAP_MAX_RECV_QUEUE);
+	return comch_cap_u32(__func__, devinfo, size, COMCH_CAP_MAX_RECV_QUEUE);
 }
 
 doca_error_t doca_comch_cap_get_max_clients(const struct doca_devinfo *devinfo, uint32_t *num_clients)
 {
-	return comch_cap_u32("doca_comch_cap_get_max_clients", devinfo, num_clients, COMCH_CAP_MAX_CLIENTS);
+	return comch_cap_u32(__func__, devinfo, num_clients, COMCH_CAP_MAX_CLIENTS);
 }
 
 doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinfo, uint32_t *max_send_tasks)
 {
-	return comch_cap_u32("doca_comch_cap_get_max_send_tasks", devinfo, max_send_tasks, COMCH_CAP_MAX_SEND_TASKS);
+	return comch_cap_u32(__func__, devinfo, max_send_tasks, COMCH_CAP_MAX_SEND_TASKS);
 }
 
 static doca_error_t cap_side(const char *call, const struct doca_devinfo *devinfo, enum ferry_dev_side side)
@@ -84,12 +84,12 @@ static doca_error_t cap_side(const char *call, const struct doca_devinfo *devinf
 
 doca_error_t doca_comch_cap_server_is_supported(const struct doca_devinfo *devinfo)
 {
-	return cap_side("doca_comch_cap_server_is_supported", devinfo, FERRY_SIDE_DPU);
+	return cap_side(__func__, devinfo, FERRY_SIDE_DPU);
 }
 
 doca_error_t doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo)
 {
-	return cap_side("doca_comch_cap_client_is_supported", devinfo, FERRY_SIDE_HOST);
+	return cap_side(__func__, devinfo, FERRY_SIDE_HOST);
 }
 
 /* ---- connections ---- */
@@ -113,8 +113,7 @@ union doca_data doca_comch_connection_get_user_data(const struct doca_comch_conn
 	union doca_data none = {.u64 = 0};
 
 	if (!conn_valid(connection)) {
-		FERRY_ERR("doca_comch_connection_get_user_data: connection %p is NULL or not a connection",
-			  (const void *)connection);
+		FERRY_ERR("%s: connection %p is NULL or not a connection", __func__, (const void *)connection);
 		return none;
 	}
 	return connection->user_data;

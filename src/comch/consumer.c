@@ -422,7 +422,7 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(consumer);
-	err = ferry_ctx_check_destroyable(&consumer->ctx, "doca_comch_consumer_destroy");
+	err = ferry_ctx_check_destroyable(&consumer->ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (consumer->conn != NULL) {
@@ -443,7 +443,7 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 {
 	int dummy = 0;
 
-	return comch_cap_check("doca_comch_consumer_cap_is_supported", devinfo, &dummy);
+	return comch_cap_check(__func__, devinfo, &dummy);
 }
 
 doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
@@ -456,32 +456,29 @@ doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consum
 
 doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
+	return comch_cap_u32(__func__, devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_buf_size", devinfo, max_buf_size,
-			     COMCH_FAST_MAX_BUF_SIZE);
+	return comch_cap_u32(__func__, devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
+	return comch_cap_u32(__func__, devinfo, max_buf_list_len, 1);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_consumers", devinfo, max_consumers,
-			     COMCH_FAST_MAX_CONSUMERS);
+	return comch_cap_u32(__func__, devinfo, max_consumers, COMCH_FAST_MAX_CONSUMERS);
 }
 
 doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_imm_data_len)
 {
-	return comch_cap_u32("doca_comch_consumer_cap_get_max_imm_data_len", devinfo, max_imm_data_len,
-			     FERRY_FRAME_IMM_MAX);
+	return comch_cap_u32(__func__, devinfo, max_imm_data_len, FERRY_FRAME_IMM_MAX);
 }
 
 doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)

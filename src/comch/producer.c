@@ -303,7 +303,7 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(producer);
-	err = ferry_ctx_check_destroyable(&producer->ctx, "doca_comch_producer_destroy");
+	err = ferry_ctx_check_destroyable(&producer->ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (producer->conn != NULL) {
@@ -324,7 +324,7 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 {
 	int dummy = 0;
 
-	return comch_cap_check("doca_comch_producer_cap_is_supported", devinfo, &dummy);
+	return comch_cap_check(__func__, devinfo, &dummy);
 }
 
 doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
@@ -337,25 +337,23 @@ doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *produc
 
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return comch_cap_u32("doca_comch_producer_cap_get_max_num_tasks", devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
+	return comch_cap_u32(__func__, devinfo, max_num_tasks, COMCH_FAST_MAX_TASKS);
 }
 
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return comch_cap_u32("doca_comch_producer_cap_get_max_buf_size", devinfo, max_buf_size,
-			     COMCH_FAST_MAX_BUF_SIZE);
+	return comch_cap_u32(__func__, devinfo, max_buf_size, COMCH_FAST_MAX_BUF_SIZE);
 }
 
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return comch_cap_u32("doca_comch_producer_cap_get_max_buf_list_len", devinfo, max_buf_list_len, 1);
+	return comch_cap_u32(__func__, devinfo, max_buf_list_len, 1);
 }
 
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
 {
-	return comch_cap_u32("doca_comch_producer_cap_get_max_producers", devinfo, max_producers,
-			     COMCH_FAST_MAX_PRODUCERS);
+	return comch_cap_u32(__func__, devinfo, max_producers, COMCH_FAST_MAX_PRODUCERS);
 }
 
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
@@ -452,8 +450,8 @@ void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_
 						uint32_t imm_data_len)
 {
 	if (task == NULL || (imm_data == NULL && imm_data_len != 0) || imm_data_len > FERRY_FRAME_IMM_MAX) {
-		FERRY_ERR("doca_comch_producer_task_send_set_imm_data: task %p: immediate data must be 0..%u bytes",
-			  (void *)task, FERRY_FRAME_IMM_MAX);
+		FERRY_ERR("%s: task %p: immediate data must be 0..%u bytes", __func__, (void *)task,
+			  FERRY_FRAME_IMM_MAX);
 		return;
 	}
 	task->imm_len = imm_data_len;

@@ -563,7 +563,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	FERRY_ARG_NOT_NULL(dev);
 	FERRY_ARG_NOT_NULL(repr);
 	FERRY_ARG_NOT_NULL(comch_server);
-	err = comch_ep_check_name("doca_comch_server_create", name);
+	err = comch_ep_check_name(__func__, name);
 	if (err == DOCA_SUCCESS)
 		err = server_check_devices(dev, repr);
 	if (err != DOCA_SUCCESS)
@@ -606,7 +606,7 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(comch_server);
-	err = ferry_ctx_check_destroyable(&comch_server->ep.ctx, "doca_comch_server_destroy");
+	err = ferry_ctx_check_destroyable(&comch_server->ep.ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	ferry_ctx_fini(&comch_server->ep.ctx);
@@ -622,7 +622,7 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size)
 {
 	FERRY_ARG_NOT_NULL(comch_server);
-	return comch_ep_set_max_msg_size(&comch_server->ep, "doca_comch_server_set_max_msg_size", size);
+	return comch_ep_set_max_msg_size(&comch_server->ep, __func__, size);
 }
 
 doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size)
@@ -636,7 +636,7 @@ doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *
 doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server, uint32_t size)
 {
 	FERRY_ARG_NOT_NULL(comch_server);
-	return comch_ep_set_recv_queue_size(&comch_server->ep, "doca_comch_server_set_recv_queue_size", size);
+	return comch_ep_set_recv_queue_size(&comch_server->ep, __func__, size);
 }
 
 doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size)
@@ -674,8 +674,8 @@ doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comc
 						  uint32_t num_send_tasks)
 {
 	FERRY_ARG_NOT_NULL(comch_server);
-	return comch_ep_task_send_set_conf(&comch_server->ep, "doca_comch_server_task_send_set_conf",
-					   task_completion_cb, task_error_cb, num_send_tasks);
+	return comch_ep_task_send_set_conf(&comch_server->ep, __func__, task_completion_cb, task_error_cb,
+					   num_send_tasks);
 }
 
 doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *comch_server,
@@ -683,16 +683,14 @@ doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *co
 						    struct doca_comch_task_send **task)
 {
 	FERRY_ARG_NOT_NULL(comch_server);
-	return comch_ep_task_send_alloc_init(&comch_server->ep, "doca_comch_server_task_send_alloc_init", peer, msg,
-					     len, task);
+	return comch_ep_task_send_alloc_init(&comch_server->ep, __func__, peer, msg, len, task);
 }
 
 doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
 	FERRY_ARG_NOT_NULL(comch_server);
-	return comch_ep_register_msg_recv(&comch_server->ep, "doca_comch_server_event_msg_recv_register",
-					  recv_event_cb);
+	return comch_ep_register_msg_recv(&comch_server->ep, __func__, recv_event_cb);
 }
 
 doca_error_t doca_comch_server_event_connection_status_changed_register(
@@ -704,7 +702,7 @@ doca_error_t doca_comch_server_event_connection_status_changed_register(
 	FERRY_ARG_NOT_NULL(comch_server);
 	FERRY_ARG_NOT_NULL(connect_event_cb);
 	FERRY_ARG_NOT_NULL(disconnect_event_cb);
-	err = ferry_ctx_check_idle(&comch_server->ep.ctx, "doca_comch_server_event_connection_status_changed_register");
+	err = ferry_ctx_check_idle(&comch_server->ep.ctx, __func__);
 	if (err == DOCA_SUCCESS) {
 		comch_server->connect_cb = connect_event_cb;
 		comch_server->disconnect_cb = disconnect_event_cb;
@@ -717,8 +715,8 @@ doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server 
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
 {
 	FERRY_ARG_NOT_NULL(comch_server);
-	return comch_ep_register_consumer(&comch_server->ep, "doca_comch_server_event_consumer_register",
-					  new_consumer_event_cb, expired_consumer_event_cb);
+	return comch_ep_register_consumer(&comch_server->ep, __func__, new_consumer_event_cb,
+					  expired_consumer_event_cb);
 }
 
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,

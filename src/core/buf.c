@@ -50,7 +50,7 @@ static doca_error_t check_head(const struct doca_buf *buf, const char *call, con
 
 doca_error_t doca_buf_inc_refcount(struct doca_buf *buf, uint16_t *refcount)
 {
-	doca_error_t err = check_head(buf, "doca_buf_inc_refcount", "buf");
+	doca_error_t err = check_head(buf, __func__, "buf");
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (buf->refcount == UINT16_MAX)
@@ -77,7 +77,7 @@ static void release_list(struct doca_buf *head)
 
 doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 {
-	static const char call[] = "doca_buf_dec_refcount";
+	const char *call = __func__;
 
 	if (buf == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buf is NULL");
@@ -96,7 +96,7 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 
 doca_error_t doca_buf_get_refcount(const struct doca_buf *buf, uint16_t *refcount)
 {
-	CHECK_OUT("doca_buf_get_refcount", buf, refcount);
+	CHECK_OUT(__func__, buf, refcount);
 	*refcount = buf->refcount;
 	return DOCA_SUCCESS;
 }
@@ -105,28 +105,28 @@ doca_error_t doca_buf_get_refcount(const struct doca_buf *buf, uint16_t *refcoun
 
 doca_error_t doca_buf_get_len(const struct doca_buf *buf, size_t *len)
 {
-	CHECK_OUT("doca_buf_get_len", buf, len);
+	CHECK_OUT(__func__, buf, len);
 	*len = buf->len;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_get_head(const struct doca_buf *buf, void **head)
 {
-	CHECK_OUT("doca_buf_get_head", buf, head);
+	CHECK_OUT(__func__, buf, head);
 	*head = buf->head;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_get_data_len(const struct doca_buf *buf, size_t *data_len)
 {
-	CHECK_OUT("doca_buf_get_data_len", buf, data_len);
+	CHECK_OUT(__func__, buf, data_len);
 	*data_len = buf->data_len;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **data)
 {
-	CHECK_OUT("doca_buf_get_data", buf, data);
+	CHECK_OUT(__func__, buf, data);
 	*data = buf->data;
 	return DOCA_SUCCESS;
 }
@@ -139,7 +139,7 @@ static size_t room_after_data(const struct doca_buf *buf)
 
 doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len)
 {
-	static const char call[] = "doca_buf_set_data";
+	const char *call = __func__;
 
 	doca_error_t err = check_in_use(buf, call, "buf");
 	if (err != DOCA_SUCCESS)
@@ -159,7 +159,7 @@ doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len
 
 doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len)
 {
-	static const char call[] = "doca_buf_set_data_len";
+	const char *call = __func__;
 
 	doca_error_t err = check_in_use(buf, call, "buf");
 	if (err != DOCA_SUCCESS)
@@ -174,7 +174,7 @@ doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len)
 
 doca_error_t doca_buf_reset_data_len(struct doca_buf *buf)
 {
-	doca_error_t err = check_in_use(buf, "doca_buf_reset_data_len", "buf");
+	doca_error_t err = check_in_use(buf, __func__, "buf");
 	if (err != DOCA_SUCCESS)
 		return err;
 	buf->data_len = 0;
@@ -185,14 +185,14 @@ doca_error_t doca_buf_reset_data_len(struct doca_buf *buf)
 
 doca_error_t doca_buf_get_next_in_list(struct doca_buf *buf, struct doca_buf **next_buf)
 {
-	CHECK_OUT("doca_buf_get_next_in_list", buf, next_buf);
+	CHECK_OUT(__func__, buf, next_buf);
 	*next_buf = buf->next;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_get_last_in_list(struct doca_buf *buf, struct doca_buf **last_buf)
 {
-	CHECK_OUT("doca_buf_get_last_in_list", buf, last_buf);
+	CHECK_OUT(__func__, buf, last_buf);
 	if (buf->is_head) {
 		*last_buf = buf->last;
 		return DOCA_SUCCESS;
@@ -207,28 +207,28 @@ doca_error_t doca_buf_get_last_in_list(struct doca_buf *buf, struct doca_buf **l
 
 doca_error_t doca_buf_is_last_in_list(const struct doca_buf *buf, uint8_t *is_last)
 {
-	CHECK_OUT("doca_buf_is_last_in_list", buf, is_last);
+	CHECK_OUT(__func__, buf, is_last);
 	*is_last = buf->next == NULL ? 1 : 0;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_is_first_in_list(const struct doca_buf *buf, uint8_t *is_first)
 {
-	CHECK_OUT("doca_buf_is_first_in_list", buf, is_first);
+	CHECK_OUT(__func__, buf, is_first);
 	*is_first = buf->is_head ? 1 : 0;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_is_in_list(const struct doca_buf *buf, uint8_t *is_in_list)
 {
-	CHECK_OUT("doca_buf_is_in_list", buf, is_in_list);
+	CHECK_OUT(__func__, buf, is_in_list);
 	*is_in_list = (!buf->is_head || buf->next != NULL) ? 1 : 0;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_get_list_len(const struct doca_buf *buf, uint32_t *num_elements)
 {
-	CHECK_OUT("doca_buf_get_list_len", buf, num_elements);
+	CHECK_OUT(__func__, buf, num_elements);
 	if (!buf->is_head)
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "buf %p is inside a list; ask its head", (const void *)buf);
 	*num_elements = buf->list_len;
@@ -266,7 +266,7 @@ static void append_list(struct doca_buf *list1, struct doca_buf *list2)
 
 doca_error_t doca_buf_chain_list(struct doca_buf *list1, struct doca_buf *list2)
 {
-	doca_error_t err = check_chainable(list1, list2, "doca_buf_chain_list");
+	doca_error_t err = check_chainable(list1, list2, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	append_list(list1, list2);
@@ -275,7 +275,7 @@ doca_error_t doca_buf_chain_list(struct doca_buf *list1, struct doca_buf *list2)
 
 doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1, struct doca_buf *list1_tail, struct doca_buf *list2)
 {
-	static const char call[] = "doca_buf_chain_list_tail";
+	const char *call = __func__;
 
 	doca_error_t err = check_chainable(list1, list2, call);
 	if (err != DOCA_SUCCESS)
@@ -290,7 +290,7 @@ doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1, struct doca_buf *l
 
 doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list2)
 {
-	static const char call[] = "doca_buf_unchain_list";
+	const char *call = __func__;
 
 	doca_error_t err = check_head(list1, call, "list1");
 	if (err != DOCA_SUCCESS)

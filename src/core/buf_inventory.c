@@ -175,7 +175,7 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 						void *addr, size_t len, void *data, size_t data_len,
 						struct doca_buf **buf)
 {
-	static const char call[] = "doca_buf_inventory_buf_get_by_args";
+	const char *call = __func__;
 
 	if (inventory == NULL || mmap == NULL || buf == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
@@ -200,7 +200,7 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, const struct doca_buf *src_buf,
 					struct doca_buf **dst_buf)
 {
-	static const char call[] = "doca_buf_inventory_buf_dup";
+	const char *call = __func__;
 
 	if (inventory == NULL || src_buf == NULL || dst_buf == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",

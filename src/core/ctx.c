@@ -306,7 +306,7 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 		 * that a callback already stopped and count anything but success as
 		 * a failure (dma_local_copy): stopping an IDLE context is a no-op.
 		 */
-		FERRY_DBG("doca_ctx_stop: context '%s' is already IDLE", ctx->name);
+		FERRY_DBG("%s: context '%s' is already IDLE", __func__, ctx->name);
 		return DOCA_SUCCESS;
 	case DOCA_CTX_STATE_STOPPING:
 		return DOCA_ERROR_IN_PROGRESS;
@@ -355,7 +355,7 @@ doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(ctx);
-	err = ferry_ctx_check_idle(ctx, "doca_ctx_set_state_changed_cb");
+	err = ferry_ctx_check_idle(ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	ctx->state_changed_cb = cb;
@@ -373,7 +373,7 @@ doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states
 void doca_ctx_flush_tasks(struct doca_ctx *ctx)
 {
 	if (ctx == NULL) {
-		FERRY_ERR("doca_ctx_flush_tasks: ctx is NULL");
+		FERRY_ERR("%s: ctx is NULL", __func__);
 		return;
 	}
 	if (ctx->state != DOCA_CTX_STATE_IDLE && ctx->ops->flush != NULL)
@@ -436,12 +436,12 @@ static doca_error_t task_submit(struct doca_task *task, uint32_t flags, const ch
 
 doca_error_t doca_task_submit(struct doca_task *task)
 {
-	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, "doca_task_submit", false);
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, __func__, false);
 }
 
 doca_error_t doca_task_try_submit(struct doca_task *task)
 {
-	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, "doca_task_try_submit", true);
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, __func__, true);
 }
 
 doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
@@ -450,17 +450,17 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 
 	if ((flags & ~known) != 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "unknown flags 0x%x", flags & ~known);
-	return task_submit(task, flags, "doca_task_submit_ex", false);
+	return task_submit(task, flags, __func__, false);
 }
 
 void doca_task_free(struct doca_task *task)
 {
 	struct ferry_task_pool *pool;
 
-	if (!task_is_valid(task, "doca_task_free"))
+	if (!task_is_valid(task, __func__))
 		return;
 	if (task->state != FERRY_TASK_ALLOCATED) {
-		FERRY_ERR("doca_task_free: %s task %p is %s; only a task that is not in flight can be freed",
+		FERRY_ERR("%s: %s task %p is %s; only a task that is not in flight can be freed", __func__,
 			  task->pool->task_name, (void *)task,
 			  task->state == FERRY_TASK_SUBMITTED ? "in flight" : "already free");
 		return;
@@ -474,14 +474,14 @@ void doca_task_free(struct doca_task *task)
 
 doca_error_t doca_task_get_status(const struct doca_task *task)
 {
-	if (!task_is_valid(task, "doca_task_get_status"))
+	if (!task_is_valid(task, __func__))
 		return DOCA_ERROR_INVALID_VALUE;
 	return task->status;
 }
 
 void doca_task_set_user_data(struct doca_task *task, union doca_data user_data)
 {
-	if (task_is_valid(task, "doca_task_set_user_data"))
+	if (task_is_valid(task, __func__))
 		task->user_data = user_data;
 }
 
@@ -489,14 +489,14 @@ union doca_data doca_task_get_user_data(const struct doca_task *task)
 {
 	union doca_data none = {.u64 = 0};
 
-	if (!task_is_valid(task, "doca_task_get_user_data"))
+	if (!task_is_valid(task, __func__))
 		return none;
 	return task->user_data;
 }
 
 struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
 {
-	if (!task_is_valid(task, "doca_task_get_ctx"))
+	if (!task_is_valid(task, __func__))
 		return NULL;
 	return task->ctx;
 }

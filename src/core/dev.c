@@ -163,7 +163,7 @@ doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t 
 
 doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_list)
 {
-	return list_free(dev_list, DEV_LIST_MAGIC, "doca_devinfo_destroy_list");
+	return list_free(dev_list, DEV_LIST_MAGIC, __func__);
 }
 
 static bool rep_matches(const struct doca_devinfo_rep *rep, const struct doca_devinfo *manager, int filter)
@@ -174,7 +174,7 @@ static bool rep_matches(const struct doca_devinfo_rep *rep, const struct doca_de
 doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter, struct doca_devinfo_rep ***dev_list_rep,
 					  uint32_t *nb_devs_rep)
 {
-	static const char call[] = "doca_devinfo_rep_create_list";
+	const char *call = __func__;
 	const int known = DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED;
 	const struct ferry_topology *topo;
 	struct doca_devinfo_rep **list;
@@ -212,7 +212,7 @@ doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter, stru
 
 doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_rep)
 {
-	return list_free(dev_list_rep, REP_LIST_MAGIC, "doca_devinfo_rep_destroy_list");
+	return list_free(dev_list_rep, REP_LIST_MAGIC, __func__);
 }
 
 /* ---- open and close ------------------------------------------------------ */
@@ -286,13 +286,12 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 		 * samples close a device their cleanup helper already closed and
 		 * set to NULL (dma_local_copy), counting any error as a failure.
 		 */
-		FERRY_DBG("doca_dev_close: dev is NULL; nothing to close");
+		FERRY_DBG("%s: dev is NULL; nothing to close", __func__);
 		return DOCA_SUCCESS;
 	}
 	if (!dev_ok(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%p is not a device", (void *)dev);
-	return close_one(&dev->opens, &dev->users, "doca_dev_close", "device", dev->info->bdf_str,
-			 "mmap(s)/context(s)");
+	return close_one(&dev->opens, &dev->users, __func__, "device", dev->info->bdf_str, "mmap(s)/context(s)");
 }
 
 doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep)
@@ -311,17 +310,17 @@ doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 	FERRY_ARG_NOT_NULL(dev);
 	if (!dev_rep_ok(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%p is not a representor", (void *)dev);
-	return close_one(&dev->opens, &dev->users, "doca_dev_rep_close", "representor", dev->info->iface, "context(s)");
+	return close_one(&dev->opens, &dev->users, __func__, "representor", dev->info->iface, "context(s)");
 }
 
 struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
 {
 	if (dev == NULL || !dev_ok(dev)) {
-		FERRY_ERR("doca_dev_as_devinfo: %p is not a device", (const void *)dev);
+		FERRY_ERR("%s: %p is not a device", __func__, (const void *)dev);
 		return NULL;
 	}
 	if (count_read(&dev->opens) == 0) {
-		FERRY_ERR("doca_dev_as_devinfo: device %s is not open", dev->info->bdf_str);
+		FERRY_ERR("%s: device %s is not open", __func__, dev->info->bdf_str);
 		return NULL;
 	}
 	return dev->info;
@@ -330,11 +329,11 @@ struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
 struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
 {
 	if (dev_rep == NULL || !dev_rep_ok(dev_rep)) {
-		FERRY_ERR("doca_dev_rep_as_devinfo: %p is not a representor", (void *)dev_rep);
+		FERRY_ERR("%s: %p is not a representor", __func__, (void *)dev_rep);
 		return NULL;
 	}
 	if (count_read(&dev_rep->opens) == 0) {
-		FERRY_ERR("doca_dev_rep_as_devinfo: representor %s is not open", dev_rep->info->iface);
+		FERRY_ERR("%s: representor %s is not open", __func__, dev_rep->info->iface);
 		return NULL;
 	}
 	return dev_rep->info;
@@ -344,7 +343,7 @@ struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
 
 doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, char *pci_addr_str)
 {
-	doca_error_t err = check_devinfo("doca_devinfo_get_pci_addr_str", devinfo, pci_addr_str);
+	doca_error_t err = check_devinfo(__func__, devinfo, pci_addr_str);
 
 	if (err == DOCA_SUCCESS)
 		memcpy(pci_addr_str, devinfo->pci_str, sizeof(devinfo->pci_str));
@@ -354,7 +353,7 @@ doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, c
 doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
 					    uint8_t *is_equal)
 {
-	static const char call[] = "doca_devinfo_is_equal_pci_addr";
+	const char *call = __func__;
 	doca_error_t err = check_devinfo(call, devinfo, is_equal);
 
 	if (err != DOCA_SUCCESS)
@@ -391,7 +390,7 @@ doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint
 
 doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr, uint32_t size)
 {
-	static const char call[] = "doca_devinfo_get_mac_addr";
+	const char *call = __func__;
 	doca_error_t err = check_devinfo(call, devinfo, mac_addr);
 
 	if (err != DOCA_SUCCESS)
@@ -411,7 +410,7 @@ doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8
 
 doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name, uint32_t size)
 {
-	static const char call[] = "doca_devinfo_get_iface_name";
+	const char *call = __func__;
 	doca_error_t err = check_devinfo(call, devinfo, iface_name);
 
 	if (err != DOCA_SUCCESS)
@@ -421,7 +420,7 @@ doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, cha
 
 doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name, uint32_t size)
 {
-	static const char call[] = "doca_devinfo_get_ibdev_name";
+	const char *call = __func__;
 	doca_error_t err = check_devinfo(call, devinfo, ibdev_name);
 
 	if (err != DOCA_SUCCESS)
@@ -431,7 +430,7 @@ doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, cha
 
 doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo, enum doca_pci_func_type *pci_func_type)
 {
-	doca_error_t err = check_devinfo("doca_devinfo_get_pci_func_type", devinfo, pci_func_type);
+	doca_error_t err = check_devinfo(__func__, devinfo, pci_func_type);
 
 	if (err == DOCA_SUCCESS)
 		*pci_func_type = devinfo->func_type;
@@ -440,7 +439,7 @@ doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo, 
 
 doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index)
 {
-	static const char call[] = "doca_devinfo_get_sf_index";
+	const char *call = __func__;
 	doca_error_t err = check_devinfo(call, devinfo, sf_index);
 
 	if (err != DOCA_SUCCESS)
@@ -457,7 +456,7 @@ doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint3
 doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
 							   uint8_t *is_hotplug_manager)
 {
-	doca_error_t err = check_devinfo("doca_devinfo_cap_is_hotplug_manager_supported", devinfo, is_hotplug_manager);
+	doca_error_t err = check_devinfo(__func__, devinfo, is_hotplug_manager);
 
 	if (err == DOCA_SUCCESS)
 		*is_hotplug_manager = 0;
@@ -477,26 +476,26 @@ static doca_error_t rep_filter_cap(const char *call, const struct doca_devinfo *
 doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
 							  uint8_t *filter_all_supported)
 {
-	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_all_supported", devinfo, filter_all_supported);
+	return rep_filter_cap(__func__, devinfo, filter_all_supported);
 }
 
 doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
 							  uint8_t *filter_net_supported)
 {
-	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_net_supported", devinfo, filter_net_supported);
+	return rep_filter_cap(__func__, devinfo, filter_net_supported);
 }
 
 doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
 							       uint8_t *filter_emulated_supported)
 {
-	return rep_filter_cap("doca_devinfo_rep_cap_is_filter_emulated_supported", devinfo, filter_emulated_supported);
+	return rep_filter_cap(__func__, devinfo, filter_emulated_supported);
 }
 
 /* ---- representor properties ---------------------------------------------- */
 
 doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid, uint32_t size)
 {
-	static const char call[] = "doca_devinfo_rep_get_vuid";
+	const char *call = __func__;
 	doca_error_t err = check_repinfo(call, devinfo_rep, rep_vuid);
 
 	if (err != DOCA_SUCCESS)
@@ -506,7 +505,7 @@ doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_re
 
 doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep, char *pci_addr_str)
 {
-	doca_error_t err = check_repinfo("doca_devinfo_rep_get_pci_addr_str", devinfo_rep, pci_addr_str);
+	doca_error_t err = check_repinfo(__func__, devinfo_rep, pci_addr_str);
 
 	if (err == DOCA_SUCCESS)
 		memcpy(pci_addr_str, devinfo_rep->pci_str, sizeof(devinfo_rep->pci_str));
@@ -516,7 +515,7 @@ doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *de
 doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep, const char *pci_addr_str,
 						uint8_t *is_equal)
 {
-	static const char call[] = "doca_devinfo_rep_is_equal_pci_addr";
+	const char *call = __func__;
 	doca_error_t err = check_repinfo(call, devinfo_rep, is_equal);
 
 	if (err != DOCA_SUCCESS)
@@ -529,7 +528,7 @@ doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *d
 doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
 						enum doca_pci_func_type *pci_func_type)
 {
-	doca_error_t err = check_repinfo("doca_devinfo_rep_get_pci_func_type", devinfo_rep, pci_func_type);
+	doca_error_t err = check_repinfo(__func__, devinfo_rep, pci_func_type);
 
 	if (err == DOCA_SUCCESS)
 		*pci_func_type = devinfo_rep->func_type;
@@ -539,7 +538,7 @@ doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *d
 doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep, char *iface_name,
 					     uint32_t size)
 {
-	static const char call[] = "doca_devinfo_rep_get_iface_name";
+	const char *call = __func__;
 	doca_error_t err = check_repinfo(call, devinfo_rep, iface_name);
 
 	if (err != DOCA_SUCCESS)
@@ -550,7 +549,7 @@ doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devi
 
 doca_error_t doca_devinfo_rep_get_sf_index(const struct doca_devinfo_rep *devinfo_rep, uint32_t *sf_index)
 {
-	static const char call[] = "doca_devinfo_rep_get_sf_index";
+	const char *call = __func__;
 	doca_error_t err = check_repinfo(call, devinfo_rep, sf_index);
 
 	if (err != DOCA_SUCCESS)
@@ -565,7 +564,7 @@ doca_error_t doca_devinfo_rep_get_sf_index(const struct doca_devinfo_rep *devinf
 
 doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep, uint8_t *is_hotplug)
 {
-	doca_error_t err = check_repinfo("doca_devinfo_rep_get_is_hotplug", devinfo_rep, is_hotplug);
+	doca_error_t err = check_repinfo(__func__, devinfo_rep, is_hotplug);
 
 	if (err == DOCA_SUCCESS)
 		*is_hotplug = 0;
@@ -616,7 +615,7 @@ void ferry_dev_get(struct doca_dev *dev)
 
 void ferry_dev_put(struct doca_dev *dev)
 {
-	users_down(&dev->users, "ferry_dev_put", "device", dev->info->bdf_str);
+	users_down(&dev->users, __func__, "device", dev->info->bdf_str);
 }
 
 const struct doca_devinfo_rep *ferry_dev_rep_info(const struct doca_dev_rep *dev_rep)
@@ -651,5 +650,5 @@ void ferry_dev_rep_get(struct doca_dev_rep *dev_rep)
 
 void ferry_dev_rep_put(struct doca_dev_rep *dev_rep)
 {
-	users_down(&dev_rep->users, "ferry_dev_rep_put", "representor", dev_rep->info->iface);
+	users_down(&dev_rep->users, __func__, "representor", dev_rep->info->iface);
 }

@@ -104,7 +104,7 @@ static doca_error_t check_no_bufs(const struct doca_mmap *mmap, const char *call
 doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 {
 	FERRY_ARG_NOT_NULL(mmap);
-	doca_error_t err = check_no_bufs(mmap, "doca_mmap_destroy");
+	doca_error_t err = check_no_bufs(mmap, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 
@@ -144,7 +144,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 	FERRY_ARG_NOT_NULL(mmap);
 	if (!mmap->started)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is not started", (void *)mmap);
-	doca_error_t err = check_no_bufs(mmap, "doca_mmap_stop");
+	doca_error_t err = check_no_bufs(mmap, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap->started = false;
@@ -156,7 +156,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 {
-	doca_error_t err = check_configurable(mmap, "doca_mmap_add_dev", DOCA_ERROR_NOT_PERMITTED);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
@@ -181,7 +181,7 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 
 doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 {
-	doca_error_t err = check_configurable(mmap, "doca_mmap_rm_dev", DOCA_ERROR_NOT_PERMITTED);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
@@ -198,7 +198,7 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 
 doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices)
 {
-	doca_error_t err = check_configurable(mmap, "doca_mmap_set_max_num_devices", DOCA_ERROR_NOT_PERMITTED);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (mmap->ever_started)
@@ -227,7 +227,7 @@ doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_
 
 doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len)
 {
-	doca_error_t err = check_configurable(mmap, "doca_mmap_set_memrange", DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (addr == NULL)
@@ -274,7 +274,7 @@ doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, s
 
 doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask)
 {
-	doca_error_t err = check_configurable(mmap, "doca_mmap_set_permissions", DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if ((access_mask & ~KNOWN_ACCESS_BITS) != 0)
@@ -293,7 +293,7 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 
 doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb, void *opaque)
 {
-	doca_error_t err = check_configurable(mmap, "doca_mmap_set_free_cb", DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap->free_cb = free_cb;
@@ -303,7 +303,7 @@ doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_fr
 
 doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data)
 {
-	doca_error_t err = check_configurable(mmap, "doca_mmap_set_user_data", DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap->user_data = user_data;

@@ -129,11 +129,11 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	uint32_t delivered = 0;
 
 	if (pe == NULL) {
-		FERRY_ERR("doca_pe_progress: pe is NULL");
+		FERRY_ERR("%s: pe is NULL", __func__);
 		return 0;
 	}
 	if (pe->in_progress) {
-		FERRY_ERR("doca_pe_progress: pe %p is already progressing; progress must not be called from a callback",
+		FERRY_ERR("%s: pe %p is already progressing; progress must not be called from a callback", __func__,
 			  (void *)pe);
 		return 0;
 	}

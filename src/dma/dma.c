@@ -723,7 +723,7 @@ doca_error_t doca_dma_destroy(struct doca_dma *dma)
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(dma);
-	err = ferry_ctx_check_destroyable(&dma->ctx, "doca_dma_destroy");
+	err = ferry_ctx_check_destroyable(&dma->ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	ferry_ctx_fini(&dma->ctx);
@@ -734,7 +734,7 @@ doca_error_t doca_dma_destroy(struct doca_dma *dma)
 struct doca_ctx *doca_dma_as_ctx(struct doca_dma *dma)
 {
 	if (dma == NULL) {
-		FERRY_ERR("doca_dma_as_ctx: dma is NULL");
+		FERRY_ERR("%s: dma is NULL", __func__);
 		return NULL;
 	}
 	return &dma->ctx;
@@ -760,7 +760,7 @@ doca_error_t ferry_dma_set_engine(struct doca_dma *dma, enum ferry_engine_kind k
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(dma);
-	err = ferry_ctx_check_idle(&dma->ctx, "ferry_dma_set_engine");
+	err = ferry_ctx_check_idle(&dma->ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	dma->engine = kind;
@@ -785,7 +785,7 @@ static const struct ferry_dma_caps *caps_of(const struct doca_devinfo *devinfo, 
 
 doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo)
 {
-	const struct ferry_dma_caps *caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_is_supported");
+	const struct ferry_dma_caps *caps = caps_of(devinfo, __func__);
 
 	if (caps == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -798,7 +798,7 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo
 	const struct ferry_dma_caps *caps;
 
 	FERRY_ARG_NOT_NULL(buf_size);
-	caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_get_max_buf_size");
+	caps = caps_of(devinfo, __func__);
 	if (caps == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	*buf_size = caps->max_buf_size;
@@ -811,7 +811,7 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_dev
 	const struct ferry_dma_caps *caps;
 
 	FERRY_ARG_NOT_NULL(max_buf_list_len);
-	caps = caps_of(devinfo, "doca_dma_cap_task_memcpy_get_max_buf_list_len");
+	caps = caps_of(devinfo, __func__);
 	if (caps == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	*max_buf_list_len = caps->max_buf_list_len;
@@ -833,7 +833,7 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
 					   doca_dma_task_memcpy_completion_cb_t task_error_cb,
 					   uint32_t num_memcpy_tasks)
 {
-	static const char call[] = "doca_dma_task_memcpy_set_conf";
+	const char *call = __func__;
 	doca_error_t err;
 
 	if (dma == NULL)
@@ -861,7 +861,7 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
 doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src, struct doca_buf *dst,
 					     union doca_data user_data, struct doca_dma_task_memcpy **task)
 {
-	static const char call[] = "doca_dma_task_memcpy_alloc_init";
+	const char *call = __func__;
 	struct doca_task *base;
 	struct doca_dma_task_memcpy *memcpy_task;
 	doca_error_t err;
@@ -882,7 +882,7 @@ doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct 
 struct doca_task *doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task)
 {
 	if (task == NULL) {
-		FERRY_ERR("doca_dma_task_memcpy_as_task: task is NULL");
+		FERRY_ERR("%s: task is NULL", __func__);
 		return NULL;
 	}
 	return &task->base;
@@ -905,14 +905,14 @@ static bool task_is_settable(const struct doca_dma_task_memcpy *task, const char
 
 void doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src)
 {
-	if (task_is_settable(task, "doca_dma_task_memcpy_set_src"))
+	if (task_is_settable(task, __func__))
 		task->src = src;
 }
 
 const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_memcpy *task)
 {
 	if (task == NULL) {
-		FERRY_ERR("doca_dma_task_memcpy_get_src: task is NULL");
+		FERRY_ERR("%s: task is NULL", __func__);
 		return NULL;
 	}
 	return task->src;
@@ -920,14 +920,14 @@ const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_m
 
 void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst)
 {
-	if (task_is_settable(task, "doca_dma_task_memcpy_set_dst"))
+	if (task_is_settable(task, __func__))
 		task->dst = dst;
 }
 
 struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task)
 {
 	if (task == NULL) {
-		FERRY_ERR("doca_dma_task_memcpy_get_dst: task is NULL");
+		FERRY_ERR("%s: task is NULL", __func__);
 		return NULL;
 	}
 	return task->dst;
