@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * engine.c - choosing a copy engine: ferry_chan_open, kind names, the auto threshold.
+ * engine.c - choosing a copy engine: ferry_chan_open and kind names. The auto
+ * threshold lives with the auto engine (engine_worker.c); why 256 KiB is here.
  *
  * The auto engine (the default) is the worker engine with an inline threshold:
  * descriptors shorter than FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT are copied by the
@@ -21,11 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
-#include "common/ferry_env.h"
 #include "common/ferry_log.h"
 #include "engine/engine_priv.h"
 
@@ -68,11 +65,6 @@ const char *ferry_engine_kind_name(enum ferry_engine_kind kind)
 	return "unknown";
 }
 
-size_t ferry_engine_auto_threshold(void)
-{
-	return (size_t)ferry_env_u64("FERRY_ENGINE_AUTO_THRESHOLD", 0, SIZE_MAX, FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT);
-}
-
 /* The kind the environment imposes, or @p asked when FERRY_DMA_ENGINE is unset or bad. */
 static enum ferry_engine_kind kind_from_env(enum ferry_engine_kind asked)
 {
@@ -105,47 +97,3 @@ doca_error_t ferry_chan_open(const struct ferry_chan_cfg *cfg, struct ferry_chan
 			return engine_table[i].ops->chan_open(cfg, chan);
 	return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "engine kind %d is not inline, worker or auto", (int)kind);
 }
-
-/* ---- streaming copy (see FERRY_ENGINE_STREAM_MIN) ---- */
-
-#if defined(__SSE2__)
-void ferry_engine_copy_stream(void *dst, const void *src, size_t len)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-	/* Non-temporal stores need a 16-byte aligned destination: plain copy up to it. */
-	size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-
-	memcpy(d, s, head);
-	d += head;
-	s += head;
-	len -= head;
-	for (; len >= 64; d += 64, s += 64, len -= 64) {
-		__m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)s);
-		__m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-		__m128i x2 = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
-		__m128i x3 = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
-
-		_mm_stream_si128((__m128i *)(void *)d, x0);
-		_mm_stream_si128((__m128i *)(void *)(d + 16), x1);
-		_mm_stream_si128((__m128i *)(void *)(d + 32), x2);
-		_mm_stream_si128((__m128i *)(void *)(d + 48), x3);
-	}
-	memcpy(d, s, len);
-}
-
-void ferry_engine_stream_fence(void)
-{
-	/* Non-temporal stores are weakly ordered: sfence orders them before later stores. */
-	_mm_sfence();
-}
-#else
-void ferry_engine_copy_stream(void *dst, const void *src, size_t len)
-{
-	memcpy(dst, src, len);
-}
-
-void ferry_engine_stream_fence(void)
-{
-}
-#endif

@@ -90,6 +90,7 @@
 #include <time.h>
 
 #include "common/ferry_alloc.h"
+#include "common/ferry_env.h"
 #include "common/ferry_log.h"
 #include "engine/engine_priv.h"
 #include "engine/pool_priv.h"
@@ -820,6 +821,12 @@ const struct ferry_engine_ops ferry_engine_worker_ops = {
 	.cancel = worker_cancel,
 	.ready = worker_ready,
 };
+
+/* The size from which auto hands a copy to the workers (why 256 KiB: engine.c). */
+size_t ferry_engine_auto_threshold(void)
+{
+	return (size_t)ferry_env_u64("FERRY_ENGINE_AUTO_THRESHOLD", 0, SIZE_MAX, FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT);
+}
 
 static doca_error_t auto_open(const struct ferry_chan_cfg *cfg, struct ferry_chan **chan)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * link_env.c - the domain's per-user runtime directory, and the identity
+ * link_env.c - the domain (its name, its per-user runtime directory), and the identity
  * facts an export descriptor carries (boot id, a process's start time).
  */
 #include <errno.h>
@@ -17,6 +17,33 @@
 #include "link/ferry_link.h"
 
 FERRY_LOG_MODULE("link");
+
+static int domain_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+	       c == '-';
+}
+
+const char *ferry_link_domain(const char **why)
+{
+	const char *domain = getenv(FERRY_LINK_DOMAIN_ENV);
+	size_t len;
+
+	if (domain == NULL || domain[0] == '\0')
+		return "default";
+	len = strlen(domain);
+	if (len > FERRY_LINK_DOMAIN_MAX) {
+		*why = "FERRY_DOMAIN is longer than 48 bytes";
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (!domain_char_ok(domain[i])) {
+			*why = "FERRY_DOMAIN may hold only letters, digits, '.', '_' and '-'";
+			return NULL;
+		}
+	}
+	return domain;
+}
 
 /* mkdir that accepts an existing directory only if it is ours and private. */
 static doca_error_t private_dir(const char *path, bool must_be_private)

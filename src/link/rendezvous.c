@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rendezvous.c - domain names, abstract socket addresses and the non-blocking
+ * rendezvous.c - socket addresses (abstract and in the domain directory) and the non-blocking
  * SEQPACKET socket calls of the emulated link (contract in ferry_link.h).
  */
 #include <errno.h>
@@ -21,33 +21,6 @@
 FERRY_LOG_MODULE("link");
 
 #define LINK_LISTEN_BACKLOG 1024
-
-static int domain_char_ok(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-	       c == '-';
-}
-
-const char *ferry_link_domain(const char **why)
-{
-	const char *domain = getenv(FERRY_LINK_DOMAIN_ENV);
-	size_t len;
-
-	if (domain == NULL || domain[0] == '\0')
-		return "default";
-	len = strlen(domain);
-	if (len > FERRY_LINK_DOMAIN_MAX) {
-		*why = "FERRY_DOMAIN is longer than 48 bytes";
-		return NULL;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (!domain_char_ok(domain[i])) {
-			*why = "FERRY_DOMAIN may hold only letters, digits, '.', '_' and '-'";
-			return NULL;
-		}
-	}
-	return domain;
-}
 
 static uint64_t fnv1a64(const char *s)
 {
