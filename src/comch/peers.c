@@ -16,6 +16,7 @@
 #include <doca_mmap.h>
 
 #include "comch/fast_priv.h"
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
 #include "core/ferry_memview.h"
@@ -180,7 +181,7 @@ doca_error_t comch_peers_add(struct doca_comch_connection *conn, const struct fe
 
 	if (!within_limits(conn, up, why))
 		return DOCA_ERROR_FULL;
-	r = calloc(1, sizeof(*r));
+	r = ferry_calloc(1, sizeof(*r));
 	if (r == NULL) {
 		*why = "no memory for the consumer's record";
 		return DOCA_ERROR_NO_MEMORY;

@@ -141,9 +141,16 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 	struct epoll_event ev = {.events = EPOLLIN};
 	int slot = server_find_slot(server);
 
-	conn = slot < 0 ? NULL : calloc(1, sizeof(*conn));
-	if (conn == NULL) {
+	if (slot < 0) {
 		FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed", server->ep.name,
+			   (int)pid);
+		close(fd);
+		return;
+	}
+	/* Nothing is taken yet: on failure the client sees its connection close and may try again. */
+	conn = ferry_calloc(1, sizeof(*conn));
+	if (conn == NULL) {
+		FERRY_WARN("comch server '%s': no memory for the connection of pid %d; closed", server->ep.name,
 			   (int)pid);
 		close(fd);
 		return;

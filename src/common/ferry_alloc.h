@@ -3,8 +3,8 @@
  * ferry_alloc.h - how Ferry's open/create paths allocate, with a test hook that
  * makes an allocation fail.
  *
- * ferry_malloc, ferry_calloc and ferry_aligned_alloc are malloc, calloc and
- * aligned_alloc, except that a test can ask for "the Nth allocation from now
+ * ferry_malloc, ferry_calloc, ferry_realloc and ferry_aligned_alloc are malloc,
+ * calloc, realloc and aligned_alloc, except that a test can ask for "the Nth allocation from now
  * fails" (ferry_alloc_fail_nth) and so walk every error path of an *_open or
  * *_create in turn, one failure point after the other, under ASan.
  *
@@ -38,8 +38,8 @@
 FERRY_PRIVATE_API extern _Atomic unsigned int ferry_alloc_fail_countdown;
 
 /**
- * Tests only: make the @p n-th allocation through ferry_malloc, ferry_calloc or
- * ferry_aligned_alloc from now on fail (1: the next one). It fails once, then
+ * Tests only: make the @p n-th allocation through ferry_malloc, ferry_calloc,
+ * ferry_realloc or ferry_aligned_alloc from now on fail (1: the next one). It fails once, then
  * the hook is off again. @p n = 0 turns the hook off.
  */
 void ferry_alloc_fail_nth(unsigned int n);
@@ -70,6 +70,15 @@ static inline void *ferry_malloc(size_t size)
 static inline void *ferry_calloc(size_t nmemb, size_t size)
 {
 	return ferry_alloc_failing() ? NULL : calloc(nmemb, size);
+}
+
+/**
+ * realloc: on a failure (simulated or real) NULL, and @p ptr is left as it was,
+ * still owned by the caller.
+ */
+static inline void *ferry_realloc(void *ptr, size_t size)
+{
+	return ferry_alloc_failing() ? NULL : realloc(ptr, size);
 }
 
 /**

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
 #include "core/topology_priv.h"
@@ -41,7 +42,7 @@ struct list_header {
 static void **list_alloc(uint32_t magic, uint32_t count)
 {
 	/* One spare slot so an empty list still has a unique, non-NULL address. */
-	struct list_header *h = calloc(1, sizeof(*h) + ((size_t)count + 1) * sizeof(void *));
+	struct list_header *h = ferry_calloc(1, sizeof(*h) + ((size_t)count + 1) * sizeof(void *));
 
 	if (h == NULL)
 		return NULL;

@@ -170,7 +170,8 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 				  "raise it with doca_mmap_set_max_num_devices",
 				  (void *)mmap, mmap->max_devs);
 
-	struct doca_dev **devs = realloc(mmap->devs, (mmap->num_devs + 1) * sizeof(*devs));
+	/* On failure realloc leaves the old array, and so the mmap, as it was. */
+	struct doca_dev **devs = ferry_realloc(mmap->devs, (mmap->num_devs + 1) * sizeof(*devs));
 	if (devs == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory (mmap %p)", (void *)mmap);
 	mmap->devs = devs;

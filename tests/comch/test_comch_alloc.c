@@ -9,6 +9,10 @@
  * Each failure must return DOCA_ERROR_NO_MEMORY with its line, leave the
  * output NULL (or the context IDLE, or the connection's producers and
  * consumers as they were), and free what it had built.
+ *
+ * Outside create and start: the server's record of a client that connects
+ * fails once; that client's connection is closed, the server keeps running and
+ * the next client connects.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -430,6 +434,50 @@ static void test_producer_consumer_create(void **state)
 	disconnect_pair();
 }
 
+/* ---- the server's record of a connecting client ---- */
+
+static bool client_idle(void)
+{
+	return state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_IDLE;
+}
+
+static void test_server_accept_no_memory(void **state)
+{
+	struct doca_ctx *sctx;
+
+	(void)state;
+	F->server_conn = NULL; /* an earlier test's, gone with its server */
+	server_make("alloc-accept");
+	sctx = doca_comch_server_as_ctx(F->server);
+	assert_int_equal(doca_ctx_start(sctx), DOCA_SUCCESS);
+	client_make("alloc-accept");
+	ferry_test_log_reset();
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
+	/* Nothing else allocates through the hook while the PE connects: the server's record does. */
+	ferry_alloc_fail_nth(1);
+	FERRY_PROGRESS_UNTIL(F->pe, client_idle(), FERRY_TEST_WAIT_MS);
+	assert_false(ferry_alloc_fail_pending());
+	ferry_alloc_fail_nth(0);
+	assert_true(client_idle());
+	assert_true(ferry_test_log_has("no memory for the connection of pid"));
+	assert_true(ferry_test_log_has("the server closed the connection"));
+	/* The server lives on, holding nothing of that client. */
+	assert_int_equal(state_of(sctx), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(F->server->num_pending, 0);
+	assert_int_equal(F->server->num_conns, 0);
+	assert_null(F->server_conn);
+	client_unmake();
+
+	/* The next client is served. */
+	client_make("alloc-accept");
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
+	FERRY_PROGRESS_UNTIL(F->pe, connected(), FERRY_TEST_WAIT_MS);
+	assert_true(connected());
+	assert_int_equal(F->server->num_conns, 1);
+	disconnect_pair();
+	F->server_conn = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_server_start),
 		cmocka_unit_test(test_client_start),
 		cmocka_unit_test(test_producer_consumer_create),
+		cmocka_unit_test(test_server_accept_no_memory),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

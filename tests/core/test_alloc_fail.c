@@ -3,7 +3,9 @@
  * test_alloc_fail.c - every allocation of DOCA Core's create and start calls
  * fails in turn (ferry_test_alloc.h): doca_pe_create, doca_mmap_create,
  * doca_buf_inventory_create and _start, and doca_ctx_start's task pools (on a
- * context type of this test's own, with two configured pools and one not).
+ * context type of this test's own, with two configured pools and one not),
+ * and outside create and start doca_mmap_add_dev (a failed growth of the
+ * device array leaves the devices added before) and doca_devinfo_create_list.
  *
  * Each failure must return DOCA_ERROR_NO_MEMORY with its line, free what the
  * call had built, and leave the output (or the object's state) as it was.
@@ -24,6 +26,7 @@
 #include <doca_pe.h>
 
 #include "core/ferry_ctx.h"
+#include "core/mem_priv.h"
 #include "ferry_test.h"
 #include "ferry_test_alloc.h"
 
@@ -432,6 +435,112 @@ static void test_dev_open_allocates_nothing(void **state)
 	assert_int_equal(doca_devinfo_destroy_list(list), DOCA_SUCCESS);
 }
 
+/* ---- doca_mmap_add_dev: the device array grows ---- */
+
+struct add_dev_arg {
+	struct doca_devinfo **list;
+	struct doca_dev *first, *second;
+	struct doca_mmap *mmap;
+};
+
+static void add_dev_prepare(void *arg)
+{
+	struct add_dev_arg *a = arg;
+
+	assert_int_equal(doca_mmap_create(&a->mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(a->mmap, a->first), DOCA_SUCCESS);
+}
+
+static doca_error_t add_dev_attempt(void *arg)
+{
+	struct add_dev_arg *a = arg;
+
+	return doca_mmap_add_dev(a->mmap, a->second);
+}
+
+static void add_dev_failed(void *arg)
+{
+	struct add_dev_arg *a = arg;
+
+	/* The first device is still there, the second was never added. */
+	assert_int_equal(a->mmap->num_devs, 1);
+	assert_ptr_equal(a->mmap->devs[0], a->first);
+	assert_int_equal(doca_mmap_add_dev(a->mmap, a->first), DOCA_ERROR_ALREADY_EXIST);
+	assert_int_equal(doca_mmap_rm_dev(a->mmap, a->second), DOCA_ERROR_NOT_FOUND);
+}
+
+static void add_dev_succeeded(void *arg)
+{
+	struct add_dev_arg *a = arg;
+
+	assert_int_equal(a->mmap->num_devs, 2);
+	assert_int_equal(doca_mmap_add_dev(a->mmap, a->second), DOCA_ERROR_ALREADY_EXIST);
+	assert_int_equal(doca_mmap_rm_dev(a->mmap, a->second), DOCA_SUCCESS);
+}
+
+static void add_dev_cleanup(void *arg)
+{
+	struct add_dev_arg *a = arg;
+
+	assert_int_equal(doca_mmap_destroy(a->mmap), DOCA_SUCCESS);
+	a->mmap = NULL;
+}
+
+static void test_mmap_add_dev(void **state)
+{
+	struct add_dev_arg a = {0};
+	uint32_t n = 0;
+	struct ferry_test_alloc_walk w = {.call = "doca_mmap_add_dev",
+					  .logged = "doca_mmap_add_dev: out of memory",
+					  .prepare = add_dev_prepare,
+					  .attempt = add_dev_attempt,
+					  .failed = add_dev_failed,
+					  .succeeded = add_dev_succeeded,
+					  .cleanup = add_dev_cleanup,
+					  .arg = &a};
+
+	(void)state;
+	assert_int_equal(doca_devinfo_create_list(&a.list, &n), DOCA_SUCCESS);
+	assert_true(n >= 2);
+	assert_int_equal(doca_dev_open(a.list[0], &a.first), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_open(a.list[1], &a.second), DOCA_SUCCESS);
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+	assert_int_equal(doca_dev_close(a.second), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(a.first), DOCA_SUCCESS);
+	assert_int_equal(doca_devinfo_destroy_list(a.list), DOCA_SUCCESS);
+}
+
+/* ---- doca_devinfo_create_list ---- */
+
+static doca_error_t dev_list_attempt(void *arg)
+{
+	uint32_t n = 0;
+
+	return doca_devinfo_create_list((struct doca_devinfo ***)&((struct out_arg *)arg)->out, &n);
+}
+
+static void dev_list_succeeded(void *arg)
+{
+	struct doca_devinfo **list = ((struct out_arg *)arg)->out;
+
+	assert_non_null(list);
+	assert_int_equal(doca_devinfo_destroy_list(list), DOCA_SUCCESS);
+}
+
+static void test_dev_list_create(void **state)
+{
+	struct out_arg a = {NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_devinfo_create_list",
+					  .logged = "doca_devinfo_create_list: no memory",
+					  .attempt = dev_list_attempt,
+					  .failed = out_failed,
+					  .succeeded = dev_list_succeeded,
+					  .arg = &a};
+
+	(void)state;
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_inventory_create),  cmocka_unit_test(test_inventory_start),
 		cmocka_unit_test(test_ctx_start_pools),   cmocka_unit_test(test_ctx_start_type_refuses),
 		cmocka_unit_test(test_ctx_restart_pools), cmocka_unit_test(test_dev_open_allocates_nothing),
+		cmocka_unit_test(test_mmap_add_dev),      cmocka_unit_test(test_dev_list_create),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
