@@ -478,6 +478,58 @@ static void test_server_accept_no_memory(void **state)
 	F->server_conn = NULL;
 }
 
+/* ---- the server's record of a consumer the client announces ---- */
+
+static void post_recv_done(struct doca_comch_consumer_task_post_recv *t, union doca_data tu, union doca_data cu)
+{
+	(void)t;
+	(void)tu;
+	(void)cu;
+}
+
+static bool consumer_conn_gone(void)
+{
+	return F->server_conn == NULL;
+}
+
+/* No memory for the record of a CONSUMER_UP: that connection ends with its line, nothing is kept. */
+static void test_peer_consumer_record_no_memory(void **state)
+{
+	static char mem[4096];
+	struct doca_comch_consumer *c = NULL;
+	struct doca_mmap *mm = NULL;
+	struct doca_comch_connection *client_conn = NULL;
+
+	(void)state;
+	F->server_conn = NULL;
+	(void)connect_pair();
+	assert_int_equal(doca_comch_client_get_connection(F->client, &client_conn), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create(&mm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(mm, mem, sizeof(mem)), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(mm, F->host), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(mm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(mm), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_create(client_conn, mm, &c), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, post_recv_done, post_recv_done, 1),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
+	/* CONSUMER_UP is on its way; the server's record is the next allocation through the hook. */
+	ferry_alloc_fail_nth(1);
+	FERRY_PROGRESS_UNTIL(F->pe, consumer_conn_gone(), FERRY_TEST_WAIT_MS);
+	assert_false(ferry_alloc_fail_pending());
+	ferry_alloc_fail_nth(0);
+	assert_true(consumer_conn_gone());
+	assert_true(ferry_test_log_has("no memory for the consumer's record"));
+	assert_int_equal(F->server->num_conns, 0);
+	stop_idle(doca_comch_consumer_as_ctx(c));
+	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(mm), DOCA_SUCCESS);
+	disconnect_pair();
+	F->server_conn = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_client_start),
 		cmocka_unit_test(test_producer_consumer_create),
 		cmocka_unit_test(test_server_accept_no_memory),
+		cmocka_unit_test(test_peer_consumer_record_no_memory),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
