@@ -33,6 +33,7 @@
 #include "comch/comch_priv.h"
 #include "comch_util.h"
 #include "ferry_test.h"
+#include "ferry_test_ctx.h"
 #include "ferry_test_alloc.h"
 #include "ferry_test_wait.h"
 
@@ -112,22 +113,6 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-static enum doca_ctx_states state_of(struct doca_ctx *ctx)
-{
-	enum doca_ctx_states st;
-
-	assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
-	return st;
-}
-
-static void stop_idle(struct doca_ctx *ctx)
-{
-	if (state_of(ctx) != DOCA_CTX_STATE_IDLE)
-		(void)doca_ctx_stop(ctx);
-	FERRY_PROGRESS_UNTIL(F->pe, state_of(ctx) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
-	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_IDLE);
-}
-
 static void out_failed(void *arg)
 {
 	(void)arg;
@@ -204,7 +189,7 @@ static void server_make(const char *name)
 
 static void server_unmake(void)
 {
-	stop_idle(doca_comch_server_as_ctx(F->server));
+	ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
 	assert_int_equal(doca_comch_server_destroy(F->server), DOCA_SUCCESS);
 	F->server = NULL;
 }
@@ -219,7 +204,7 @@ static void client_make(const char *name)
 
 static void client_unmake(void)
 {
-	stop_idle(doca_comch_client_as_ctx(F->client));
+	ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
 	assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
 	F->client = NULL;
 }
@@ -227,7 +212,7 @@ static void client_unmake(void)
 /* A start that failed left the endpoint IDLE with no buffers and no tasks. */
 static void ep_start_failed(struct comch_ep *ep)
 {
-	assert_int_equal(state_of(&ep->ctx), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(ferry_test_ctx_state(&ep->ctx), DOCA_CTX_STATE_IDLE);
 	assert_null(ep->rx);
 	assert_null(ep->slab);
 	assert_null(ep->send_pool.mem);
@@ -254,7 +239,7 @@ static void server_start_failed(void *arg)
 static void server_start_succeeded(void *arg)
 {
 	(void)arg;
-	assert_int_equal(state_of(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
 }
 
 static void server_start_cleanup(void *arg)
@@ -300,7 +285,7 @@ static void client_start_succeeded(void *arg)
 {
 	(void)arg;
 	/* Nobody listens under this name: it keeps trying until stopped. */
-	assert_int_equal(state_of(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
 }
 
 static void client_start_cleanup(void *arg)
@@ -328,7 +313,8 @@ static void test_client_start(void **state)
 
 static bool connected(void)
 {
-	return F->server_conn != NULL && state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING;
+	return F->server_conn != NULL &&
+	       ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING;
 }
 
 static struct doca_comch_connection *connect_pair(void)
@@ -438,7 +424,7 @@ static void test_producer_consumer_create(void **state)
 
 static bool client_idle(void)
 {
-	return state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_IDLE;
+	return ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_IDLE;
 }
 
 static void test_server_accept_no_memory(void **state)
@@ -462,7 +448,7 @@ static void test_server_accept_no_memory(void **state)
 	assert_true(ferry_test_log_has("no memory for the connection of pid"));
 	assert_true(ferry_test_log_has("the server closed the connection"));
 	/* The server lives on, holding nothing of that client. */
-	assert_int_equal(state_of(sctx), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(sctx), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(F->server->num_pending, 0);
 	assert_int_equal(F->server->num_conns, 0);
 	assert_null(F->server_conn);
@@ -523,7 +509,7 @@ static void test_peer_consumer_record_no_memory(void **state)
 	assert_true(consumer_conn_gone());
 	assert_true(ferry_test_log_has("no memory for the consumer's record"));
 	assert_int_equal(F->server->num_conns, 0);
-	stop_idle(doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_destroy(mm), DOCA_SUCCESS);
 	disconnect_pair();

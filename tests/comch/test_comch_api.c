@@ -41,6 +41,7 @@
 #include "core/ferry_dev.h"
 #include "link/link_priv.h"
 #include "ferry_test.h"
+#include "ferry_test_ctx.h"
 #include "ferry_test_wait.h"
 
 struct fix {
@@ -135,31 +136,15 @@ static int setup(void **state)
 	return 0;
 }
 
-static enum doca_ctx_states state_of(struct doca_ctx *ctx)
-{
-	enum doca_ctx_states st;
-
-	assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
-	return st;
-}
-
-static void stop_idle(struct doca_ctx *ctx)
-{
-	if (state_of(ctx) != DOCA_CTX_STATE_IDLE)
-		(void)doca_ctx_stop(ctx);
-	FERRY_PROGRESS_UNTIL(F->pe, state_of(ctx) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
-	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_IDLE);
-}
-
 static int teardown(void **state)
 {
 	(void)state;
 	if (F->client != NULL) {
-		stop_idle(doca_comch_client_as_ctx(F->client));
+		ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
 		assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
 	}
 	if (F->server != NULL) {
-		stop_idle(doca_comch_server_as_ctx(F->server));
+		ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
 		assert_int_equal(doca_comch_server_destroy(F->server), DOCA_SUCCESS);
 	}
 	doca_dev_rep_close(F->rep);
@@ -189,7 +174,7 @@ static void make_client(const char *name)
 	assert_int_equal(doca_comch_client_event_msg_recv_register(F->client, client_recv), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
-	assert_int_equal(state_of(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
 }
 
 /* Progress until @p cond holds (or FERRY_TEST_WAIT_MS passed: then it fails, showing what the library said). */
@@ -209,19 +194,19 @@ static void progress_until(bool (*cond)(void))
 
 static bool client_running(void)
 {
-	return state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING && F->connects > 0;
+	return ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING && F->connects > 0;
 }
 
 static bool client_left_running(void)
 {
-	enum doca_ctx_states st = state_of(doca_comch_client_as_ctx(F->client));
+	enum doca_ctx_states st = ferry_test_ctx_state(doca_comch_client_as_ctx(F->client));
 
 	return st == DOCA_CTX_STATE_STOPPING || st == DOCA_CTX_STATE_IDLE;
 }
 
 static bool client_idle(void)
 {
-	return state_of(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_IDLE;
+	return ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_IDLE;
 }
 
 /* ---- rules ---- */
@@ -426,7 +411,7 @@ static void test_connect_and_exchange(void **state)
 	progress_until(server_got);
 	assert_int_equal(F->last_len, 0);
 	/* the client's stop is a disconnect for the server */
-	stop_idle(doca_comch_client_as_ctx(F->client));
+	ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
 	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	assert_null(F->server_conn);
@@ -540,7 +525,7 @@ static void test_stop_flushes_backlog(void **state)
 	/* Fill the socket without progressing the server: later sends wait in the backlog. */
 	for (int i = 0; i < 64; i++)
 		client_send("0123456789abcdef0123456789abcdef", 32);
-	stop_idle(doca_comch_client_as_ctx(F->client));
+	ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
 	assert_int_equal(F->sent_ok + F->sent_err, 64);
 }
 
@@ -675,7 +660,7 @@ static void test_rogue_peers(void **state)
 	/* The server is unharmed: nothing pending, still RUNNING, a real client is served. */
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_pending, 0);
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
-	assert_int_equal(state_of(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
 	make_client("guarded");
 	progress_until(client_running);
 	client_send("still here", 10);
@@ -693,7 +678,7 @@ static void test_second_server_same_name_refused(void **state)
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(twin)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(twin)), DOCA_ERROR_ALREADY_EXIST);
 	assert_true(ferry_test_log_has("another server already listens under this name"));
-	assert_int_equal(state_of(doca_comch_server_as_ctx(twin)), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_server_as_ctx(twin)), DOCA_CTX_STATE_IDLE);
 	assert_int_equal(doca_comch_server_destroy(twin), DOCA_SUCCESS);
 }
 
@@ -702,7 +687,7 @@ static void test_server_stop_ends_clients(void **state)
 {
 	(void)state;
 	connect_pair("stopping");
-	stop_idle(doca_comch_server_as_ctx(F->server));
+	ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
 	progress_until(client_idle);
 	assert_true(ferry_test_log_has("the server ended the connection"));
 	assert_true(ferry_test_log_has("context leaves RUNNING"));
@@ -920,10 +905,10 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 4), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
-	assert_int_equal(state_of(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_STARTING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_STARTING);
 	assert_int_equal(doca_comch_consumer_set_imm_data_len(c, 8), DOCA_ERROR_BAD_STATE);
 	(void)doca_pe_progress(F->pe);
-	assert_int_equal(state_of(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
 	progress_until(consumer_seen);
 	assert_int_equal(g_remote_id, cid);
@@ -998,7 +983,7 @@ static void test_fast_path_in_one_process(void **state)
 	FERRY_PROGRESS_UNTIL(F->pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_recv_err, 1);
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
-	stop_idle(doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
 	progress_until(consumer_expired);
 	doca_comch_producer_task_send_set_consumer_id(st, cid);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
@@ -1007,7 +992,7 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
 
 	doca_task_free(doca_comch_producer_task_send_as_task(st));
-	stop_idle(doca_comch_producer_as_ctx(p));
+	ferry_test_stop_idle(F->pe, doca_comch_producer_as_ctx(p));
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 	(void)doca_buf_dec_refcount(rbuf, NULL);
@@ -1234,7 +1219,7 @@ static void expect_send_refused(int fd, struct doca_comch_producer *p, struct do
 	close(fd);
 	assert_true(ferry_test_log_has(line));
 	doca_task_free(doca_comch_producer_task_send_as_task(st));
-	stop_idle(doca_comch_producer_as_ctx(p));
+	ferry_test_stop_idle(F->pe, doca_comch_producer_as_ctx(p));
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 }
 
@@ -1337,7 +1322,7 @@ static void expect_post_failed(int fd, struct doca_comch_consumer *c, struct doc
 	assert_true(ferry_test_log_has(line));
 	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_ERROR_NOT_CONNECTED);
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
-	stop_idle(doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 }
 
@@ -1468,7 +1453,7 @@ static void test_fast_path_producer_on_own_pe(void **state)
 	assert_int_equal(doca_ctx_stop(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_destroy(ppe), DOCA_SUCCESS);
-	stop_idle(doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 	(void)doca_buf_dec_refcount(rbuf, NULL);
 	(void)doca_buf_dec_refcount(sbuf, NULL);
@@ -1634,7 +1619,7 @@ static struct doca_comch_producer *server_producer(uint32_t tasks)
 
 static void producer_done(struct doca_comch_producer *p)
 {
-	stop_idle(doca_comch_producer_as_ctx(p));
+	ferry_test_stop_idle(F->pe, doca_comch_producer_as_ctx(p));
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 }
 
@@ -2053,7 +2038,7 @@ static void rp_start(struct rogue_producers *rp, const char *name, uint32_t ntas
 	assert_int_equal(doca_pe_connect_ctx(F->pe, rp_ctx(rp)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(rp_ctx(rp)), DOCA_ERROR_IN_PROGRESS);
 	(void)doca_pe_progress(F->pe);
-	assert_int_equal(state_of(rp_ctx(rp)), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(rp_ctx(rp)), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(doca_comch_consumer_get_id(rp->c, &rp->cid), DOCA_SUCCESS);
 	rogue_read(rp->fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
 	assert_int_equal(f.u.up.consumer_id, rp->cid);
@@ -2134,8 +2119,8 @@ static void rp_progress_until_completed(unsigned want)
 
 static void rp_close(struct rogue_producers *rp)
 {
-	if (state_of(rp_ctx(rp)) != DOCA_CTX_STATE_IDLE)
-		stop_idle(rp_ctx(rp));
+	if (ferry_test_ctx_state(rp_ctx(rp)) != DOCA_CTX_STATE_IDLE)
+		ferry_test_stop_idle(F->pe, rp_ctx(rp));
 	assert_int_equal(doca_comch_consumer_destroy(rp->c), DOCA_SUCCESS);
 	ferry_link_import_close(rp->pimp);
 	assert_int_equal(doca_mmap_destroy(rp->dm), DOCA_SUCCESS);
@@ -2287,7 +2272,7 @@ static void stop_race(const char *name, enum race_end how)
 	assert_int_equal(g_rc_status[1], DOCA_ERROR_IO_FAILED);
 	for (int i = 0; i < 500; i++)
 		(void)doca_pe_progress(F->pe);
-	assert_int_equal(state_of(rp_ctx(&rp)), DOCA_CTX_STATE_STOPPING); /* the taken post is still out */
+	assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_STOPPING); /* the taken post is still out */
 	assert_int_equal(g_rc_ok + g_rc_err, 2);
 	assert_int_equal(recv(rp.fd, got, sizeof(got), MSG_DONTWAIT | MSG_PEEK), -1); /* no CONSUMER_DOWN yet */
 	assert_int_equal(errno, EAGAIN);
@@ -2308,8 +2293,8 @@ static void stop_race(const char *name, enum race_end how)
 		rp.fd = -1;
 	}
 	rp_progress_until_completed(3);
-	FERRY_PROGRESS_UNTIL(F->pe, state_of(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
-	assert_int_equal(state_of(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
+	FERRY_PROGRESS_UNTIL(F->pe, ferry_test_ctx_state(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
+	assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
 	if (how != RACE_PEER_LEAVES) {
 		rogue_read(rp.fd, FERRY_FRAME_CONSUMER_DOWN, got, sizeof(got), &f);
 		assert_int_equal(f.u.consumer_id, rp.cid);
@@ -2479,7 +2464,7 @@ static void test_rogue_short_datagrams(void **state)
 	assert_int_equal(g_new_consumers, 0);
 
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
-	assert_int_equal(state_of(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_server_as_ctx(F->server)), DOCA_CTX_STATE_RUNNING);
 	make_client("rogue-short");
 	progress_until(client_running);
 	rogue_consumer_close(&rc);

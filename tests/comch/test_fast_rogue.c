@@ -50,6 +50,7 @@
 #include "comch_util.h"
 #include "core/ferry_dev.h"
 #include "ferry_test.h"
+#include "ferry_test_ctx.h"
 #include "ferry_test_wait.h"
 #include "link/link_priv.h"
 
@@ -685,28 +686,11 @@ static int setup(void **state)
 	return 0;
 }
 
-static enum doca_ctx_states state_of(struct doca_ctx *ctx)
-{
-	enum doca_ctx_states st;
-
-	assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
-	return st;
-}
-
-/* Stop @p ctx, progressing @p pe until it is IDLE. */
-static void stop_idle(struct doca_ctx *ctx, struct doca_pe *pe)
-{
-	if (state_of(ctx) != DOCA_CTX_STATE_IDLE)
-		(void)doca_ctx_stop(ctx);
-	FERRY_PROGRESS_UNTIL(pe, state_of(ctx) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
-	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_IDLE);
-}
-
 static int teardown(void **state)
 {
 	(void)state;
 	if (F->server != NULL) {
-		stop_idle(doca_comch_server_as_ctx(F->server), F->pe);
+		ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
 		assert_int_equal(doca_comch_server_destroy(F->server), DOCA_SUCCESS);
 	}
 	doca_dev_rep_close(F->rep);
@@ -1039,7 +1023,7 @@ static struct doca_comch_consumer *server_consumer(struct doca_pe *pe, void *mem
 	assert_int_equal(doca_pe_connect_ctx(pe, doca_comch_consumer_as_ctx(cons)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(cons)), DOCA_ERROR_IN_PROGRESS);
 	(void)doca_pe_progress(pe);
-	assert_int_equal(state_of(doca_comch_consumer_as_ctx(cons)), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_consumer_as_ctx(cons)), DOCA_CTX_STATE_RUNNING);
 	return cons;
 }
 
@@ -1067,7 +1051,7 @@ static void replay(const char *what, const char *line)
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_refused(line, 1); /* its good consumer came up; the replay did not */
 	if (cons != NULL) {
-		stop_idle(doca_comch_consumer_as_ctx(cons), F->pe);
+		ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(cons));
 		assert_int_equal(doca_comch_consumer_destroy(cons), DOCA_SUCCESS);
 		assert_int_equal(doca_mmap_destroy(cm), DOCA_SUCCESS);
 	}
@@ -1136,7 +1120,7 @@ static void test_replay_server_memory_as_done_ring(void **state)
 	assert_int_equal(F->recv_status, DOCA_ERROR_NOT_CONNECTED);
 	for (size_t i = 0; i < 4096; i++)
 		assert_int_equal(cmem[i], 0);
-	stop_idle(doca_comch_consumer_as_ctx(cons), F->pe);
+	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(cons));
 	assert_int_equal(doca_comch_consumer_destroy(cons), DOCA_SUCCESS);
 	(void)doca_buf_dec_refcount(buf, NULL);
 	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
@@ -1173,7 +1157,7 @@ static struct doca_comch_producer *producer_with_send(struct doca_pe *pe, uint8_
 static void producer_free(struct doca_comch_producer *p, struct doca_pe *pe, struct doca_mmap *pm,
 			  struct doca_buf_inventory *inv, struct doca_buf *buf)
 {
-	stop_idle(doca_comch_producer_as_ctx(p), pe);
+	ferry_test_stop_idle(pe, doca_comch_producer_as_ctx(p));
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 	(void)doca_buf_dec_refcount(buf, NULL);
 	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
@@ -1280,7 +1264,7 @@ static void test_producer_process_dies_consumer_alone(void **state)
 	assert_int_equal(doca_pe_connect_ctx(cpe, doca_comch_consumer_as_ctx(cons)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(cons)), DOCA_ERROR_IN_PROGRESS);
 	(void)doca_pe_progress(cpe);
-	assert_int_equal(state_of(doca_comch_consumer_as_ctx(cons)), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_consumer_as_ctx(cons)), DOCA_CTX_STATE_RUNNING);
 	child_wait_word(&c, "ready");
 	/* the DONE_RING comes through the connection */
 	FERRY_PROGRESS_UNTIL(F->pe, cons->dones.imp != NULL, FERRY_TEST_WAIT_MS);
@@ -1307,7 +1291,7 @@ static void test_producer_process_dies_consumer_alone(void **state)
 	assert_int_equal(F->disconnects, 1);
 	for (size_t i = 0; i < 2048; i++)
 		assert_int_equal(cmem[i], 0);
-	stop_idle(doca_comch_consumer_as_ctx(cons), cpe);
+	ferry_test_stop_idle(cpe, doca_comch_consumer_as_ctx(cons));
 	assert_int_equal(doca_comch_consumer_destroy(cons), DOCA_SUCCESS);
 	for (int i = 0; i < 2; i++)
 		(void)doca_buf_dec_refcount(bufs[i], NULL);

@@ -28,6 +28,7 @@
 #include "core/ferry_ctx.h"
 #include "core/mem_priv.h"
 #include "ferry_test.h"
+#include "ferry_test_ctx.h"
 #include "ferry_test_alloc.h"
 
 /* ---- create calls: one output pointer each ---- */
@@ -301,20 +302,12 @@ static doca_error_t ctx_start_attempt(void *arg)
 	return doca_ctx_start(&((struct ctx_start_arg *)arg)->pc->ctx);
 }
 
-static enum doca_ctx_states state_of(struct doca_ctx *ctx)
-{
-	enum doca_ctx_states st;
-
-	assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
-	return st;
-}
-
 /* Still IDLE, the type's start not reached, no pool holding memory (the first one gave its back). */
 static void ctx_start_failed(void *arg)
 {
 	struct pool_ctx *pc = ((struct ctx_start_arg *)arg)->pc;
 
-	assert_int_equal(state_of(&pc->ctx), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(ferry_test_ctx_state(&pc->ctx), DOCA_CTX_STATE_IDLE);
 	assert_int_equal(pc->starts, 0);
 	for (unsigned int i = 0; i < 3; i++) {
 		assert_null(pc->pools[i].mem);
@@ -328,11 +321,11 @@ static void ctx_start_succeeded(void *arg)
 	struct ctx_start_arg *a = arg;
 	struct doca_task *task = NULL;
 
-	assert_int_equal(state_of(&a->pc->ctx), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(&a->pc->ctx), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(ferry_task_pool_get(&a->pc->pools[2], "test", &task), DOCA_SUCCESS);
 	doca_task_free(task);
 	assert_int_equal(doca_ctx_stop(&a->pc->ctx), DOCA_SUCCESS);
-	assert_int_equal(state_of(&a->pc->ctx), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(ferry_test_ctx_state(&a->pc->ctx), DOCA_CTX_STATE_IDLE);
 }
 
 static void ctx_start_cleanup(void *arg)

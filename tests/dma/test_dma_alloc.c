@@ -26,6 +26,7 @@
 #include "dma/dma_priv.h"
 #include "engine/engine_priv.h"
 #include "ferry_test.h"
+#include "ferry_test_ctx.h"
 #include "ferry_test_alloc.h"
 #include "ferry_test_dev.h"
 #include "ferry_test_wait.h"
@@ -103,14 +104,6 @@ struct start_arg {
 	struct doca_dma *dma;
 };
 
-static enum doca_ctx_states state_of(struct doca_ctx *ctx)
-{
-	enum doca_ctx_states st;
-
-	assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
-	return st;
-}
-
 static void start_prepare(void *arg)
 {
 	struct start_arg *a = arg;
@@ -131,7 +124,7 @@ static void start_failed(void *arg)
 {
 	struct start_arg *a = arg;
 
-	assert_int_equal(state_of(doca_dma_as_ctx(a->dma)), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(ferry_test_ctx_state(doca_dma_as_ctx(a->dma)), DOCA_CTX_STATE_IDLE);
 	for (unsigned int i = 0; i < FERRY_DMA_CHANS; i++)
 		assert_null(a->dma->chans[i]);
 	assert_null(a->dma->pool.mem);
@@ -150,7 +143,7 @@ static void start_succeeded(void *arg)
 	size_t inflight = 1;
 	union doca_data ud = {.u64 = 0};
 
-	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(ferry_test_ctx_state(ctx), DOCA_CTX_STATE_RUNNING);
 	memset(mem, 0, sizeof(mem));
 	memcpy(mem, "ferry", 6);
 	assert_int_equal(doca_mmap_create(&mmap), DOCA_SUCCESS);
@@ -172,8 +165,8 @@ static void start_succeeded(void *arg)
 	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_destroy(mmap), DOCA_SUCCESS);
 	(void)doca_ctx_stop(ctx);
-	FERRY_PROGRESS_UNTIL(a->pe, state_of(ctx) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
-	assert_int_equal(state_of(ctx), DOCA_CTX_STATE_IDLE);
+	FERRY_PROGRESS_UNTIL(a->pe, ferry_test_ctx_state(ctx) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
+	assert_int_equal(ferry_test_ctx_state(ctx), DOCA_CTX_STATE_IDLE);
 }
 
 static void start_cleanup(void *arg)
