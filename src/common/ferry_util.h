@@ -29,4 +29,16 @@ static inline int ferry_hex_value(int c)
 	return -1;
 }
 
+/** The least power of two >= @p n (1 for 0); 0 when it would not fit 32 bits. */
+static inline uint32_t ferry_pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	if (n > (UINT32_C(1) << 31))
+		return 0;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
 #endif /* FERRY_UTIL_H_ */

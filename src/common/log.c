@@ -387,6 +387,20 @@ static void dispatch_sdk(uint32_t level, const char *text, size_t len)
 			backend_write(&state.sdk[i], level, text, len);
 }
 
+/*
+ * Hand a formatted line to one side's backends, under the lock; a backend that
+ * logs from its write callback is not called again (in_dispatch), it would
+ * deadlock or recurse.
+ */
+static void dispatch(void (*side)(uint32_t, const char *, size_t), uint32_t level, const char *text, size_t len)
+{
+	pthread_mutex_lock(&log_lock);
+	in_dispatch = 1;
+	side(level, text, len);
+	in_dispatch = 0;
+	pthread_mutex_unlock(&log_lock);
+}
+
 /* ---- SDK side (Ferry's own lines) ---- */
 
 int ferry_log_sdk_enabled(enum doca_log_level level)
@@ -410,11 +424,7 @@ void ferry_log_sdk(enum doca_log_level level, const char *module, const char *fm
 	len = format_line(line, sizeof(line), level, source, NULL, 0, NULL, fmt, ap);
 	va_end(ap);
 
-	pthread_mutex_lock(&log_lock);
-	in_dispatch = 1;
-	dispatch_sdk(level, line, len);
-	in_dispatch = 0;
-	pthread_mutex_unlock(&log_lock);
+	dispatch(dispatch_sdk, level, line, len);
 }
 
 /* ---- application side ---- */
@@ -446,11 +456,7 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	len = format_line(text, sizeof(text), level, name, fname, line, func, format, ap);
 	va_end(ap);
 
-	pthread_mutex_lock(&log_lock);
-	in_dispatch = 1;
-	dispatch_app(level, text, len);
-	in_dispatch = 0;
-	pthread_mutex_unlock(&log_lock);
+	dispatch(dispatch_app, level, text, len);
 	return DOCA_SUCCESS;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "core/topology_priv.h"
 
@@ -179,7 +180,7 @@ static doca_error_t add_dev(struct topo_builder *b, enum ferry_dev_side side, en
 		return syntax(b, "bad PCI address (want bb:dd.f or dddd:bb:dd.f)");
 	if (type != DOCA_PCI_FUNC_TYPE_SF && pci_in_use(b, &addr, side, (uint32_t)b->machine))
 		return syntax(b, "PCI address already used on this side of this dpu");
-	d = calloc(1, sizeof(*d));
+	d = ferry_calloc(1, sizeof(*d));
 	if (d == NULL)
 		return FERRY_RULE_IN("topology", DOCA_ERROR_NO_MEMORY, "no memory for a device");
 	d->magic = FERRY_DEVINFO_MAGIC;
@@ -210,7 +211,7 @@ static doca_error_t add_rep(struct topo_builder *b, int kind, enum doca_pci_func
 		return syntax(b, "a representor needs a 'dpu-pf' earlier in this dpu block");
 	if (b->topo.nb_reps == TOPO_MAX_REPS)
 		return syntax(b, "too many representors");
-	r = calloc(1, sizeof(*r));
+	r = ferry_calloc(1, sizeof(*r));
 	if (r == NULL)
 		return FERRY_RULE_IN("topology", DOCA_ERROR_NO_MEMORY, "no memory for a representor");
 	r->magic = FERRY_DEVINFO_REP_MAGIC;
@@ -378,8 +379,8 @@ static doca_error_t builder_init(struct topo_builder *b, const char *source)
 	memset(b, 0, sizeof(*b));
 	b->source = source;
 	b->machine = -1;
-	b->topo.devs = calloc(TOPO_MAX_DEVS, sizeof(*b->topo.devs));
-	b->topo.reps = calloc(TOPO_MAX_REPS, sizeof(*b->topo.reps));
+	b->topo.devs = ferry_calloc(TOPO_MAX_DEVS, sizeof(*b->topo.devs));
+	b->topo.reps = ferry_calloc(TOPO_MAX_REPS, sizeof(*b->topo.reps));
 	if (b->topo.devs == NULL || b->topo.reps == NULL)
 		return FERRY_RULE_IN("topology", DOCA_ERROR_NO_MEMORY, "no memory");
 	return DOCA_SUCCESS;

@@ -27,6 +27,7 @@
 
 #include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "engine/engine_priv.h"
 #include "link/ferry_remote.h"
 
@@ -65,15 +66,6 @@ static inline struct inline_chan *to_inline(struct ferry_chan *chan)
 	return (struct inline_chan *)chan;
 }
 
-static uint32_t pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 /* Frees a channel inline_open made, whole or in part: every pointer in it is NULL or its own. */
 static void inline_free(struct inline_chan *c)
 {
@@ -84,7 +76,7 @@ static void inline_free(struct inline_chan *c)
 
 static doca_error_t inline_open(const struct ferry_chan_cfg *cfg, struct ferry_chan **chan)
 {
-	uint32_t size = pow2_at_least(cfg->depth);
+	uint32_t size = ferry_pow2_at_least(cfg->depth);
 	struct inline_chan *c;
 
 	c = ferry_calloc(1, sizeof(*c));

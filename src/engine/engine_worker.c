@@ -92,6 +92,7 @@
 #include "common/ferry_alloc.h"
 #include "common/ferry_env.h"
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "engine/engine_priv.h"
 #include "engine/pool_priv.h"
 
@@ -353,15 +354,6 @@ static enum ferry_pool_pass worker_serve(struct ferry_pool_member *member, unsig
 /* One pass over every registered channel. */
 /* ---- application side ---------------------------------------------------------------- */
 
-static uint32_t pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 /* Frees a channel chan_alloc made, whole or in part: every pointer in it is NULL or its own. */
 static void chan_free(struct wchan *c)
 {
@@ -378,7 +370,7 @@ static void chan_free(struct wchan *c)
 /* A channel of cfg->depth slots and one ring per worker, all zeroed; DOCA_ERROR_NO_MEMORY. */
 static doca_error_t chan_alloc(const struct ferry_chan_cfg *cfg, unsigned int nworkers, struct wchan **out)
 {
-	uint32_t size = pow2_at_least(cfg->depth);
+	uint32_t size = ferry_pow2_at_least(cfg->depth);
 	size_t nrings = nworkers != 0 ? nworkers : 1;
 	struct wchan *c;
 	unsigned int i;

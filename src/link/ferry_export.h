@@ -100,13 +100,6 @@ uint32_t ferry_link_import_pid(const struct ferry_link_import *imp);
 FERRY_PRIVATE_API
 void ferry_link_import_close(struct ferry_link_import *imp);
 
-/**
- * Create (if needed) and return the per-user runtime directory of the domain,
- * mode 0700 and owned by the caller: $XDG_RUNTIME_DIR/ferry/<domain>, else
- * /run/user/<uid>/ferry/<domain>, else /tmp/ferry-<uid>/<domain>.
- */
-doca_error_t ferry_link_runtime_dir(char *out, size_t room);
-
 /** The kernel's boot id (16 bytes). */
 doca_error_t ferry_link_boot_id(uint8_t out[16]);
 

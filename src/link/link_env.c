@@ -103,16 +103,6 @@ doca_error_t ferry_link_domain_dir(const char *domain, char *out, size_t room)
 	return private_dir(out, true);
 }
 
-doca_error_t ferry_link_runtime_dir(char *out, size_t room)
-{
-	const char *why = NULL;
-	const char *domain = ferry_link_domain(&why);
-
-	if (domain == NULL)
-		return FERRY_RULE_IN("ferry link", DOCA_ERROR_INVALID_VALUE, "%s", why);
-	return ferry_link_domain_dir(domain, out, room);
-}
-
 doca_error_t ferry_link_boot_id(uint8_t out[16])
 {
 	char text[64] = {0};

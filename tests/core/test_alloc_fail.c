@@ -5,7 +5,9 @@
  * doca_buf_inventory_create and _start, and doca_ctx_start's task pools (on a
  * context type of this test's own, with two configured pools and one not),
  * and outside create and start doca_mmap_add_dev (a failed growth of the
- * device array leaves the devices added before) and doca_devinfo_create_list.
+ * device array leaves the devices added before), doca_devinfo_create_list and
+ * the build of the emulated machine's topology (one failure point per device
+ * and representor, and two for the tables).
  *
  * Each failure must return DOCA_ERROR_NO_MEMORY with its line, free what the
  * call had built, and leave the output (or the object's state) as it was.
@@ -27,6 +29,7 @@
 
 #include "core/ferry_ctx.h"
 #include "core/mem_priv.h"
+#include "core/topology_priv.h"
 #include "ferry_test.h"
 #include "ferry_test_ctx.h"
 #include "ferry_test_alloc.h"
@@ -534,6 +537,53 @@ static void test_dev_list_create(void **state)
 	assert_int_equal(ferry_test_alloc_walk(&w), 1);
 }
 
+/* ---- the topology: built once per process, from the default or a file ---- */
+
+struct topo_arg {
+	struct ferry_topology topo;
+};
+
+static doca_error_t topo_attempt(void *arg)
+{
+	return ferry_topology_load(NULL, &((struct topo_arg *)arg)->topo);
+}
+
+static void topo_failed(void *arg)
+{
+	struct topo_arg *a = arg;
+
+	assert_null(a->topo.devs);
+	assert_int_equal(a->topo.nb_devs, 0);
+}
+
+static void topo_succeeded(void *arg)
+{
+	struct topo_arg *a = arg;
+
+	assert_true(a->topo.nb_devs > 0);
+	ferry_topology_release(&a->topo);
+}
+
+static void test_topology_load(void **state)
+{
+	struct topo_arg a;
+	struct ferry_topology whole;
+	struct ferry_test_alloc_walk w = {.call = "ferry_topology_load",
+					  .logged = "topology: no memory",
+					  .attempt = topo_attempt,
+					  .failed = topo_failed,
+					  .succeeded = topo_succeeded,
+					  .arg = &a};
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(ferry_topology_load(NULL, &whole), DOCA_SUCCESS);
+	uint32_t points = 2 + whole.nb_devs + whole.nb_reps;
+	assert_true(whole.nb_reps > 0);
+	ferry_topology_release(&whole);
+	assert_int_equal(ferry_test_alloc_walk(&w), points);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_ctx_start_pools),   cmocka_unit_test(test_ctx_start_type_refuses),
 		cmocka_unit_test(test_ctx_restart_pools), cmocka_unit_test(test_dev_open_allocates_nothing),
 		cmocka_unit_test(test_mmap_add_dev),      cmocka_unit_test(test_dev_list_create),
+		cmocka_unit_test(test_topology_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 
 #include "desc_samples.h"
 #include "link/ferry_export.h"
+#include "link/ferry_link.h"
 
 static size_t encode_sample(uint8_t *buf)
 {
@@ -191,19 +192,23 @@ static void test_runtime_dir(void **state)
 	assert_non_null(mkdtemp(tmpl));
 	setenv("XDG_RUNTIME_DIR", tmpl, 1);
 	setenv("FERRY_DOMAIN", "unit.test-1", 1);
-	assert_int_equal(ferry_link_runtime_dir(dir, sizeof(dir)), DOCA_SUCCESS);
+	const char *why = NULL;
+	assert_string_equal(ferry_link_domain(&why), "unit.test-1");
+	assert_int_equal(ferry_link_domain_dir("unit.test-1", dir, sizeof(dir)), DOCA_SUCCESS);
 	assert_non_null(strstr(dir, "/ferry/unit.test-1"));
 	assert_int_equal(stat(dir, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
 	assert_int_equal(st.st_uid, getuid());
 	/* A domain folder someone opened up is refused, not used. */
 	assert_int_equal(chmod(dir, 0755), 0);
-	assert_int_equal(ferry_link_runtime_dir(dir, sizeof(dir)), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(ferry_link_domain_dir("unit.test-1", dir, sizeof(dir)), DOCA_ERROR_NOT_PERMITTED);
 	assert_int_equal(chmod(dir, 0700), 0);
 	/* Invalid domain names are refused. */
 	setenv("FERRY_DOMAIN", "../escape", 1);
-	assert_int_equal(ferry_link_runtime_dir(dir, sizeof(dir)), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(ferry_link_runtime_dir(dir, 8), DOCA_ERROR_INVALID_VALUE);
+	assert_null(ferry_link_domain(&why));
+	assert_non_null(why);
+	/* A name that does not fit is refused, not cut. */
+	assert_int_equal(ferry_link_domain_dir("unit.test-1", dir, 8), DOCA_ERROR_INVALID_VALUE);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
 	assert_int_equal(system(cmd), 0);

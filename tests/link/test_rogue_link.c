@@ -559,7 +559,7 @@ static char made_dir[4096]; /* root's runtime directory of the test's domain, on
 /* Note the domain's runtime directory for the teardown (creating it, as a Comch server would). */
 static void runtime_dir(char *out, size_t room)
 {
-	assert_int_equal(ferry_link_runtime_dir(out, room), DOCA_SUCCESS);
+	assert_int_equal(ferry_link_domain_dir(getenv("FERRY_DOMAIN"), out, room), DOCA_SUCCESS);
 	snprintf(made_dir, sizeof(made_dir), "%s", out);
 }
 
@@ -1700,7 +1700,7 @@ static void test_xuser_tmp_dir(void **state)
 	if (!wait_byte(ctl, LINE_TIMEOUT_MS, &c))
 		fail_msg("uid %d could not squat /tmp/ferry-0 (code %d)", NOBODY, nobody_finish(pid, ctl));
 	/* Root's runtime directory is not in /tmp, and is still good. */
-	assert_int_equal(ferry_link_runtime_dir(dir, sizeof(dir)), DOCA_SUCCESS);
+	assert_int_equal(ferry_link_domain_dir(getenv("FERRY_DOMAIN"), dir, sizeof(dir)), DOCA_SUCCESS);
 	snprintf(made_dir, sizeof(made_dir), "%s", dir);
 	if (strncmp(dir, "/tmp/", 5) == 0)
 		fail_msg("root's runtime directory is %s", dir);
