@@ -67,6 +67,7 @@
 #include <ferry_mem.h>
 
 #include "comch_util.h"
+#include "ferry_test_fds.h"
 
 #define POSTS           4
 #define IMM_CAP         16
@@ -188,19 +189,6 @@ static void imm_fill(uint32_t i, uint8_t *out)
 
 /* ---- what the process holds: the chaos test compares start and end ---- */
 
-static unsigned count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned n = 0;
-
-	if (d == NULL)
-		return 0;
-	for (struct dirent *e; (e = readdir(d)) != NULL;)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #elif defined(__has_feature)
@@ -272,13 +260,13 @@ static void report(const char *when)
 	static unsigned fds0, maps0;
 	bool final = strcmp(when, "final") == 0;
 	long end = now_us() + REPORT_SETTLE_MS * 1000L;
-	unsigned fds = count_fds(), maps = count_maps();
+	unsigned fds = (unsigned)ferry_test_count_fds(), maps = count_maps();
 
 	if (!g.chaos)
 		return;
 	while (final && (fds != fds0 || maps != maps0) && now_us() < end) {
 		usleep(5000);
-		fds = count_fds();
+		fds = (unsigned)ferry_test_count_fds();
 		maps = count_maps();
 	}
 	printf("%s fds %u maps %u\n", when, fds, maps);

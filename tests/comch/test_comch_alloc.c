@@ -38,9 +38,7 @@
 #include "ferry_test_wait.h"
 
 struct fix {
-	struct doca_pe *pe;
-	struct doca_dev *host, *dpu;
-	struct doca_dev_rep *rep;
+	struct cu_machine m;
 	struct doca_comch_server *server;
 	struct doca_comch_client *client;
 	struct doca_comch_connection *server_conn;
@@ -84,31 +82,21 @@ static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
 
 static int group_setup(void **state)
 {
-	char domain[64];
-
 	(void)state;
 	F = calloc(1, sizeof(*F));
 	assert_non_null(F);
-	snprintf(domain, sizeof(domain), "comch-alloc-%d", (int)getpid());
-	setenv("FERRY_DOMAIN", domain, 1);
 	setenv("FERRY_COMCH_CONNECT_TIMEOUT_MS", "2000", 1);
-	assert_int_equal(doca_pe_create(&F->pe), DOCA_SUCCESS);
-	F->host = cu_open_host_dev();
-	F->dpu = cu_open_dpu_dev();
-	assert_non_null(F->host);
-	assert_non_null(F->dpu);
-	F->rep = ferry_test_open_rep(F->dpu, NULL);
-	assert_non_null(F->rep);
+	assert_true(cu_machine_open(&F->m, "comch-alloc"));
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	assert_int_equal(doca_dev_rep_close(F->rep), DOCA_SUCCESS);
-	assert_int_equal(doca_dev_close(F->dpu), DOCA_SUCCESS);
-	assert_int_equal(doca_dev_close(F->host), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_destroy(F->pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_rep_close(F->m.rep), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(F->m.dpu), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(F->m.host), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(F->m.pe), DOCA_SUCCESS);
 	free(F);
 	return 0;
 }
@@ -124,7 +112,7 @@ static void out_failed(void *arg)
 static doca_error_t server_create_attempt(void *arg)
 {
 	(void)arg;
-	return doca_comch_server_create(F->dpu, F->rep, "alloc", (struct doca_comch_server **)&F->out);
+	return doca_comch_server_create(F->m.dpu, F->m.rep, "alloc", (struct doca_comch_server **)&F->out);
 }
 
 static void server_create_succeeded(void *arg)
@@ -151,7 +139,7 @@ static void test_server_create(void **state)
 static doca_error_t client_create_attempt(void *arg)
 {
 	(void)arg;
-	return doca_comch_client_create(F->host, "alloc", (struct doca_comch_client **)&F->out);
+	return doca_comch_client_create(F->m.host, "alloc", (struct doca_comch_client **)&F->out);
 }
 
 static void client_create_succeeded(void *arg)
@@ -178,33 +166,33 @@ static void test_client_create(void **state)
 
 static void server_make(const char *name)
 {
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_done, send_done, 16), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_msg_recv_register(F->server, on_recv), DOCA_SUCCESS);
 	assert_int_equal(
 		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
 		DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 }
 
 static void server_unmake(void)
 {
-	ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
+	ferry_test_stop_idle(F->m.pe, doca_comch_server_as_ctx(F->server));
 	assert_int_equal(doca_comch_server_destroy(F->server), DOCA_SUCCESS);
 	F->server = NULL;
 }
 
 static void client_make(const char *name)
 {
-	assert_int_equal(doca_comch_client_create(F->host, name, &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->m.host, name, &F->client), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_done, send_done, 16), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_event_msg_recv_register(F->client, on_recv), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 }
 
 static void client_unmake(void)
 {
-	ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
+	ferry_test_stop_idle(F->m.pe, doca_comch_client_as_ctx(F->client));
 	assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
 	F->client = NULL;
 }
@@ -323,7 +311,7 @@ static struct doca_comch_connection *connect_pair(void)
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	client_make("alloc-fast");
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
-	FERRY_PROGRESS_UNTIL(F->pe, connected(), FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, connected(), FERRY_TEST_WAIT_MS);
 	assert_true(connected());
 	return F->server_conn;
 }
@@ -412,7 +400,7 @@ static void test_producer_consumer_create(void **state)
 	pw.arg = ca.conn;
 	assert_int_equal(doca_mmap_create(&ca.mmap), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(ca.mmap, mem, sizeof(mem)), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(ca.mmap, F->dpu), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(ca.mmap, F->m.dpu), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(ca.mmap), DOCA_SUCCESS);
 	assert_int_equal(ferry_test_alloc_walk(&pw), 1);
 	assert_int_equal(ferry_test_alloc_walk(&cw), 1);
@@ -441,7 +429,7 @@ static void test_server_accept_no_memory(void **state)
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
 	/* Nothing else allocates through the hook while the PE connects: the server's record does. */
 	ferry_alloc_fail_nth(1);
-	FERRY_PROGRESS_UNTIL(F->pe, client_idle(), FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, client_idle(), FERRY_TEST_WAIT_MS);
 	assert_false(ferry_alloc_fail_pending());
 	ferry_alloc_fail_nth(0);
 	assert_true(client_idle());
@@ -457,7 +445,7 @@ static void test_server_accept_no_memory(void **state)
 	/* The next client is served. */
 	client_make("alloc-accept");
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
-	FERRY_PROGRESS_UNTIL(F->pe, connected(), FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, connected(), FERRY_TEST_WAIT_MS);
 	assert_true(connected());
 	assert_int_equal(F->server->num_conns, 1);
 	disconnect_pair();
@@ -492,24 +480,24 @@ static void test_peer_consumer_record_no_memory(void **state)
 	assert_int_equal(doca_comch_client_get_connection(F->client, &client_conn), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_create(&mm), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(mm, mem, sizeof(mem)), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(mm, F->host), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(mm, F->m.host), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_permissions(mm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(mm), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_create(client_conn, mm, &c), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, post_recv_done, post_recv_done, 1),
 			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
 	ferry_test_log_reset();
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
 	/* CONSUMER_UP is on its way; the server's record is the next allocation through the hook. */
 	ferry_alloc_fail_nth(1);
-	FERRY_PROGRESS_UNTIL(F->pe, consumer_conn_gone(), FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, consumer_conn_gone(), FERRY_TEST_WAIT_MS);
 	assert_false(ferry_alloc_fail_pending());
 	ferry_alloc_fail_nth(0);
 	assert_true(consumer_conn_gone());
 	assert_true(ferry_test_log_has("no memory for the consumer's record"));
 	assert_int_equal(F->server->num_conns, 0);
-	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->m.pe, doca_comch_consumer_as_ctx(c));
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_destroy(mm), DOCA_SUCCESS);
 	disconnect_pair();

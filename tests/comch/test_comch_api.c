@@ -13,7 +13,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -41,13 +40,12 @@
 #include "core/ferry_dev.h"
 #include "link/link_priv.h"
 #include "ferry_test.h"
+#include "ferry_test_fds.h"
 #include "ferry_test_ctx.h"
 #include "ferry_test_wait.h"
 
 struct fix {
-	struct doca_pe *pe;
-	struct doca_dev *host, *dpu;
-	struct doca_dev_rep *rep;
+	struct cu_machine m;
 	struct doca_comch_server *server;
 	struct doca_comch_client *client;
 	/* what callbacks saw */
@@ -58,7 +56,6 @@ struct fix {
 };
 
 static struct fix *F;
-static unsigned g_domain_seq;
 
 static void send_ok(struct doca_comch_task_send *t, union doca_data tu, union doca_data cu)
 {
@@ -117,20 +114,11 @@ static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
 
 static int setup(void **state)
 {
-	char domain[64];
-
 	F = calloc(1, sizeof(*F));
-	snprintf(domain, sizeof(domain), "comch-api-%d-%u", (int)getpid(), ++g_domain_seq);
-	setenv("FERRY_DOMAIN", domain, 1);
+	assert_non_null(F);
 	setenv("FERRY_COMCH_CONNECT_TIMEOUT_MS", "500", 1);
 	setenv("FERRY_COMCH_HANDSHAKE_MS", "150", 1);
-	assert_int_equal(doca_pe_create(&F->pe), DOCA_SUCCESS);
-	F->host = cu_open_host_dev();
-	F->dpu = cu_open_dpu_dev();
-	assert_non_null(F->host);
-	assert_non_null(F->dpu);
-	F->rep = ferry_test_open_rep(F->dpu, NULL);
-	assert_non_null(F->rep);
+	assert_true(cu_machine_open(&F->m, "comch-api"));
 	ferry_test_log_reset();
 	*state = F;
 	return 0;
@@ -140,39 +128,36 @@ static int teardown(void **state)
 {
 	(void)state;
 	if (F->client != NULL) {
-		ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
+		ferry_test_stop_idle(F->m.pe, doca_comch_client_as_ctx(F->client));
 		assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
 	}
 	if (F->server != NULL) {
-		ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
+		ferry_test_stop_idle(F->m.pe, doca_comch_server_as_ctx(F->server));
 		assert_int_equal(doca_comch_server_destroy(F->server), DOCA_SUCCESS);
 	}
-	doca_dev_rep_close(F->rep);
-	doca_dev_close(F->dpu);
-	doca_dev_close(F->host);
-	doca_pe_destroy(F->pe);
+	cu_machine_close(&F->m);
 	free(F);
 	return 0;
 }
 
 static void make_server(const char *name)
 {
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 64), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_msg_recv_register(F->server, server_recv), DOCA_SUCCESS);
 	assert_int_equal(
 		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
 		DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 }
 
 static void make_client(const char *name)
 {
-	assert_int_equal(doca_comch_client_create(F->host, name, &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->m.host, name, &F->client), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, 64), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_event_msg_recv_register(F->client, client_recv), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
 	assert_int_equal(ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
 }
@@ -180,7 +165,7 @@ static void make_client(const char *name)
 /* Progress until @p cond holds (or FERRY_TEST_WAIT_MS passed: then it fails, showing what the library said). */
 static void progress_until(bool (*cond)(void))
 {
-	FERRY_PROGRESS_UNTIL(F->pe, cond(), FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, cond(), FERRY_TEST_WAIT_MS);
 	if (!cond() && ferry_test_log_file_ != NULL) { /* show what the library said */
 		char line[1024];
 
@@ -219,20 +204,21 @@ static void test_caps(void **state)
 	assert_int_equal(doca_comch_cap_server_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_cap_client_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_cap_get_max_msg_size(NULL, &v), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(F->host), NULL), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_cap_server_is_supported(doca_dev_as_devinfo(F->host)), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_comch_cap_client_is_supported(doca_dev_as_devinfo(F->dpu)), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_comch_cap_server_is_supported(doca_dev_as_devinfo(F->dpu)), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_cap_client_is_supported(doca_dev_as_devinfo(F->host)), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(F->host), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(F->m.host), NULL),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_cap_server_is_supported(doca_dev_as_devinfo(F->m.host)), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_cap_client_is_supported(doca_dev_as_devinfo(F->m.dpu)), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_cap_server_is_supported(doca_dev_as_devinfo(F->m.dpu)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_client_is_supported(doca_dev_as_devinfo(F->m.host)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(F->m.host), &v), DOCA_SUCCESS);
 	assert_int_equal(v, COMCH_CAP_MAX_MSG_SIZE);
-	assert_int_equal(doca_comch_cap_get_max_name_len(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_get_max_name_len(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_int_equal(v, 120);
-	assert_int_equal(doca_comch_cap_get_max_recv_queue_size(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_get_max_recv_queue_size(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_true(v >= 64);
-	assert_int_equal(doca_comch_cap_get_max_clients(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_get_max_clients(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_true(v >= 128);
-	assert_int_equal(doca_comch_cap_get_max_send_tasks(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_get_max_send_tasks(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_true(v >= 1024);
 }
 
@@ -245,21 +231,21 @@ static void test_create_rules(void **state)
 	(void)state;
 	memset(long_name, 'x', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
-	assert_int_equal(doca_comch_server_create(NULL, F->rep, "s", &s), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_server_create(F->dpu, NULL, "s", &s), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, NULL, &s), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "s", NULL), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "", &s), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, long_name, &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(NULL, F->m.rep, "s", &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, NULL, "s", &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, NULL, &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, "s", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, "", &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, long_name, &s), DOCA_ERROR_INVALID_VALUE);
 	assert_true(ferry_test_log_has("doca_comch_server_create: name must be 1..119 bytes"));
-	assert_int_equal(doca_comch_server_create(F->host, F->rep, "s", &s), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_server_create(F->m.host, F->m.rep, "s", &s), DOCA_ERROR_NOT_SUPPORTED);
 	assert_true(ferry_test_log_has("a server needs a DPU-side device"));
 	assert_null(s);
 	assert_int_equal(doca_comch_client_create(NULL, "c", &c), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_client_create(F->host, NULL, &c), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_client_create(F->host, "c", NULL), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_client_create(F->host, long_name, &c), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_client_create(F->dpu, "c", &c), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_client_create(F->m.host, NULL, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(F->m.host, "c", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(F->m.host, long_name, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(F->m.dpu, "c", &c), DOCA_ERROR_NOT_SUPPORTED);
 	assert_true(ferry_test_log_has("a client needs a host-side device"));
 	assert_null(c);
 	assert_int_equal(doca_comch_server_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
@@ -279,8 +265,8 @@ static void test_setters_and_getters(void **state)
 	uint32_t v = 0;
 
 	(void)state;
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "setters", &F->server), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_create(F->host, "setters", &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, "setters", &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->m.host, "setters", &F->client), DOCA_SUCCESS);
 	/* defaults */
 	assert_int_equal(doca_comch_server_get_max_msg_size(F->server, &v), DOCA_SUCCESS);
 	assert_int_equal(v, COMCH_CAP_MAX_MSG_SIZE);
@@ -313,13 +299,13 @@ static void test_setters_and_getters(void **state)
 	assert_int_equal(doca_comch_server_get_recv_queue_size(F->server, &v), DOCA_SUCCESS);
 	assert_int_equal(v, COMCH_CAP_MAX_RECV_QUEUE);
 	assert_int_equal(doca_comch_server_get_device(F->server, &dev), DOCA_SUCCESS);
-	assert_ptr_equal(dev, F->dpu);
+	assert_ptr_equal(dev, F->m.dpu);
 	assert_int_equal(doca_comch_server_get_device_repr(F->server, &rep), DOCA_SUCCESS);
-	assert_ptr_equal(rep, F->rep);
+	assert_ptr_equal(rep, F->m.rep);
 	assert_int_equal(doca_comch_client_get_device(F->client, &dev), DOCA_SUCCESS);
-	assert_ptr_equal(dev, F->host);
+	assert_ptr_equal(dev, F->m.host);
 	/* a server holds its device: closing it is refused while the server exists */
-	assert_int_equal(doca_dev_close(F->dpu), DOCA_ERROR_IN_USE);
+	assert_int_equal(doca_dev_close(F->m.dpu), DOCA_ERROR_IN_USE);
 }
 
 /* ---- connection ---- */
@@ -411,8 +397,8 @@ static void test_connect_and_exchange(void **state)
 	progress_until(server_got);
 	assert_int_equal(F->last_len, 0);
 	/* the client's stop is a disconnect for the server */
-	ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
-	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
+	ferry_test_stop_idle(F->m.pe, doca_comch_client_as_ctx(F->client));
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	assert_null(F->server_conn);
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
@@ -426,16 +412,16 @@ static void test_notification_handle_wakes_on_messages(void **state)
 
 	(void)state;
 	connect_pair("events");
-	while (doca_pe_progress(F->pe) != 0)
+	while (doca_pe_progress(F->m.pe) != 0)
 		;
-	assert_int_equal(doca_pe_get_notification_handle(F->pe, &handle), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_get_notification_handle(F->m.pe, &handle), DOCA_SUCCESS);
 	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, handle, &ev), 0);
-	assert_int_equal(doca_pe_request_notification(F->pe), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_request_notification(F->m.pe), DOCA_SUCCESS);
 	assert_int_equal(epoll_wait(ep, &ev, 1, 0), 0); /* nothing pending: asleep */
 	client_send("ping", 4);
 	/* the send completion and the message make the handle readable without progress */
 	assert_int_equal(epoll_wait(ep, &ev, 1, 1000), 1);
-	assert_int_equal(doca_pe_clear_notification(F->pe, handle), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_clear_notification(F->m.pe, handle), DOCA_SUCCESS);
 	want_server_msgs = 1;
 	progress_until(server_got);
 	close(ep);
@@ -464,30 +450,30 @@ static void test_notification_handle_wakes_on_connection_events(void **state)
 	(void)state;
 	make_server("wake");
 	assert_int_equal(doca_pe_create(&client_pe), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_get_notification_handle(F->pe, &handle), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_get_notification_handle(F->m.pe, &handle), DOCA_SUCCESS);
 	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, handle, &ev), 0);
-	while (doca_pe_progress(F->pe) != 0)
+	while (doca_pe_progress(F->m.pe) != 0)
 		;
-	assert_int_equal(doca_pe_request_notification(F->pe), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_request_notification(F->m.pe), DOCA_SUCCESS);
 	assert_int_equal(epoll_wait(ep, &ev, 1, 0), 0);
 
-	assert_int_equal(doca_comch_client_create(F->host, "wake", &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->m.host, "wake", &F->client), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(client_pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
-	assert_true(handle_readable(ep, F->pe)); /* the new client, before any server progress */
+	assert_true(handle_readable(ep, F->m.pe)); /* the new client, before any server progress */
 	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
 	     !client_running() && !ferry_test_expired(until);) {
-		doca_pe_progress(F->pe);
+		doca_pe_progress(F->m.pe);
 		doca_pe_progress(client_pe);
 	}
 	assert_true(client_running());
 
-	while (doca_pe_progress(F->pe) != 0)
+	while (doca_pe_progress(F->m.pe) != 0)
 		;
-	assert_int_equal(doca_pe_request_notification(F->pe), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_request_notification(F->m.pe), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_stop(doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
-	assert_true(handle_readable(ep, F->pe)); /* the BYE of the leaving client */
-	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
+	assert_true(handle_readable(ep, F->m.pe)); /* the BYE of the leaving client */
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
 	F->client = NULL;
@@ -525,7 +511,7 @@ static void test_stop_flushes_backlog(void **state)
 	/* Fill the socket without progressing the server: later sends wait in the backlog. */
 	for (int i = 0; i < 64; i++)
 		client_send("0123456789abcdef0123456789abcdef", 32);
-	ferry_test_stop_idle(F->pe, doca_comch_client_as_ctx(F->client));
+	ferry_test_stop_idle(F->m.pe, doca_comch_client_as_ctx(F->client));
 	assert_int_equal(F->sent_ok + F->sent_err, 64);
 }
 
@@ -534,7 +520,7 @@ static void test_stop_flushes_backlog(void **state)
 static int rogue_connect(const char *name)
 {
 	struct ferry_link_addr addr;
-	const struct doca_devinfo *host = doca_dev_as_devinfo(F->host);
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
 	int fd = -1;
 
 	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
@@ -553,7 +539,7 @@ static size_t rogue_wait_closed(int fd, uint8_t *got, size_t cap)
 		size_t len = 0;
 		doca_error_t err;
 
-		doca_pe_progress(F->pe);
+		doca_pe_progress(F->m.pe);
 		err = ferry_link_recv(fd, got, cap, &len);
 		if (err == DOCA_ERROR_CONNECTION_RESET)
 			return first;
@@ -586,7 +572,7 @@ static void test_rogue_peers(void **state)
 	static uint8_t big[65536];
 	uint8_t frame[FERRY_FRAME_HELLO_MAX];
 	uint8_t got[1024];
-	const struct doca_devinfo *host = doca_dev_as_devinfo(F->host);
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
 	uint32_t machine = ferry_devinfo_machine(host);
 	const char *dev = ferry_devinfo_name(host);
 	size_t len;
@@ -648,7 +634,7 @@ static void test_rogue_peers(void **state)
 	fd = rogue_connect("guarded"); /* a valid HELLO, then garbage: disconnect event */
 	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, machine, dev, "guarded");
 	rogue_send(fd, frame, len);
-	FERRY_PROGRESS_UNTIL(F->pe, F->connects > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->connects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->connects, 1);
 	ferry_frame_put_header(frame, FERRY_FRAME_HELLO, 0);
 	rogue_send(fd, frame, FERRY_FRAME_HDR_LEN);
@@ -674,8 +660,8 @@ static void test_second_server_same_name_refused(void **state)
 
 	(void)state;
 	make_server("twin");
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, "twin", &twin), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(twin)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, "twin", &twin), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_server_as_ctx(twin)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(twin)), DOCA_ERROR_ALREADY_EXIST);
 	assert_true(ferry_test_log_has("another server already listens under this name"));
 	assert_int_equal(ferry_test_ctx_state(doca_comch_server_as_ctx(twin)), DOCA_CTX_STATE_IDLE);
@@ -687,7 +673,7 @@ static void test_server_stop_ends_clients(void **state)
 {
 	(void)state;
 	connect_pair("stopping");
-	ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
+	ferry_test_stop_idle(F->m.pe, doca_comch_server_as_ctx(F->server));
 	progress_until(client_idle);
 	assert_true(ferry_test_log_has("the server ended the connection"));
 	assert_true(ferry_test_log_has("context leaves RUNNING"));
@@ -793,20 +779,20 @@ static void test_fast_path_rules(void **state)
 	assert_null(doca_comch_producer_as_ctx(NULL));
 	assert_null(doca_comch_consumer_as_ctx(NULL));
 	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(NULL, &v), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->host), NULL),
+	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->m.host), NULL),
 			 DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->host), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_cap_get_max_buf_size(doca_dev_as_devinfo(F->m.host), &v), DOCA_SUCCESS);
 	assert_true(v >= (1u << 30));
-	assert_int_equal(doca_comch_consumer_cap_get_max_buf_size(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_cap_get_max_buf_size(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_true(v >= (1u << 30));
-	assert_int_equal(doca_comch_consumer_cap_get_max_imm_data_len(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_cap_get_max_imm_data_len(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_int_equal(v, 32);
-	assert_int_equal(doca_comch_consumer_cap_get_max_num_tasks(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_cap_get_max_num_tasks(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_true(v >= 1024);
-	assert_int_equal(doca_comch_producer_cap_get_max_num_tasks(doca_dev_as_devinfo(F->dpu), &v), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_cap_get_max_num_tasks(doca_dev_as_devinfo(F->m.dpu), &v), DOCA_SUCCESS);
 	assert_true(v >= 1024);
-	assert_int_equal(doca_comch_producer_cap_is_supported(doca_dev_as_devinfo(F->host)), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_consumer_cap_is_supported(doca_dev_as_devinfo(F->dpu)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_cap_is_supported(doca_dev_as_devinfo(F->m.host)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_cap_is_supported(doca_dev_as_devinfo(F->m.dpu)), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_cap_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_null(doca_comch_producer_task_send_get_buf(NULL));
 	assert_int_equal(doca_comch_consumer_task_post_recv_get_producer_id(NULL), 0);
@@ -847,18 +833,18 @@ static bool consumer_expired(void)
  */
 static void fast_pair(const char *name, uint32_t depth, struct doca_comch_connection **cconn)
 {
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, depth), DOCA_SUCCESS);
 	assert_int_equal(
 		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
 		DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_create(F->host, name, &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(F->m.host, name, &F->client), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_task_send_set_conf(F->client, send_ok, send_err, depth), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_event_consumer_register(F->client, on_new_consumer, on_expired_consumer),
 			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_client_as_ctx(F->client)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(F->client)), DOCA_ERROR_IN_PROGRESS);
 	progress_until(client_running);
 	assert_int_equal(doca_comch_client_get_connection(F->client, cconn), DOCA_SUCCESS);
@@ -890,8 +876,8 @@ static void test_fast_path_in_one_process(void **state)
 		pmem[i] = (uint8_t)(i * 7 + 3);
 	fast_pair("fast1", 64, &cconn);
 
-	cm = fast_mmap(cmem, LEN, F->dpu);
-	pm = fast_mmap(pmem, LEN, F->host);
+	cm = fast_mmap(cmem, LEN, F->m.dpu);
+	pm = fast_mmap(pmem, LEN, F->m.host);
 	assert_int_equal(doca_buf_inventory_create(8, &inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
 
@@ -903,11 +889,11 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(v, 16);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, NULL, recv_err, 4), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 4), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
 	assert_int_equal(ferry_test_ctx_state(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_STARTING);
 	assert_int_equal(doca_comch_consumer_set_imm_data_len(c, 8), DOCA_ERROR_BAD_STATE);
-	(void)doca_pe_progress(F->pe);
+	(void)doca_pe_progress(F->m.pe);
 	assert_int_equal(ferry_test_ctx_state(doca_comch_consumer_as_ctx(c)), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
 	progress_until(consumer_seen);
@@ -918,7 +904,7 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(doca_comch_producer_get_id(p, &pid), DOCA_SUCCESS);
 	assert_int_not_equal(pid, 0);
 	assert_int_equal(doca_comch_producer_task_send_set_conf(p, prod_ok, prod_err, 4), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, 1000, &sbuf), DOCA_SUCCESS);
 	for (int i = 0; i < 32; i++)
@@ -931,7 +917,7 @@ static void test_fast_path_in_one_process(void **state)
 	assert_ptr_equal(doca_comch_producer_task_send_get_buf(st), sbuf);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	for (int i = 0; i < 200; i++)
-		(void)doca_pe_progress(F->pe);
+		(void)doca_pe_progress(F->m.pe);
 	assert_int_equal(g_send_ok + g_send_err, 0); /* no posted buffer yet: the send waits */
 
 	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem, 4096, &rbuf), DOCA_SUCCESS);
@@ -955,7 +941,7 @@ static void test_fast_path_in_one_process(void **state)
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_ok = g_send_err = 0;
 	g_recv_ok = 0;
-	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_err, 1);
 	assert_int_equal(g_recv_ok, 0); /* the buffer stays posted */
 	assert_int_equal(g_last_send_status, DOCA_ERROR_INVALID_VALUE);
@@ -966,7 +952,7 @@ static void test_fast_path_in_one_process(void **state)
 	doca_comch_producer_task_send_set_imm_data(st, NULL, 0);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_err = 0;
-	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_err, 1);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_TOO_BIG);
 
@@ -975,24 +961,24 @@ static void test_fast_path_in_one_process(void **state)
 	doca_comch_producer_task_send_set_buf(st, sbuf);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_err = 0;
-	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
 
 	/* the consumer stops: its post is flushed, the producer's side sees it expire */
 	assert_int_equal(doca_ctx_stop(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
-	FERRY_PROGRESS_UNTIL(F->pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_recv_err, 1);
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
-	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->m.pe, doca_comch_consumer_as_ctx(c));
 	progress_until(consumer_expired);
 	doca_comch_producer_task_send_set_consumer_id(st, cid);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
 	g_send_err = 0;
-	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
 
 	doca_task_free(doca_comch_producer_task_send_as_task(st));
-	ferry_test_stop_idle(F->pe, doca_comch_producer_as_ctx(p));
+	ferry_test_stop_idle(F->m.pe, doca_comch_producer_as_ctx(p));
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 	(void)doca_buf_dec_refcount(rbuf, NULL);
@@ -1009,7 +995,7 @@ static void test_fast_path_in_one_process(void **state)
 
 static int rogue_hello(const char *name)
 {
-	const struct doca_devinfo *host = doca_dev_as_devinfo(F->host);
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
 	uint8_t frame[FERRY_FRAME_HELLO_MAX];
 	unsigned before = F->connects;
 	int fd = rogue_connect(name);
@@ -1017,7 +1003,7 @@ static int rogue_hello(const char *name)
 					     ferry_devinfo_name(host), name);
 
 	rogue_send(fd, frame, len);
-	FERRY_PROGRESS_UNTIL(F->pe, F->connects != before, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->connects != before, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->connects, before + 1);
 	return fd;
 }
@@ -1029,7 +1015,7 @@ static void rogue_read(int fd, enum ferry_frame_type type, uint8_t *buf, size_t 
 		size_t len = 0;
 		const char *why;
 
-		doca_pe_progress(F->pe);
+		doca_pe_progress(F->m.pe);
 		if (ferry_link_recv(fd, buf, cap, &len) == DOCA_SUCCESS &&
 		    ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, f, &why) == DOCA_SUCCESS && f->type == type)
 			return;
@@ -1042,14 +1028,14 @@ static void rogue_read(int fd, enum ferry_frame_type type, uint8_t *buf, size_t 
 static void rogue_server(const char *name)
 {
 	g_new_consumers = g_expired_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_ok, send_err, 8), DOCA_SUCCESS);
 	assert_int_equal(
 		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
 		DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_consumer_register(F->server, on_new_consumer, on_expired_consumer),
 			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 }
 
@@ -1090,28 +1076,28 @@ static int rogue_fast_setup(void **state)
 	assert_non_null(R->mem);
 	assert_non_null(R->pmem);
 	memset(R->pmem, 0x77, 64);
-	R->pm = fast_mmap(R->pmem, 64, F->dpu);
+	R->pm = fast_mmap(R->pmem, 64, F->m.dpu);
 	assert_int_equal(doca_buf_inventory_create(2, &R->pinv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(R->pinv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_data(R->pinv, R->pm, R->pmem, 64, &R->sbuf), DOCA_SUCCESS);
 
 	/* The rogue's consumer: a real export and a ring of the rogue's own making. */
-	R->mm = fast_mmap(R->mem, 4096, F->host);
-	assert_int_equal(doca_mmap_export_pci(R->mm, F->host, &R->desc, &R->desc_len), DOCA_SUCCESS);
+	R->mm = fast_mmap(R->mem, 4096, F->m.host);
+	assert_int_equal(doca_mmap_export_pci(R->mm, F->m.host, &R->desc, &R->desc_len), DOCA_SUCCESS);
 	R->ring = ferry_mem_alloc_shared(comch_ring_bytes(4));
 	assert_non_null(R->ring);
-	R->rm = fast_mmap(R->ring, comch_ring_bytes(4), F->host);
-	assert_int_equal(doca_mmap_export_pci(R->rm, F->host, &R->ring_desc, &R->ring_desc_len), DOCA_SUCCESS);
+	R->rm = fast_mmap(R->ring, comch_ring_bytes(4), F->m.host);
+	assert_int_equal(doca_mmap_export_pci(R->rm, F->m.host, &R->ring_desc, &R->ring_desc_len), DOCA_SUCCESS);
 
 	/* The server's consumer: one buffer; the completion ring the rogue answers it with. */
-	R->sm = fast_mmap(R->mem + 4096, 4096, F->dpu);
+	R->sm = fast_mmap(R->mem + 4096, 4096, F->m.dpu);
 	assert_int_equal(doca_buf_inventory_create(2, &R->inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(R->inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_addr(R->inv, R->sm, R->mem + 4096, 1024, &R->buf), DOCA_SUCCESS);
 	R->dring = ferry_mem_alloc_shared(comch_done_ring_bytes(2));
 	assert_non_null(R->dring);
-	R->dm = fast_mmap(R->dring, comch_done_ring_bytes(2), F->host);
-	assert_int_equal(doca_mmap_export_pci(R->dm, F->host, &R->dring_desc, &R->dring_desc_len), DOCA_SUCCESS);
+	R->dm = fast_mmap(R->dring, comch_done_ring_bytes(2), F->m.host);
+	assert_int_equal(doca_mmap_export_pci(R->dm, F->m.host, &R->dring_desc, &R->dring_desc_len), DOCA_SUCCESS);
 
 	rogue_server("rogue-fast");
 	return 0;
@@ -1194,11 +1180,11 @@ static int rogue_consumer_up(struct doca_comch_producer **p, struct doca_comch_p
 
 	atomic_store(&R->ring->head, 0);
 	rogue_send(fd, frame, ferry_frame_build_consumer_up(frame, &up));
-	FERRY_PROGRESS_UNTIL(F->pe, g_new_consumers != 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_new_consumers != 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_new_consumers, 1);
 	assert_int_equal(doca_comch_producer_create(F->server_conn, p), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_task_send_set_conf(*p, prod_ok, prod_err, 1), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_producer_as_ctx(*p)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_producer_as_ctx(*p)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(*p)), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_task_send_alloc_init(*p, R->sbuf, NULL, 0, 5, st), DOCA_SUCCESS);
 	g_send_ok = g_send_err = 0;
@@ -1212,14 +1198,14 @@ static void expect_send_refused(int fd, struct doca_comch_producer *p, struct do
 	uint8_t got[4096];
 
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
-	FERRY_PROGRESS_UNTIL(F->pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_err, 1);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_CONNECTED);
 	(void)rogue_wait_closed(fd, got, sizeof(got));
 	close(fd);
 	assert_true(ferry_test_log_has(line));
 	doca_task_free(doca_comch_producer_task_send_as_task(st));
-	ferry_test_stop_idle(F->pe, doca_comch_producer_as_ctx(p));
+	ferry_test_stop_idle(F->m.pe, doca_comch_producer_as_ctx(p));
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 }
 
@@ -1236,7 +1222,7 @@ static void test_rogue_post_past_the_end(void **state)
 	entries[0] = (struct comch_post){.addr = (uint64_t)(uintptr_t)R->mem, .len = 64, .slot = 0, .generation = 1};
 	atomic_store(&R->ring->head, 1);
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_SUCCESS);
-	FERRY_PROGRESS_UNTIL(F->pe, g_send_ok > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_ok > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_ok, 1);
 	assert_memory_equal(R->mem, R->pmem, 64);
 	entries[1] = (struct comch_post){.addr = (uint64_t)(uintptr_t)R->mem + 4096 - 63, .len = 64};
@@ -1293,9 +1279,9 @@ static int rogue_producer_up(uint32_t ring_cap, struct doca_comch_consumer **c,
 	fd = rogue_hello("rogue-fast");
 	assert_int_equal(doca_comch_consumer_create(F->server_conn, R->sm, c), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(*c, recv_ok, recv_err, 1), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(*c)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_consumer_as_ctx(*c)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(*c)), DOCA_ERROR_IN_PROGRESS);
-	(void)doca_pe_progress(F->pe);
+	(void)doca_pe_progress(F->m.pe);
 	assert_int_equal(doca_comch_consumer_task_post_recv_alloc_init(*c, R->buf, rt), DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(*rt)), DOCA_SUCCESS);
 	rogue_read(fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
@@ -1316,13 +1302,13 @@ static void expect_post_failed(int fd, struct doca_comch_consumer *c, struct doc
 
 	(void)rogue_wait_closed(fd, got, sizeof(got));
 	close(fd);
-	FERRY_PROGRESS_UNTIL(F->pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_recv_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_recv_err, 1); /* the post fails: its connection ended */
 	assert_int_equal(g_recv_ok, ok);
 	assert_true(ferry_test_log_has(line));
 	assert_int_equal(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)), DOCA_ERROR_NOT_CONNECTED);
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(rt));
-	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->m.pe, doca_comch_consumer_as_ctx(c));
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 }
 
@@ -1338,7 +1324,7 @@ static void test_rogue_done_overfills_post(void **state)
 	fd = rogue_producer_up(1, &c, &rt);
 	dones[0] = (struct comch_done){.slot = 0, .generation = 1, .len = 10, .producer_id = 9};
 	atomic_store(&R->dring->head, 1);
-	FERRY_PROGRESS_UNTIL(F->pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_recv_ok, 1);
 	assert_int_equal(g_last_recv_len, 10);
 	assert_int_equal(g_last_producer, 9);
@@ -1420,13 +1406,13 @@ static void test_fast_path_producer_on_own_pe(void **state)
 	g_new_consumers = g_recv_ok = g_recv_err = g_send_ok = g_send_err = 0;
 	memset(pmem, 0x6b, 4096);
 	fast_pair("fast-pe", 8, &cconn);
-	cm = fast_mmap(cmem, 4096, F->dpu);
-	pm = fast_mmap(pmem, 4096, F->host);
+	cm = fast_mmap(cmem, 4096, F->m.dpu);
+	pm = fast_mmap(pmem, 4096, F->m.host);
 	assert_int_equal(doca_buf_inventory_create(4, &inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_create(F->server_conn, cm, &c), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(c, recv_ok, recv_err, 1), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_consumer_as_ctx(c)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
 	progress_until(consumer_seen);
 	assert_int_equal(doca_comch_consumer_get_id(c, &cid), DOCA_SUCCESS);
@@ -1445,7 +1431,7 @@ static void test_fast_path_producer_on_own_pe(void **state)
 	FERRY_PROGRESS_UNTIL(ppe, g_send_ok + g_send_err > 0, FERRY_TEST_WAIT_MS); /* only the producer's PE */
 	assert_int_equal(g_send_ok, 1);
 	assert_memory_equal(cmem, pmem, 4096);
-	FERRY_PROGRESS_UNTIL(F->pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_recv_ok > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_recv_ok, 1);
 
 	doca_task_free(doca_comch_producer_task_send_as_task(st));
@@ -1453,7 +1439,7 @@ static void test_fast_path_producer_on_own_pe(void **state)
 	assert_int_equal(doca_ctx_stop(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_destroy(ppe), DOCA_SUCCESS);
-	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(c));
+	ferry_test_stop_idle(F->m.pe, doca_comch_consumer_as_ctx(c));
 	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
 	(void)doca_buf_dec_refcount(rbuf, NULL);
 	(void)doca_buf_dec_refcount(sbuf, NULL);
@@ -1465,34 +1451,6 @@ static void test_fast_path_producer_on_own_pe(void **state)
 }
 
 /* ---- fast path: the trust boundary against a rogue peer (issue 7) ---- */
-
-/* Open file descriptors of this process (the directory's own not counted). */
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;
-}
-
-/* Progress the server until the process holds @p want fds again (or give up); returns the count. */
-static int fds_settle(int want)
-{
-	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
-	int n = count_fds();
-
-	while (n != want && !ferry_test_expired(until)) {
-		doca_pe_progress(F->pe);
-		usleep(500);
-		n = count_fds();
-	}
-	return n;
-}
 
 /* Progress until the server closed the rogue's socket; whether a frame of @p type came first. */
 static bool rogue_got_before_close(int fd, enum ferry_frame_type type)
@@ -1506,7 +1464,7 @@ static bool rogue_got_before_close(int fd, enum ferry_frame_type type)
 		size_t len = 0;
 		doca_error_t err;
 
-		doca_pe_progress(F->pe);
+		doca_pe_progress(F->m.pe);
 		err = ferry_link_recv(fd, buf, sizeof(buf), &len);
 		if (err == DOCA_ERROR_CONNECTION_RESET)
 			return seen;
@@ -1551,10 +1509,10 @@ static void rogue_consumer_open(struct rogue_consumer *rc, uint32_t cap, uint32_
 	rc->ring = ferry_mem_alloc_shared(comch_ring_bytes(cap));
 	assert_non_null(rc->mem);
 	assert_non_null(rc->ring);
-	rc->mm = access_mmap(rc->mem, ROGUE_MEM, F->host, mem_access);
-	rc->rm = access_mmap(rc->ring, comch_ring_bytes(cap), F->host, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
-	assert_int_equal(doca_mmap_export_pci(rc->mm, F->host, &rc->desc, &rc->desc_len), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_export_pci(rc->rm, F->host, &rc->ring_desc, &rc->ring_desc_len), DOCA_SUCCESS);
+	rc->mm = access_mmap(rc->mem, ROGUE_MEM, F->m.host, mem_access);
+	rc->rm = access_mmap(rc->ring, comch_ring_bytes(cap), F->m.host, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	assert_int_equal(doca_mmap_export_pci(rc->mm, F->m.host, &rc->desc, &rc->desc_len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_pci(rc->rm, F->m.host, &rc->ring_desc, &rc->ring_desc_len), DOCA_SUCCESS);
 }
 
 static void rogue_consumer_close(struct rogue_consumer *rc)
@@ -1601,7 +1559,7 @@ static void rogue_post(struct rogue_consumer *rc, uint64_t pos, uint32_t off, ui
 /* Progress until the server announced @p want consumers of the peer. */
 static void wait_new_consumers(unsigned want)
 {
-	FERRY_PROGRESS_UNTIL(F->pe, g_new_consumers >= want, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_new_consumers >= want, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_new_consumers, want);
 }
 
@@ -1612,14 +1570,14 @@ static struct doca_comch_producer *server_producer(uint32_t tasks)
 
 	assert_int_equal(doca_comch_producer_create(F->server_conn, &p), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_task_send_set_conf(p, prod_ok, prod_err, tasks), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_producer_as_ctx(p)), DOCA_SUCCESS);
 	return p;
 }
 
 static void producer_done(struct doca_comch_producer *p)
 {
-	ferry_test_stop_idle(F->pe, doca_comch_producer_as_ctx(p));
+	ferry_test_stop_idle(F->m.pe, doca_comch_producer_as_ctx(p));
 	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 }
 
@@ -1629,7 +1587,7 @@ static doca_error_t send_and_wait(struct doca_comch_producer_task_send *t)
 	unsigned before = g_send_ok + g_send_err;
 
 	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(t)), DOCA_SUCCESS);
-	FERRY_PROGRESS_UNTIL(F->pe, g_send_ok + g_send_err != before, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_ok + g_send_err != before, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_send_ok + g_send_err, before + 1);
 	return g_last_send_status;
 }
@@ -1657,7 +1615,7 @@ static void test_rogue_read_only_consumer_memory(void **state)
 	rogue_consumer_open(&ro, 4, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
 	memset(ro.mem, 0x5a, ROGUE_MEM);
 	rogue_post(&ro, 0, 0, 64); /* a post waiting, as if a producer could fill it */
-	fds = count_fds();
+	fds = ferry_test_count_fds();
 	fd = rogue_hello("rogue-ro");
 	rogue_up(fd, &ro, 5);
 	assert_false(rogue_got_before_close(fd, FERRY_FRAME_DONE_RING));
@@ -1669,7 +1627,7 @@ static void test_rogue_read_only_consumer_memory(void **state)
 	for (size_t i = 0; i < ROGUE_MEM; i++)
 		assert_int_equal(ro.mem[i], 0x5a);
 	assert_int_equal(atomic_load(&((struct comch_post *)(ro.ring + 1))->claim), COMCH_POST_OFFERED);
-	assert_int_equal(fds_settle(fds), fds);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 
 	rogue_consumer_open(&rw, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	fd = rogue_hello("rogue-ro");
@@ -1677,7 +1635,7 @@ static void test_rogue_read_only_consumer_memory(void **state)
 	wait_new_consumers(1);
 	p = server_producer(1);
 	memset(pmem, 0x3c, sizeof(pmem));
-	pm = fast_mmap(pmem, sizeof(pmem), F->dpu);
+	pm = fast_mmap(pmem, sizeof(pmem), F->m.dpu);
 	assert_int_equal(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, sizeof(pmem), &sbuf), DOCA_SUCCESS);
@@ -1710,7 +1668,7 @@ static void test_rogue_consumer_flood(void **state)
 	(void)state;
 	rogue_server("rogue-flood");
 	rogue_consumer_open(&rc, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
-	fds = count_fds();
+	fds = ferry_test_count_fds();
 	fd = rogue_hello("rogue-flood");
 	for (uint32_t id = 1; id <= COMCH_FAST_MAX_CONSUMERS; id++) {
 		rogue_up(fd, &rc, id);
@@ -1719,14 +1677,14 @@ static void test_rogue_consumer_flood(void **state)
 		assert_int_equal(g_new_consumers, id);
 	}
 	assert_int_equal(F->server_conn->num_remotes, COMCH_FAST_MAX_CONSUMERS);
-	assert_true(count_fds() > fds + (int)COMCH_FAST_MAX_CONSUMERS); /* they do cost fds */
+	assert_true(ferry_test_count_fds() > fds + (int)COMCH_FAST_MAX_CONSUMERS); /* they do cost fds */
 	rogue_up(fd, &rc, COMCH_FAST_MAX_CONSUMERS + 1);
 	assert_false(rogue_got_before_close(fd, FERRY_FRAME_DONE_RING));
 	close(fd);
 	assert_true(ferry_test_log_has("CONSUMER_UP beyond the consumers a connection may have"));
 	assert_int_equal(g_new_consumers, COMCH_FAST_MAX_CONSUMERS);
 	assert_int_equal(F->disconnects, 1);
-	assert_int_equal(fds_settle(fds), fds);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 	rogue_consumer_close(&rc);
 }
 
@@ -1745,7 +1703,7 @@ static void test_rogue_ring_budget(void **state)
 	(void)state;
 	rogue_server("rogue-budget");
 	rogue_consumer_open(&rc, FERRY_FRAME_RING_MAX, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
-	fds = count_fds();
+	fds = ferry_test_count_fds();
 	fd = rogue_hello("rogue-budget");
 	for (uint32_t id = 1; id <= n; id++) {
 		rogue_up(fd, &rc, id);
@@ -1757,7 +1715,7 @@ static void test_rogue_ring_budget(void **state)
 	close(fd);
 	assert_true(ferry_test_log_has("CONSUMER_UP beyond the ring entries a connection may have"));
 	assert_int_equal(g_new_consumers, n);
-	assert_int_equal(fds_settle(fds), fds);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 	rogue_consumer_close(&rc);
 }
 
@@ -1766,7 +1724,7 @@ static void *rogue_import(const void *desc, size_t desc_len, struct ferry_link_i
 {
 	struct ferry_link_view v;
 
-	assert_int_equal(ferry_link_import_open(desc, desc_len, ferry_devinfo_machine(doca_dev_as_devinfo(F->host)),
+	assert_int_equal(ferry_link_import_open(desc, desc_len, ferry_devinfo_machine(doca_dev_as_devinfo(F->m.host)),
 						FERRY_LINK_IMPORT_ANYWHERE, "rogue", imp, &v),
 			 DOCA_SUCCESS);
 	return v.local;
@@ -1807,7 +1765,7 @@ static void test_rogue_post_ring_geometry_lie(void **state)
 	rc.ring->cap = 1u << 30;
 	p = server_producer(1);
 	assert_int_equal(doca_comch_producer_get_id(p, &pid), DOCA_SUCCESS);
-	pm = fast_mmap(pmem, sizeof(pmem), F->dpu);
+	pm = fast_mmap(pmem, sizeof(pmem), F->m.dpu);
 	assert_int_equal(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, sizeof(pmem), &sbuf), DOCA_SUCCESS);
@@ -1923,7 +1881,7 @@ static void test_done_ring_sealed_read_only(void **state)
 		wait_new_consumers(1);
 		p = server_producer(1);
 		memset(pmem, 0x42, sizeof(pmem));
-		pm = fast_mmap(pmem, sizeof(pmem), F->dpu);
+		pm = fast_mmap(pmem, sizeof(pmem), F->m.dpu);
 		assert_int_equal(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
 		assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
 		assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, pm, pmem, sizeof(pmem), &sbuf), DOCA_SUCCESS);
@@ -2025,7 +1983,7 @@ static void rp_start(struct rogue_producers *rp, const char *name, uint32_t ntas
 	g_rc_ok = g_rc_err = 0;
 	rp->fd = rogue_hello(name);
 	rp->cmem = calloc(RP_TASKS, 1024);
-	rp->cm = fast_mmap(rp->cmem, RP_TASKS * 1024, F->dpu);
+	rp->cm = fast_mmap(rp->cmem, RP_TASKS * 1024, F->m.dpu);
 	assert_int_equal(doca_buf_inventory_create(RP_TASKS, &rp->inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(rp->inv), DOCA_SUCCESS);
 	for (uint32_t i = 0; i < RP_TASKS; i++)
@@ -2035,9 +1993,9 @@ static void rp_start(struct rogue_producers *rp, const char *name, uint32_t ntas
 	assert_int_equal(doca_comch_consumer_create(F->server_conn, rp->cm, &rp->c), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_set_imm_data_len(rp->c, imm_len), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(rp->c, rc_ok, rc_err, ntasks), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, rp_ctx(rp)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, rp_ctx(rp)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(rp_ctx(rp)), DOCA_ERROR_IN_PROGRESS);
-	(void)doca_pe_progress(F->pe);
+	(void)doca_pe_progress(F->m.pe);
 	assert_int_equal(ferry_test_ctx_state(rp_ctx(rp)), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(doca_comch_consumer_get_id(rp->c, &rp->cid), DOCA_SUCCESS);
 	rogue_read(rp->fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
@@ -2061,8 +2019,8 @@ static void rp_answer(struct rogue_producers *rp, size_t off, size_t shrink)
 
 	rp->dring = ferry_mem_alloc_shared(bytes + COMCH_RING_LINE);
 	assert_non_null(rp->dring);
-	rp->dm = fast_mmap((uint8_t *)rp->dring + off, bytes - shrink, F->host);
-	assert_int_equal(doca_mmap_export_pci(rp->dm, F->host, &desc, &desc_len), DOCA_SUCCESS);
+	rp->dm = fast_mmap((uint8_t *)rp->dring + off, bytes - shrink, F->m.host);
+	assert_int_equal(doca_mmap_export_pci(rp->dm, F->m.host, &desc, &desc_len), DOCA_SUCCESS);
 	answer = (struct ferry_frame_done_ring){
 		.consumer_id = rp->cid, .ring_cap = rp->cap, .desc = desc, .desc_len = (uint16_t)desc_len};
 	rogue_send(rp->fd, frame, ferry_frame_build_done_ring(frame, &answer));
@@ -2072,7 +2030,7 @@ static void rp_open(struct rogue_producers *rp, const char *name, uint32_t ntask
 {
 	rp_start(rp, name, ntasks, imm_len);
 	rp_answer(rp, 0, 0);
-	FERRY_PROGRESS_UNTIL(F->pe, rp->c->dones.imp != NULL, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, rp->c->dones.imp != NULL, FERRY_TEST_WAIT_MS);
 	assert_non_null(rp->c->dones.imp);
 }
 
@@ -2113,14 +2071,14 @@ static void rp_done(struct rogue_producers *rp, struct comch_done d)
 
 static void rp_progress_until_completed(unsigned want)
 {
-	FERRY_PROGRESS_UNTIL(F->pe, g_rc_ok + g_rc_err >= want, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, g_rc_ok + g_rc_err >= want, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_rc_ok + g_rc_err, want);
 }
 
 static void rp_close(struct rogue_producers *rp)
 {
 	if (ferry_test_ctx_state(rp_ctx(rp)) != DOCA_CTX_STATE_IDLE)
-		ferry_test_stop_idle(F->pe, rp_ctx(rp));
+		ferry_test_stop_idle(F->m.pe, rp_ctx(rp));
 	assert_int_equal(doca_comch_consumer_destroy(rp->c), DOCA_SUCCESS);
 	ferry_link_import_close(rp->pimp);
 	assert_int_equal(doca_mmap_destroy(rp->dm), DOCA_SUCCESS);
@@ -2205,8 +2163,9 @@ static void test_rogue_ring_size_and_alignment(void **state)
 		int fd;
 
 		rogue_consumer_open(&rc, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
-		bad = fast_mmap((uint8_t *)rc.ring + (k == 0 ? 0 : 8), comch_ring_bytes(4) - (k == 0 ? 1 : 0), F->host);
-		assert_int_equal(doca_mmap_export_pci(bad, F->host, &bad_desc, &bad_len), DOCA_SUCCESS);
+		bad = fast_mmap((uint8_t *)rc.ring + (k == 0 ? 0 : 8), comch_ring_bytes(4) - (k == 0 ? 1 : 0),
+				F->m.host);
+		assert_int_equal(doca_mmap_export_pci(bad, F->m.host, &bad_desc, &bad_len), DOCA_SUCCESS);
 		fd = rogue_hello("rogue-rings");
 		rogue_up_with(fd, 5, 4, rc.desc, rc.desc_len, bad_desc, bad_len);
 		assert_false(rogue_got_before_close(fd, FERRY_FRAME_DONE_RING));
@@ -2271,7 +2230,7 @@ static void stop_race(const char *name, enum race_end how)
 	assert_int_equal(g_rc_status[0], DOCA_ERROR_IO_FAILED);
 	assert_int_equal(g_rc_status[1], DOCA_ERROR_IO_FAILED);
 	for (int i = 0; i < 500; i++)
-		(void)doca_pe_progress(F->pe);
+		(void)doca_pe_progress(F->m.pe);
 	assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_STOPPING); /* the taken post is still out */
 	assert_int_equal(g_rc_ok + g_rc_err, 2);
 	assert_int_equal(recv(rp.fd, got, sizeof(got), MSG_DONTWAIT | MSG_PEEK), -1); /* no CONSUMER_DOWN yet */
@@ -2293,7 +2252,7 @@ static void stop_race(const char *name, enum race_end how)
 		rp.fd = -1;
 	}
 	rp_progress_until_completed(3);
-	FERRY_PROGRESS_UNTIL(F->pe, ferry_test_ctx_state(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, ferry_test_ctx_state(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
 	assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
 	if (how != RACE_PEER_LEAVES) {
 		rogue_read(rp.fd, FERRY_FRAME_CONSUMER_DOWN, got, sizeof(got), &f);

@@ -21,7 +21,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -50,6 +49,7 @@
 #include "comch_util.h"
 #include "core/ferry_dev.h"
 #include "ferry_test.h"
+#include "ferry_test_fds.h"
 #include "ferry_test_ctx.h"
 #include "ferry_test_wait.h"
 #include "link/link_priv.h"
@@ -554,9 +554,7 @@ static int rogue_main(int argc, char **argv)
 /* ======== the server (parent) ======== */
 
 struct fix {
-	struct doca_pe *pe;
-	struct doca_dev *host, *dpu;
-	struct doca_dev_rep *rep;
+	struct cu_machine m;
 	struct doca_comch_server *server;
 	struct doca_comch_connection *conn;
 	unsigned connects, disconnects, new_consumers;
@@ -565,7 +563,6 @@ struct fix {
 };
 
 static struct fix *F;
-static unsigned g_seq;
 
 /* A rogue child: its pid, its stdout (non-blocking) and stdin. */
 struct child {
@@ -659,27 +656,18 @@ static void start_agent(void)
 
 	assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(m, page, sizeof(page)), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(m, F->host), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(m, F->m.host), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_export_pci(m, F->host, &desc, &len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_pci(m, F->m.host, &desc, &len), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
 
 static int setup(void **state)
 {
-	char domain[64];
-
 	F = calloc(1, sizeof(*F));
-	snprintf(domain, sizeof(domain), "comch-rogue-%d-%u", (int)getpid(), ++g_seq);
-	setenv("FERRY_DOMAIN", domain, 1);
-	assert_int_equal(doca_pe_create(&F->pe), DOCA_SUCCESS);
-	F->host = cu_open_host_dev();
-	F->dpu = cu_open_dpu_dev();
-	assert_non_null(F->host);
-	assert_non_null(F->dpu);
-	F->rep = ferry_test_open_rep(F->dpu, NULL);
-	assert_non_null(F->rep);
+	assert_non_null(F);
+	assert_true(cu_machine_open(&F->m, "comch-rogue"));
 	start_agent();
 	ferry_test_log_reset();
 	*state = F;
@@ -690,27 +678,24 @@ static int teardown(void **state)
 {
 	(void)state;
 	if (F->server != NULL) {
-		ferry_test_stop_idle(F->pe, doca_comch_server_as_ctx(F->server));
+		ferry_test_stop_idle(F->m.pe, doca_comch_server_as_ctx(F->server));
 		assert_int_equal(doca_comch_server_destroy(F->server), DOCA_SUCCESS);
 	}
-	doca_dev_rep_close(F->rep);
-	doca_dev_close(F->dpu);
-	doca_dev_close(F->host);
-	doca_pe_destroy(F->pe);
+	cu_machine_close(&F->m);
 	free(F);
 	return 0;
 }
 
 static void start_server(const char *name)
 {
-	assert_int_equal(doca_comch_server_create(F->dpu, F->rep, name, &F->server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(F->m.dpu, F->m.rep, name, &F->server), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(F->server, send_cb, send_cb, 8), DOCA_SUCCESS);
 	assert_int_equal(
 		doca_comch_server_event_connection_status_changed_register(F->server, on_connect, on_disconnect),
 		DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_event_consumer_register(F->server, on_new_consumer, on_expired_consumer),
 			 DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(F->pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(F->server)), DOCA_SUCCESS);
 }
 
@@ -765,7 +750,7 @@ static void child_wait_word(struct child *c, const char *word)
 			return;
 		if (c->exited)
 			fail_msg("the rogue exited (status %d) before saying '%s'", c->status, word);
-		if (doca_pe_progress(F->pe) == 0)
+		if (doca_pe_progress(F->m.pe) == 0)
 			ferry_test_idle();
 	}
 	fail_msg("the rogue did not say '%s'", word);
@@ -778,7 +763,7 @@ static int child_finish(struct child *c)
 		close(c->in);
 	c->in = -1;
 	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !c->exited && !ferry_test_expired(until);) {
-		if (doca_pe_progress(F->pe) == 0)
+		if (doca_pe_progress(F->m.pe) == 0)
 			ferry_test_idle();
 		child_poll(c);
 	}
@@ -814,37 +799,10 @@ static void wait_connected(struct child *c)
 	     F->connects == 0 && !ferry_test_expired(until);) {
 		child_poll(c);
 		assert_false(c->exited);
-		if (doca_pe_progress(F->pe) == 0)
+		if (doca_pe_progress(F->m.pe) == 0)
 			ferry_test_idle();
 	}
 	assert_int_equal(F->connects, 1);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;
-}
-
-/* Progress until the process holds @p want fds again (the agent closes its end of a request a moment late). */
-static int fds_settle(int want)
-{
-	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
-	int n = count_fds();
-
-	while (n != want && !ferry_test_expired(until)) {
-		doca_pe_progress(F->pe);
-		usleep(500);
-		n = count_fds();
-	}
-	return n;
 }
 
 /* The rogue is refused and ends up closed: the line, one disconnect, nothing left open. */
@@ -852,7 +810,7 @@ static void assert_refused(const char *line, unsigned consumers_before)
 {
 	assert_true(ferry_test_log_has(line));
 	assert_int_equal(F->new_consumers, consumers_before);
-	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	assert_int_equal(F->server->num_conns, 0);
 }
@@ -871,11 +829,11 @@ static void test_read_only_memory_of_another_process(void **state)
 
 	(void)state;
 	start_server("rogue-ro");
-	fds = count_fds();
+	fds = ferry_test_count_fds();
 	spawn_rogue(&c, args);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_refused("CONSUMER_UP names a read-only export", 0);
-	assert_int_equal(fds_settle(fds), fds);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 }
 
 /* The descriptor the child printed as "@p tag <hex>", once its line is complete. */
@@ -906,17 +864,17 @@ static struct doca_mmap *own_export(size_t len, void **mem, const void **desc, s
 	assert_non_null(*mem);
 	assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(m, *mem, len), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(m, F->host), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(m, F->m.host), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_export_pci(m, F->host, desc, desc_len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_pci(m, F->m.host, desc, desc_len), DOCA_SUCCESS);
 	return m;
 }
 
 /* A raw socket of ours, connected to the server @p name and past its handshake. */
 static int raw_hello(const char *name)
 {
-	const struct doca_devinfo *info = doca_dev_as_devinfo(F->host);
+	const struct doca_devinfo *info = doca_dev_as_devinfo(F->m.host);
 	uint8_t frame[FERRY_FRAME_HELLO_MAX];
 	struct ferry_link_addr addr;
 	int fd = -1;
@@ -930,7 +888,7 @@ static int raw_hello(const char *name)
 				ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(info),
 							ferry_devinfo_name(info), name)),
 		DOCA_SUCCESS);
-	FERRY_PROGRESS_UNTIL(F->pe, F->connects > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->connects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->connects, 1);
 	return fd;
 }
@@ -940,7 +898,7 @@ static void raw_refused(int fd)
 {
 	uint8_t got[4096];
 
-	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	for (int i = 0; i < 100; i++) {
 		size_t len = 0;
 		struct ferry_frame f;
@@ -981,14 +939,14 @@ static void third_process(bool ring)
 	up.desc_len = (uint16_t)(ring ? own_desc_len : mlen);
 	up.ring_desc = ring ? rdesc : own_ring_desc;
 	up.ring_desc_len = (uint16_t)(ring ? rlen : own_ring_desc_len);
-	fds = count_fds();
+	fds = ferry_test_count_fds();
 	fd = raw_hello("rogue-third");
 	assert_int_equal(ferry_link_send(fd, frame, ferry_frame_build_consumer_up(frame, &up)), DOCA_SUCCESS);
 	raw_refused(fd);
 	assert_refused(ring ? "names a ring exported by another process than the peer"
 			    : "CONSUMER_UP names memory exported by another process than the peer",
 		       0);
-	assert_int_equal(fds_settle(fds), fds);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_int_equal(doca_mmap_destroy(mm), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_destroy(rm), DOCA_SUCCESS);
@@ -1015,7 +973,7 @@ static struct doca_comch_consumer *server_consumer(struct doca_pe *pe, void *mem
 
 	assert_int_equal(doca_mmap_create(cm), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(*cm, mem, len), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(*cm, F->dpu), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(*cm, F->m.dpu), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_permissions(*cm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(*cm), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_create(F->conn, *cm, &cons), DOCA_SUCCESS);
@@ -1043,19 +1001,19 @@ static void replay(const char *what, const char *line)
 	int fds;
 
 	start_server("rogue-replay");
-	fds = count_fds();
+	fds = ferry_test_count_fds();
 	spawn_rogue(&c, args);
 	wait_connected(&c);
 	if (what[0] == 'c')
-		cons = server_consumer(F->pe, cmem, 4096, &cm);
+		cons = server_consumer(F->m.pe, cmem, 4096, &cm);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_refused(line, 1); /* its good consumer came up; the replay did not */
 	if (cons != NULL) {
-		ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(cons));
+		ferry_test_stop_idle(F->m.pe, doca_comch_consumer_as_ctx(cons));
 		assert_int_equal(doca_comch_consumer_destroy(cons), DOCA_SUCCESS);
 		assert_int_equal(doca_mmap_destroy(cm), DOCA_SUCCESS);
 	}
-	assert_int_equal(fds_settle(fds), fds);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 	for (size_t i = 0; i < 4096; i++)
 		assert_int_equal(cmem[i], 0);
 	free(cmem);
@@ -1106,7 +1064,7 @@ static void test_replay_server_memory_as_done_ring(void **state)
 	start_server("rogue-replay-done");
 	spawn_rogue(&c, args);
 	wait_connected(&c);
-	cons = server_consumer(F->pe, cmem, 4096, &cm);
+	cons = server_consumer(F->m.pe, cmem, 4096, &cm);
 	assert_int_equal(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, cm, cmem, 4096, &buf), DOCA_SUCCESS);
@@ -1115,12 +1073,12 @@ static void test_replay_server_memory_as_done_ring(void **state)
 	child_go(&c);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_refused("names a ring exported by another process than the peer", 0);
-	FERRY_PROGRESS_UNTIL(F->pe, F->recv_err > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->recv_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->recv_err, 1);
 	assert_int_equal(F->recv_status, DOCA_ERROR_NOT_CONNECTED);
 	for (size_t i = 0; i < 4096; i++)
 		assert_int_equal(cmem[i], 0);
-	ferry_test_stop_idle(F->pe, doca_comch_consumer_as_ctx(cons));
+	ferry_test_stop_idle(F->m.pe, doca_comch_consumer_as_ctx(cons));
 	assert_int_equal(doca_comch_consumer_destroy(cons), DOCA_SUCCESS);
 	(void)doca_buf_dec_refcount(buf, NULL);
 	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
@@ -1139,7 +1097,7 @@ static struct doca_comch_producer *producer_with_send(struct doca_pe *pe, uint8_
 	memset(pmem, 0xa5, len);
 	assert_int_equal(doca_mmap_create(pm), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(*pm, pmem, len), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(*pm, F->dpu), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(*pm, F->m.dpu), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_permissions(*pm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(*pm), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_create(1, inv), DOCA_SUCCESS);
@@ -1186,11 +1144,11 @@ static void test_done_ring_reopened_read_write(void **state)
 	spawn_rogue(&c, args);
 	child_wait_word(&c, "sealed");
 	assert_int_equal(F->new_consumers, 1);
-	p = producer_with_send(F->pe, pmem, sizeof(pmem), &pm, &inv, &buf);
+	p = producer_with_send(F->m.pe, pmem, sizeof(pmem), &pm, &inv, &buf);
 	child_wait_word(&c, "completed");
 	assert_int_equal(F->send_ok, 1);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
-	producer_free(p, F->pe, pm, inv, buf);
+	producer_free(p, F->m.pe, pm, inv, buf);
 }
 
 /*
@@ -1225,7 +1183,7 @@ static void test_consumer_process_dies_producer_alone(void **state)
 	assert_int_equal(F->send_status, DOCA_ERROR_NOT_CONNECTED);
 	assert_true(ferry_test_log_has("belongs to a consumer whose process is gone"));
 	assert_int_equal(F->disconnects, 0); /* the server's PE has not run */
-	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	producer_free(p, ppe, pm, inv, buf);
 	assert_int_equal(doca_pe_destroy(ppe), DOCA_SUCCESS);
@@ -1254,7 +1212,7 @@ static void test_producer_process_dies_consumer_alone(void **state)
 	assert_int_equal(doca_pe_create(&cpe), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_create(&cm), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(cm, cmem, 2048), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_add_dev(cm, F->dpu), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(cm, F->m.dpu), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_permissions(cm, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(cm), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_inventory_create(2, &inv), DOCA_SUCCESS);
@@ -1267,7 +1225,7 @@ static void test_producer_process_dies_consumer_alone(void **state)
 	assert_int_equal(ferry_test_ctx_state(doca_comch_consumer_as_ctx(cons)), DOCA_CTX_STATE_RUNNING);
 	child_wait_word(&c, "ready");
 	/* the DONE_RING comes through the connection */
-	FERRY_PROGRESS_UNTIL(F->pe, cons->dones.imp != NULL, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, cons->dones.imp != NULL, FERRY_TEST_WAIT_MS);
 	assert_non_null(cons->dones.imp);
 	for (int i = 0; i < 2; i++) {
 		struct doca_comch_consumer_task_post_recv *t = NULL;
@@ -1287,7 +1245,7 @@ static void test_producer_process_dies_consumer_alone(void **state)
 	assert_int_equal(F->recv_status, DOCA_ERROR_NOT_CONNECTED);
 	assert_true(ferry_test_log_has("the peer's process is gone; posted buffers fail"));
 	assert_int_equal(F->disconnects, 0);
-	FERRY_PROGRESS_UNTIL(F->pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(F->disconnects, 1);
 	for (size_t i = 0; i < 2048; i++)
 		assert_int_equal(cmem[i], 0);

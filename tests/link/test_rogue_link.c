@@ -52,6 +52,7 @@
 #include "link/ferry_remote.h"
 #include "link/link_priv.h"
 #include "ferry_test.h"
+#include "ferry_test_fds.h"
 #include "xproc_common.h"
 
 #define CALL            "test_rogue_link"
@@ -131,18 +132,6 @@ static bool wait_byte(int fd, int ms, char *c)
 }
 
 /* ---- what this process holds: fds, mappings, log lines ---- */
-
-static int count_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(dir);
-	for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir))
-		n += e->d_name[0] != '.';
-	closedir(dir);
-	return n;
-}
 
 /* Mappings of files an agent could have sent: memory files, /dev/zero, deleted files. */
 static int count_peer_maps(void)
@@ -650,7 +639,7 @@ static void expect_twins_refused(const struct export *e)
 		f->edit(&d);
 		size_t len = ferry_export_desc_encode(&d, desc, sizeof(desc));
 		assert_true(len > 0);
-		int fds = count_fds(), maps = count_peer_maps();
+		int fds = ferry_test_count_fds(), maps = count_peer_maps();
 		doca_error_t err = import_desc(desc, len, &imp, &view);
 		if (err == DOCA_SUCCESS) {
 			size_t got = view.len;
@@ -661,7 +650,7 @@ static void expect_twins_refused(const struct export *e)
 		if (err != DOCA_ERROR_NOT_PERMITTED)
 			fail_msg("forged twin of the %s export (%s): %s, want DOCA_ERROR_NOT_PERMITTED", e->label,
 				 f->name, doca_error_get_name(err));
-		assert_int_equal(count_fds(), fds);
+		assert_int_equal(ferry_test_count_fds(), fds);
 		assert_int_equal(count_peer_maps(), maps);
 	}
 }
@@ -1168,7 +1157,7 @@ static void rogue_case(enum rogue_kind kind, doca_error_t want)
 	char c;
 
 	rogue_start(&r, kind);
-	int fds = count_fds(), maps = count_peer_maps();
+	int fds = ferry_test_count_fds(), maps = count_peer_maps();
 	ferry_test_log_reset();
 	doca_error_t err = import_desc(r.e.desc, r.e.desc_len, &imp, &view);
 	int lines = logged_lines();
@@ -1193,7 +1182,7 @@ static void rogue_case(enum rogue_kind kind, doca_error_t want)
 		fail_msg("import from a rogue agent: %s, want %s", doca_error_get_name(err), doca_error_get_name(want));
 	if (want != DOCA_SUCCESS && lines != 1)
 		fail_msg("a refused import logged %d lines, want 1", lines);
-	assert_int_equal(count_fds(), fds);
+	assert_int_equal(ferry_test_count_fds(), fds);
 	assert_int_equal(count_peer_maps(), maps);
 	rogue_stop(&r);
 }
@@ -1235,7 +1224,7 @@ static void expect_failure_within(const struct export *e, double limit_s, bool a
 {
 	struct ferry_link_import *imp = NULL;
 	struct ferry_link_view view;
-	int fds = count_fds();
+	int fds = ferry_test_count_fds();
 	double secs;
 	doca_error_t err = import_timed(e->desc, e->desc_len, &secs, &imp, &view);
 
@@ -1248,7 +1237,7 @@ static void expect_failure_within(const struct export *e, double limit_s, bool a
 			 limit_s);
 	if (!any_error && err != DOCA_ERROR_TIME_OUT && err != DOCA_ERROR_NOT_FOUND)
 		fail_msg("%s: %s, want DOCA_ERROR_TIME_OUT or DOCA_ERROR_NOT_FOUND", what, doca_error_get_name(err));
-	assert_int_equal(count_fds(), fds);
+	assert_int_equal(ferry_test_count_fds(), fds);
 }
 
 static void expect_prompt_failure(const struct export *e, double limit_s, const char *what)
