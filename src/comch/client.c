@@ -183,6 +183,10 @@ static uint32_t client_progress_handshake(struct doca_comch_client *client)
 		return 1;
 	}
 	client->conn.id = f.u.welcome.conn_id;
+	if (comch_fast_conn_up(&client->conn) != DOCA_SUCCESS) {
+		client_fail(client, DOCA_ERROR_NO_MEMORY, "no memory for the connection's fast path");
+		return 1;
+	}
 	client->conn.established = true;
 	client->phase = CLIENT_UP;
 	ferry_ctx_set_running(&client->ep.ctx);
@@ -231,8 +235,11 @@ static uint32_t client_progress_up(struct doca_comch_client *client)
 	struct comch_ep *ep = &client->ep;
 	uint32_t n = 0;
 
+	struct doca_comch_connection *conn = &client->conn;
+
 	if (client->conn.backlog.head != NULL)
 		(void)comch_conn_flush_backlog(ep, &client->conn);
+	comch_ep_attend(ep, &conn, 1);
 	if (client->conn.broken) {
 		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server cannot be written to (server gone)");
 		return n;
@@ -268,6 +275,7 @@ static bool client_has_pending(struct doca_ctx *ctx)
 	struct doca_comch_client *client = client_of_ctx(ctx);
 
 	return client->ep.done.head != NULL || client->conn.backlog.head != NULL || client->conn.broken ||
+	       atomic_load_explicit(&client->ep.fast_attention, memory_order_relaxed) ||
 	       client->phase == CLIENT_CONNECTING || ctx->num_inflight > 0;
 }
 

@@ -22,6 +22,7 @@
 #ifndef FERRY_COMCH_PRIV_H_
 #define FERRY_COMCH_PRIV_H_
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,7 +47,7 @@
 #define COMCH_CONN_MAGIC 0x436f6e6eu /* "Conn": catches foreign pointers passed as connections */
 
 struct comch_ep;
-struct comch_remote_consumer;
+struct comch_fast_hub;
 
 struct doca_comch_event_msg_recv {
 	struct comch_ep *ep;
@@ -74,14 +75,8 @@ struct doca_comch_connection {
 	uint64_t deadline_ns; /* handshake must finish by then (server side, pending) */
 	union doca_data user_data;
 	struct ferry_task_list backlog;
-	uint32_t num_producers;
-	uint32_t num_consumers;
-	uint32_t num_remotes;         /* the peer's consumers that are up (<= COMCH_FAST_MAX_CONSUMERS) */
-	uint32_t remote_ring_entries; /* their rings' entries, summed (<= COMCH_FAST_RING_BUDGET) */
+	struct comch_fast_hub *hub; /* what its producers and consumers share with it (fast_priv.h); once established */
 	/* fast path (fast_priv.h): this side's producers and consumers, the peer's consumers */
-	struct doca_comch_producer *producers;
-	struct doca_comch_consumer *consumers;
-	struct comch_remote_consumer *remotes;
 };
 
 struct doca_comch_task_send {
@@ -120,6 +115,12 @@ struct comch_ep {
 	struct ferry_task_list done; /* finished tasks, completed by the next progress */
 	uint32_t num_backlogged;     /* connections with a non-empty backlog */
 	uint32_t num_broken;         /* connections waiting to be reaped by progress */
+	/*
+	 * Set (then the endpoint's PE woken) by a producer or consumer on another
+	 * thread when a connection's hub needs this thread: the peer broke the fast
+	 * path, or a frame waits for room on the socket. Progress takes it and looks.
+	 */
+	atomic_bool fast_attention;
 };
 
 struct doca_comch_server {
@@ -226,7 +227,19 @@ bool comch_fast_owns_frame(const struct ferry_frame *f);
  * when the frame breaks the protocol (the caller ends the connection).
  */
 uint32_t comch_fast_on_frame(struct doca_comch_connection *conn, const struct ferry_frame *f, const char **why);
-/** The connection ends: detach this side's producers and consumers, forget the peer's consumers. */
+/** The connection is established: give it the hub its producers and consumers will share (NO_MEMORY: end it). */
+doca_error_t comch_fast_conn_up(struct doca_comch_connection *conn);
+/** The connection ends: its producers and consumers learn it on their threads, the peer's consumers are forgotten. */
 void comch_fast_conn_gone(struct doca_comch_connection *conn);
+/**
+ * From the endpoint's progress once fast_attention was set: mark broken the
+ * connections whose fast path the peer broke, retry frames that waited for
+ * room. Returns whether work is left (frames still waiting).
+ */
+bool comch_fast_conn_attend(struct doca_comch_connection *conn);
+/** If a producer or consumer called for it (fast_attention), attend each of the endpoint's connections. */
+void comch_ep_attend(struct comch_ep *ep, struct doca_comch_connection *const *conns, uint32_t num_conns);
+/** Producers and consumers created on @p conn and not yet destroyed. */
+void comch_fast_conn_users(const struct doca_comch_connection *conn, uint32_t *producers, uint32_t *consumers);
 
 #endif /* FERRY_COMCH_PRIV_H_ */

@@ -57,20 +57,20 @@ static void fail_posted(struct doca_comch_consumer *c, doca_error_t status)
 	}
 }
 
-static struct doca_comch_consumer *find_consumer(const struct doca_comch_connection *conn, uint32_t id)
+static struct doca_comch_consumer *find_consumer(const struct comch_fast_hub *hub, uint32_t id)
 {
-	for (struct doca_comch_consumer *c = conn->consumers; c != NULL; c = c->next)
+	for (struct doca_comch_consumer *c = hub->consumers; c != NULL; c = c->next)
 		if (c->id == id)
 			return c;
 	return NULL;
 }
 
-uint32_t comch_consumer_on_done_ring(struct doca_comch_connection *conn, const struct ferry_frame_done_ring *ring,
+uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct ferry_frame_done_ring *ring,
 				     const char **why)
 {
-	struct doca_comch_consumer *c = find_consumer(conn, ring->consumer_id);
+	struct doca_comch_consumer *c = find_consumer(hub, ring->consumer_id);
 
-	if (c == NULL || c->posts.hdr == NULL) {
+	if (c == NULL || !c->announced) {
 		/* It stopped after its CONSUMER_UP left: the peer forgets it on the CONSUMER_DOWN that follows. */
 		FERRY_DBG("comch: DONE_RING for consumer %u, which is not up", ring->consumer_id);
 		return 0;
@@ -80,9 +80,11 @@ uint32_t comch_consumer_on_done_ring(struct doca_comch_connection *conn, const s
 		*why = "DONE_RING twice for one consumer, or of another size than its post ring";
 		return UINT32_MAX;
 	}
-	if (comch_ring_view_open(&c->dones, conn->ep->ctx.dev, ring->desc, ring->desc_len, ring->ring_cap,
-				 sizeof(struct comch_done), (uint32_t)conn->peer_pid, why) != DOCA_SUCCESS)
+	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap,
+				 sizeof(struct comch_done), (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
+	if (c->wakeable)
+		ferry_pe_wake(c->ctx.pe);
 	return 0;
 }
 
@@ -91,7 +93,7 @@ static uint32_t dones_broken(struct doca_comch_consumer *c, const char *rule)
 {
 	FERRY_ERR("comch consumer %u: the peer's completion ring %s; connection closed", c->id, rule);
 	comch_ring_view_close(&c->dones);
-	comch_conn_mark_broken(c->conn);
+	comch_hub_break(c->hub);
 	return 0;
 }
 
@@ -138,11 +140,11 @@ static void check_producers_alive(struct doca_comch_consumer *c)
 	fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
 	comch_ring_view_close(&c->dones);
 	if (l == FERRY_LINK_EXITED)
-		comch_conn_mark_broken(c->conn);
+		comch_hub_break(c->hub);
 }
 
-/* Read the completions the peer published since the last call. */
-static uint32_t poll_dones(struct doca_comch_consumer *c)
+/* Read the completions the peer published since the last call (hub locked). */
+static uint32_t read_dones(struct doca_comch_consumer *c)
 {
 	struct comch_done done;
 	uint32_t n = 0;
@@ -164,31 +166,27 @@ static uint32_t poll_dones(struct doca_comch_consumer *c)
 	return n;
 }
 
-void comch_consumers_conn_gone(struct doca_comch_connection *conn)
+/*
+ * Poll the completion ring. Once the connection is gone, on this thread: what
+ * is posted fails (the completions published before the end were read first,
+ * while the ring was there).
+ */
+static void poll_dones(struct doca_comch_consumer *c)
 {
-	struct doca_comch_consumer *c;
-
-	while ((c = conn->consumers) != NULL) {
-		conn->consumers = c->next;
-		c->next = NULL;
+	if (c->num_posted == 0 && !c->announced)
+		return;
+	pthread_mutex_lock(&c->hub->lock);
+	if (atomic_load_explicit(&c->hub->gone, memory_order_relaxed)) {
 		fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
 		comch_ring_view_close(&c->dones);
 		c->announced = false;
-		c->conn = NULL;
+	} else {
+		(void)read_dones(c);
 	}
-	conn->num_consumers = 0;
+	pthread_mutex_unlock(&c->hub->lock);
 }
 
 /* ---- context ops ---- */
-
-static doca_error_t send_frame(struct doca_comch_consumer *c, const uint8_t *frame, size_t len)
-{
-	doca_error_t err = ferry_link_send(c->conn->fd, frame, len);
-
-	if (err != DOCA_SUCCESS && err != DOCA_ERROR_AGAIN)
-		comch_conn_mark_broken(c->conn);
-	return err;
-}
 
 /* The post ring: shareable memory the peer maps (read only) and polls. */
 static doca_error_t ring_open(struct doca_comch_consumer *c, const void **desc, size_t *desc_len)
@@ -199,7 +197,7 @@ static doca_error_t ring_open(struct doca_comch_consumer *c, const void **desc, 
 		cap <<= 1;
 	/* Read-write for the peer: its producers claim posts in it (and can harm only themselves). */
 	if (comch_ring_out_open(&c->posts, COMCH_RING_MAGIC, cap, sizeof(struct comch_post),
-				DOCA_ACCESS_FLAG_PCI_READ_WRITE, c->conn->ep->ctx.dev, desc, desc_len) != DOCA_SUCCESS)
+				DOCA_ACCESS_FLAG_PCI_READ_WRITE, c->hub->dev, desc, desc_len) != DOCA_SUCCESS)
 		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY,
 				     "comch consumer %u: cannot set up its post ring", c->id);
 	return DOCA_SUCCESS;
@@ -225,11 +223,20 @@ static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, si
 	if (n == 0)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED, "comch consumer %u: export descriptors too long",
 				     c->id);
-	err = send_frame(c, frame, n);
+	/* Announced before the frame leaves: the peer's DONE_RING may come back at once. */
+	pthread_mutex_lock(&c->hub->lock);
+	c->announced = true;
+	c->wakeable = true;
+	err = comch_hub_send(c->hub, frame, n);
+	if (err != DOCA_SUCCESS) {
+		c->announced = false;
+		c->wakeable = false;
+	}
+	pthread_mutex_unlock(&c->hub->lock);
 	if (err != DOCA_SUCCESS)
-		return FERRY_RULE_IN(call, err == DOCA_ERROR_AGAIN ? DOCA_ERROR_AGAIN : DOCA_ERROR_NOT_CONNECTED,
-				     "comch consumer %u: cannot announce it to the peer (%s)", c->id,
-				     doca_error_get_name(err));
+		return FERRY_RULE_IN(
+			call, err == DOCA_ERROR_NO_MEMORY ? DOCA_ERROR_NO_MEMORY : DOCA_ERROR_NOT_CONNECTED,
+			"comch consumer %u: cannot announce it to the peer (%s)", c->id, doca_error_get_name(err));
 	return DOCA_SUCCESS;
 }
 
@@ -241,14 +248,14 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	size_t desc_len = 0, ring_desc_len = 0;
 	doca_error_t err;
 
-	if (!comch_fast_conn_usable(c->conn))
+	if (!comch_hub_usable(c->hub))
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_CONNECTED, "comch consumer %u: its connection has ended",
 				     c->id);
 	if (!ferry_mmap_is_usable(c->mmap) || (ferry_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
 		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
 				     "comch consumer %u: its mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE",
 				     c->id);
-	err = doca_mmap_export_pci(c->mmap, c->conn->ep->ctx.dev, &desc, &desc_len);
+	err = doca_mmap_export_pci(c->mmap, c->hub->dev, &desc, &desc_len);
 	if (err != DOCA_SUCCESS)
 		return err; /* logged by the export */
 	err = ring_open(c, &ring_desc, &ring_desc_len);
@@ -259,7 +266,6 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		return err;
 	}
 	c->num_posted = 0;
-	c->announced = true;
 	/* As in DOCA, the consumer becomes RUNNING from progress once it is registered with the peer. */
 	return DOCA_ERROR_IN_PROGRESS;
 }
@@ -304,11 +310,14 @@ static void consumer_stopped(struct doca_ctx *ctx)
 	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
 	uint8_t frame[FERRY_FRAME_DOWN_LEN];
 
-	if (c->announced && comch_fast_conn_usable(c->conn))
-		(void)send_frame(c, frame, ferry_frame_build_consumer_down(frame, c->id));
+	pthread_mutex_lock(&c->hub->lock);
+	if (c->announced)
+		(void)comch_hub_send(c->hub, frame, ferry_frame_build_consumer_down(frame, c->id));
 	c->announced = false;
-	comch_ring_out_close(&c->posts);
+	c->wakeable = false;
 	comch_ring_view_close(&c->dones);
+	pthread_mutex_unlock(&c->hub->lock);
+	comch_ring_out_close(&c->posts);
 }
 
 static doca_error_t consumer_submit(struct doca_task *task)
@@ -319,7 +328,7 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	void *head = NULL, *data = NULL;
 	size_t len = 0;
 
-	if (!comch_fast_conn_usable(c->conn))
+	if (!comch_hub_usable(c->hub))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
 				     "comch consumer %u: its connection has ended", c->id);
 	if (post->buf == NULL || ferry_buf_mmap(post->buf) != c->mmap)
@@ -354,7 +363,7 @@ static uint32_t consumer_progress(struct doca_ctx *ctx)
 		ferry_ctx_set_running(ctx);
 		return 1;
 	}
-	(void)poll_dones(consumer_of_ctx(ctx));
+	poll_dones(consumer_of_ctx(ctx));
 	return comch_list_complete(&consumer_of_ctx(ctx)->done);
 }
 
@@ -363,8 +372,7 @@ static bool consumer_has_pending(struct doca_ctx *ctx)
 	const struct doca_comch_consumer *c = consumer_of_ctx(ctx);
 
 	/* Posted buffers are polled for: no event announces a completion (nor does DOCA have one). */
-	return ctx->state == DOCA_CTX_STATE_STARTING || c->done.head != NULL ||
-	       (c->num_posted != 0 && c->dones.imp != NULL);
+	return ctx->state == DOCA_CTX_STATE_STARTING || c->done.head != NULL || c->num_posted != 0;
 }
 
 static const struct ferry_ctx_ops consumer_ops = {
@@ -390,50 +398,64 @@ static void post_recv_complete(struct doca_task *task, union doca_data task_user
 doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struct doca_mmap *buf_mmap,
 					struct doca_comch_consumer **consumer)
 {
+	struct comch_fast_hub *hub;
 	struct doca_comch_consumer *c;
+	doca_error_t err = DOCA_SUCCESS;
 
 	FERRY_ARG_NOT_NULL(comch_connection);
 	FERRY_ARG_NOT_NULL(buf_mmap);
 	FERRY_ARG_NOT_NULL(consumer);
-	if (!comch_fast_conn_usable(comch_connection))
+	if (!comch_conn_is_live(comch_connection))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
 				  (void *)comch_connection);
-	if (comch_connection->num_consumers >= COMCH_FAST_MAX_CONSUMERS)
-		return FERRY_RULE(DOCA_ERROR_FULL, "connection %u has %u consumers already", comch_connection->id,
-				  COMCH_FAST_MAX_CONSUMERS);
+	hub = comch_connection->hub;
 	c = ferry_calloc(1, sizeof(*c));
 	if (c == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory");
-	ferry_ctx_init(&c->ctx, &consumer_ops, "comch_consumer", comch_connection->ep->ctx.dev);
+	ferry_ctx_init(&c->ctx, &consumer_ops, "comch_consumer", hub->dev);
 	ferry_ctx_add_pool(&c->ctx, &c->pool, "comch consumer post recv",
 			   sizeof(struct doca_comch_consumer_task_post_recv), post_recv_complete);
 	c->id = comch_fast_new_id();
 	c->mmap = buf_mmap;
-	c->conn = comch_connection;
-	c->next = comch_connection->consumers;
-	comch_connection->consumers = c;
-	comch_connection->num_consumers++;
+	c->hub = hub;
+	pthread_mutex_lock(&hub->lock);
+	if (hub->num_consumers >= COMCH_FAST_MAX_CONSUMERS) {
+		err = DOCA_ERROR_FULL;
+	} else {
+		c->next = hub->consumers;
+		hub->consumers = c;
+		hub->num_consumers++;
+		hub->refs++;
+	}
+	pthread_mutex_unlock(&hub->lock);
+	if (err != DOCA_SUCCESS) {
+		free(c);
+		return FERRY_RULE(err, "connection %u has %u consumers already", hub->conn_id,
+				  COMCH_FAST_MAX_CONSUMERS);
+	}
 	*consumer = c;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 {
+	struct comch_fast_hub *hub;
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(consumer);
 	err = ferry_ctx_check_destroyable(&consumer->ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (consumer->conn != NULL) {
-		struct doca_comch_consumer **pp = &consumer->conn->consumers;
-
-		while (*pp != NULL && *pp != consumer)
-			pp = &(*pp)->next;
-		if (*pp != NULL)
+	hub = consumer->hub;
+	pthread_mutex_lock(&hub->lock);
+	for (struct doca_comch_consumer **pp = &hub->consumers; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == consumer) {
 			*pp = consumer->next;
-		consumer->conn->num_consumers--;
-	}
+			hub->num_consumers--;
+			break;
+		}
+	pthread_mutex_unlock(&hub->lock);
+	comch_hub_unref(hub);
 	ferry_ctx_fini(&consumer->ctx);
 	free(consumer);
 	return DOCA_SUCCESS;

@@ -50,16 +50,24 @@
  * generation), fit it and carry no more immediate data than the consumer takes.
  * A connection holds at most COMCH_FAST_MAX_CONSUMERS of the peer's consumers.
  *
- * Threading: CONSUMER_UP/DOWN and DONE_RING arrive through the Comch server's or
- * client's progress, which also keeps the list of the peer's consumers. Producers
- * and consumers poll their rings from their own PEs (a program may progress only
- * the producer's PE while it sends, as DOCA's high-speed sample does), but they
- * share that bookkeeping: they must not be progressed concurrently with their
- * connection's context (one thread for all of them).
+ * Threading (DOCA's model: one thread per PE at a time, any number of PEs):
+ * each producer and consumer may run on a PE and thread of its own while
+ * another thread progresses the connection's server or client. What they share
+ * with the connection is its hub (struct comch_fast_hub), under the hub's lock:
+ * the list of the peer's consumers with their imports and our completion rings,
+ * the socket for fast-path frames, the lists of this side's producers and
+ * consumers. The connection's thread changes them (CONSUMER_UP/DOWN, DONE_RING,
+ * the connection's end) and wakes the PEs concerned; a producer or consumer
+ * acts on the change on its own thread, at its next progress (a waiting send
+ * fails, a posted buffer is flushed). The hub outlives the connection: each
+ * producer and consumer holds a reference until it is destroyed. A producer
+ * takes the lock once per batch of sends (claim, copy, completion), a consumer
+ * once per poll of its completion ring; posting a buffer takes no lock.
  */
 #ifndef FERRY_COMCH_FAST_H_
 #define FERRY_COMCH_FAST_H_
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -163,6 +171,35 @@ struct comch_ring_out {
 	uint64_t head;
 };
 
+/** A fast-path frame that waits for room on the connection's socket (order kept). */
+struct comch_fast_frame {
+	struct comch_fast_frame *next;
+	size_t len;
+	uint8_t bytes[];
+};
+
+/** What a connection shares with its producers and consumers across threads (see Threading above). */
+struct comch_fast_hub {
+	pthread_mutex_t lock; /* guards all below but the atomics */
+	uint32_t refs;        /* the connection while it lasts, each producer and consumer */
+	atomic_bool gone;     /* the connection ended: set once, under the lock */
+	atomic_bool broken;   /* the peer broke the fast path: its connection's thread ends it */
+	struct comch_ep *ep;  /* the connection's endpoint; NULL once gone */
+	int fd;               /* the connection's socket; -1 once gone */
+	pid_t peer_pid;
+	uint32_t conn_id;
+	struct doca_dev *dev;
+	struct doca_comch_producer *producers;
+	struct doca_comch_consumer *consumers;
+	uint32_t num_producers;
+	uint32_t num_consumers;
+	struct comch_remote_consumer *remotes;
+	uint32_t num_remotes;              /* the peer's consumers that are up (<= COMCH_FAST_MAX_CONSUMERS) */
+	uint32_t remote_ring_entries;      /* their rings' entries, summed (<= COMCH_FAST_RING_BUDGET) */
+	struct comch_fast_frame *out_head; /* frames waiting for room on the socket */
+	struct comch_fast_frame **out_tail;
+};
+
 /** This side's view of a consumer of the peer. */
 struct comch_remote_consumer {
 	struct comch_remote_consumer *next;
@@ -176,7 +213,7 @@ struct comch_remote_consumer {
 	struct comch_ring_out dones;  /* the completions this side writes for it */
 	bool broken;                  /* the ring lied: the connection is ending */
 	bool stopped;                 /* it revoked its post ring: CONSUMER_DOWN is on its way */
-	uint32_t ring_entries;        /* counted in conn->remote_ring_entries */
+	uint32_t ring_entries;        /* counted in hub->remote_ring_entries */
 };
 
 struct doca_comch_producer_task_send {
@@ -190,8 +227,9 @@ struct doca_comch_producer_task_send {
 struct doca_comch_producer {
 	struct doca_ctx ctx; /* first */
 	struct ferry_task_pool pool;
-	struct doca_comch_connection *conn; /* NULL once the connection ended */
-	struct doca_comch_producer *next;   /* conn->producers */
+	struct comch_fast_hub *hub;       /* referenced until destroy */
+	struct doca_comch_producer *next; /* hub->producers */
+	bool wakeable;                    /* started: the connection's thread may wake its PE (under the lock) */
 	uint32_t id;
 	doca_comch_producer_task_send_completion_cb_t ok_cb;
 	doca_comch_producer_task_send_completion_cb_t err_cb;
@@ -215,14 +253,15 @@ struct doca_comch_consumer_task_post_recv {
 struct doca_comch_consumer {
 	struct doca_ctx ctx; /* first */
 	struct ferry_task_pool pool;
-	struct doca_comch_connection *conn; /* NULL once the connection ended */
-	struct doca_comch_consumer *next;   /* conn->consumers */
+	struct comch_fast_hub *hub;       /* referenced until destroy */
+	struct doca_comch_consumer *next; /* hub->consumers */
+	bool wakeable;                    /* started: the connection's thread may wake its PE (under the lock) */
 	struct doca_mmap *mmap;
 	uint32_t id;
 	uint32_t imm_data_len;
 	uint32_t next_generation;
 	struct comch_ring_out posts;  /* from start to stopped */
-	struct comch_ring_view dones; /* the peer's completion ring, once DONE_RING came */
+	struct comch_ring_view dones; /* the peer's completion ring, once DONE_RING came (under the lock) */
 	bool revoked;                 /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
 	bool announced; /* CONSUMER_UP sent, DOWN not yet */
@@ -231,9 +270,27 @@ struct doca_comch_consumer {
 	struct ferry_task_list done;
 };
 
-/* peers.c: the peer's consumers (called by producer.c, consumer.c and fastpath.c) */
+/* hub.c: the hub (every call but new, ref, unref and usable with the lock held) */
+/** A hub for @p conn, just established, with one reference (the connection's). */
+struct comch_fast_hub *comch_hub_new(struct doca_comch_connection *conn);
+void comch_hub_ref(struct comch_fast_hub *hub);
+/** Drop a reference; the last one frees the hub. */
+void comch_hub_unref(struct comch_fast_hub *hub);
+/** Whether producers and consumers may use the connection (read without the lock: a hint, checked again under it). */
+bool comch_hub_usable(const struct comch_fast_hub *hub);
+/** Whether @p (a program's pointer) is an established connection producers and consumers may use. */
+bool comch_conn_is_live(const struct doca_comch_connection *conn);
+/** Send a fast-path frame on the connection, or queue it behind others (NOT_CONNECTED once gone). */
+doca_error_t comch_hub_send(struct comch_fast_hub *hub, const uint8_t *frame, size_t len);
+/** The peer broke the fast path: flag it and wake the connection's thread, which ends the connection. */
+void comch_hub_break(struct comch_fast_hub *hub);
+/** Wake the PEs of this side's started producers and consumers: the connection changed. */
+void comch_hub_wake_users(struct comch_fast_hub *hub);
+/** A new unique id for a producer or consumer (never 0). */
 uint32_t comch_fast_new_id(void);
-struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_connection *conn, uint32_t id);
+
+/* peers.c: the peer's consumers (called with the hub's lock held) */
+struct comch_remote_consumer *comch_fast_find_remote(const struct comch_fast_hub *hub, uint32_t id);
 
 /* ring.c: the shared rings */
 /**
@@ -272,30 +329,22 @@ doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entr
  * DOCA_ERROR_NOT_CONNECTED (the ring is unreadable or lies, or its consumer's
  * process is gone: the connection is marked broken and a line logged).
  */
-doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
-				  struct comch_post *post);
+doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remote_consumer *r, struct comch_post *post);
 /** The claim word of the post at the tail of @p r's post ring. */
 _Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r);
-bool comch_fast_conn_usable(const struct doca_comch_connection *conn);
 /**
  * Record a consumer the peer announced: DOCA_SUCCESS (ready, or already
  * stopped: a record without memory), else the frame breaks the protocol
  * (*why says how; the caller ends the connection).
  */
-doca_error_t comch_peers_add(struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
-			     const char **why);
+doca_error_t comch_peers_add(struct comch_fast_hub *hub, const struct ferry_frame_consumer_up *up, const char **why);
 /** Forget the peer's consumer @p id; false when there is none. */
-bool comch_peers_remove(struct doca_comch_connection *conn, uint32_t id);
+bool comch_peers_remove(struct comch_fast_hub *hub, uint32_t id);
 /** Forget every consumer of the peer (the connection ends). */
-void comch_peers_clear(struct doca_comch_connection *conn);
+void comch_peers_clear(struct comch_fast_hub *hub);
 
-/* producer.c (called by fastpath.c): serve waiting sends of every producer of @p conn (a consumer left). */
-void comch_producers_kick(struct doca_comch_connection *conn);
-void comch_producers_conn_gone(struct doca_comch_connection *conn);
-
-/* consumer.c (called by fastpath.c) */
-uint32_t comch_consumer_on_done_ring(struct doca_comch_connection *conn, const struct ferry_frame_done_ring *ring,
+/* consumer.c (called by fastpath.c, with the hub's lock held) */
+uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct ferry_frame_done_ring *ring,
 				     const char **why);
-void comch_consumers_conn_gone(struct doca_comch_connection *conn);
 
 #endif /* FERRY_COMCH_FAST_H_ */

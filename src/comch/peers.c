@@ -4,13 +4,13 @@
  * may ask of us (limits), the import of the consumer's memory and post ring
  * with every check of whose export it is, our completion ring for it, and the
  * posts producers take from its ring. Producers and consumers call this file;
- * it calls neither (fastpath.c dispatches the frames). Design notes in fast_priv.h.
+ * it calls neither (fastpath.c dispatches the frames). Every call runs with the
+ * hub's lock held. Design notes in fast_priv.h.
  */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <doca_dev.h>
 #include <doca_mmap.h>
@@ -24,30 +24,13 @@
 
 FERRY_LOG_MODULE("comch");
 
-static atomic_uint next_fast_id;
-
-uint32_t comch_fast_new_id(void)
-{
-	uint32_t id;
-
-	do
-		id = atomic_fetch_add_explicit(&next_fast_id, 1, memory_order_relaxed) + 1;
-	while (id == 0); /* 0 means "none" on the wire */
-	return id;
-}
-
-bool comch_fast_conn_usable(const struct doca_comch_connection *conn)
-{
-	return conn != NULL && conn->magic == COMCH_CONN_MAGIC && conn->established && !conn->broken && conn->fd >= 0;
-}
-
 /* ---- the peer's consumers ---- */
 
-struct comch_remote_consumer *comch_fast_find_remote(const struct doca_comch_connection *conn, uint32_t id)
+struct comch_remote_consumer *comch_fast_find_remote(const struct comch_fast_hub *hub, uint32_t id)
 {
 	struct comch_remote_consumer *r;
 
-	for (r = conn->remotes; r != NULL; r = r->next)
+	for (r = hub->remotes; r != NULL; r = r->next)
 		if (r->id == id)
 			return r;
 	return NULL;
@@ -70,7 +53,7 @@ static void remote_free(struct comch_remote_consumer *r)
 }
 
 /* Create the completion ring for a consumer of the peer and tell the peer where it is. */
-static doca_error_t open_dones(struct doca_comch_connection *conn, struct comch_remote_consumer *r)
+static doca_error_t open_dones(struct comch_fast_hub *hub, struct comch_remote_consumer *r)
 {
 	uint8_t frame[FERRY_FRAME_DONE_RING_MAX];
 	struct ferry_frame_done_ring fr = {.consumer_id = r->id, .ring_cap = r->posts.cap};
@@ -78,7 +61,7 @@ static doca_error_t open_dones(struct doca_comch_connection *conn, struct comch_
 	size_t desc_len = 0, n;
 	/* Read-only for the peer: it reads completions and writes nothing here. */
 	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap, sizeof(struct comch_done),
-					       DOCA_ACCESS_FLAG_PCI_READ_ONLY, conn->ep->ctx.dev, &desc, &desc_len);
+					       DOCA_ACCESS_FLAG_PCI_READ_ONLY, hub->dev, &desc, &desc_len);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -87,26 +70,18 @@ static doca_error_t open_dones(struct doca_comch_connection *conn, struct comch_
 	n = ferry_frame_build_done_ring(frame, &fr);
 	if (n == 0)
 		return DOCA_ERROR_NOT_SUPPORTED;
-	/* A tiny frame on a socket we also read: wait for room a moment rather than lose it. */
-	for (int i = 0; i < 1000; i++) {
-		err = ferry_link_send(conn->fd, frame, n);
-		if (err != DOCA_ERROR_AGAIN)
-			break;
-		usleep(100);
-	}
-	return err;
+	return comch_hub_send(hub, frame, n); /* queued when the socket is full: progress sends it */
 }
 
 /* What the peer may ask of us for one more consumer: within the per-connection limits. */
-static bool within_limits(const struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
-			  const char **why)
+static bool within_limits(const struct comch_fast_hub *hub, const struct ferry_frame_consumer_up *up, const char **why)
 {
-	if (comch_fast_find_remote(conn, up->consumer_id) != NULL)
+	if (comch_fast_find_remote(hub, up->consumer_id) != NULL)
 		*why = "CONSUMER_UP for a consumer id already up";
-	else if (conn->num_remotes >= COMCH_FAST_MAX_CONSUMERS)
+	else if (hub->num_remotes >= COMCH_FAST_MAX_CONSUMERS)
 		*why = "CONSUMER_UP beyond the consumers a connection may have "
 		       "(doca_comch_consumer_cap_get_max_consumers)";
-	else if (up->ring_cap > COMCH_FAST_RING_BUDGET - conn->remote_ring_entries)
+	else if (up->ring_cap > COMCH_FAST_RING_BUDGET - hub->remote_ring_entries)
 		*why = "CONSUMER_UP beyond the ring entries a connection may have";
 	else
 		return true;
@@ -117,7 +92,7 @@ static bool within_limits(const struct doca_comch_connection *conn, const struct
  * Import the memory a consumer of the peer posts from: it must be the peer's
  * own export (not ours, not a third process's), and writable.
  */
-static doca_error_t import_consumer_memory(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
+static doca_error_t import_consumer_memory(struct comch_fast_hub *hub, struct comch_remote_consumer *r,
 					   const struct ferry_frame_consumer_up *up, const char **why)
 {
 	void *addr = NULL;
@@ -126,14 +101,14 @@ static doca_error_t import_consumer_memory(struct doca_comch_connection *conn, s
 
 	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
 	ferry_link_enable_cma();
-	err = doca_mmap_create_from_export(NULL, up->desc, up->desc_len, conn->ep->ctx.dev, &r->mmap);
+	err = doca_mmap_create_from_export(NULL, up->desc, up->desc_len, hub->dev, &r->mmap);
 	if (err == DOCA_SUCCESS)
 		err = doca_mmap_get_memrange(r->mmap, &addr, &len);
 	if (err != DOCA_SUCCESS) {
 		*why = "CONSUMER_UP names memory that cannot be imported";
 		return err;
 	}
-	if (ferry_mmap_exporter_pid(r->mmap) != (uint32_t)conn->peer_pid) {
+	if (ferry_mmap_exporter_pid(r->mmap) != (uint32_t)hub->peer_pid) {
 		*why = "CONSUMER_UP names memory exported by another process than the peer";
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -148,38 +123,37 @@ static doca_error_t import_consumer_memory(struct doca_comch_connection *conn, s
 }
 
 /* Import the consumer's memory and post ring, and answer with our completion ring. */
-static doca_error_t remote_open(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
+static doca_error_t remote_open(struct comch_fast_hub *hub, struct comch_remote_consumer *r,
 				const struct ferry_frame_consumer_up *up, const char **why)
 {
-	doca_error_t err = import_consumer_memory(conn, r, up, why);
+	doca_error_t err = import_consumer_memory(hub, r, up, why);
 
 	if (err == DOCA_SUCCESS)
-		err = comch_ring_view_open(&r->posts, conn->ep->ctx.dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
-					   sizeof(struct comch_post), (uint32_t)conn->peer_pid, why);
-	if (err == DOCA_SUCCESS && open_dones(conn, r) != DOCA_SUCCESS) {
+		err = comch_ring_view_open(&r->posts, hub->dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
+					   sizeof(struct comch_post), (uint32_t)hub->peer_pid, why);
+	if (err == DOCA_SUCCESS && open_dones(hub, r) != DOCA_SUCCESS) {
 		*why = "cannot set up the completion ring for its consumer";
 		err = DOCA_ERROR_IO_FAILED;
 	}
 	return err;
 }
 
-static void remote_list(struct doca_comch_connection *conn, struct comch_remote_consumer *r, uint32_t ring_cap)
+static void remote_list(struct comch_fast_hub *hub, struct comch_remote_consumer *r, uint32_t ring_cap)
 {
-	r->next = conn->remotes;
-	conn->remotes = r;
+	r->next = hub->remotes;
+	hub->remotes = r;
 	r->ring_entries = ring_cap;
-	conn->num_remotes++;
-	conn->remote_ring_entries += ring_cap;
+	hub->num_remotes++;
+	hub->remote_ring_entries += ring_cap;
 }
 
-doca_error_t comch_peers_add(struct doca_comch_connection *conn, const struct ferry_frame_consumer_up *up,
-			     const char **why)
+doca_error_t comch_peers_add(struct comch_fast_hub *hub, const struct ferry_frame_consumer_up *up, const char **why)
 {
-	struct comch_ep *ep = conn->ep;
+	struct comch_ep *ep = hub->ep;
 	struct comch_remote_consumer *r;
 	doca_error_t err;
 
-	if (!within_limits(conn, up, why))
+	if (!within_limits(hub, up, why))
 		return DOCA_ERROR_FULL;
 	r = ferry_calloc(1, sizeof(*r));
 	if (r == NULL) {
@@ -188,7 +162,7 @@ doca_error_t comch_peers_add(struct doca_comch_connection *conn, const struct fe
 	}
 	r->id = up->consumer_id;
 	r->imm_data_len = up->imm_data_len;
-	err = remote_open(conn, r, up, why);
+	err = remote_open(hub, r, up, why);
 	if (err == DOCA_ERROR_NOT_FOUND) {
 		/*
 		 * Its exports are revoked already: the consumer stopped before we got
@@ -197,36 +171,35 @@ doca_error_t comch_peers_add(struct doca_comch_connection *conn, const struct fe
 		 */
 		remote_free_parts(r);
 		r->stopped = true;
-		remote_list(conn, r, 0);
+		remote_list(hub, r, 0);
 		FERRY_DBG("%s '%s': connection %u: peer consumer %u stopped before it was imported", ep->kind, ep->name,
-			  conn->id, r->id);
+			  hub->conn_id, r->id);
 		return DOCA_SUCCESS;
 	}
 	if (err != DOCA_SUCCESS) {
 		remote_free(r);
 		return err;
 	}
-	remote_list(conn, r, up->ring_cap);
-	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, conn->id, r->id,
+	remote_list(hub, r, up->ring_cap);
+	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, hub->conn_id, r->id,
 		  r->remote == NULL ? "shared mapping" : "cross-memory attach");
 	return DOCA_SUCCESS;
 }
 
 /* ---- the peer's post rings ---- */
 
-static doca_error_t ring_broken(struct doca_comch_connection *conn, struct comch_remote_consumer *r, const char *rule)
+static doca_error_t ring_broken(struct comch_fast_hub *hub, struct comch_remote_consumer *r, const char *rule)
 {
 	if (!r->broken) {
 		r->broken = true;
-		FERRY_ERR("%s '%s': connection %u: consumer %u's post ring %s; connection closed", conn->ep->kind,
-			  conn->ep->name, conn->id, r->id, rule);
-		comch_conn_mark_broken(conn);
+		FERRY_ERR("%s '%s': connection %u: consumer %u's post ring %s; connection closed", hub->ep->kind,
+			  hub->ep->name, hub->conn_id, r->id, rule);
+		comch_hub_break(hub);
 	}
 	return DOCA_ERROR_NOT_CONNECTED;
 }
 
-doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct comch_remote_consumer *r,
-				  struct comch_post *post)
+doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remote_consumer *r, struct comch_post *post)
 {
 	doca_error_t err;
 
@@ -239,19 +212,19 @@ doca_error_t comch_fast_peek_post(struct doca_comch_connection *conn, struct com
 		/* A producer progressed alone learns here that its consumer stopped or its process died. */
 		enum ferry_link_liveness l = comch_ring_view_writer(&r->posts);
 		if (l == FERRY_LINK_EXITED)
-			return ring_broken(conn, r, "belongs to a consumer whose process is gone");
+			return ring_broken(hub, r, "belongs to a consumer whose process is gone");
 		if (l == FERRY_LINK_REVOKED) {
 			r->stopped = true;
 			return DOCA_ERROR_NOT_FOUND;
 		}
 	}
 	if (err == DOCA_ERROR_INVALID_VALUE)
-		return ring_broken(conn, r, "claims more posts than it holds");
+		return ring_broken(hub, r, "claims more posts than it holds");
 	if (err != DOCA_SUCCESS)
 		return err;
 	/* The one check that keeps producers inside what the consumer exported. */
 	if (post->len == 0 || post->addr < r->base || post->len > r->len || post->addr - r->base > r->len - post->len)
-		return ring_broken(conn, r, "holds a buffer outside the consumer's exported memory");
+		return ring_broken(hub, r, "holds a buffer outside the consumer's exported memory");
 	return DOCA_SUCCESS;
 }
 
@@ -264,36 +237,36 @@ _Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r)
 	return (_Atomic uint32_t *)(uintptr_t)(entry + offsetof(struct comch_post, claim));
 }
 
-static void remote_unlink(struct doca_comch_connection *conn, struct comch_remote_consumer *gone)
+static void remote_unlink(struct comch_fast_hub *hub, struct comch_remote_consumer *gone)
 {
 	struct comch_remote_consumer **pp;
 
-	for (pp = &conn->remotes; *pp != NULL; pp = &(*pp)->next)
+	for (pp = &hub->remotes; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == gone) {
 			*pp = gone->next;
-			conn->num_remotes--;
-			conn->remote_ring_entries -= gone->ring_entries;
+			hub->num_remotes--;
+			hub->remote_ring_entries -= gone->ring_entries;
 			return;
 		}
 }
 
-bool comch_peers_remove(struct doca_comch_connection *conn, uint32_t id)
+bool comch_peers_remove(struct comch_fast_hub *hub, uint32_t id)
 {
-	struct comch_remote_consumer *r = comch_fast_find_remote(conn, id);
+	struct comch_remote_consumer *r = comch_fast_find_remote(hub, id);
 
 	if (r == NULL)
 		return false;
-	remote_unlink(conn, r);
+	remote_unlink(hub, r);
 	remote_free(r);
 	return true;
 }
 
-void comch_peers_clear(struct doca_comch_connection *conn)
+void comch_peers_clear(struct comch_fast_hub *hub)
 {
 	struct comch_remote_consumer *r;
 
-	while ((r = conn->remotes) != NULL) {
-		remote_unlink(conn, r);
+	while ((r = hub->remotes) != NULL) {
+		remote_unlink(hub, r);
 		remote_free(r);
 	}
 }

@@ -74,7 +74,7 @@ static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote
 			      struct comch_post *post)
 {
 	for (;;) {
-		doca_error_t err = comch_fast_peek_post(p->conn, r, post);
+		doca_error_t err = comch_fast_peek_post(p->hub, r, post);
 		_Atomic uint32_t *claim;
 		uint32_t expected = COMCH_POST_OFFERED;
 
@@ -92,10 +92,10 @@ static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote
 	}
 }
 
-/* Move one waiting task on: true when it is finished (either way), false when it still waits. */
+/* Move one waiting task on (hub locked): true when it is finished (either way), false when it still waits. */
 static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task)
 {
-	struct comch_remote_consumer *r = comch_fast_find_remote(p->conn, task->consumer_id);
+	struct comch_remote_consumer *r = comch_fast_find_remote(p->hub, task->consumer_id);
 	size_t len = ferry_buf_data_len(task->buf);
 	struct comch_post post;
 	doca_error_t err;
@@ -131,11 +131,20 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	return true;
 }
 
+static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
+{
+	struct doca_task *t;
+
+	while ((t = ferry_task_list_pop(&p->waiting)) != NULL)
+		finish(p, ferry_container_of(t, struct doca_comch_producer_task_send, base), status);
+}
+
 /*
- * Serve the waiting sends in order. Sends to one consumer stay in order: once
- * one of them must wait, the later ones to that consumer wait behind it (a
- * post that turns up meanwhile belongs to the oldest); sends to other
- * consumers go on.
+ * Serve the waiting sends in order, under the hub's lock (one lock for the
+ * batch). Sends to one consumer stay in order: once one of them must wait,
+ * the later ones to that consumer wait behind it (a post that turns up
+ * meanwhile belongs to the oldest); sends to other consumers go on. Once the
+ * connection is gone, every waiting send fails here, on the producer's thread.
  */
 static void producer_serve(struct doca_comch_producer *p)
 {
@@ -144,6 +153,12 @@ static void producer_serve(struct doca_comch_producer *p)
 	uint32_t num_blocked = 0;
 	struct doca_task *t;
 
+	pthread_mutex_lock(&p->hub->lock);
+	if (atomic_load_explicit(&p->hub->gone, memory_order_relaxed)) {
+		pthread_mutex_unlock(&p->hub->lock);
+		fail_waiting(p, DOCA_ERROR_NOT_CONNECTED);
+		return;
+	}
 	while ((t = ferry_task_list_pop(&p->waiting)) != NULL) {
 		struct doca_comch_producer_task_send *task = ferry_container_of(t, struct doca_comch_producer_task_send,
 										base);
@@ -159,35 +174,16 @@ static void producer_serve(struct doca_comch_producer *p)
 		if (waits)
 			ferry_task_list_push(&still, t);
 	}
+	pthread_mutex_unlock(&p->hub->lock);
 	p->waiting = still;
 }
 
-void comch_producers_kick(struct doca_comch_connection *conn)
+/* Started producers may be woken by the connection's thread; stopped ones are left alone. */
+static void set_wakeable(struct doca_comch_producer *p, bool wakeable)
 {
-	for (struct doca_comch_producer *p = conn->producers; p != NULL; p = p->next)
-		if (p->waiting.head != NULL)
-			producer_serve(p);
-}
-
-static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
-{
-	struct doca_task *t;
-
-	while ((t = ferry_task_list_pop(&p->waiting)) != NULL)
-		finish(p, ferry_container_of(t, struct doca_comch_producer_task_send, base), status);
-}
-
-void comch_producers_conn_gone(struct doca_comch_connection *conn)
-{
-	struct doca_comch_producer *p;
-
-	while ((p = conn->producers) != NULL) {
-		conn->producers = p->next;
-		p->next = NULL;
-		fail_waiting(p, DOCA_ERROR_NOT_CONNECTED);
-		p->conn = NULL;
-	}
-	conn->num_producers = 0;
+	pthread_mutex_lock(&p->hub->lock);
+	p->wakeable = wakeable;
+	pthread_mutex_unlock(&p->hub->lock);
 }
 
 /* ---- context ops ---- */
@@ -196,15 +192,19 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
-	if (!comch_fast_conn_usable(p->conn))
+	if (!comch_hub_usable(p->hub))
 		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NOT_CONNECTED,
 				     "comch producer %u: its connection has ended", p->id);
+	set_wakeable(p, true);
 	return DOCA_SUCCESS;
 }
 
 static void producer_stop(struct doca_ctx *ctx)
 {
-	fail_waiting(producer_of_ctx(ctx), DOCA_ERROR_IO_FAILED);
+	struct doca_comch_producer *p = producer_of_ctx(ctx);
+
+	set_wakeable(p, false);
+	fail_waiting(p, DOCA_ERROR_IO_FAILED);
 }
 
 static doca_error_t producer_submit(struct doca_task *task)
@@ -214,7 +214,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 	struct doca_comch_producer *p = producer_of_ctx(task->ctx);
 	size_t len = 0;
 
-	if (!comch_fast_conn_usable(p->conn))
+	if (!comch_hub_usable(p->hub))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
 				     "comch producer %u: its connection has ended", p->id);
 	if (send->buf == NULL || send->imm_len > FERRY_FRAME_IMM_MAX)
@@ -237,7 +237,7 @@ static uint32_t producer_progress(struct doca_ctx *ctx)
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
 	/* Poll the consumers' post rings for the sends that wait. */
-	if (p->waiting.head != NULL && p->conn != NULL)
+	if (p->waiting.head != NULL)
 		producer_serve(p);
 	return comch_list_complete(&p->done);
 }
@@ -247,7 +247,7 @@ static bool producer_has_pending(struct doca_ctx *ctx)
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
 	/* Waiting sends poll the rings: no event announces a post (nor does DOCA have one). */
-	return p->done.head != NULL || (p->waiting.head != NULL && p->conn != NULL);
+	return p->done.head != NULL || p->waiting.head != NULL;
 }
 
 static const struct ferry_ctx_ops producer_ops = {
@@ -273,48 +273,62 @@ static void send_task_complete(struct doca_task *task, union doca_data task_user
 doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
 					struct doca_comch_producer **producer)
 {
+	struct comch_fast_hub *hub;
 	struct doca_comch_producer *p;
+	doca_error_t err = DOCA_SUCCESS;
 
 	FERRY_ARG_NOT_NULL(comch_connection);
 	FERRY_ARG_NOT_NULL(producer);
-	if (!comch_fast_conn_usable(comch_connection))
+	if (!comch_conn_is_live(comch_connection))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
 				  (void *)comch_connection);
-	if (comch_connection->num_producers >= COMCH_FAST_MAX_PRODUCERS)
-		return FERRY_RULE(DOCA_ERROR_FULL, "connection %u has %u producers already", comch_connection->id,
-				  COMCH_FAST_MAX_PRODUCERS);
+	hub = comch_connection->hub;
 	p = ferry_calloc(1, sizeof(*p));
 	if (p == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory");
-	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", comch_connection->ep->ctx.dev);
+	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", hub->dev);
 	ferry_ctx_add_pool(&p->ctx, &p->pool, "comch producer send", sizeof(struct doca_comch_producer_task_send),
 			   send_task_complete);
 	p->id = comch_fast_new_id();
-	p->conn = comch_connection;
-	p->next = comch_connection->producers;
-	comch_connection->producers = p;
-	comch_connection->num_producers++;
+	p->hub = hub;
+	pthread_mutex_lock(&hub->lock);
+	if (hub->num_producers >= COMCH_FAST_MAX_PRODUCERS) {
+		err = DOCA_ERROR_FULL;
+	} else {
+		p->next = hub->producers;
+		hub->producers = p;
+		hub->num_producers++;
+		hub->refs++;
+	}
+	pthread_mutex_unlock(&hub->lock);
+	if (err != DOCA_SUCCESS) {
+		free(p);
+		return FERRY_RULE(err, "connection %u has %u producers already", hub->conn_id,
+				  COMCH_FAST_MAX_PRODUCERS);
+	}
 	*producer = p;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 {
+	struct comch_fast_hub *hub;
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(producer);
 	err = ferry_ctx_check_destroyable(&producer->ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (producer->conn != NULL) {
-		struct doca_comch_producer **pp = &producer->conn->producers;
-
-		while (*pp != NULL && *pp != producer)
-			pp = &(*pp)->next;
-		if (*pp != NULL)
+	hub = producer->hub;
+	pthread_mutex_lock(&hub->lock);
+	for (struct doca_comch_producer **pp = &hub->producers; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == producer) {
 			*pp = producer->next;
-		producer->conn->num_producers--;
-	}
+			hub->num_producers--;
+			break;
+		}
+	pthread_mutex_unlock(&hub->lock);
+	comch_hub_unref(hub);
 	ferry_ctx_fini(&producer->ctx);
 	free(producer);
 	return DOCA_SUCCESS;

@@ -261,6 +261,8 @@ static uint32_t server_on_hello(struct doca_comch_server *server, struct doca_co
 	conn->established = true;
 	server->num_pending--;
 	server->num_conns++;
+	if (comch_fast_conn_up(conn) != DOCA_SUCCESS)
+		return server_lost(server, conn, false, "cannot be served: no memory for its fast path");
 	server->solo = server->num_conns == 1 ? conn : NULL;
 	FERRY_DBG("comch server '%s': client %u (pid %d) connected", server->ep.name, conn->id, (int)conn->peer_pid);
 	if (server->connect_cb != NULL)
@@ -414,6 +416,7 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 		n += server_read_conn(server, server->solo);
 	else
 		n += server_poll_sockets(server);
+	comch_ep_attend(ep, server->slots, server->num_slots);
 	if (server_running(server) && (ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0))
 		n += server_housekeeping(server);
 	return n;
@@ -426,7 +429,7 @@ static bool server_has_pending(struct doca_ctx *ctx)
 
 	/* Sockets need no answer here: the PE watches the epoll set itself. */
 	return ep->done.head != NULL || ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0 ||
-	       ctx->num_inflight > 0;
+	       atomic_load_explicit(&ep->fast_attention, memory_order_relaxed) || ctx->num_inflight > 0;
 }
 
 /* ---- start / stop ---- */
@@ -729,6 +732,8 @@ doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server 
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
 					  struct doca_comch_connection *connection)
 {
+	uint32_t producers, consumers;
+
 	FERRY_ARG_NOT_NULL(comch_server);
 	FERRY_ARG_NOT_NULL(connection);
 	if (connection->magic != COMCH_CONN_MAGIC || connection->ep != &comch_server->ep || !connection->established)
@@ -737,12 +742,12 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 	if (comch_server->ep.ctx.state != DOCA_CTX_STATE_RUNNING)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "server '%s' is %s; needs RUNNING", comch_server->ep.name,
 				  ferry_ctx_state_name(comch_server->ep.ctx.state));
-	if (connection->num_producers != 0 || connection->num_consumers != 0)
+	comch_fast_conn_users(connection, &producers, &consumers);
+	if (producers != 0 || consumers != 0)
 		return FERRY_RULE(DOCA_ERROR_IN_USE,
 				  "server '%s': client %u still has %u producers and %u "
 				  "consumers; destroy them first",
-				  comch_server->ep.name, connection->id, connection->num_producers,
-				  connection->num_consumers);
+				  comch_server->ep.name, connection->id, producers, consumers);
 	if (connection->broken)
 		return DOCA_SUCCESS; /* already on its way out */
 	comch_conn_say_bye(connection);

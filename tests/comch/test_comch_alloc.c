@@ -30,7 +30,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
-#include "comch/comch_priv.h"
+#include "comch/fast_priv.h"
 #include "comch_util.h"
 #include "ferry_test.h"
 #include "ferry_test_ctx.h"
@@ -332,8 +332,8 @@ static void producer_failed(void *arg)
 	struct doca_comch_connection *conn = arg;
 
 	assert_null(F->out);
-	assert_int_equal(conn->num_producers, 0);
-	assert_null(conn->producers);
+	assert_int_equal(conn->hub->num_producers, 0);
+	assert_null(conn->hub->producers);
 }
 
 static void producer_succeeded(void *arg)
@@ -341,10 +341,10 @@ static void producer_succeeded(void *arg)
 	struct doca_comch_connection *conn = arg;
 
 	assert_non_null(F->out);
-	assert_int_equal(conn->num_producers, 1);
+	assert_int_equal(conn->hub->num_producers, 1);
 	assert_int_equal(doca_comch_producer_destroy(F->out), DOCA_SUCCESS);
 	F->out = NULL;
-	assert_int_equal(conn->num_producers, 0);
+	assert_int_equal(conn->hub->num_producers, 0);
 }
 
 struct consumer_arg {
@@ -364,8 +364,8 @@ static void consumer_failed(void *arg)
 	struct consumer_arg *a = arg;
 
 	assert_null(F->out);
-	assert_int_equal(a->conn->num_consumers, 0);
-	assert_null(a->conn->consumers);
+	assert_int_equal(a->conn->hub->num_consumers, 0);
+	assert_null(a->conn->hub->consumers);
 }
 
 static void consumer_succeeded(void *arg)
@@ -373,10 +373,10 @@ static void consumer_succeeded(void *arg)
 	struct consumer_arg *a = arg;
 
 	assert_non_null(F->out);
-	assert_int_equal(a->conn->num_consumers, 1);
+	assert_int_equal(a->conn->hub->num_consumers, 1);
 	assert_int_equal(doca_comch_consumer_destroy(F->out), DOCA_SUCCESS);
 	F->out = NULL;
-	assert_int_equal(a->conn->num_consumers, 0);
+	assert_int_equal(a->conn->hub->num_consumers, 0);
 }
 
 static void test_producer_consumer_create(void **state)

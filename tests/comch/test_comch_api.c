@@ -1676,7 +1676,7 @@ static void test_rogue_consumer_flood(void **state)
 		assert_int_equal(f.u.done_ring.consumer_id, id);
 		assert_int_equal(g_new_consumers, id);
 	}
-	assert_int_equal(F->server_conn->num_remotes, COMCH_FAST_MAX_CONSUMERS);
+	assert_int_equal(F->server_conn->hub->num_remotes, COMCH_FAST_MAX_CONSUMERS);
 	assert_true(ferry_test_count_fds() > fds + (int)COMCH_FAST_MAX_CONSUMERS); /* they do cost fds */
 	rogue_up(fd, &rc, COMCH_FAST_MAX_CONSUMERS + 1);
 	assert_false(rogue_got_before_close(fd, FERRY_FRAME_DONE_RING));
