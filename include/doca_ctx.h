@@ -70,7 +70,8 @@ DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
  * code, so the IDLE state callback may destroy the context. The context
  * reaches IDLE only once no task is in flight and every task has been freed
  * (doca_task_free): free tasks in their callbacks, or free them and progress
- * again.
+ * again. A task freed while in flight completes without a callback and counts
+ * as freed (doca_task_free).
  *
  * @param [in] ctx  a context in any state; stopping an IDLE one does nothing.
  * @return DOCA_SUCCESS when the context is IDLE on return (it was already, or

@@ -120,8 +120,14 @@ DOCA_STABLE doca_error_t doca_task_try_submit(struct doca_task *task);
 DOCA_EXPERIMENTAL doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags);
 
 /**
- * @brief Return a task to its context's pool. Not allowed while it is in flight
- * (logged and ignored).
+ * @brief Return a task to its context's pool.
+ *
+ * @note A task in flight must not be freed (DOCA's rule). Ferry tolerates it,
+ * as programs do it at teardown (free every task, then stop): the task stays
+ * the context's until it completes or is flushed, then goes back to the pool
+ * with no callback, so doca_ctx_stop still reaches IDLE. The first such free
+ * on a context is logged, later ones are not. Freeing it again is logged as
+ * freeing a free task.
  */
 DOCA_STABLE void doca_task_free(struct doca_task *task);
 

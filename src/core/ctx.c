@@ -7,6 +7,8 @@
  * States: IDLE -> (STARTING ->) RUNNING -> STOPPING -> IDLE. A stop with tasks
  * in flight leaves the context STOPPING; the type flushes the tasks through
  * progress and pe.c calls ferry_ctx_try_finish_stop after each progress pass.
+ * A task the user frees in flight completes into its pool without a callback
+ * (doca_task_free), so such a stop still reaches IDLE.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +151,7 @@ static doca_error_t pool_prepare(struct ferry_task_pool *pool)
 		task->ctx = pool->ctx;
 		task->pool = pool;
 		task->state = FERRY_TASK_FREE;
+		task->orphaned = false;
 		task->next = pool->free_list;
 		pool->free_list = task;
 	}
@@ -194,15 +197,31 @@ static bool task_is_valid(const struct doca_task *task, const char *call)
 	return true;
 }
 
+static void task_put(struct doca_task *task)
+{
+	struct ferry_task_pool *pool = task->pool;
+
+	task->state = FERRY_TASK_FREE;
+	task->orphaned = false;
+	task->next = pool->free_list;
+	pool->free_list = task;
+	pool->num_free++;
+}
+
 /* ---- completion ---- */
 
 void ferry_task_complete(struct doca_task *task, doca_error_t status)
 {
 	struct doca_ctx *ctx = task->ctx;
 
+	ctx->num_inflight--;
+	/* The user freed it in flight: nobody may see it again but its pool. */
+	if (__builtin_expect(task->orphaned, 0)) {
+		task_put(task);
+		return;
+	}
 	task->status = status;
 	task->state = FERRY_TASK_ALLOCATED;
-	ctx->num_inflight--;
 	task->pool->complete(task, task->user_data, ctx->user_data, status == DOCA_SUCCESS);
 }
 
@@ -412,10 +431,10 @@ static doca_error_t task_submit(struct doca_task *task, uint32_t flags, const ch
 		return DOCA_ERROR_INVALID_VALUE;
 	ctx = task->ctx;
 	if (task->state != FERRY_TASK_ALLOCATED)
-		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
-				     "%s task %p is %s; only an allocated, idle task can be submitted",
-				     task->pool->task_name, (void *)task,
-				     task->state == FERRY_TASK_SUBMITTED ? "already in flight" : "free");
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_BAD_STATE, "%s task %p is %s; only an allocated, idle task can be submitted",
+			task->pool->task_name, (void *)task,
+			task->state == FERRY_TASK_SUBMITTED && !task->orphaned ? "already in flight" : "free");
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "context '%s' is %s; tasks need RUNNING", ctx->name,
 				     ferry_ctx_state_name(ctx->state));
@@ -453,23 +472,40 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 	return task_submit(task, flags, __func__, false);
 }
 
+/*
+ * Freeing a task in flight breaks DOCA's rule, yet programs do it at teardown
+ * (free everything, then stop). The context still owns the task, so it is
+ * only marked: it completes or is flushed as usual, and ferry_task_complete
+ * puts it back in its pool without a callback, so the stop still reaches IDLE.
+ * One line per context says so; a teardown of thousands of tasks is not
+ * thousands of lines.
+ */
+static void task_orphan(struct doca_task *task)
+{
+	struct doca_ctx *ctx = task->ctx;
+
+	task->orphaned = true;
+	if (ctx->orphan_logged)
+		return;
+	ctx->orphan_logged = true;
+	FERRY_ERR("doca_task_free: %s task %p of context '%s' is in flight; it returns to its pool when it "
+		  "completes, without a callback; further such frees on this context are not logged",
+		  task->pool->task_name, (void *)task, ctx->name);
+}
+
 void doca_task_free(struct doca_task *task)
 {
-	struct ferry_task_pool *pool;
-
 	if (!task_is_valid(task, __func__))
 		return;
-	if (task->state != FERRY_TASK_ALLOCATED) {
-		FERRY_ERR("%s: %s task %p is %s; only a task that is not in flight can be freed", __func__,
-			  task->pool->task_name, (void *)task,
-			  task->state == FERRY_TASK_SUBMITTED ? "in flight" : "already free");
+	if (task->state == FERRY_TASK_SUBMITTED && !task->orphaned) {
+		task_orphan(task);
 		return;
 	}
-	pool = task->pool;
-	task->state = FERRY_TASK_FREE;
-	task->next = pool->free_list;
-	pool->free_list = task;
-	pool->num_free++;
+	if (task->state != FERRY_TASK_ALLOCATED) {
+		FERRY_ERR("%s: %s task %p is already free", __func__, task->pool->task_name, (void *)task);
+		return;
+	}
+	task_put(task);
 }
 
 doca_error_t doca_task_get_status(const struct doca_task *task)

@@ -16,6 +16,9 @@
  *   alloc:    ferry_task_pool_get(&me->pool, &task)            (ctx must be RUNNING)
  *   submit:   generic doca_task_submit -> ops->submit (queue only, never complete)
  *   progress: doca_pe_progress -> ops->progress -> ferry_task_complete(task, status)
+ *   free:     doca_task_free; a task freed in flight is only marked orphaned: the
+ *             type completes or flushes it as usual, and ferry_task_complete
+ *             returns it to the pool without a callback
  *   stop:     generic doca_ctx_stop -> ops->stop (cancel/flush); IDLE once inflight is 0
  *   destroy:  type's destroy checks ferry_ctx_check_destroyable, then ferry_ctx_fini
  *
@@ -40,7 +43,12 @@
 struct doca_dev;
 struct ferry_task_pool;
 
-/** Where a task is in its life. */
+/**
+ * Where a task is in its life. A task the user freed while SUBMITTED stays
+ * SUBMITTED (the type still owns it and flushes it like any other) and is
+ * marked orphaned: ferry_task_complete then puts it back in its pool without
+ * a callback.
+ */
 enum ferry_task_state {
 	FERRY_TASK_FREE = 0,      /* in its pool */
 	FERRY_TASK_ALLOCATED = 1, /* owned by the user, not submitted */
@@ -56,7 +64,8 @@ struct doca_task {
 	struct ferry_task_pool *pool;
 	union doca_data user_data;
 	doca_error_t status;
-	uint32_t state;         /* enum ferry_task_state */
+	uint16_t state;         /* enum ferry_task_state */
+	bool orphaned;          /* SUBMITTED and freed by the user: no callback, back to the pool */
 	struct doca_task *next; /* free list, or the type's pending list */
 };
 
@@ -162,6 +171,7 @@ struct doca_ctx {
 	doca_ctx_state_changed_callback_t state_changed_cb;
 	struct ferry_task_pool *pools[4];
 	uint32_t num_pools;
+	bool orphan_logged;       /* a task was freed in flight: said once per context */
 	struct doca_ctx *pe_next; /* the progress engine's list of contexts */
 };
 
@@ -225,7 +235,9 @@ doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
 /**
  * Finish a submitted task: set its status, drop it from the in-flight count,
  * and call the user's success or error callback. The task goes back to
- * ALLOCATED: the user frees or resubmits it.
+ * ALLOCATED: the user frees or resubmits it. An orphaned task (freed by the
+ * user while in flight) goes back to its pool instead, with no callback.
+ * Every path that ends a submitted task, success or flush, goes through here.
  */
 FERRY_PRIVATE_API
 void ferry_task_complete(struct doca_task *task, doca_error_t status);

@@ -331,7 +331,7 @@ static bool enqueue_walk(struct doca_dma *dma, struct doca_dma_task_memcpy *task
 }
 
 /* A fully enqueued task with nothing to poll (the engine refused it) completes from progress. */
-static inline void park_if_orphan(struct doca_dma *dma, struct doca_dma_task_memcpy *task)
+static inline void park_if_unpolled(struct doca_dma *dma, struct doca_dma_task_memcpy *task)
 {
 	if (task->outstanding == 0)
 		list_push(&dma->done, task);
@@ -345,13 +345,26 @@ static bool drain_backlog(struct doca_dma *dma)
 	while (dma->backlog.head != NULL) {
 		struct doca_dma_task_memcpy *task = task_of(dma->backlog.head);
 		uint32_t before = task->outstanding;
-		bool done = enqueue_walk(dma, task);
+		bool done;
+
+		if (task->base.orphaned) {
+			/*
+			 * Freed by the program in flight: copy no more of it (its bufs
+			 * may be gone). No error either: it has no callback, and it must
+			 * not stop the context.
+			 */
+			(void)list_pop(&dma->backlog);
+			task->all_enqueued = true;
+			park_if_unpolled(dma, task);
+			continue;
+		}
+		done = enqueue_walk(dma, task);
 
 		moved |= task->outstanding != before;
 		if (!done)
 			break;
 		(void)list_pop(&dma->backlog);
-		park_if_orphan(dma, task);
+		park_if_unpolled(dma, task);
 	}
 	return moved;
 }
@@ -383,10 +396,10 @@ static void finish_task(struct doca_dma_task_memcpy *task)
 {
 	doca_error_t status = task->first_error;
 
-	if (status == DOCA_SUCCESS)
-		commit_dst(task);
-	else
+	if (status != DOCA_SUCCESS)
 		ferry_ctx_fail(task->base.ctx); /* a failed copy stops the context, as DOCA's DMA does */
+	else if (!task->base.orphaned)
+		commit_dst(task); /* an orphan's bufs are no longer the task's: the program may have freed them */
 	ferry_task_complete(&task->base, status);
 }
 
@@ -571,7 +584,7 @@ static void submit_walk(struct doca_dma *dma, struct doca_dma_task_memcpy *task)
 	if (dma->backlog.head != NULL || !enqueue_walk(dma, task))
 		list_push(&dma->backlog, task);
 	else
-		park_if_orphan(dma, task);
+		park_if_unpolled(dma, task);
 }
 
 /*

@@ -18,6 +18,7 @@
 
 #include "core/ferry_ctx.h"
 #include "ferry_test.h"
+#include "ferry_test_ctx.h"
 #include "ferry_test_wait.h"
 
 /* ---- a fake context type: tasks wait in a FIFO until progress ---- */
@@ -359,8 +360,6 @@ static void test_submit_rules(void **state)
 	assert_int_equal(doca_task_submit(&t->base), DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(&t->base), DOCA_ERROR_BAD_STATE);
 	assert_logged("already in flight");
-	doca_task_free(&t->base); /* refused: in flight */
-	assert_logged("in flight");
 	assert_int_equal(doca_ctx_get_num_inflight_tasks(&f->fc->ctx, &n), DOCA_SUCCESS);
 	assert_int_equal(n, 1);
 	assert_int_equal(doca_task_submit_ex(&t->base, 0x80), DOCA_ERROR_INVALID_VALUE);
@@ -725,6 +724,144 @@ static void test_task_error_fails_context(void **state)
 	assert_int_equal(doca_ctx_stop(&f->fc->ctx), DOCA_SUCCESS); /* the sample's cleanup */
 }
 
+/* ---- tasks freed in flight ---- */
+
+#define ORPHAN_LINE "is in flight; it returns to its pool when it completes, without a callback"
+#define ORPHAN_N    64u
+
+static struct fake_ctx *orphan_ctx(struct fixture *f, uint32_t num_tasks)
+{
+	struct fake_ctx *fc = fake_create(num_tasks);
+
+	assert_int_equal(doca_pe_connect_ctx(f->pe, &fc->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fc->ctx), DOCA_SUCCESS);
+	return fc;
+}
+
+static void submit_n(struct fake_ctx *fc, struct fake_task **tasks, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		tasks[i] = fake_alloc(fc);
+		tasks[i]->result = DOCA_SUCCESS;
+		assert_int_equal(doca_task_submit(&tasks[i]->base), DOCA_SUCCESS);
+	}
+}
+
+static size_t inflight_of(struct fake_ctx *fc)
+{
+	size_t n = 99;
+
+	assert_int_equal(doca_ctx_get_num_inflight_tasks(&fc->ctx, &n), DOCA_SUCCESS);
+	return n;
+}
+
+/*
+ * The teardown some programs do: free every submitted task, then stop. The
+ * stop reaches IDLE, no callback runs, one line says so, and the pool is whole
+ * for the next start.
+ */
+static void test_free_in_flight_then_stop(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_ctx *fc = orphan_ctx(f, ORPHAN_N);
+	struct fake_task *tasks[ORPHAN_N];
+
+	submit_n(fc, tasks, ORPHAN_N);
+	ferry_test_log_reset();
+	for (uint32_t i = 0; i < ORPHAN_N; i++)
+		doca_task_free(&tasks[i]->base);
+	assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 1);
+	assert_logged("doca_task_free: fake task");
+	assert_logged("of context 'fake'");
+	assert_logged("further such frees on this context are not logged");
+	/* Still the context's until it completes, and counted in flight. */
+	assert_int_equal(inflight_of(fc), ORPHAN_N);
+	assert_int_equal(fc->pool.num_free, 0);
+	/* A second free is a free of a free task; submitting it is refused the same way. */
+	doca_task_free(&tasks[0]->base);
+	assert_logged("doca_task_free: fake task");
+	assert_logged("is already free");
+	assert_int_equal(doca_task_submit(&tasks[1]->base), DOCA_ERROR_BAD_STATE);
+	assert_logged("is free; only an allocated, idle task can be submitted");
+	assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 1);
+
+	assert_int_equal(doca_ctx_stop(&fc->ctx), DOCA_ERROR_IN_PROGRESS);
+	ferry_test_stop_idle(f->pe, &fc->ctx);
+	assert_int_equal(fc->successes + fc->errors, 0);
+	assert_int_equal(fc->stopped, 1);
+	assert_int_equal(inflight_of(fc), 0);
+	assert_int_equal(fc->pool.num_free, ORPHAN_N);
+	assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 1);
+
+	/* Every task is back: a restart hands out all of them, and they complete normally. */
+	assert_int_equal(doca_ctx_start(&fc->ctx), DOCA_SUCCESS);
+	submit_n(fc, tasks, ORPHAN_N);
+	FERRY_PROGRESS_UNTIL(f->pe, fc->successes == ORPHAN_N, FERRY_TEST_WAIT_MS);
+	assert_int_equal(fc->successes, ORPHAN_N);
+	assert_int_equal(fc->errors, 0);
+	/* Once per context: the next orphan of this one is silent, another context says it once. */
+	assert_int_equal(doca_task_submit(&tasks[0]->base), DOCA_SUCCESS);
+	doca_task_free(&tasks[0]->base);
+	assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 1);
+	{
+		struct fake_ctx *fc2 = orphan_ctx(f, 2);
+		struct fake_task *o[2];
+
+		submit_n(fc2, o, 2);
+		doca_task_free(&o[0]->base);
+		doca_task_free(&o[1]->base);
+		assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 2);
+		ferry_test_stop_idle(f->pe, &fc2->ctx);
+		assert_int_equal(fc2->successes + fc2->errors, 0);
+		fake_destroy(fc2);
+	}
+	for (uint32_t i = 1; i < ORPHAN_N; i++)
+		doca_task_free(&tasks[i]->base);
+	ferry_test_stop_idle(f->pe, &fc->ctx);
+	assert_int_equal(fc->successes, ORPHAN_N);
+	assert_int_equal(fc->pool.num_free, ORPHAN_N);
+	fake_destroy(fc);
+}
+
+/* A task freed in flight from another task's callback, in the same progress pass. */
+static void free_next_in_flight(struct fake_ctx *fc, struct fake_task *task)
+{
+	(void)fc;
+	if (task->base.user_data.ptr != NULL) {
+		doca_task_free(task->base.user_data.ptr);
+		task->base.user_data.ptr = NULL;
+	}
+	doca_task_free(&task->base);
+}
+
+/* While RUNNING: an orphan completes into its pool, the others' callbacks run, the context runs on. */
+static void test_free_in_flight_while_running(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_task *t[4];
+	union doca_data next;
+
+	start(f);
+	submit_n(f->fc, t, 4);
+	doca_task_free(&t[1]->base);
+	/* t[0]'s callback frees t[3], which is later in the same pass. */
+	next.ptr = &t[3]->base;
+	doca_task_set_user_data(&t[0]->base, next);
+	f->fc->on_complete = free_next_in_flight;
+	assert_int_equal(doca_pe_progress(f->pe), 1);
+	assert_int_equal(f->fc->successes, 2); /* t[0], t[2] */
+	assert_int_equal(f->fc->errors, 0);
+	assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 1);
+	assert_int_equal(inflight_of(f->fc), 0);
+	assert_int_equal(f->fc->pool.num_free, 4);
+	assert_int_equal(ferry_test_ctx_state(&f->fc->ctx), DOCA_CTX_STATE_RUNNING);
+	/* The orphans are ordinary free tasks again. */
+	for (int i = 0; i < 4; i++)
+		t[i] = fake_alloc(f->fc);
+	for (int i = 0; i < 4; i++)
+		doca_task_free(&t[i]->base);
+}
+
 /* ---- notification handle ---- */
 
 static int wait_readable(int fd, int timeout_ms)
@@ -825,6 +962,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_destroy_from_idle_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_other_context_from_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_error_fails_context, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_in_flight_then_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_in_flight_while_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_pending_work, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification_wake_from_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_mode_accepted, setup, teardown),

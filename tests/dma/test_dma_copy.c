@@ -4,8 +4,9 @@
  * worker, auto): random sizes and offsets, single bufs and chained lists on
  * both sides, checked byte for byte with guard bytes around every destination;
  * more descriptors than the channel holds (the backlog, which single-buf
- * tasks wait behind too); and a stop with tasks
- * in flight, which flushes them through the error callback and reaches IDLE.
+ * tasks wait behind too); a stop with tasks in flight, which flushes them
+ * through the error callback and reaches IDLE; and tasks the program frees in
+ * flight, which complete into the pool without a callback.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -407,6 +408,153 @@ static void test_stop_in_flight(void **state)
 	}
 }
 
+/*
+ * The teardown some programs do: free every submitted task, then stop. The
+ * stop reaches IDLE through progress, no callback runs, no destination gains
+ * data, one line is logged for the context (not one per task, not one per
+ * start), and the pool is whole again: the next start allocates all of it.
+ */
+#define ORPHAN_LINE "is in flight; it returns to its pool when it completes, without a callback"
+
+static void run_free_in_flight(struct dma_fix *f, enum ferry_engine_kind engine, bool ring_doorbell)
+{
+	enum { N = 16 };
+	const size_t len = 256 * 1024;
+	struct doca_buf *src[N], *dst[N];
+	struct doca_dma_task_memcpy *task[N];
+	uint32_t seed = 57;
+	size_t inflight = 0;
+
+	fix_fill_random(f->src_mem, N * len, &seed);
+	memset(f->dst_mem, 0, N * len);
+	f->successes = f->errors = 0;
+	f->num_states = 0;
+	fix_start(f, N, engine);
+	for (unsigned i = 0; i < N; i++) {
+		src[i] = fix_src_buf(f, f->src_mmap, f->src_mem, i * len, len);
+		dst[i] = fix_dst_buf(f, f->dst_mmap, f->dst_mem, i * len, len);
+		assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src[i], dst[i], no_data, &task[i]),
+				 DOCA_SUCCESS);
+		assert_int_equal(
+			doca_task_submit_ex(doca_dma_task_memcpy_as_task(task[i]),
+					    ring_doorbell ? DOCA_TASK_SUBMIT_FLAG_FLUSH : DOCA_TASK_SUBMIT_FLAG_NONE),
+			DOCA_SUCCESS);
+	}
+	for (unsigned i = 0; i < N; i++)
+		doca_task_free(doca_dma_task_memcpy_as_task(task[i]));
+	assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 1);
+	assert_int_equal(doca_ctx_get_num_inflight_tasks(f->ctx, &inflight), DOCA_SUCCESS);
+	assert_int_equal(inflight, N);
+	(void)doca_ctx_stop(f->ctx);
+	assert_true(fix_drain_to_idle(f));
+	assert_int_equal(f->successes + f->errors, 0);
+	assert_int_equal(doca_ctx_get_num_inflight_tasks(f->ctx, &inflight), DOCA_SUCCESS);
+	assert_int_equal(inflight, 0);
+	assert_int_equal(f->dma->pool.num_free, N);
+	assert_int_equal(f->num_states, 3);
+	assert_int_equal(f->states[1], DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(f->states[2], DOCA_CTX_STATE_IDLE);
+	for (unsigned i = 0; i < N; i++) {
+		assert_int_equal(fix_data_len(dst[i]), 0); /* an orphan's result is nobody's */
+		assert_int_equal(fix_data_len(src[i]), len);
+	}
+	/* The whole pool again, and it copies. */
+	assert_int_equal(doca_ctx_start(f->ctx), DOCA_SUCCESS);
+	for (unsigned i = 0; i < N; i++) {
+		assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src[i], dst[i], no_data, &task[i]),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task[i])), DOCA_SUCCESS);
+	}
+	fix_wait_completions(f, N);
+	assert_int_equal(f->successes, N);
+	for (unsigned i = 0; i < N; i++) {
+		assert_int_equal(fix_data_len(dst[i]), len);
+		assert_memory_equal(f->dst_mem + i * len, f->src_mem + i * len, len);
+		doca_task_free(doca_dma_task_memcpy_as_task(task[i]));
+		fix_put(src[i]);
+		fix_put(dst[i]);
+	}
+	assert_true(fix_stop(f));
+	assert_int_equal(ferry_test_log_count(ORPHAN_LINE), 1);
+}
+
+static void test_free_in_flight_then_stop(void **state)
+{
+	struct dma_fix *f = *state;
+
+	ferry_test_log_reset();
+	for (unsigned e = 0; e < FIX_NUM_ENGINES; e++) {
+		run_free_in_flight(f, fix_engines[e], false);
+		run_free_in_flight(f, fix_engines[e], true);
+	}
+}
+
+/*
+ * Orphans that wait in the backlog (tasks of the longest lists, more
+ * descriptors than the channel holds), freed while the context runs: their
+ * walk stops, they go back to the pool without a callback and without an
+ * error, so the context keeps RUNNING and the pool is whole once they are in.
+ */
+static void test_free_in_flight_backlog(void **state)
+{
+	struct dma_fix *f = *state;
+	enum { N = 64 };
+	uint32_t max_list = 0;
+	const size_t piece = 40;
+	enum doca_ctx_states st;
+
+	assert_int_equal(doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(f->dev), &max_list),
+			 DOCA_SUCCESS);
+	for (unsigned e = 0; e < FIX_NUM_ENGINES; e++) {
+		struct doca_buf *src[N], *dst[N];
+		struct doca_dma_task_memcpy *task[N];
+
+		const size_t per_task = max_list * piece;
+		uint8_t *last_dst = f->dst_mem + (N - 1) * per_task;
+
+		memset(f->src_mem, 0x5a, N * per_task);
+		memset(f->dst_mem, 0, N * per_task);
+		f->successes = f->errors = 0;
+		fix_start(f, N, fix_engines[e]);
+		for (unsigned t = 0; t < N; t++) {
+			src[t] = dst[t] = NULL;
+			for (uint32_t i = 0; i < max_list; i++) {
+				size_t off = ((size_t)t * max_list + i) * piece;
+				struct doca_buf *sb = fix_src_buf(f, f->src_mmap, f->src_mem, off, piece);
+				struct doca_buf *db = fix_dst_buf(f, f->dst_mmap, f->dst_mem, off, piece);
+
+				if (src[t] == NULL) {
+					src[t] = sb;
+					dst[t] = db;
+				} else {
+					assert_int_equal(doca_buf_chain_list(src[t], sb), DOCA_SUCCESS);
+					assert_int_equal(doca_buf_chain_list(dst[t], db), DOCA_SUCCESS);
+				}
+			}
+			assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src[t], dst[t], no_data, &task[t]),
+					 DOCA_SUCCESS);
+			assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task[t])), DOCA_SUCCESS);
+		}
+		assert_non_null(f->dma->backlog.head);
+		for (unsigned t = 0; t < N; t++)
+			doca_task_free(doca_dma_task_memcpy_as_task(task[t]));
+		assert_true(fix_drain_inflight(f));
+		assert_int_equal(f->successes + f->errors, 0);
+		assert_null(f->dma->backlog.head);
+		assert_int_equal(f->dma->pool.num_free, N);
+		assert_int_equal(doca_ctx_get_state(f->ctx, &st), DOCA_SUCCESS);
+		assert_int_equal(st, DOCA_CTX_STATE_RUNNING);
+		/* The last task never left the backlog: not one of its bytes was copied. */
+		for (size_t i = 0; i < per_task; i++)
+			assert_int_equal(last_dst[i], 0);
+		for (unsigned t = 0; t < N; t++) {
+			fix_put(src[t]);
+			fix_put(dst[t]);
+		}
+		assert_true(fix_stop(f));
+	}
+}
+
 /* A callback that resubmits its own task keeps a full pipeline; bytes stay right. */
 static unsigned resubmits_left;
 
@@ -463,8 +611,9 @@ static void test_resubmit_from_callback(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_random_single),  T(test_random_lists),           T(test_backlog),
-		T(test_stop_in_flight), T(test_resubmit_from_callback),
+		T(test_random_single),          T(test_random_lists),           T(test_backlog),
+		T(test_stop_in_flight),         T(test_resubmit_from_callback), T(test_free_in_flight_then_stop),
+		T(test_free_in_flight_backlog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,6 +70,24 @@ static inline bool ferry_test_log_has(const char *needle)
 	return found;
 }
 
+/** How many lines logged since the last reset contain @p needle (a rule said once, not once per object). */
+static inline unsigned ferry_test_log_count(const char *needle)
+{
+	char line[1024];
+	unsigned n = 0;
+	long end;
+
+	if (ferry_test_log_file_ == NULL)
+		return 0;
+	fflush(ferry_test_log_file_);
+	end = ftell(ferry_test_log_file_);
+	rewind(ferry_test_log_file_);
+	while (fgets(line, sizeof(line), ferry_test_log_file_) != NULL)
+		n += strstr(line, needle) != NULL;
+	fseek(ferry_test_log_file_, end, SEEK_SET);
+	return n;
+}
+
 /** Assert that the last call logged a line containing @p needle. */
 #define assert_logged(needle)                                                        \
 	do {                                                                         \
