@@ -113,7 +113,9 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 		finish(c, task, DOCA_ERROR_IO_FAILED);
 		return true;
 	}
-	(void)doca_buf_set_data(task->buf, task->room, done->len);
+	/* A task freed in flight may hold a buf the program gave back: leave it alone. */
+	if (!task->base.orphaned)
+		(void)doca_buf_set_data(task->buf, task->room, done->len);
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
 	memcpy(task->imm, done->imm, done->imm_len);

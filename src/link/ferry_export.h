@@ -112,4 +112,12 @@ doca_error_t ferry_link_pid_start_time(int pid, uint64_t *start);
  */
 doca_error_t ferry_shm_lookup(const void *addr, size_t len, int *fd_dup, void **block_base);
 
+/**
+ * Keep the shareable block holding @p addr mapped until ferry_shm_release,
+ * even if its owner frees it meanwhile (an import of our own export reads the
+ * owner's pages at their own address). NULL for other memory.
+ */
+struct shm_block *ferry_shm_hold(const void *addr);
+void ferry_shm_release(struct shm_block *blk);
+
 #endif /* FERRY_EXPORT_H_ */

@@ -60,8 +60,9 @@ struct link_mapping {
 	void *state_map;
 	const _Atomic uint32_t *state; /* in state_map */
 	size_t page;
-	int pidfd;      /* -1 for our own export */
-	bool is_remote; /* reached by cross-memory attach; `remote` is valid */
+	int pidfd;              /* -1 for our own export */
+	struct shm_block *held; /* our own export's block, kept mapped while this import lasts */
+	bool is_remote;         /* reached by cross-memory attach; `remote` is valid */
 	_Atomic uint64_t checked_ns;
 	struct ferry_remote remote;
 };
@@ -331,6 +332,7 @@ static doca_error_t check_grant(const struct ferry_export_desc *d, const struct 
 
 static void mapping_free(struct link_mapping *m)
 {
+	ferry_shm_release(m->held);
 	if (m->map_base != NULL)
 		munmap(m->map_base, m->map_len);
 	if (m->state_map != NULL)
@@ -428,7 +430,14 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 	}
 	m->state_map = st;
 	m->state = st;
-	if (d->pid != (uint32_t)getpid()) {
+	/*
+	 * Our own export is read at the exporter's address; its block stays mapped
+	 * until this import closes, even if the exporter frees it first (a ring
+	 * whose consumer stopped while a producer on another thread still looks).
+	 */
+	if (d->pid == (uint32_t)getpid()) {
+		m->held = ferry_shm_hold(m->local);
+	} else {
 		if (fds[1] >= 0)
 			err = map_memory(m, rep, fds[1], call, !anywhere && ferry_link_cma_enabled());
 		if (err == DOCA_SUCCESS && m->map_base == NULL)

@@ -21,6 +21,8 @@ struct shm_block {
 	void *base;
 	size_t len;
 	int fd;
+	uint32_t holds; /* ferry_shm_hold: unmapped at the last release once freed */
+	bool freed;     /* its owner freed it (it left shm_blocks) */
 };
 
 static pthread_mutex_t shm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,6 +111,13 @@ fail_blk:
 	return NULL;
 }
 
+static void block_unmap(struct shm_block *blk)
+{
+	munmap(blk->base, blk->len);
+	close(blk->fd);
+	free(blk);
+}
+
 int ferry_mem_free_shared(void *addr)
 {
 	struct shm_block **link, *blk = NULL;
@@ -123,15 +132,47 @@ int ferry_mem_free_shared(void *addr)
 			break;
 		}
 	}
+	if (blk != NULL && blk->holds > 0) {
+		blk->freed = true; /* an import of it still reads it: the last release unmaps */
+		blk = NULL;
+		pthread_mutex_unlock(&shm_lock);
+		return 0;
+	}
 	pthread_mutex_unlock(&shm_lock);
 	if (blk == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	munmap(blk->base, blk->len);
-	close(blk->fd);
-	free(blk);
+	block_unmap(blk);
 	return 0;
+}
+
+struct shm_block *ferry_shm_hold(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	struct shm_block *found = NULL;
+
+	pthread_mutex_lock(&shm_lock);
+	for (struct shm_block *blk = shm_blocks; blk != NULL && found == NULL; blk = blk->next)
+		if (a >= (uintptr_t)blk->base && a - (uintptr_t)blk->base < blk->len)
+			found = blk;
+	if (found != NULL)
+		found->holds++;
+	pthread_mutex_unlock(&shm_lock);
+	return found;
+}
+
+void ferry_shm_release(struct shm_block *blk)
+{
+	bool unmap;
+
+	if (blk == NULL)
+		return;
+	pthread_mutex_lock(&shm_lock);
+	unmap = --blk->holds == 0 && blk->freed;
+	pthread_mutex_unlock(&shm_lock);
+	if (unmap)
+		block_unmap(blk);
 }
 
 doca_error_t ferry_shm_lookup(const void *addr, size_t len, int *fd_dup, void **block_base)
