@@ -15,9 +15,10 @@
  * 64 KiB, 0.97x at 128 KiB), then wins from the size where it splits a copy
  * across workers, 2 chunks of 128 KiB: 1.31x at 256 KiB, 1.41x at 1 MiB, 1.8x
  * at 4 MiB. So copies of 256 KiB and more go to the workers. Since then the
- * caller's thread streams copies of FERRY_ENGINE_STREAM_MIN and more (inline
- * 1.25x memcpy at 1 MiB), which narrows the workers' lead; the crossover has
- * not been measured again. FERRY_ENGINE_AUTO_THRESHOLD (bytes) overrides.
+ * caller's thread streams copies whose destination is not in the cache
+ * (stream.c; inline 1.25x memcpy at 1 MiB from memory), which narrows the
+ * workers' lead; the crossover has not been measured again.
+ * FERRY_ENGINE_AUTO_THRESHOLD (bytes) overrides.
  */
 #include <stdint.h>
 #include <stdlib.h>

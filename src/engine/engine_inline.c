@@ -59,6 +59,7 @@ struct inline_chan {
 	uint32_t tail;
 	struct inline_slot *slots;
 	struct inline_xslot *xslots; /* cross-process channels only, else NULL */
+	struct ferry_stream stream;  /* streaming or cached stores (engine_priv.h) */
 };
 
 static inline struct inline_chan *to_inline(struct ferry_chan *chan)
@@ -93,6 +94,7 @@ static doca_error_t inline_open(const struct ferry_chan_cfg *cfg, struct ferry_c
 	c->base.ops = &ferry_engine_inline_ops;
 	c->mask = size - 1;
 	c->depth = cfg->depth;
+	ferry_stream_init(&c->stream);
 	*chan = &c->base;
 	return DOCA_SUCCESS;
 
@@ -148,7 +150,7 @@ static void inline_doorbell(struct ferry_chan *chan)
 		if (x != NULL && (x->src_remote != NULL || x->dst_remote != NULL))
 			x->status = ferry_link_copy(s->dst, x->dst_remote, s->src, x->src_remote, s->len);
 		else
-			streamed |= ferry_engine_copy_local(s->dst, s->src, s->len);
+			streamed |= ferry_engine_copy_local(&c->stream, s->dst, s->src, s->len);
 	}
 	if (streamed)
 		ferry_engine_stream_fence();

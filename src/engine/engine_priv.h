@@ -9,6 +9,7 @@
 #define FERRY_ENGINE_PRIV_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "engine/ferry_engine.h"
@@ -23,15 +24,69 @@
  */
 #define FERRY_ENGINE_AUTO_THRESHOLD_DEFAULT ((size_t)256 * 1024)
 
-/**
- * Copies the caller's thread makes at doorbell time of this many bytes or more
- * use non-temporal stores: like a device's DMA, the bytes go to memory without
- * first reading every destination line into the cache (no read-for-ownership),
- * which is what bounds a plain memcpy once the data does not fit in the cache.
- * Below it, and for the copies worker threads make, plain memcpy: small copies
- * are usually cache-resident, where streaming stores would only be slower.
+/*
+ * Streaming or cached stores (stream.c). The caller's thread copies a
+ * descriptor with non-temporal stores only when its destination is not in the
+ * cache anyway: like a device's DMA, those bytes then go to memory without each
+ * destination line being read first (no read-for-ownership), which is what
+ * bounds a plain memcpy once the data does not fit in the cache. On a
+ * destination that is in the cache, streaming stores are 2-4x slower than
+ * memcpy (they push it out to memory), so:
+ *   - a copy shorter than FERRY_ENGINE_STREAM_MIN_DEFAULT (FERRY_ENGINE_STREAM_MIN
+ *     overrides, bytes) never streams;
+ *   - a copy of half the last-level cache or more always does (its source and
+ *     destination alone fill the cache, as glibc reasons for its memcpy);
+ *   - in between, it streams unless the channel wrote its destination within
+ *     the last quarter of a last-level cache's worth of bytes it was rung for
+ *     (the source and destination of those bytes fill at most half the cache:
+ *     the destination is likely still there).
+ * The last-level cache size comes from sysfs, read once (FERRY_ENGINE_LLC
+ * overrides, bytes). Each channel remembers the pages it wrote in a tagged,
+ * direct-mapped table of FERRY_STREAM_SLOTS pages (8 MiB of recent
+ * destinations, 16 KiB of table). Worker threads copy with memcpy.
  */
-#define FERRY_ENGINE_STREAM_MIN ((size_t)4096)
+#define FERRY_ENGINE_STREAM_MIN_DEFAULT ((size_t)4096)
+/** Last-level cache assumed when sysfs says nothing: erring large only means streaming less. */
+#define FERRY_ENGINE_LLC_DEFAULT        ((size_t)32 * 1024 * 1024)
+#define FERRY_STREAM_PAGE_SHIFT         12
+#define FERRY_STREAM_SLOT_BITS          11
+#define FERRY_STREAM_SLOTS              (1u << FERRY_STREAM_SLOT_BITS)
+
+/** A page of destination the channel wrote (slot: its page number's low bits). */
+struct ferry_stream_slot {
+	uint32_t tag; /* the page number's high bits */
+	uint32_t at;  /* 1 + the channel's clock in KiB after that write (wraps); 0: slot unused */
+};
+
+/** A channel's memory of its copies (its application thread only). */
+struct ferry_stream {
+	uint64_t clock; /* bytes the channel was rung for so far */
+	size_t min;     /* shorter copies never stream */
+	size_t llc;     /* last-level cache, bytes */
+	struct ferry_stream_slot recent[FERRY_STREAM_SLOTS];
+};
+
+/**
+ * The decision, pure: should a copy of @p len bytes stream, with copies
+ * shorter than @p min never streaming, a last-level cache of @p llc bytes, and
+ * @p reuse bytes copied by the channel since it last wrote the destination
+ * (UINT64_MAX: not that it remembers).
+ */
+bool ferry_engine_stream_choose(size_t len, size_t min, size_t llc, uint64_t reuse);
+
+/**
+ * The last-level cache size described under @p cache_dir (a
+ * /sys/devices/system/cpu/cpuN/cache directory: indexN/level, type, size):
+ * the data or unified cache of the highest level, in bytes; 0 if none is
+ * readable.
+ */
+size_t ferry_engine_llc_parse(const char *cache_dir);
+
+/** The last-level cache of this machine: FERRY_ENGINE_LLC, else cpu0's in sysfs (read once), else the default. */
+size_t ferry_engine_llc_bytes(void);
+
+/** Forget everything and read the thresholds (environment and sysfs): at channel open. */
+void ferry_stream_init(struct ferry_stream *st);
 
 /** Streaming copy of @p len >= 16 bytes (x86 SSE2 non-temporal stores; memcpy elsewhere). */
 void ferry_engine_copy_stream(void *dst, const void *src, size_t len);
@@ -51,15 +106,27 @@ static inline void ferry_engine_copy_plain(void *dst, const void *src, size_t le
 		memcpy(dst, src, len);
 }
 
-/** The caller-thread copy of both engines; true when it streamed (a fence is then due). */
-static inline bool ferry_engine_copy_local(void *dst, const void *src, size_t len)
+/** ferry_engine_copy_local for copies of st->min bytes or more (stream.c). */
+bool ferry_stream_copy_large(struct ferry_stream *st, void *dst, const void *src, size_t len);
+
+/**
+ * The caller-thread copy of both engines, streaming or cached as above; true
+ * when it streamed (a fence is then due before the completion is published).
+ */
+static inline bool ferry_engine_copy_local(struct ferry_stream *st, void *dst, const void *src, size_t len)
 {
-	if (len >= FERRY_ENGINE_STREAM_MIN) {
-		ferry_engine_copy_stream(dst, src, len);
-		return true;
+	if (len < st->min) {
+		st->clock += len;
+		ferry_engine_copy_plain(dst, src, len);
+		return false;
 	}
-	ferry_engine_copy_plain(dst, src, len);
-	return false;
+	return ferry_stream_copy_large(st, dst, src, len);
+}
+
+/** A copy someone else makes (a worker): its bytes still pass through the cache. */
+static inline void ferry_stream_count(struct ferry_stream *st, size_t len)
+{
+	st->clock += len;
 }
 
 extern const struct ferry_engine_ops ferry_engine_inline_ops;

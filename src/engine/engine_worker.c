@@ -180,6 +180,7 @@ struct wchan {
 	struct ferry_pool_member member; /* how the pool's workers reach this channel */
 	struct wslot *slots;
 	struct wring *rings;
+	struct ferry_stream stream; /* the doorbell's own copies: streaming or cached (engine_priv.h) */
 };
 
 static inline struct wchan *to_wchan(struct ferry_chan *chan)
@@ -419,6 +420,7 @@ doca_error_t ferry_worker_chan_open(const struct ferry_chan_cfg *cfg, size_t inl
 	c->notify = cfg->notify;
 	c->notify_arg = cfg->notify_arg;
 	c->inline_below = nworkers == 0 ? SIZE_MAX : inline_below;
+	ferry_stream_init(&c->stream);
 	c->member.serve = worker_serve;
 	err = ferry_pool_register(&c->member);
 	if (err != DOCA_SUCCESS)
@@ -638,16 +640,19 @@ static void worker_doorbell(struct ferry_chan *chan)
 
 		if (s->len < c->inline_below) {
 			/* Copied here; a unit of one, born finished (left is 0 by the invariant). */
-			streamed |= ferry_engine_copy_local(s->dst, s->src, s->len);
+			streamed |= ferry_engine_copy_local(&c->stream, s->dst, s->src, s->len);
 			seq++;
 			continue;
 		}
 		for_workers = true;
 		if (is_split(s->len)) {
+			ferry_stream_count(&c->stream, s->len);
 			publish_split(s, seq);
 			seq++;
 		} else {
-			seq += publish_batch(c, seq);
+			/* The workers' bytes pass through the cache too: the channel's clock counts them. */
+			for (uint32_t n = publish_batch(c, seq); n > 0; n--, seq++)
+				ferry_stream_count(&c->stream, slot_at(c, seq)->len);
 		}
 	}
 	if (streamed)
