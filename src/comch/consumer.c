@@ -355,7 +355,41 @@ static doca_error_t consumer_submit(struct doca_task *task)
 								     .slot = slot_of(c, post),
 								     .generation = post->generation},
 						sizeof(struct comch_post));
+	c->post_bell_due = true;
 	return DOCA_SUCCESS;
+}
+
+/* Posts went out since the last look: wake a producer-side PE that sleeps on this ring. */
+static void ring_post_bell(struct doca_comch_consumer *c)
+{
+	if (!c->post_bell_due || c->posts.hdr == NULL)
+		return;
+	c->post_bell_due = false;
+	comch_ring_bell(&c->posts.hdr->post_waiter);
+}
+
+/*
+ * Whether this consumer's PE may sleep with buffers posted (event mode): its
+ * bell is in the ring's header and no completion came after it was put there.
+ * The connection's thread wakes it when the completion ring arrives or the
+ * connection ends.
+ */
+static bool may_sleep(struct doca_comch_consumer *c)
+{
+	uint64_t token = ferry_pe_bell(c->ctx.pe);
+	bool quiet;
+
+	if (token == 0 || c->posts.hdr == NULL)
+		return false;
+	pthread_mutex_lock(&c->hub->lock);
+	if (atomic_load_explicit(&c->hub->gone, memory_order_relaxed))
+		quiet = false;
+	else if (c->dones.imp == NULL)
+		quiet = true;
+	else
+		quiet = comch_ring_wait_bell(&c->posts.hdr->done_waiter, token, &c->dones);
+	pthread_mutex_unlock(&c->hub->lock);
+	return quiet;
 }
 
 static uint32_t consumer_progress(struct doca_ctx *ctx)
@@ -365,16 +399,24 @@ static uint32_t consumer_progress(struct doca_ctx *ctx)
 		ferry_ctx_set_running(ctx);
 		return 1;
 	}
-	poll_dones(consumer_of_ctx(ctx));
-	return comch_list_complete(&consumer_of_ctx(ctx)->done);
+	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+	uint32_t n;
+
+	poll_dones(c);
+	n = comch_list_complete(&c->done); /* callbacks may post again */
+	ring_post_bell(c);
+	return n;
 }
 
 static bool consumer_has_pending(struct doca_ctx *ctx)
 {
-	const struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
 
-	/* Posted buffers are polled for: no event announces a completion (nor does DOCA have one). */
-	return ctx->state == DOCA_CTX_STATE_STARTING || c->done.head != NULL || c->num_posted != 0;
+	if (ctx->state == DOCA_CTX_STATE_STARTING || c->done.head != NULL)
+		return true;
+	ring_post_bell(c);
+	/* Posted buffers: sleep if a producer will ring (event mode), else keep polling. */
+	return c->num_posted != 0 && !may_sleep(c);
 }
 
 static const struct ferry_ctx_ops consumer_ops = {

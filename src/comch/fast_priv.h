@@ -28,9 +28,17 @@
  *                    through the completion ring; CONSUMER_DOWN(id) -> the peer
  *                    forgets it, expired event.
  * A send with no posted buffer waits (submit succeeds; the producer's progress
- * polls the ring). DOCA Comch has no event-triggered completions either: a
- * producer with waiting sends, and a consumer with posted buffers, always report
- * pending work to their PE (they poll).
+ * polls the ring).
+ *
+ * Event mode: a producer whose sends wait for posts, or a consumer whose posts
+ * wait for completions, need not keep its PE busy. When the program requests a
+ * notification, it writes its PE's bell token into the post ring's header
+ * (post_waiter, done_waiter), then looks at the ring once more (the store and
+ * that look are ordered by a full fence against the peer's publish and its
+ * look at the token: one of the two sees the other), and lets the PE sleep if
+ * nothing came. The peer, after a batch of posts (consumer) or completions
+ * (producer side), looks at the token and rings the bell if one is there. Only
+ * one producer-side PE sleeps on a consumer's posts at a time; another polls.
  *
  * Rings (post: consumer writes, producers' side reads; completion: the other way
  * round), one of each per consumer, in shared memory: a header of two cache lines
@@ -134,6 +142,16 @@ struct comch_ring_hdr {
 	uint8_t pad0[COMCH_RING_LINE - 8];
 	_Atomic uint64_t head; /* entries published; consumer's line */
 	uint8_t pad1[COMCH_RING_LINE - 8];
+	/*
+	 * Doorbells (post rings only; see "Event mode" above): the bell token
+	 * (ferry_pe_bell) of a PE that sleeps until this ring or the completion
+	 * ring moves, 0 for none. The side that moves the ring takes the token
+	 * (exchange to 0) and rings it: one system call per sleep, none per
+	 * message while the sleeper is awake.
+	 */
+	_Atomic uint64_t post_waiter; /* a producer-side PE waiting for posts */
+	_Atomic uint64_t done_waiter; /* the consumer's PE waiting for completions */
+	uint8_t pad2[COMCH_RING_LINE - 16];
 };
 
 _Static_assert(sizeof(struct comch_post) == 24, "post ring entries are 24 bytes");
@@ -214,6 +232,7 @@ struct comch_remote_consumer {
 	bool broken;                  /* the ring lied: the connection is ending */
 	bool stopped;                 /* it revoked its post ring: CONSUMER_DOWN is on its way */
 	uint32_t ring_entries;        /* counted in hub->remote_ring_entries */
+	bool done_bell_due;           /* completions published since the consumer's bell was looked at */
 };
 
 struct doca_comch_producer_task_send {
@@ -264,7 +283,8 @@ struct doca_comch_consumer {
 	struct comch_ring_view dones; /* the peer's completion ring, once DONE_RING came (under the lock) */
 	bool revoked;                 /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
-	bool announced; /* CONSUMER_UP sent, DOWN not yet */
+	bool announced;     /* CONSUMER_UP sent, DOWN not yet */
+	bool post_bell_due; /* posts published since the producers' bell was looked at */
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb;
 	doca_comch_consumer_task_post_recv_completion_cb_t err_cb;
 	struct ferry_task_list done;
@@ -321,6 +341,11 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
  * The caller checks the entry and advances tail.
  */
 doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size);
+
+/** Ring the bell whose token is in @p slot, if any (after a full fence: see Event mode). */
+void comch_ring_bell(_Atomic uint64_t *slot);
+/** Leave @p token in @p slot, then whether @p view has an entry past its tail: if not, sleeping is safe. */
+bool comch_ring_wait_bell(_Atomic uint64_t *slot, uint64_t token, const struct comch_ring_view *view);
 
 /* peers.c, continued */
 /**

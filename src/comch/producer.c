@@ -63,6 +63,23 @@ static void publish_done(struct doca_comch_producer *p, struct comch_remote_cons
 
 	memcpy(done.imm, task->imm, done.imm_len);
 	comch_ring_out_publish(&r->dones, &done, sizeof(done));
+	r->done_bell_due = true;
+}
+
+/* The post ring's header, where the bells are (mapped read-write here, like the claim words). */
+static struct comch_ring_hdr *posts_hdr(const struct comch_remote_consumer *r)
+{
+	return (struct comch_ring_hdr *)(uintptr_t)r->posts.hdr;
+}
+
+/* After a batch (hub locked): wake the consumers' PEs that sleep until a completion comes. */
+static void ring_done_bells(struct comch_fast_hub *hub)
+{
+	for (struct comch_remote_consumer *r = hub->remotes; r != NULL; r = r->next)
+		if (r->done_bell_due) {
+			r->done_bell_due = false;
+			comch_ring_bell(&posts_hdr(r)->done_waiter);
+		}
 }
 
 /*
@@ -174,6 +191,7 @@ static void producer_serve(struct doca_comch_producer *p)
 		if (waits)
 			ferry_task_list_push(&still, t);
 	}
+	ring_done_bells(p->hub);
 	pthread_mutex_unlock(&p->hub->lock);
 	p->waiting = still;
 }
@@ -242,12 +260,53 @@ static uint32_t producer_progress(struct doca_ctx *ctx)
 	return comch_list_complete(&p->done);
 }
 
+/*
+ * Whether the consumer a waiting send is for lets this PE sleep (hub locked):
+ * it is up, no other PE of this side sleeps on it, our bell is in its post
+ * ring's header and no post came after it was put there.
+ */
+static bool consumer_will_ring(struct comch_fast_hub *hub, uint32_t consumer_id, uint64_t token)
+{
+	struct comch_remote_consumer *r = comch_fast_find_remote(hub, consumer_id);
+	uint64_t other;
+
+	if (r == NULL || r->stopped || r->broken || r->posts.hdr == NULL)
+		return false; /* the send fails at the next progress */
+	other = atomic_load_explicit(&posts_hdr(r)->post_waiter, memory_order_relaxed);
+	if (other != 0 && other != token)
+		return false;
+	return comch_ring_wait_bell(&posts_hdr(r)->post_waiter, token, &r->posts);
+}
+
+/* Whether every waiting send may wait asleep (event mode), each consumer having our bell. */
+static bool may_sleep(struct doca_comch_producer *p)
+{
+	uint64_t token = ferry_pe_bell(p->ctx.pe);
+	bool quiet = token != 0;
+
+	pthread_mutex_lock(&p->hub->lock);
+	if (atomic_load_explicit(&p->hub->gone, memory_order_relaxed))
+		quiet = false;
+	uint32_t last = 0; /* consumer ids are never 0; sends to one consumer tend to come in runs */
+	for (struct doca_task *t = p->waiting.head; t != NULL && quiet; t = t->next) {
+		uint32_t id = ferry_container_of(t, struct doca_comch_producer_task_send, base)->consumer_id;
+
+		if (id != last)
+			quiet = consumer_will_ring(p->hub, id, token);
+		last = id;
+	}
+	pthread_mutex_unlock(&p->hub->lock);
+	return quiet;
+}
+
 static bool producer_has_pending(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
-	/* Waiting sends poll the rings: no event announces a post (nor does DOCA have one). */
-	return p->done.head != NULL || p->waiting.head != NULL;
+	if (p->done.head != NULL)
+		return true;
+	/* Waiting sends: sleep if every consumer they wait for will ring (event mode), else keep polling. */
+	return p->waiting.head != NULL && !may_sleep(p);
 }
 
 static const struct ferry_ctx_ops producer_ops = {

@@ -129,3 +129,22 @@ doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entr
 	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * stride, size);
 	return DOCA_SUCCESS;
 }
+
+void comch_ring_bell(_Atomic uint64_t *slot)
+{
+	uint64_t token;
+
+	/* Our publish before the look at the slot; pairs with the fence in comch_ring_wait_bell. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(slot, memory_order_relaxed) == 0)
+		return;
+	token = atomic_exchange_explicit(slot, 0, memory_order_acq_rel);
+	ferry_pe_bell_ring(token);
+}
+
+bool comch_ring_wait_bell(_Atomic uint64_t *slot, uint64_t token, const struct comch_ring_view *view)
+{
+	atomic_store_explicit(slot, token, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(&view->hdr->head, memory_order_acquire) == view->tail;
+}

@@ -260,6 +260,21 @@ doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd);
 FERRY_PRIVATE_API
 void ferry_pe_unwatch_fd(struct doca_pe *pe, int fd);
 
+/**
+ * The PE's doorbell, for a peer in another process that must wake it: a
+ * datagram socket in the abstract namespace named by a random 64-bit token,
+ * made on first call and watched by the notification handle. Another process
+ * that learns the token wakes this PE with ferry_pe_bell_ring(token); the PE
+ * empties its bell when a notification is requested or cleared. Called on the
+ * PE's own thread; 0 when no bell can be made (the caller keeps polling).
+ */
+FERRY_PRIVATE_API
+uint64_t ferry_pe_bell(struct doca_pe *pe);
+
+/** Ring the bell named @p token (any process, any thread; best effort, never blocks). */
+FERRY_PRIVATE_API
+void ferry_pe_bell_ring(uint64_t token);
+
 /** True while the calling thread is inside doca_pe_progress of @p pe (callback context). */
 bool ferry_pe_in_callback(const struct doca_pe *pe);
 

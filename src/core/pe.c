@@ -14,8 +14,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/ferry_alloc.h"
@@ -33,6 +39,8 @@ struct doca_pe {
 	int epoll_fd;               /* the notification handle */
 	int event_fd;               /* wakes epoll_fd */
 	atomic_int armed;           /* a notification was requested and not yet signalled */
+	int bell_fd;                /* ferry_pe_bell's socket, -1 until asked for */
+	uint64_t bell_token;
 };
 
 doca_error_t doca_pe_create(struct doca_pe **pe_out)
@@ -52,6 +60,7 @@ doca_error_t doca_pe_create(struct doca_pe **pe_out)
 	if (pe->epoll_fd < 0 || pe->event_fd < 0 || epoll_ctl(pe->epoll_fd, EPOLL_CTL_ADD, pe->event_fd, &ev) != 0)
 		goto fail;
 	atomic_init(&pe->armed, 0);
+	pe->bell_fd = -1;
 	*pe_out = pe;
 	return DOCA_SUCCESS;
 
@@ -73,6 +82,8 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 	if (pe->ctxs != NULL)
 		return FERRY_RULE(DOCA_ERROR_IN_USE, "context '%s' is still connected to pe %p; destroy contexts first",
 				  pe->ctxs->name, (void *)pe);
+	if (pe->bell_fd >= 0)
+		close(pe->bell_fd);
 	close(pe->event_fd);
 	close(pe->epoll_fd);
 	free(pe);
@@ -188,9 +199,20 @@ static bool ctx_has_pending(struct doca_ctx *ctx)
 	return ctx->num_inflight > 0;
 }
 
+/* Empty the doorbell: what rang it is looked at by the has_pending checks that follow. */
+static void bell_drain(struct doca_pe *pe)
+{
+	char buf[16];
+
+	if (pe->bell_fd >= 0)
+		while (recv(pe->bell_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+			;
+}
+
 doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 {
 	FERRY_ARG_NOT_NULL(pe);
+	bell_drain(pe);
 	atomic_store_explicit(&pe->armed, 1, memory_order_seq_cst);
 	for (struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
 		if (ctx_has_pending(ctx)) {
@@ -227,6 +249,7 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 	atomic_store_explicit(&pe->armed, 0, memory_order_relaxed);
 	while (read(pe->event_fd, &count, sizeof(count)) > 0)
 		;
+	bell_drain(pe);
 	return DOCA_SUCCESS;
 }
 
@@ -248,6 +271,62 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
 	if (mode != DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE && mode != DOCA_PE_EVENT_MODE_PROGRESS_ALL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "unknown mode %d", (int)mode);
 	return DOCA_SUCCESS;
+}
+
+/* The abstract socket address of bell @p token. */
+static socklen_t bell_addr(uint64_t token, struct sockaddr_un *sun)
+{
+	int n;
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1, "ferry-bell-%016llx", (unsigned long long)token);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+uint64_t ferry_pe_bell(struct doca_pe *pe)
+{
+	struct sockaddr_un sun;
+	uint64_t token = 0;
+	int fd;
+
+	if (pe->bell_fd >= 0)
+		return pe->bell_token;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	/* A random name: only a peer told the token (through memory it shares with us) rings it. */
+	if (getrandom(&token, sizeof(token), 0) != sizeof(token) || token == 0 ||
+	    bind(fd, (struct sockaddr *)&sun, bell_addr(token, &sun)) != 0 ||
+	    ferry_pe_watch_fd(pe, fd) != DOCA_SUCCESS) {
+		close(fd);
+		return 0;
+	}
+	pe->bell_fd = fd;
+	pe->bell_token = token;
+	return token;
+}
+
+static int bell_sender = -1;
+static pthread_once_t bell_sender_once = PTHREAD_ONCE_INIT;
+
+static void bell_sender_open(void)
+{
+	bell_sender = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+void ferry_pe_bell_ring(uint64_t token)
+{
+	struct sockaddr_un sun;
+	const char ding = 1;
+
+	if (token == 0)
+		return;
+	pthread_once(&bell_sender_once, bell_sender_open);
+	/* A full bell is rung already; a gone one has nobody to wake. */
+	if (bell_sender >= 0)
+		(void)sendto(bell_sender, &ding, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sun,
+			     bell_addr(token, &sun));
 }
 
 doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd)
