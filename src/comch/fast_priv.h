@@ -41,8 +41,9 @@
  * one producer-side PE sleeps on a consumer's posts at a time; another polls.
  *
  * Rings (post: consumer writes, producers' side reads; completion: the other way
- * round), one of each per consumer, in shared memory: a header of two cache lines
- * (magic and size; the head, written only by the writer) and a power-of-two array
+ * round), one of each per consumer, in shared memory: a header of three cache
+ * lines (magic and size; the head, written only by the writer; the doorbell
+ * tokens, in post rings) and a power-of-two array
  * of entries (24-byte posts, 64-byte completions). Indices run free and are masked
  * on access. The reader keeps its own tail; the writer never needs it: a task is
  * posted at most once at a time, both rings have as many entries as post-receive
