@@ -1,19 +1,45 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * comch_fast_bench.c - the DOCA Comch fast path (producer -> consumer across two
- * processes) against its raw peers, in one run (a command, not a test):
+ * comch_fast_bench.c - the DOCA Comch fast path (producers and consumers across
+ * two processes) against its peers, in one run (a command, not a test):
  *
- *   build-<dir>/bench/comch_fast_bench [--seconds S] [--window W]
+ *   build-<dir>/bench/comch_fast_bench [--seconds S] [--window W] [--rounds R]
+ *                                      [--only rate,lat,cma] [--no-ucx] [--one-pe]
  *
- * For 64 B, 4 KiB, 64 KiB and 1 MiB messages: a forked DPU-side process runs a
- * consumer that keeps W buffers posted (reposting each as it completes); this
- * process runs a producer that keeps W sends in flight for S seconds. The
- * consumer's memory is either shareable (ferry_mem_alloc_shared: the producer
- * copies with memcpy into a shared mapping) or ordinary malloc (the producer
- * copies with process_vm_writev). Baselines in the same run: memcpy of the same
- * size in one process, and a raw Unix SEQPACKET stream of the same size to a
- * forked reader (up to 64 KiB, the socket's datagram limit). Prints a table and
- * one "comch_fast_bench:" line per size for scripts.
+ * Parts, for 64 B, 4 KiB, 64 KiB and 1 MiB messages:
+ *
+ *   rate  a forked DPU-side process runs a consumer that keeps W buffers
+ *         posted (reposting each as it completes); this process runs a
+ *         producer that keeps W sends in flight for S seconds. The consumer's
+ *         memory is shareable (ferry_mem_alloc_shared: the producer copies
+ *         with memcpy into a shared mapping). Peers: memcpy over the same span
+ *         (W slots of the size, source and destination apart), UCX
+ *         ucx_perftest -t ucp_am_bw, and a raw Unix SEQPACKET stream to a
+ *         forked reader (up to 64 KiB, the socket's datagram limit).
+ *   lat   ping-pong, one message in flight: each side runs a producer and a
+ *         consumer (shared memory); the DPU side sends back each message it
+ *         receives. One-way latency = round trip / 2, median and mean over
+ *         every iteration of S seconds. Peer: ucx_perftest -t ucp_am_lat.
+ *   cma   the rate part with the consumer's memory from aligned_alloc (the
+ *         producer writes it with process_vm_writev: cross-memory attach).
+ *         Peer: raw process_vm_writev of the same sizes into a forked child's
+ *         buffer of the same span, one call per message.
+ *
+ * Each side progresses its producer and consumer on a PE of their own and
+ * the connection's PE (server or client) once in 1024 turns, as a program
+ * whose data path has PEs of its own does (progressing a server or client
+ * costs a system call); --one-pe puts everything on the connection's PE,
+ * progressed every turn.
+ *
+ * Both processes are pinned (producer or ping side on CPU 0, the other on
+ * CPU 1), and so are UCX's (client -c 0, server -c 1): see docs PERF.md.
+ * UCX runs with UCX_TLS=sm,self unless the environment sets UCX_TLS; without
+ * ucx_perftest on PATH the UCX columns read n/a and Ferry's part still runs.
+ * With R rounds each figure is the best round (Ferry and its peer measured
+ * back to back in each). Defaults: S 0.5, W 16, R 2, all parts: about 40 s
+ * on a 2-core VM. Prints a table per part, one "comch_fast_bench:" line per
+ * figure for scripts, and a summary of the ratios against the targets of
+ * issue 9 (item 8).
  */
 #include <sched.h>
 #include <signal.h>
@@ -21,7 +47,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,32 +65,71 @@
 #include <doca_pe.h>
 #include <ferry_mem.h>
 
+#include "bench_ucx.h"
 #include "bench_util.h"
 #include "ferry_test_dev.h"
 
 #define BENCH_NAME "comch-fast-bench"
 #define MAX_WINDOW 64u
+#define N_SIZES    4
+#define HIST_NS    (1u << 20) /* round trips are binned by the nanosecond up to ~1 ms, the rest in one bin */
 
+static const uint32_t sizes[N_SIZES] = {64, 4096, 65536, 1u << 20};
+
+/* One process's side of a run: the connection, its memory, and its producer and/or consumer. */
 struct side {
-	struct doca_pe *pe;
+	struct doca_pe *pe;  /* the connection's (server or client) */
+	struct doca_pe *dpe; /* the producer's and consumer's: pe itself with --one-pe */
+	unsigned ticks;
 	struct doca_dev *dev;
 	struct doca_dev_rep *rep;
 	struct doca_comch_server *server;
 	struct doca_comch_client *client;
 	struct doca_comch_connection *conn;
 	bool conn_gone;
+	bool shared;
 	uint8_t *mem;
 	struct doca_mmap *mmap;
 	struct doca_buf_inventory *inv;
+	struct doca_buf *bufs[MAX_WINDOW + 1];
+	uint32_t n_bufs;
 	struct doca_comch_producer *producer;
 	struct doca_comch_consumer *consumer;
 	uint32_t remote_id;
 	uint64_t done;
 	bool stopping;
+	bool failed;
 	uint32_t in_flight;
+	/* ping-pong */
+	bool ping; /* this side sends first and times round trips */
+	struct doca_comch_producer_task_send *send;
+	bool send_busy; /* the one send task is submitted */
+	bool send_owed; /* a message came in while it was: send when it completes */
+	uint64_t t_sent;
+	uint32_t *hist;
 };
 
 static struct side s;
+static unsigned run_seq;
+static bool one_pe; /* --one-pe: producer and consumer on the connection's PE */
+
+static double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static double dmin(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void free_send(struct doca_comch_task_send *task, union doca_data tud, union doca_data cud)
 {
@@ -71,30 +138,14 @@ static void free_send(struct doca_comch_task_send *task, union doca_data tud, un
 	doca_task_free(doca_comch_task_send_as_task(task));
 }
 
-static bool start_ctx(struct doca_ctx *ctx)
+static bool start_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 {
 	doca_error_t err;
 
-	if (doca_pe_connect_ctx(s.pe, ctx) != DOCA_SUCCESS)
+	if (doca_pe_connect_ctx(pe, ctx) != DOCA_SUCCESS)
 		return false;
 	err = doca_ctx_start(ctx);
 	return err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS;
-}
-
-static bool map_memory(size_t len, bool shared)
-{
-	s.mem = shared ? ferry_mem_alloc_shared(len) : aligned_alloc(4096, len);
-	if (s.mem == NULL)
-		return false;
-	memset(s.mem, 0x5a, len);
-	return doca_mmap_create(&s.mmap) == DOCA_SUCCESS &&
-	       doca_mmap_set_memrange(s.mmap, s.mem, len) == DOCA_SUCCESS &&
-	       doca_mmap_add_dev(s.mmap, s.dev) == DOCA_SUCCESS &&
-	       doca_mmap_set_permissions(s.mmap, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) ==
-		       DOCA_SUCCESS &&
-	       doca_mmap_start(s.mmap) == DOCA_SUCCESS &&
-	       doca_buf_inventory_create(MAX_WINDOW, &s.inv) == DOCA_SUCCESS &&
-	       doca_buf_inventory_start(s.inv) == DOCA_SUCCESS;
 }
 
 static enum doca_ctx_states state_of(struct doca_ctx *ctx)
@@ -105,24 +156,71 @@ static enum doca_ctx_states state_of(struct doca_ctx *ctx)
 	return st;
 }
 
-/* ---- consumer (forked DPU-side process) ---- */
-
-static void repost(struct doca_comch_consumer_task_post_recv *task, union doca_data tud, union doca_data cud)
+/* Both PEs once: setup and teardown. */
+static int progress_all(void)
 {
-	(void)tud;
-	(void)cud;
-	s.done++;
-	(void)doca_buf_reset_data_len(doca_comch_consumer_task_post_recv_get_buf(task));
-	if (doca_task_submit(doca_comch_consumer_task_post_recv_as_task(task)) != DOCA_SUCCESS)
-		doca_task_free(doca_comch_consumer_task_post_recv_as_task(task));
+	int n = (int)doca_pe_progress(s.pe);
+
+	if (s.dpe != s.pe)
+		n += (int)doca_pe_progress(s.dpe);
+	return n;
 }
 
-static void recv_failed(struct doca_comch_consumer_task_post_recv *task, union doca_data tud, union doca_data cud)
+/*
+ * The measured loops: the data PE every time, the connection's PE (events,
+ * control frames: a system call each) once in 1024, as a program whose data
+ * path runs on PEs of its own does it.
+ */
+static void progress_hot(void)
 {
-	(void)tud;
-	(void)cud;
-	doca_task_free(doca_comch_consumer_task_post_recv_as_task(task));
+	(void)doca_pe_progress(s.dpe);
+	if (s.dpe != s.pe && (++s.ticks & 1023u) == 0)
+		(void)doca_pe_progress(s.pe);
 }
+
+/* Progress until @p ctx is RUNNING; false when it fails to get there in 5 s. */
+static bool wait_running(struct doca_ctx *ctx)
+{
+	double t0 = now_s();
+
+	while (state_of(ctx) != DOCA_CTX_STATE_RUNNING)
+		if (progress_all() == 0 && (s.conn_gone || now_s() - t0 > 5))
+			return false;
+	return true;
+}
+
+static bool map_memory(size_t len, bool shared)
+{
+	s.shared = shared;
+	s.mem = shared ? ferry_mem_alloc_shared(len) : aligned_alloc(4096, len);
+	if (s.mem == NULL)
+		return false;
+	memset(s.mem, 0x5a, len);
+	return doca_mmap_create(&s.mmap) == DOCA_SUCCESS &&
+	       doca_mmap_set_memrange(s.mmap, s.mem, len) == DOCA_SUCCESS &&
+	       doca_mmap_add_dev(s.mmap, s.dev) == DOCA_SUCCESS &&
+	       doca_mmap_set_permissions(s.mmap, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) ==
+		       DOCA_SUCCESS &&
+	       doca_mmap_start(s.mmap) == DOCA_SUCCESS &&
+	       doca_buf_inventory_create(MAX_WINDOW + 1, &s.inv) == DOCA_SUCCESS &&
+	       doca_buf_inventory_start(s.inv) == DOCA_SUCCESS;
+}
+
+/* A buf over slot @p k of @p size bytes: empty (to receive into) or full (to send). */
+static struct doca_buf *slot_buf(uint32_t k, uint32_t size, bool full)
+{
+	struct doca_buf *buf = NULL;
+	uint8_t *at = s.mem + (size_t)k * size;
+	doca_error_t err = full ? doca_buf_inventory_buf_get_by_data(s.inv, s.mmap, at, size, &buf)
+				: doca_buf_inventory_buf_get_by_addr(s.inv, s.mmap, at, size, &buf);
+
+	if (err != DOCA_SUCCESS || s.n_bufs == MAX_WINDOW + 1)
+		return NULL;
+	s.bufs[s.n_bufs++] = buf;
+	return buf;
+}
+
+/* ---- callbacks of both sides ---- */
 
 static void on_connect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *conn,
 		       uint8_t ok)
@@ -141,64 +239,6 @@ static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
 	s.conn_gone = true;
 }
 
-static int consumer_main(uint32_t size, uint32_t window, bool shared)
-{
-	pin_to(1);
-	s.dev = ferry_test_open_dev(NULL, doca_comch_cap_server_is_supported);
-	s.rep = s.dev != NULL ? ferry_test_open_rep(s.dev, NULL) : NULL;
-	if (doca_pe_create(&s.pe) != DOCA_SUCCESS || s.rep == NULL || !map_memory((size_t)size * window, shared) ||
-	    doca_comch_server_create(s.dev, s.rep, BENCH_NAME, &s.server) != DOCA_SUCCESS ||
-	    doca_comch_server_task_send_set_conf(s.server, free_send, free_send, 8) != DOCA_SUCCESS ||
-	    doca_comch_server_event_connection_status_changed_register(s.server, on_connect, on_disconnect) !=
-		    DOCA_SUCCESS ||
-	    !start_ctx(doca_comch_server_as_ctx(s.server)))
-		return 2;
-	while (s.conn == NULL)
-		if (doca_pe_progress(s.pe) == 0)
-			usleep(10);
-	if (doca_comch_consumer_create(s.conn, s.mmap, &s.consumer) != DOCA_SUCCESS ||
-	    doca_comch_consumer_task_post_recv_set_conf(s.consumer, repost, recv_failed, window) != DOCA_SUCCESS ||
-	    !start_ctx(doca_comch_consumer_as_ctx(s.consumer)))
-		return 2;
-	while (state_of(doca_comch_consumer_as_ctx(s.consumer)) != DOCA_CTX_STATE_RUNNING)
-		(void)doca_pe_progress(s.pe);
-	for (uint32_t k = 0; k < window; k++) {
-		struct doca_buf *buf = NULL;
-		struct doca_comch_consumer_task_post_recv *task = NULL;
-
-		if (doca_buf_inventory_buf_get_by_addr(s.inv, s.mmap, s.mem + (size_t)k * size, size, &buf) !=
-			    DOCA_SUCCESS ||
-		    doca_comch_consumer_task_post_recv_alloc_init(s.consumer, buf, &task) != DOCA_SUCCESS ||
-		    doca_task_submit(doca_comch_consumer_task_post_recv_as_task(task)) != DOCA_SUCCESS)
-			return 2;
-	}
-	while (!s.conn_gone)
-		(void)doca_pe_progress(s.pe);
-	return 0; /* the process ends; the OS reclaims the rest */
-}
-
-/* ---- producer (this process, host side) ---- */
-
-static void sent(struct doca_comch_producer_task_send *task, union doca_data tud, union doca_data cud)
-{
-	(void)tud;
-	(void)cud;
-	s.done++;
-	if (s.stopping || doca_task_submit(doca_comch_producer_task_send_as_task(task)) != DOCA_SUCCESS) {
-		doca_task_free(doca_comch_producer_task_send_as_task(task));
-		s.in_flight--;
-	}
-}
-
-static void send_failed(struct doca_comch_producer_task_send *task, union doca_data tud, union doca_data cud)
-{
-	(void)tud;
-	(void)cud;
-	doca_task_free(doca_comch_producer_task_send_as_task(task));
-	s.in_flight--;
-	s.stopping = true;
-}
-
 static void on_new_consumer(struct doca_comch_event_consumer *ev, struct doca_comch_connection *conn, uint32_t id)
 {
 	(void)ev;
@@ -213,34 +253,289 @@ static void on_expired_consumer(struct doca_comch_event_consumer *ev, struct doc
 	(void)id;
 }
 
+static void send_ping(void)
+{
+	if (s.send_busy) {
+		s.send_owed = true;
+		return;
+	}
+	if (doca_task_submit(doca_comch_producer_task_send_as_task(s.send)) != DOCA_SUCCESS) {
+		s.failed = true;
+		return;
+	}
+	s.send_busy = true;
+}
+
+static void repost(struct doca_comch_consumer_task_post_recv *task)
+{
+	(void)doca_buf_reset_data_len(doca_comch_consumer_task_post_recv_get_buf(task));
+	if (doca_task_submit(doca_comch_consumer_task_post_recv_as_task(task)) != DOCA_SUCCESS) {
+		doca_task_free(doca_comch_consumer_task_post_recv_as_task(task));
+		s.failed = true;
+	}
+}
+
+/*
+ * A message came in. Rate part: repost the buffer. Ping-pong: send the next
+ * message (ping side) or the answer (pong side) first, then repost, so the
+ * repost overlaps the message's trip (the next one waits for it anyway).
+ */
+static void received(struct doca_comch_consumer_task_post_recv *task, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	s.done++;
+	if (s.send == NULL) {
+		repost(task);
+		return;
+	}
+	if (s.ping) {
+		uint64_t t = now_ns(), rtt = t - s.t_sent;
+
+		s.hist[rtt < HIST_NS ? rtt : HIST_NS]++;
+		s.in_flight = 0;
+		if (!s.stopping) {
+			s.t_sent = t;
+			s.in_flight = 1;
+			send_ping();
+		}
+	} else {
+		send_ping();
+	}
+	repost(task);
+}
+
+static void recv_failed(struct doca_comch_consumer_task_post_recv *task, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(task));
+	if (!s.stopping)
+		s.failed = true;
+}
+
+/* Rate part: resubmit each completed send. */
+static void sent(struct doca_comch_producer_task_send *task, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	s.done++;
+	if (s.stopping || doca_task_submit(doca_comch_producer_task_send_as_task(task)) != DOCA_SUCCESS) {
+		doca_task_free(doca_comch_producer_task_send_as_task(task));
+		s.in_flight--;
+	}
+}
+
+/* Ping-pong: the one send task is free again; send what came in meanwhile. */
+static void ping_sent(struct doca_comch_producer_task_send *task, union doca_data tud, union doca_data cud)
+{
+	(void)task;
+	(void)tud;
+	(void)cud;
+	s.send_busy = false;
+	if (s.send_owed) {
+		s.send_owed = false;
+		send_ping();
+	}
+}
+
+static void send_failed(struct doca_comch_producer_task_send *task, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	if (task == s.send) {
+		s.send_busy = false;
+	} else {
+		doca_task_free(doca_comch_producer_task_send_as_task(task));
+		s.in_flight--;
+	}
+	s.failed = true;
+}
+
+/* ---- opening and closing a side ---- */
+
+static bool create_pes(void)
+{
+	if (doca_pe_create(&s.pe) != DOCA_SUCCESS)
+		return false;
+	s.dpe = s.pe;
+	return one_pe || doca_pe_create(&s.dpe) == DOCA_SUCCESS;
+}
+
+/* The DPU side: server, its first connection, and memory for @p len bytes. */
+static bool dpu_open(size_t len, bool shared)
+{
+	s.dev = ferry_test_open_dev(NULL, doca_comch_cap_server_is_supported);
+	s.rep = s.dev != NULL ? ferry_test_open_rep(s.dev, NULL) : NULL;
+	if (!create_pes() || s.rep == NULL || !map_memory(len, shared) ||
+	    doca_comch_server_create(s.dev, s.rep, BENCH_NAME, &s.server) != DOCA_SUCCESS ||
+	    doca_comch_server_task_send_set_conf(s.server, free_send, free_send, 8) != DOCA_SUCCESS ||
+	    doca_comch_server_event_connection_status_changed_register(s.server, on_connect, on_disconnect) !=
+		    DOCA_SUCCESS ||
+	    doca_comch_server_event_consumer_register(s.server, on_new_consumer, on_expired_consumer) != DOCA_SUCCESS ||
+	    !start_ctx(s.pe, doca_comch_server_as_ctx(s.server)))
+		return false;
+	for (double t0 = now_s(); s.conn == NULL;)
+		if (doca_pe_progress(s.pe) == 0) {
+			if (now_s() - t0 > 10)
+				return false;
+			usleep(10);
+		}
+	return true;
+}
+
+/* The host side: client connected to the DPU side's server, and memory for @p len bytes. */
+static bool host_open(size_t len, bool shared)
+{
+	s.dev = ferry_test_open_dev(NULL, doca_comch_cap_client_is_supported);
+	if (!create_pes() || s.dev == NULL || !map_memory(len, shared) ||
+	    doca_comch_client_create(s.dev, BENCH_NAME, &s.client) != DOCA_SUCCESS ||
+	    doca_comch_client_task_send_set_conf(s.client, free_send, free_send, 8) != DOCA_SUCCESS ||
+	    doca_comch_client_event_consumer_register(s.client, on_new_consumer, on_expired_consumer) != DOCA_SUCCESS ||
+	    !start_ctx(s.pe, doca_comch_client_as_ctx(s.client)) || !wait_running(doca_comch_client_as_ctx(s.client)))
+		return false;
+	return doca_comch_client_get_connection(s.client, &s.conn) == DOCA_SUCCESS;
+}
+
+/* Progress until @p ctx (if any) is IDLE, for at most 2 s. */
+static bool wait_idle(struct doca_ctx *ctx)
+{
+	double t0 = now_s();
+
+	while (ctx != NULL && state_of(ctx) != DOCA_CTX_STATE_IDLE)
+		if (progress_all() == 0 && now_s() - t0 > 2)
+			return false;
+	return true;
+}
+
+/*
+ * The host side's teardown as a DOCA program does it: producer and consumer
+ * stopped, then the client, everything destroyed, memory freed. False (and
+ * the rest left to the end of the process) at the first step that fails.
+ */
+static bool host_teardown(void)
+{
+	struct doca_ctx *pctx = s.producer != NULL ? doca_comch_producer_as_ctx(s.producer) : NULL;
+	struct doca_ctx *cctx = s.consumer != NULL ? doca_comch_consumer_as_ctx(s.consumer) : NULL;
+
+	s.stopping = true;
+	for (double t0 = now_s(); (s.in_flight > 0 || s.send_busy) && now_s() - t0 < 2;)
+		(void)progress_all();
+	if (s.send != NULL && !s.send_busy)
+		doca_task_free(doca_comch_producer_task_send_as_task(s.send));
+	if (pctx != NULL)
+		(void)doca_ctx_stop(pctx);
+	if (cctx != NULL)
+		(void)doca_ctx_stop(cctx);
+	if (s.client == NULL || !wait_idle(pctx) || !wait_idle(cctx))
+		return false;
+	(void)doca_ctx_stop(doca_comch_client_as_ctx(s.client));
+	if (!wait_idle(doca_comch_client_as_ctx(s.client)) ||
+	    (s.producer != NULL && doca_comch_producer_destroy(s.producer) != DOCA_SUCCESS) ||
+	    (s.consumer != NULL && doca_comch_consumer_destroy(s.consumer) != DOCA_SUCCESS) ||
+	    doca_comch_client_destroy(s.client) != DOCA_SUCCESS)
+		return false;
+	for (uint32_t k = 0; k < s.n_bufs; k++)
+		if (doca_buf_dec_refcount(s.bufs[k], NULL) != DOCA_SUCCESS)
+			return false;
+	if (doca_buf_inventory_stop(s.inv) != DOCA_SUCCESS || doca_buf_inventory_destroy(s.inv) != DOCA_SUCCESS ||
+	    doca_mmap_stop(s.mmap) != DOCA_SUCCESS || doca_mmap_destroy(s.mmap) != DOCA_SUCCESS ||
+	    (s.dpe != s.pe && doca_pe_destroy(s.dpe) != DOCA_SUCCESS) || doca_pe_destroy(s.pe) != DOCA_SUCCESS ||
+	    doca_dev_close(s.dev) != DOCA_SUCCESS)
+		return false;
+	if (s.shared)
+		return ferry_mem_free_shared(s.mem) == 0;
+	free(s.mem);
+	return true;
+}
+
+static void host_close(void)
+{
+	if (!host_teardown())
+		fprintf(stderr,
+			"comch_fast_bench: the host side's teardown did not finish; the rest is left to exit\n");
+}
+
+/* A fresh Ferry domain for each run, so no run meets the last one's server. */
+static void new_domain(void)
+{
+	char domain[64];
+
+	snprintf(domain, sizeof(domain), "comch-fast-bench-%d-%u", (int)getpid(), run_seq++);
+	setenv("FERRY_DOMAIN", domain, 1);
+}
+
+/* Fork the DPU side (pinned to CPU 1; dies with us); this process goes to CPU 0. */
+static pid_t fork_dpu(int (*dpu_main)(uint32_t, uint32_t, bool), uint32_t size, uint32_t window, bool shared)
+{
+	pid_t parent = getpid();
+	pid_t child;
+
+	new_domain();
+	memset(&s, 0, sizeof(s));
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(2);
+		pin_to(1);
+		_exit(dpu_main(size, window, shared));
+	}
+	pin_to(0);
+	return child;
+}
+
+static bool reap_dpu(pid_t child)
+{
+	int status = 0;
+
+	return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* ---- rate: the DPU side consumes, the host side produces ---- */
+
+static int consumer_main(uint32_t size, uint32_t window, bool shared)
+{
+	if (!dpu_open((size_t)size * window, shared) ||
+	    doca_comch_consumer_create(s.conn, s.mmap, &s.consumer) != DOCA_SUCCESS ||
+	    doca_comch_consumer_task_post_recv_set_conf(s.consumer, received, recv_failed, window) != DOCA_SUCCESS ||
+	    !start_ctx(s.dpe, doca_comch_consumer_as_ctx(s.consumer)) ||
+	    !wait_running(doca_comch_consumer_as_ctx(s.consumer)))
+		return 2;
+	for (uint32_t k = 0; k < window; k++) {
+		struct doca_buf *buf = slot_buf(k, size, false);
+		struct doca_comch_consumer_task_post_recv *task = NULL;
+
+		if (buf == NULL ||
+		    doca_comch_consumer_task_post_recv_alloc_init(s.consumer, buf, &task) != DOCA_SUCCESS ||
+		    doca_task_submit(doca_comch_consumer_task_post_recv_as_task(task)) != DOCA_SUCCESS)
+			return 2;
+	}
+	while (!s.conn_gone)
+		progress_hot();
+	return 0; /* the process ends; the OS reclaims the rest */
+}
+
 /* Messages per second of one producer run; 0 on failure. */
 static double producer_run(uint32_t size, uint32_t window, double seconds)
 {
 	double t0, t1;
 	uint64_t before;
 
-	s.dev = ferry_test_open_dev(NULL, doca_comch_cap_client_is_supported);
-	if (doca_pe_create(&s.pe) != DOCA_SUCCESS || s.dev == NULL || !map_memory((size_t)size * window, false) ||
-	    doca_comch_client_create(s.dev, BENCH_NAME, &s.client) != DOCA_SUCCESS ||
-	    doca_comch_client_task_send_set_conf(s.client, free_send, free_send, 8) != DOCA_SUCCESS ||
-	    doca_comch_client_event_consumer_register(s.client, on_new_consumer, on_expired_consumer) != DOCA_SUCCESS ||
-	    !start_ctx(doca_comch_client_as_ctx(s.client)))
-		return 0;
-	while (state_of(doca_comch_client_as_ctx(s.client)) == DOCA_CTX_STATE_STARTING)
-		(void)doca_pe_progress(s.pe);
-	if (doca_comch_client_get_connection(s.client, &s.conn) != DOCA_SUCCESS ||
+	if (!host_open((size_t)size * window, false) ||
 	    doca_comch_producer_create(s.conn, &s.producer) != DOCA_SUCCESS ||
 	    doca_comch_producer_task_send_set_conf(s.producer, sent, send_failed, window) != DOCA_SUCCESS ||
-	    !start_ctx(doca_comch_producer_as_ctx(s.producer)))
+	    !start_ctx(s.dpe, doca_comch_producer_as_ctx(s.producer)))
 		return 0;
-	while (s.remote_id == 0)
-		(void)doca_pe_progress(s.pe);
+	for (t0 = now_s(); s.remote_id == 0;)
+		if (progress_all() == 0 && now_s() - t0 > 5)
+			return 0;
 	for (uint32_t k = 0; k < window; k++) {
-		struct doca_buf *buf = NULL;
+		struct doca_buf *buf = slot_buf(k, size, true);
 		struct doca_comch_producer_task_send *task = NULL;
 
-		if (doca_buf_inventory_buf_get_by_data(s.inv, s.mmap, s.mem + (size_t)k * size, size, &buf) !=
-			    DOCA_SUCCESS ||
+		if (buf == NULL ||
 		    doca_comch_producer_task_send_alloc_init(s.producer, buf, NULL, 0, s.remote_id, &task) !=
 			    DOCA_SUCCESS ||
 		    doca_task_submit(doca_comch_producer_task_send_as_task(task)) != DOCA_SUCCESS)
@@ -249,58 +544,146 @@ static double producer_run(uint32_t size, uint32_t window, double seconds)
 	}
 	/* warm up briefly, then count */
 	for (t0 = now_s(); now_s() - t0 < 0.05;)
-		(void)doca_pe_progress(s.pe);
+		progress_hot();
 	before = s.done;
 	t0 = now_s();
 	do
-		(void)doca_pe_progress(s.pe);
-	while ((t1 = now_s()) - t0 < seconds && !s.stopping);
-	return s.stopping ? 0 : (double)(s.done - before) / (t1 - t0);
+		progress_hot();
+	while ((t1 = now_s()) - t0 < seconds && !s.failed);
+	return s.failed ? 0 : (double)(s.done - before) / (t1 - t0);
 }
 
-static void producer_teardown(void)
+static double fast_rate(uint32_t size, uint32_t window, double seconds, bool shared)
 {
+	pid_t child = fork_dpu(consumer_main, size, window, shared);
+	double rate = child > 0 ? producer_run(size, window, seconds) : 0;
+
+	host_close();
+	return reap_dpu(child) ? rate : 0;
+}
+
+/* ---- lat: ping-pong, each side a producer and a consumer; slot 0 receives, slot 1 sends ---- */
+
+/* Both sides: producer and consumer up, the peer's consumer known, slot 0 posted, the send task ready. */
+static bool pingpong_setup(uint32_t size)
+{
+	struct doca_buf *rbuf = slot_buf(0, size, false), *sbuf = slot_buf(1, size, true);
+	struct doca_comch_consumer_task_post_recv *recv = NULL;
+
+	if (rbuf == NULL || sbuf == NULL || doca_comch_consumer_create(s.conn, s.mmap, &s.consumer) != DOCA_SUCCESS ||
+	    doca_comch_consumer_task_post_recv_set_conf(s.consumer, received, recv_failed, 1) != DOCA_SUCCESS ||
+	    doca_comch_producer_create(s.conn, &s.producer) != DOCA_SUCCESS ||
+	    doca_comch_producer_task_send_set_conf(s.producer, ping_sent, send_failed, 1) != DOCA_SUCCESS ||
+	    !start_ctx(s.dpe, doca_comch_consumer_as_ctx(s.consumer)) ||
+	    !start_ctx(s.dpe, doca_comch_producer_as_ctx(s.producer)) ||
+	    !wait_running(doca_comch_consumer_as_ctx(s.consumer)) ||
+	    !wait_running(doca_comch_producer_as_ctx(s.producer)))
+		return false;
+	for (double t0 = now_s(); s.remote_id == 0;)
+		if (progress_all() == 0 && (s.conn_gone || now_s() - t0 > 5))
+			return false;
+	return doca_comch_consumer_task_post_recv_alloc_init(s.consumer, rbuf, &recv) == DOCA_SUCCESS &&
+	       doca_task_submit(doca_comch_consumer_task_post_recv_as_task(recv)) == DOCA_SUCCESS &&
+	       doca_comch_producer_task_send_alloc_init(s.producer, sbuf, NULL, 0, s.remote_id, &s.send) ==
+		       DOCA_SUCCESS;
+}
+
+/* The DPU side sends back every message it receives, until the host leaves. */
+static int pong_main(uint32_t size, uint32_t window, bool shared)
+{
+	(void)window;
+	if (!dpu_open(2 * (size_t)size, shared) || !pingpong_setup(size))
+		return 2;
+	while (!s.conn_gone) /* a failure here shows on the host side as a message that never came back */
+		progress_hot();
+	return 0;
+}
+
+struct lat {
+	uint64_t iters;
+	double median_us, mean_us, p99_us; /* one-way: round trip / 2 */
+};
+
+/* The nanosecond bin holding the @p q quantile of @p n round trips. */
+static double hist_quantile(const uint32_t *hist, uint64_t n, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)n) + 1, seen = 0;
+
+	for (uint32_t b = 0; b <= HIST_NS; b++) {
+		seen += hist[b];
+		if (seen >= want)
+			return b;
+	}
+	return HIST_NS;
+}
+
+static bool ping_run(uint32_t size, double seconds, struct lat *out)
+{
+	uint64_t t0, t1;
+
+	s.ping = true;
+	s.hist = calloc(HIST_NS + 1, sizeof(*s.hist));
+	if (s.hist == NULL || !host_open(2 * (size_t)size, true) || !pingpong_setup(size))
+		return false;
+	/* warm up for 50 ms, then start the count afresh */
+	s.t_sent = now_ns();
+	s.in_flight = 1;
+	send_ping();
+	for (t0 = now_ns(); now_ns() - t0 < 50000000u && !s.failed;)
+		progress_hot();
+	s.stopping = true; /* let the message in flight come back */
+	for (t0 = now_ns(); s.in_flight > 0 && !s.failed && now_ns() - t0 < 1000000000u;)
+		progress_hot();
+	memset(s.hist, 0, (HIST_NS + 1) * sizeof(*s.hist));
+	s.stopping = false;
+	s.done = 0;
+	t0 = s.t_sent = now_ns();
+	s.in_flight = 1;
+	send_ping();
+	do
+		progress_hot();
+	while ((t1 = now_ns()) - t0 < (uint64_t)(seconds * 1e9) && !s.failed);
 	s.stopping = true;
-	for (int i = 0; i < 100000 && s.in_flight > 0; i++)
-		(void)doca_pe_progress(s.pe);
-	(void)doca_ctx_stop(doca_comch_producer_as_ctx(s.producer));
-	(void)doca_ctx_stop(doca_comch_client_as_ctx(s.client));
-	for (int i = 0; i < 1000; i++)
-		(void)doca_pe_progress(s.pe);
+	for (t1 = now_ns(); s.in_flight > 0 && !s.failed && now_ns() - t1 < 1000000000u;)
+		progress_hot();
+	t1 = now_ns();
+	if (s.failed || s.in_flight > 0 || s.done == 0)
+		return false;
+	out->iters = s.done;
+	out->mean_us = (double)(t1 - t0) / (double)s.done / 2e3;
+	out->median_us = hist_quantile(s.hist, s.done, 0.5) / 2e3;
+	out->p99_us = hist_quantile(s.hist, s.done, 0.99) / 2e3;
+	return true;
 }
 
-static double fast_path(uint32_t size, uint32_t window, double seconds, bool shared)
+static bool fast_lat(uint32_t size, double seconds, struct lat *out)
 {
-	pid_t child;
-	double rate;
-	int status = 0;
+	pid_t child = fork_dpu(pong_main, size, 1, true);
+	bool ok = child > 0 && ping_run(size, seconds, out);
 
-	memset(&s, 0, sizeof(s));
-	child = fork();
-	if (child == 0)
-		_exit(consumer_main(size, window, shared));
-	pin_to(0);
-	rate = producer_run(size, window, seconds);
-	producer_teardown();
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		rate = 0;
-	return rate; /* this process's objects are left to the end of the run: one run per size */
+	host_close();
+	free(s.hist);
+	return reap_dpu(child) && ok;
 }
 
-/* ---- baselines ---- */
+/* ---- raw peers ---- */
 
-static double memcpy_rate(uint32_t size, double seconds)
+/* memcpy over the span of a rate run: @p window slots of @p size, source and destination apart. */
+static double memcpy_rate(uint32_t size, uint32_t window, double seconds)
 {
-	uint8_t *a = aligned_alloc(4096, ((size_t)size + 4095) & ~(size_t)4095);
-	uint8_t *b = aligned_alloc(4096, ((size_t)size + 4095) & ~(size_t)4095);
+	size_t span = (size_t)size * window;
+	uint8_t *a = aligned_alloc(4096, (span + 4095) & ~(size_t)4095);
+	uint8_t *b = aligned_alloc(4096, (span + 4095) & ~(size_t)4095);
 	uint64_t n = 0;
 	double t0 = now_s(), t1;
 
-	memset(a, 1, size);
-	memset(b, 2, size);
+	if (a == NULL || b == NULL)
+		return 0;
+	memset(a, 1, span);
+	memset(b, 2, span);
 	do {
-		for (int k = 0; k < 64; k++, n++) {
-			memcpy(b, a, size);
+		for (uint32_t k = 0; k < window; k++, n++) {
+			memcpy(b + (size_t)k * size, a + (size_t)k * size, size);
 			__asm__ volatile("" : : "r"(b) : "memory"); /* keep the copy */
 		}
 	} while ((t1 = now_s()) - t0 < seconds);
@@ -312,15 +695,18 @@ static double memcpy_rate(uint32_t size, double seconds)
 static double socket_rate(uint32_t size, double seconds)
 {
 	int sv[2];
-	uint8_t *buf = malloc(size);
+	uint8_t *buf;
 	uint64_t n = 0;
 	double t0, t1;
 	pid_t child;
 
 	if (size > 65536 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
 		return 0;
-	child = fork();
+	buf = malloc(size);
+	fflush(stdout);
+	child = buf != NULL ? fork() : -1;
 	if (child == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pin_to(1);
 		close(sv[0]);
 		while (recv(sv[1], buf, size, 0) > 0)
@@ -328,57 +714,399 @@ static double socket_rate(uint32_t size, double seconds)
 		_exit(0);
 	}
 	close(sv[1]);
-	memset(buf, 3, size);
-	t0 = now_s();
-	do {
-		for (int k = 0; k < 16; k++, n++)
-			if (send(sv[0], buf, size, 0) != (ssize_t)size)
-				return 0;
-	} while ((t1 = now_s()) - t0 < seconds);
+	if (child > 0) {
+		memset(buf, 3, size);
+		t0 = now_s();
+		do {
+			for (int k = 0; k < 16; k++, n++)
+				if (send(sv[0], buf, size, 0) != (ssize_t)size)
+					n = 0;
+		} while ((t1 = now_s()) - t0 < seconds && n > 0);
+	}
 	close(sv[0]);
-	waitpid(child, NULL, 0);
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	free(buf);
-	return (double)n / (t1 - t0);
+	return n > 0 ? (double)n / (t1 - t0) : 0;
+}
+
+/*
+ * Raw cross-memory attach: process_vm_writev from @p window slots of @p size
+ * here into the same slots of a forked child's buffer (allocated as the CMA
+ * consumer's memory is), one call per message, round robin.
+ */
+static double pvw_rate(uint32_t size, uint32_t window, double seconds)
+{
+	size_t span = (size_t)size * window;
+	int up[2], hold[2];
+	uint8_t *src = aligned_alloc(4096, span), *dst = NULL;
+	uint64_t n = 0;
+	double t0 = 0, t1 = 0;
+	pid_t child;
+
+	if (src == NULL || pipe(up) != 0)
+		return 0;
+	if (pipe(hold) != 0) {
+		close(up[0]);
+		close(up[1]);
+		return 0;
+	}
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pin_to(1);
+		close(hold[1]);
+		dst = aligned_alloc(4096, span);
+		if (dst != NULL)
+			memset(dst, 0, span);
+		(void)!write(up[1], &dst, sizeof(dst));
+		(void)!read(hold[0], &c, 1); /* until the writer is done */
+		_exit(0);
+	}
+	close(up[1]);
+	close(hold[0]);
+	memset(src, 4, span);
+	if (child > 0 && read(up[0], &dst, sizeof(dst)) == (ssize_t)sizeof(dst) && dst != NULL) {
+		t0 = now_s();
+		do {
+			for (uint32_t k = 0; k < window; k++, n++) {
+				struct iovec l = {.iov_base = src + (size_t)k * size, .iov_len = size};
+				struct iovec r = {.iov_base = dst + (size_t)k * size, .iov_len = size};
+
+				if (process_vm_writev(child, &l, 1, &r, 1, 0) != (ssize_t)size) {
+					n = 0;
+					break;
+				}
+			}
+		} while ((t1 = now_s()) - t0 < seconds && n > 0);
+	}
+	close(up[0]);
+	close(hold[1]);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	free(src);
+	return n > 0 ? (double)n / (t1 - t0) : 0;
+}
+
+/* ---- UCX ---- */
+
+static char ucx_exe[4096];
+static bool have_ucx;
+
+/* Iterations of ucx_perftest -t @p test for about @p seconds on this kind of machine (PERF.md's figures). */
+static uint64_t ucx_iters(bool lat, uint32_t size, double seconds)
+{
+	/* one-way latency ~0.5 us at 64 B; rate ~4 M/s at 64 B; above 4 KiB both bound by ~5 GB/s */
+	double per_s = lat ? 1e6 : 4e6;
+
+	if (size > 4096)
+		per_s = dmin(per_s, 5e9 / size / (lat ? 2 : 1));
+	else if (size > 64)
+		per_s /= 3;
+	return (uint64_t)dmax(1000, per_s * seconds);
+}
+
+static bool ucx(const char *test, uint32_t size, double seconds, struct bench_ucx *out)
+{
+	char why[512];
+
+	if (!have_ucx)
+		return false;
+	fflush(stdout);
+	if (bench_ucx_run(ucx_exe, test, size, ucx_iters(strstr(test, "lat") != NULL, size, seconds),
+			  sysconf(_SC_NPROCESSORS_ONLN) >= 2, out, why, sizeof(why)))
+		return true;
+	fprintf(stderr, "comch_fast_bench: %s\n", why);
+	return false;
+}
+
+/* ---- output ---- */
+
+static const char *size_name(uint32_t size)
+{
+	static char buf[4][16];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	if (size >= (1u << 20))
+		snprintf(b, 16, "%u MiB", size >> 20);
+	else if (size >= 1024)
+		snprintf(b, 16, "%u KiB", size >> 10);
+	else
+		snprintf(b, 16, "%u B", size);
+	return b;
+}
+
+/* "  5.02 M (0.32 GB/s)" or "n/a" */
+static void print_rate(double rate, uint32_t size)
+{
+	char b[40];
+
+	if (rate <= 0)
+		snprintf(b, sizeof(b), "n/a");
+	else if (rate >= 1e6)
+		snprintf(b, sizeof(b), "%.2f M (%.2f GB/s)", rate / 1e6, rate * size / 1e9);
+	else
+		snprintf(b, sizeof(b), "%.1f k (%.2f GB/s)", rate / 1e3, rate * size / 1e9);
+	printf(" %22s", b);
+}
+
+static void print_ratio(double a, double b)
+{
+	if (a > 0 && b > 0)
+		printf(" %9.2fx", a / b);
+	else
+		printf(" %10s", "n/a");
+}
+
+static void machine_rate(const char *part, const char *path, uint32_t size, double rate)
+{
+	if (rate > 0)
+		printf("comch_fast_bench: part=%s path=%s size=%u msgs_per_s=%.0f gb_per_s=%.3f\n", part, path, size,
+		       rate, rate * size / 1e9);
+}
+
+struct target {
+	const char *name, *key, *goal;
+	double ratio; /* 0: not measured */
+	bool at_most; /* goal is ratio <= bound, else ratio >= bound */
+	double bound;
+};
+
+#define MAX_TARGETS 8
+static struct target targets[MAX_TARGETS];
+static unsigned n_targets;
+
+static void target(const char *name, const char *key, double num, double den, bool at_most, double bound)
+{
+	struct target *t = &targets[n_targets++];
+
+	t->name = name;
+	t->key = key;
+	t->ratio = num > 0 && den > 0 ? num / den : 0;
+	t->at_most = at_most;
+	t->bound = bound;
+}
+
+static void print_targets(void)
+{
+	printf("\ntargets (issue 9, item 8): ratios from this run\n");
+	for (unsigned i = 0; i < n_targets; i++) {
+		const struct target *t = &targets[i];
+		bool met = t->at_most ? t->ratio <= t->bound : t->ratio >= t->bound;
+
+		if (t->ratio > 0)
+			printf("  %-44s %7.2fx   target %s %.1fx   %s\n", t->name, t->ratio,
+			       t->at_most ? "<=" : ">=", t->bound, met ? "met" : "NOT met");
+		else
+			printf("  %-44s %8s   target %s %.1fx\n", t->name, "n/a", t->at_most ? "<=" : ">=", t->bound);
+		if (t->ratio > 0)
+			printf("comch_fast_bench: target=%s ratio=%.3f goal=%s%.1f met=%d\n", t->key, t->ratio,
+			       t->at_most ? "<=" : ">=", t->bound, met);
+	}
+}
+
+/* ---- parts ---- */
+
+static void part_rate(uint32_t window, double seconds, unsigned rounds, double *shared_1m, double *memcpy_1m)
+{
+	printf("\nrate, shared memory: messages/s, %u sends in flight, %.2f s per figure, best of %u\n", window,
+	       seconds, rounds);
+	printf("%-8s %22s %22s %22s %22s %10s %10s\n", "size", "Ferry fast (shared)", "memcpy (same span)",
+	       "UCX ucp_am_bw", "raw SEQPACKET", "/memcpy", "/UCX");
+	for (int i = 0; i < N_SIZES; i++) {
+		uint32_t sz = sizes[i];
+		double f = 0, m = 0, u = 0, k = 0;
+
+		for (unsigned r = 0; r < rounds; r++) {
+			struct bench_ucx ur = {0};
+
+			f = dmax(f, fast_rate(sz, window, seconds, true));
+			m = dmax(m, memcpy_rate(sz, window, seconds));
+			if (ucx("ucp_am_bw", sz, seconds, &ur))
+				u = dmax(u, ur.rate);
+			k = dmax(k, socket_rate(sz, seconds));
+		}
+		printf("%-8s", size_name(sz));
+		print_rate(f, sz);
+		print_rate(m, sz);
+		print_rate(u, sz);
+		print_rate(k, sz);
+		print_ratio(f, m);
+		print_ratio(f, u);
+		printf("\n");
+		machine_rate("rate", "fast_shared", sz, f);
+		machine_rate("rate", "memcpy", sz, m);
+		machine_rate("rate", "ucx_am_bw", sz, u);
+		machine_rate("rate", "seqpacket", sz, k);
+		if (sz == 64)
+			target("64 B message rate / UCX ucp_am_bw", "rate_64_vs_ucx_am_bw", f, u, false, 2.0);
+		if (sz == (1u << 20)) {
+			*shared_1m = f;
+			*memcpy_1m = m;
+		}
+	}
+}
+
+static void part_lat(double seconds, unsigned rounds)
+{
+	struct lat f64 = {0};
+	struct bench_ucx u64 = {0};
+
+	printf("\nlatency, shared memory: one-way = round trip / 2, us, one message in flight, %.2f s per figure, "
+	       "best of %u\n",
+	       seconds, rounds);
+	printf("%-8s %10s %10s %10s %12s %10s %10s %10s %10s\n", "size", "Ferry med", "mean", "p99", "iterations",
+	       "UCX med", "mean", "med/UCX", "mean/UCX");
+	for (int i = 0; i < N_SIZES; i++) {
+		uint32_t sz = sizes[i];
+		struct lat f = {0};
+		struct bench_ucx u = {0};
+
+		for (unsigned r = 0; r < rounds; r++) {
+			struct lat fr = {0};
+			struct bench_ucx ur = {0};
+
+			if (fast_lat(sz, seconds, &fr) && (f.iters == 0 || fr.median_us < f.median_us))
+				f = fr;
+			if (ucx("ucp_am_lat", sz, seconds, &ur) && (u.iters == 0 || ur.median_us < u.median_us))
+				u = ur;
+		}
+		printf("%-8s", size_name(sz));
+		if (f.iters > 0) {
+			char p99[24];
+
+			if (f.p99_us < HIST_NS / 2e3)
+				snprintf(p99, sizeof(p99), "%.3f", f.p99_us);
+			else /* in the last bin */
+				snprintf(p99, sizeof(p99), ">%.0f", HIST_NS / 2e3);
+			printf(" %10.3f %10.3f %10s %12llu", f.median_us, f.mean_us, p99, (unsigned long long)f.iters);
+		} else
+			printf(" %10s %10s %10s %12s", "n/a", "n/a", "n/a", "n/a");
+		if (u.iters > 0)
+			printf(" %10.3f %10.3f", u.median_us, u.mean_us);
+		else
+			printf(" %10s %10s", "n/a", "n/a");
+		print_ratio(f.median_us, u.median_us);
+		print_ratio(f.mean_us, u.mean_us);
+		printf("\n");
+		if (f.iters > 0)
+			printf("comch_fast_bench: part=lat path=fast_shared size=%u oneway_median_us=%.3f "
+			       "oneway_mean_us=%.3f oneway_p99_us=%.3f iters=%llu\n",
+			       sz, f.median_us, f.mean_us, f.p99_us, (unsigned long long)f.iters);
+		if (u.iters > 0)
+			printf("comch_fast_bench: part=lat path=ucx_am_lat size=%u oneway_median_us=%.3f "
+			       "oneway_mean_us=%.3f iters=%llu\n",
+			       sz, u.median_us, u.mean_us, (unsigned long long)u.iters);
+		if (sz == 64) {
+			f64 = f;
+			u64 = u;
+		}
+	}
+	target("64 B one-way latency / UCX ucp_am_lat, median", "lat_64_median_vs_ucx_am_lat", f64.median_us,
+	       u64.median_us, true, 1.0);
+	target("64 B one-way latency / UCX ucp_am_lat, mean", "lat_64_mean_vs_ucx_am_lat", f64.mean_us, u64.mean_us,
+	       true, 1.0);
+}
+
+static void part_cma(uint32_t window, double seconds, unsigned rounds)
+{
+	static const char *const names[N_SIZES] = {"CMA / process_vm_writev, 64 B", "CMA / process_vm_writev, 4 KiB",
+						   "CMA / process_vm_writev, 64 KiB", "CMA / process_vm_writev, 1 MiB"};
+	static const char *const keys[N_SIZES] = {"cma_64_vs_pvw", "cma_4k_vs_pvw", "cma_64k_vs_pvw", "cma_1m_vs_pvw"};
+
+	printf("\nrate, cross-memory attach: messages/s, %u sends in flight, %.2f s per figure, best of %u\n", window,
+	       seconds, rounds);
+	printf("%-8s %22s %22s %10s\n", "size", "Ferry fast (CMA)", "process_vm_writev", "/raw");
+	for (int i = 0; i < N_SIZES; i++) {
+		uint32_t sz = sizes[i];
+		double f = 0, p = 0;
+
+		for (unsigned r = 0; r < rounds; r++) {
+			f = dmax(f, fast_rate(sz, window, seconds, false));
+			p = dmax(p, pvw_rate(sz, window, seconds));
+		}
+		printf("%-8s", size_name(sz));
+		print_rate(f, sz);
+		print_rate(p, sz);
+		print_ratio(f, p);
+		printf("\n");
+		machine_rate("cma", "fast_cma", sz, f);
+		machine_rate("cma", "process_vm_writev", sz, p);
+		target(names[i], keys[i], f, p, false, 1.0);
+	}
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: comch_fast_bench [--seconds S] [--window 1..%u] [--rounds R] [--only rate,lat,cma] "
+		"[--no-ucx] [--one-pe]\n",
+		MAX_WINDOW);
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	static const uint32_t sizes[] = {64, 4096, 65536, 1u << 20};
-	double seconds = 1.0;
+	double seconds = 0.5, shared_1m = 0, memcpy_1m = 0;
 	uint32_t window = 16;
-	char domain[64];
+	unsigned rounds = 2;
+	bool do_rate = true, do_lat = true, do_cma = true, no_ucx = false;
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--seconds") == 0)
-			seconds = atof(argv[i + 1]);
-		else if (strcmp(argv[i], "--window") == 0)
-			window = (uint32_t)strtoul(argv[i + 1], NULL, 0);
-	}
-	if (seconds <= 0 || window == 0 || window > MAX_WINDOW) {
-		fprintf(stderr, "usage: comch_fast_bench [--seconds S] [--window 1..%u]\n", MAX_WINDOW);
-		return 2;
-	}
-	printf("%u sends in flight, %.1f s per figure; rates in messages/s, GB/s in brackets\n", window, seconds);
-	printf("%-8s %22s %22s %22s %22s\n", "size", "fast (shared)", "fast (CMA)", "memcpy", "raw SEQPACKET");
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		double r[4];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		fflush(stdout);
-		snprintf(domain, sizeof(domain), "comch-fast-bench-%d-%zu-s", (int)getpid(), i);
-		setenv("FERRY_DOMAIN", domain, 1);
-		r[0] = fast_path(sizes[i], window, seconds, true);
-		domain[strlen(domain) - 1] = 'c';
-		setenv("FERRY_DOMAIN", domain, 1);
-		r[1] = fast_path(sizes[i], window, seconds, false);
-		r[2] = memcpy_rate(sizes[i], seconds);
-		r[3] = socket_rate(sizes[i], seconds);
-		printf("%-8u", sizes[i]);
-		for (int k = 0; k < 4; k++)
-			printf(" %12.0f [%6.2f]", r[k], r[k] * sizes[i] / 1e9);
-		printf("\n");
-		printf("comch_fast_bench: size=%u fast_shared_msgs=%.0f fast_cma_msgs=%.0f memcpy_msgs=%.0f "
-		       "socket_msgs=%.0f window=%u\n",
-		       sizes[i], r[0], r[1], r[2], r[3], window);
+		if (strcmp(a, "--no-ucx") == 0) {
+			no_ucx = true;
+		} else if (strcmp(a, "--one-pe") == 0) {
+			one_pe = true;
+		} else if (v == NULL) {
+			return usage();
+		} else if (strcmp(a, "--seconds") == 0) {
+			seconds = atof(argv[++i]);
+		} else if (strcmp(a, "--window") == 0) {
+			window = (uint32_t)strtoul(argv[++i], NULL, 0);
+		} else if (strcmp(a, "--rounds") == 0) {
+			rounds = (unsigned)strtoul(argv[++i], NULL, 0);
+		} else if (strcmp(a, "--only") == 0) {
+			do_rate = strstr(v, "rate") != NULL;
+			do_lat = strstr(v, "lat") != NULL;
+			do_cma = strstr(v, "cma") != NULL;
+			if (!do_rate && !do_lat && !do_cma)
+				return usage();
+			i++;
+		} else {
+			return usage();
+		}
 	}
+	if (seconds <= 0 || window == 0 || window > MAX_WINDOW || rounds == 0 || rounds > 100)
+		return usage();
+
+	have_ucx = !no_ucx && bench_ucx_find(ucx_exe, sizeof(ucx_exe));
+	if (no_ucx)
+		printf("UCX peer skipped (--no-ucx)\n");
+	else if (!have_ucx)
+		printf("ucx_perftest not found: install ucx-utils\n");
+	else
+		printf("UCX peer: %s, UCX_TLS=%s%s\n", ucx_exe,
+		       getenv("UCX_TLS") != NULL ? getenv("UCX_TLS") : "sm,self",
+		       sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? ", client on CPU 0, server on CPU 1" : "");
+	printf("Ferry: host side on CPU 0, DPU side on CPU 1; %s\n",
+	       one_pe ? "producer and consumer on the connection's PE (--one-pe)"
+		      : "producer and consumer on a PE of their own, the connection's PE progressed once in 1024");
+
+	if (do_rate)
+		part_rate(window, seconds, rounds, &shared_1m, &memcpy_1m);
+	if (do_lat)
+		part_lat(seconds, rounds);
+	if (do_rate)
+		target("1 MiB shared / memcpy of the same span", "shared_1m_vs_memcpy", shared_1m, memcpy_1m, false,
+		       0.9);
+	if (do_cma)
+		part_cma(window, seconds, rounds);
+	print_targets();
 	return 0;
 }
