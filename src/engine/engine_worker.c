@@ -608,9 +608,9 @@ static void publish_split(struct wslot *s, uint32_t seq)
 /*
  * Publish a batch starting at @p seq: consecutive descriptors for the workers
  * that are not split, up to BATCH_DESCS and BATCH_BYTES (at least one). Returns
- * how many it took.
+ * how many it took, their bytes in @p bytes_out.
  */
-static uint32_t publish_batch(struct wchan *c, uint32_t seq)
+static uint32_t publish_batch(struct wchan *c, uint32_t seq, size_t *bytes_out)
 {
 	struct wslot *lead = slot_at(c, seq);
 	size_t bytes = lead->len;
@@ -625,6 +625,7 @@ static uint32_t publish_batch(struct wchan *c, uint32_t seq)
 		n++;
 	}
 	lead->chunk = lead->len; /* a batch of one is a split unit of one chunk */
+	*bytes_out = bytes;
 	unit_publish(lead, seq, n, 1);
 	return n;
 }
@@ -650,9 +651,11 @@ static void worker_doorbell(struct ferry_chan *chan)
 			publish_split(s, seq);
 			seq++;
 		} else {
-			/* The workers' bytes pass through the cache too: the channel's clock counts them. */
-			for (uint32_t n = publish_batch(c, seq); n > 0; n--, seq++)
-				ferry_stream_count(&c->stream, slot_at(c, seq)->len);
+			size_t bytes;
+
+			seq += publish_batch(c, seq, &bytes);
+			/* The workers' bytes pass through the cache too (counted here: the slots are the workers' now). */
+			ferry_stream_count(&c->stream, bytes);
 		}
 	}
 	if (streamed)
