@@ -9,8 +9,8 @@
  *       otherwise cross-memory attach), then tells the consumer. A send submitted while
  *       the consumer has no buffer posted waits until one is posted (submit succeeds);
  *       the producer's progress polls the consumer's post ring in shared memory, so its
- *       PE may be progressed on its own. Producers and consumers of one connection run
- *       on the thread that progresses the connection's server or client.
+ *       PE may be progressed on its own. Each producer and consumer may have a PE and a
+ *       thread of its own, beside the thread that progresses the connection.
  */
 #ifndef DOCA_COMCH_PRODUCER_H_
 #define DOCA_COMCH_PRODUCER_H_

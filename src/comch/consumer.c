@@ -76,7 +76,7 @@ uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct fe
 		return 0;
 	}
 	/* Also while stopping: posts a producer took complete through this ring. */
-	if (c->dones.imp != NULL || ring->ring_cap != c->posts.cap) {
+	if (comch_ring_view_is_open(&c->dones) || ring->ring_cap != c->posts.cap) {
 		*why = "DONE_RING twice for one consumer, or of another size than its post ring";
 		return UINT32_MAX;
 	}
@@ -113,8 +113,8 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 		finish(c, task, DOCA_ERROR_IO_FAILED);
 		return true;
 	}
-	/* A task freed in flight may hold a buf the program gave back: leave it alone. */
-	if (!task->base.orphaned)
+	/* A task freed in flight may hold a buf the program gave back: leave it alone (a MsgQ's has none). */
+	if (!task->base.orphaned && task->buf != NULL && task->room != NULL)
 		(void)doca_buf_set_data(task->buf, task->room, done->len);
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
@@ -152,7 +152,7 @@ static uint32_t read_dones(struct doca_comch_consumer *c)
 	uint32_t n = 0;
 	doca_error_t err;
 
-	while (c->num_posted != 0 && c->dones.imp != NULL &&
+	while (c->num_posted != 0 && comch_ring_view_is_open(&c->dones) &&
 	       (err = comch_ring_view_peek(&c->dones, &done, sizeof(done), sizeof(done))) != DOCA_ERROR_AGAIN) {
 		if (err == DOCA_ERROR_INVALID_VALUE)
 			return dones_broken(c, "claims more completions than it holds");
@@ -163,7 +163,7 @@ static uint32_t read_dones(struct doca_comch_consumer *c)
 		c->dones.tail++;
 		n++;
 	}
-	if (n == 0 && c->num_posted != 0 && c->dones.imp != NULL)
+	if (n == 0 && c->num_posted != 0 && comch_ring_view_is_open(&c->dones))
 		check_producers_alive(c);
 	return n;
 }
@@ -242,6 +242,28 @@ static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, si
 	return DOCA_SUCCESS;
 }
 
+/* A MsgQ consumer comes up in place: its record and completion ring, no export, no frame. */
+static doca_error_t msgq_consumer_start(struct doca_comch_consumer *c)
+{
+	const void *ring_desc = NULL;
+	size_t ring_desc_len = 0;
+	doca_error_t err = ring_open(c, &ring_desc, &ring_desc_len);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	pthread_mutex_lock(&c->hub->lock);
+	err = comch_peers_add_local(c->hub, c->id, c->imm_data_len, &c->posts, &c->dones);
+	c->announced = err == DOCA_SUCCESS;
+	c->wakeable = c->announced;
+	pthread_mutex_unlock(&c->hub->lock);
+	if (err != DOCA_SUCCESS) {
+		comch_ring_out_close(&c->posts);
+		return err;
+	}
+	c->num_posted = 0;
+	return DOCA_ERROR_IN_PROGRESS; /* RUNNING at the next progress, as over a connection */
+}
+
 static doca_error_t consumer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
@@ -253,6 +275,8 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	if (!comch_hub_usable(c->hub))
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_CONNECTED, "comch consumer %u: its connection has ended",
 				     c->id);
+	if (c->hub->msgq != NULL)
+		return msgq_consumer_start(c);
 	if (!ferry_mmap_is_usable(c->mmap) || (ferry_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
 		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
 				     "comch consumer %u: its mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_WRITE",
@@ -313,13 +337,37 @@ static void consumer_stopped(struct doca_ctx *ctx)
 	uint8_t frame[FERRY_FRAME_DOWN_LEN];
 
 	pthread_mutex_lock(&c->hub->lock);
-	if (c->announced)
+	if (c->announced && c->hub->msgq != NULL) {
+		comch_ring_view_close(&c->dones); /* it reads the ring the record owns */
+		(void)comch_peers_remove(c->hub, c->id);
+		comch_hub_wake_users(c->hub); /* sends waiting for it fail at their next progress */
+	} else if (c->announced) {
 		(void)comch_hub_send(c->hub, frame, ferry_frame_build_consumer_down(frame, c->id));
+	}
 	c->announced = false;
 	c->wakeable = false;
 	comch_ring_view_close(&c->dones);
 	pthread_mutex_unlock(&c->hub->lock);
 	comch_ring_out_close(&c->posts);
+}
+
+/* Post @p room (@p len bytes; none for a MsgQ) into the ring: no system call, no lock. */
+static doca_error_t post_publish(struct doca_comch_consumer *c, struct doca_comch_consumer_task_post_recv *post,
+				 void *room, uint32_t len)
+{
+	post->room = room;
+	post->room_len = len;
+	post->generation = ++c->next_generation;
+	post->posted = true;
+	c->num_posted++;
+	post->ring_pos = comch_ring_out_publish(&c->posts,
+						&(struct comch_post){.addr = (uint64_t)(uintptr_t)room,
+								     .len = len,
+								     .slot = slot_of(c, post),
+								     .generation = post->generation},
+						sizeof(struct comch_post));
+	c->post_bell_due = true;
+	return DOCA_SUCCESS;
 }
 
 static doca_error_t consumer_submit(struct doca_task *task)
@@ -333,6 +381,8 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	if (!comch_hub_usable(c->hub))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
 				     "comch consumer %u: its connection has ended", c->id);
+	if (c->hub->msgq != NULL)
+		return post_publish(c, post, NULL, 0); /* a MsgQ's messages are immediate data: no buffer */
 	if (post->buf == NULL || ferry_buf_mmap(post->buf) != c->mmap)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch consumer %u: the buf must come from the consumer's mmap", c->id);
@@ -344,19 +394,7 @@ static doca_error_t consumer_submit(struct doca_task *task)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu", c->id,
 				     COMCH_FAST_MAX_BUF_SIZE, len);
-	post->room = data;
-	post->room_len = (uint32_t)len;
-	post->generation = ++c->next_generation;
-	post->posted = true;
-	c->num_posted++;
-	post->ring_pos = comch_ring_out_publish(&c->posts,
-						&(struct comch_post){.addr = (uint64_t)(uintptr_t)data,
-								     .len = post->room_len,
-								     .slot = slot_of(c, post),
-								     .generation = post->generation},
-						sizeof(struct comch_post));
-	c->post_bell_due = true;
-	return DOCA_SUCCESS;
+	return post_publish(c, post, data, (uint32_t)len);
 }
 
 /* Posts went out since the last look: wake a producer-side PE that sleeps on this ring. */
@@ -384,7 +422,7 @@ static bool may_sleep(struct doca_comch_consumer *c)
 	pthread_mutex_lock(&c->hub->lock);
 	if (atomic_load_explicit(&c->hub->gone, memory_order_relaxed))
 		quiet = false;
-	else if (c->dones.imp == NULL)
+	else if (!comch_ring_view_is_open(&c->dones))
 		quiet = true;
 	else
 		quiet = comch_ring_wait_bell(&c->posts.hdr->done_waiter, token, &c->dones);
@@ -439,23 +477,14 @@ static void post_recv_complete(struct doca_task *task, union doca_data task_user
 
 /* ---- public API ---- */
 
-doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struct doca_mmap *buf_mmap,
-					struct doca_comch_consumer **consumer)
+doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *buf_mmap,
+				struct doca_comch_consumer **consumer)
 {
-	struct comch_fast_hub *hub;
-	struct doca_comch_consumer *c;
+	struct doca_comch_consumer *c = ferry_calloc(1, sizeof(*c));
 	doca_error_t err = DOCA_SUCCESS;
 
-	FERRY_ARG_NOT_NULL(comch_connection);
-	FERRY_ARG_NOT_NULL(buf_mmap);
-	FERRY_ARG_NOT_NULL(consumer);
-	if (!comch_conn_is_live(comch_connection))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
-				  (void *)comch_connection);
-	hub = comch_connection->hub;
-	c = ferry_calloc(1, sizeof(*c));
 	if (c == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory");
+		return FERRY_RULE_IN("doca_comch_consumer_create", DOCA_ERROR_NO_MEMORY, "no memory");
 	ferry_ctx_init(&c->ctx, &consumer_ops, "comch_consumer", hub->dev);
 	ferry_ctx_add_pool(&c->ctx, &c->pool, "comch consumer post recv",
 			   sizeof(struct doca_comch_consumer_task_post_recv), post_recv_complete);
@@ -474,11 +503,23 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	pthread_mutex_unlock(&hub->lock);
 	if (err != DOCA_SUCCESS) {
 		free(c);
-		return FERRY_RULE(err, "connection %u has %u consumers already", hub->conn_id,
-				  COMCH_FAST_MAX_CONSUMERS);
+		return FERRY_RULE_IN("doca_comch_consumer_create", err, "connection %u has %u consumers already",
+				     hub->conn_id, COMCH_FAST_MAX_CONSUMERS);
 	}
 	*consumer = c;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struct doca_mmap *buf_mmap,
+					struct doca_comch_consumer **consumer)
+{
+	FERRY_ARG_NOT_NULL(comch_connection);
+	FERRY_ARG_NOT_NULL(buf_mmap);
+	FERRY_ARG_NOT_NULL(consumer);
+	if (!comch_conn_is_live(comch_connection))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
+				  (void *)comch_connection);
+	return comch_consumer_new(comch_connection->hub, buf_mmap, consumer);
 }
 
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
@@ -608,8 +649,9 @@ doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_con
 	struct doca_task *base = NULL;
 	doca_error_t err;
 
-	if (consumer == NULL || buf == NULL || task == NULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "consumer, buf and task must not be NULL");
+	if (consumer == NULL || task == NULL || (buf == NULL && consumer->hub->msgq == NULL))
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "consumer, buf (but on a MsgQ) and task must not be NULL");
 	err = ferry_task_pool_get(&consumer->pool, call, &base);
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -179,7 +179,14 @@ struct comch_ring_view {
 	const uint8_t *entries;
 	uint32_t cap;  /* from a frame, never from shared memory */
 	uint64_t tail; /* next entry to read (this side only) */
+	bool local;    /* a MsgQ's ring, read where its writer writes it (no import) */
 };
+
+/** Whether @p view reads a ring now (imported, or a MsgQ's own). */
+static inline bool comch_ring_view_is_open(const struct comch_ring_view *view)
+{
+	return view->imp != NULL || view->local;
+}
 
 /** A ring this side writes and the peer reads. */
 struct comch_ring_out {
@@ -217,6 +224,7 @@ struct comch_fast_hub {
 	uint32_t remote_ring_entries;      /* their rings' entries, summed (<= COMCH_FAST_RING_BUDGET) */
 	struct comch_fast_frame *out_head; /* frames waiting for room on the socket */
 	struct comch_fast_frame **out_tail;
+	struct doca_comch_msgq *msgq; /* a MsgQ's hub: no connection, consumers come up in place */
 };
 
 /** This side's view of a consumer of the peer. */
@@ -234,6 +242,7 @@ struct comch_remote_consumer {
 	bool stopped;                 /* it revoked its post ring: CONSUMER_DOWN is on its way */
 	uint32_t ring_entries;        /* counted in hub->remote_ring_entries */
 	bool done_bell_due;           /* completions published since the consumer's bell was looked at */
+	bool imm_only;                /* a MsgQ consumer: posts carry no buffer, messages are immediate data */
 };
 
 struct doca_comch_producer_task_send {
@@ -294,7 +303,10 @@ struct doca_comch_consumer {
 /* hub.c: the hub (every call but new, ref, unref and usable with the lock held) */
 /** A hub for @p conn, just established, with one reference (the connection's). */
 struct comch_fast_hub *comch_hub_new(struct doca_comch_connection *conn);
-void comch_hub_ref(struct comch_fast_hub *hub);
+/** A MsgQ's hub: no connection, no socket (consumers come up in place). */
+struct comch_fast_hub *comch_hub_new_local(struct doca_comch_msgq *msgq, struct doca_dev *dev);
+/** Its connection (or MsgQ) ends: users learn it on their threads; drops that reference. */
+void comch_hub_close(struct comch_fast_hub *hub);
 /** Drop a reference; the last one frees the hub. */
 void comch_hub_unref(struct comch_fast_hub *hub);
 /** Whether producers and consumers may use the connection (read without the lock: a hint, checked again under it). */
@@ -332,6 +344,8 @@ doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev 
 				  uint16_t desc_len, uint32_t cap, size_t entry_size, uint32_t writer_pid,
 				  const char **why);
 void comch_ring_view_close(struct comch_ring_view *view);
+/** Read @p ring where it is written (a MsgQ: same process, no export). */
+void comch_ring_view_local(struct comch_ring_view *view, const struct comch_ring_out *ring);
 /** Whether the ring's writer still writes it: live, revoked (it stopped), or exited. */
 enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *view);
 /**
@@ -364,10 +378,21 @@ _Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r);
  * (*why says how; the caller ends the connection).
  */
 doca_error_t comch_peers_add(struct comch_fast_hub *hub, const struct ferry_frame_consumer_up *up, const char **why);
+/**
+ * A MsgQ consumer comes up (hub locked): its record, reading its post ring in
+ * place, with a completion ring it reads in place too. Immediate data only.
+ */
+doca_error_t comch_peers_add_local(struct comch_fast_hub *hub, uint32_t id, uint32_t imm_data_len,
+				   const struct comch_ring_out *posts, struct comch_ring_view *dones);
 /** Forget the peer's consumer @p id; false when there is none. */
 bool comch_peers_remove(struct comch_fast_hub *hub, uint32_t id);
 /** Forget every consumer of the peer (the connection ends). */
 void comch_peers_clear(struct comch_fast_hub *hub);
+
+/* producer.c, consumer.c: a producer or consumer on @p hub (a connection's or a MsgQ's) */
+doca_error_t comch_producer_new(struct comch_fast_hub *hub, struct doca_comch_producer **producer);
+doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *buf_mmap,
+				struct doca_comch_consumer **consumer);
 
 /* consumer.c (called by fastpath.c, with the hub's lock held) */
 uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct ferry_frame_done_ring *ring,

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "comch/fast_priv.h"
 #include "common/ferry_alloc.h"
@@ -24,7 +25,7 @@ uint32_t comch_fast_new_id(void)
 	return id;
 }
 
-struct comch_fast_hub *comch_hub_new(struct doca_comch_connection *conn)
+static struct comch_fast_hub *hub_alloc(struct doca_dev *dev)
 {
 	struct comch_fast_hub *hub = ferry_calloc(1, sizeof(*hub));
 
@@ -35,20 +36,34 @@ struct comch_fast_hub *comch_hub_new(struct doca_comch_connection *conn)
 		return NULL;
 	}
 	hub->refs = 1;
-	hub->ep = conn->ep;
-	hub->fd = conn->fd;
-	hub->peer_pid = conn->peer_pid;
-	hub->conn_id = conn->id;
-	hub->dev = conn->ep->ctx.dev;
+	hub->fd = -1;
+	hub->dev = dev;
 	hub->out_tail = &hub->out_head;
 	return hub;
 }
 
-void comch_hub_ref(struct comch_fast_hub *hub)
+struct comch_fast_hub *comch_hub_new(struct doca_comch_connection *conn)
 {
-	pthread_mutex_lock(&hub->lock);
-	hub->refs++;
-	pthread_mutex_unlock(&hub->lock);
+	struct comch_fast_hub *hub = hub_alloc(conn->ep->ctx.dev);
+
+	if (hub == NULL)
+		return NULL;
+	hub->ep = conn->ep;
+	hub->fd = conn->fd;
+	hub->peer_pid = conn->peer_pid;
+	hub->conn_id = conn->id;
+	return hub;
+}
+
+struct comch_fast_hub *comch_hub_new_local(struct doca_comch_msgq *msgq, struct doca_dev *dev)
+{
+	struct comch_fast_hub *hub = hub_alloc(dev);
+
+	if (hub != NULL) {
+		hub->msgq = msgq;
+		hub->peer_pid = getpid();
+	}
+	return hub;
 }
 
 static void drop_frames(struct comch_fast_hub *hub)
@@ -97,8 +112,8 @@ static void call_connection_thread(struct comch_fast_hub *hub)
 void comch_hub_break(struct comch_fast_hub *hub)
 {
 	if (atomic_load_explicit(&hub->gone, memory_order_relaxed) ||
-	    atomic_exchange_explicit(&hub->broken, true, memory_order_acq_rel))
-		return;
+	    atomic_exchange_explicit(&hub->broken, true, memory_order_acq_rel) || hub->ep == NULL)
+		return; /* a MsgQ has no connection to end: its users see the flag */
 	call_connection_thread(hub);
 }
 
@@ -178,6 +193,11 @@ void comch_fast_conn_gone(struct doca_comch_connection *conn)
 	if (hub == NULL)
 		return;
 	conn->hub = NULL;
+	comch_hub_close(hub);
+}
+
+void comch_hub_close(struct comch_fast_hub *hub)
+{
 	pthread_mutex_lock(&hub->lock);
 	atomic_store_explicit(&hub->gone, true, memory_order_release);
 	comch_peers_clear(hub);

@@ -186,14 +186,44 @@ doca_error_t comch_peers_add(struct comch_fast_hub *hub, const struct ferry_fram
 	return DOCA_SUCCESS;
 }
 
+doca_error_t comch_peers_add_local(struct comch_fast_hub *hub, uint32_t id, uint32_t imm_data_len,
+				   const struct comch_ring_out *posts, struct comch_ring_view *dones)
+{
+	struct ferry_frame_consumer_up up = {.consumer_id = id, .ring_cap = posts->cap};
+	struct comch_remote_consumer *r;
+	const void *desc = NULL;
+	size_t desc_len = 0;
+	const char *why = NULL;
+
+	if (!within_limits(hub, &up, &why))
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_FULL, "comch msgq consumer %u: %s", id, why);
+	r = ferry_calloc(1, sizeof(*r));
+	if (r == NULL)
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY, "comch msgq consumer %u: no memory", id);
+	r->id = id;
+	r->imm_data_len = imm_data_len;
+	r->imm_only = true;
+	comch_ring_view_local(&r->posts, posts);
+	if (comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, posts->cap, sizeof(struct comch_done),
+				DOCA_ACCESS_FLAG_PCI_READ_ONLY, hub->dev, &desc, &desc_len) != DOCA_SUCCESS) {
+		free(r);
+		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY,
+				     "comch msgq consumer %u: cannot set up its completion ring", id);
+	}
+	comch_ring_view_local(dones, &r->dones);
+	remote_list(hub, r, posts->cap);
+	return DOCA_SUCCESS;
+}
+
 /* ---- the peer's post rings ---- */
 
 static doca_error_t ring_broken(struct comch_fast_hub *hub, struct comch_remote_consumer *r, const char *rule)
 {
 	if (!r->broken) {
 		r->broken = true;
-		FERRY_ERR("%s '%s': connection %u: consumer %u's post ring %s; connection closed", hub->ep->kind,
-			  hub->ep->name, hub->conn_id, r->id, rule);
+		FERRY_ERR("%s '%s': connection %u: consumer %u's post ring %s; connection closed",
+			  hub->ep != NULL ? hub->ep->kind : "comch msgq", hub->ep != NULL ? hub->ep->name : "",
+			  hub->conn_id, r->id, rule);
 		comch_hub_break(hub);
 	}
 	return DOCA_ERROR_NOT_CONNECTED;
@@ -222,8 +252,10 @@ doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remot
 		return ring_broken(hub, r, "claims more posts than it holds");
 	if (err != DOCA_SUCCESS)
 		return err;
-	/* The one check that keeps producers inside what the consumer exported. */
-	if (post->len == 0 || post->addr < r->base || post->len > r->len || post->addr - r->base > r->len - post->len)
+	/* The one check that keeps producers inside what the consumer exported (a MsgQ's posts hold no buffer). */
+	if (r->imm_only ? post->len != 0
+			: (post->len == 0 || post->addr < r->base || post->len > r->len ||
+			   post->addr - r->base > r->len - post->len))
 		return ring_broken(hub, r, "holds a buffer outside the consumer's exported memory");
 	return DOCA_SUCCESS;
 }

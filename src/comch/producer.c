@@ -37,14 +37,12 @@ static doca_error_t copy_into_post(const struct comch_remote_consumer *r,
 				   const struct doca_comch_producer_task_send *task, const struct comch_post *post,
 				   size_t len)
 {
-	const struct doca_mmap *src_mmap = ferry_buf_mmap(task->buf);
-
 	if (len == 0)
 		return DOCA_SUCCESS;
 	if (!ferry_mmap_is_usable(r->mmap))
 		return DOCA_ERROR_NOT_CONNECTED;
 	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, ferry_buf_data(task->buf),
-			       ferry_mmap_remote(src_mmap), len);
+			       ferry_mmap_remote(ferry_buf_mmap(task->buf)), len);
 }
 
 /* Tell the consumer: one entry in the completion ring this side writes for it (a taken post always gets one). */
@@ -113,7 +111,7 @@ static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote
 static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task)
 {
 	struct comch_remote_consumer *r = comch_fast_find_remote(p->hub, task->consumer_id);
-	size_t len = ferry_buf_data_len(task->buf);
+	size_t len = task->buf != NULL ? ferry_buf_data_len(task->buf) : 0; /* a MsgQ's sends may carry none */
 	struct comch_post post;
 	doca_error_t err;
 
@@ -128,7 +126,7 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 		return true;
 	}
 	/* Our own buffer must be readable before a post is taken: a post taken is a post used up. */
-	if (!ferry_mmap_is_usable(ferry_buf_mmap(task->buf))) {
+	if (task->buf != NULL && !ferry_mmap_is_usable(ferry_buf_mmap(task->buf))) {
 		FERRY_ERR("comch producer %u: the send's buf belongs to an mmap that is stopped or gone; send fails",
 			  p->id);
 		finish(p, task, DOCA_ERROR_NOT_CONNECTED);
@@ -235,12 +233,13 @@ static doca_error_t producer_submit(struct doca_task *task)
 	if (!comch_hub_usable(p->hub))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_CONNECTED,
 				     "comch producer %u: its connection has ended", p->id);
-	if (send->buf == NULL || send->imm_len > FERRY_FRAME_IMM_MAX)
+	if ((send->buf == NULL && p->hub->msgq == NULL) || send->imm_len > FERRY_FRAME_IMM_MAX)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch producer %u: send task needs a buf and at most %u bytes of "
 				     "immediate data",
 				     p->id, FERRY_FRAME_IMM_MAX);
-	(void)doca_buf_get_data_len(send->buf, &len);
+	if (send->buf != NULL)
+		(void)doca_buf_get_data_len(send->buf, &len);
 	if (len > COMCH_FAST_MAX_BUF_SIZE)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
@@ -329,22 +328,13 @@ static void send_task_complete(struct doca_task *task, union doca_data task_user
 
 /* ---- public API ---- */
 
-doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
-					struct doca_comch_producer **producer)
+doca_error_t comch_producer_new(struct comch_fast_hub *hub, struct doca_comch_producer **producer)
 {
-	struct comch_fast_hub *hub;
-	struct doca_comch_producer *p;
+	struct doca_comch_producer *p = ferry_calloc(1, sizeof(*p));
 	doca_error_t err = DOCA_SUCCESS;
 
-	FERRY_ARG_NOT_NULL(comch_connection);
-	FERRY_ARG_NOT_NULL(producer);
-	if (!comch_conn_is_live(comch_connection))
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
-				  (void *)comch_connection);
-	hub = comch_connection->hub;
-	p = ferry_calloc(1, sizeof(*p));
 	if (p == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory");
+		return FERRY_RULE_IN("doca_comch_producer_create", DOCA_ERROR_NO_MEMORY, "no memory");
 	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", hub->dev);
 	ferry_ctx_add_pool(&p->ctx, &p->pool, "comch producer send", sizeof(struct doca_comch_producer_task_send),
 			   send_task_complete);
@@ -362,11 +352,22 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 	pthread_mutex_unlock(&hub->lock);
 	if (err != DOCA_SUCCESS) {
 		free(p);
-		return FERRY_RULE(err, "connection %u has %u producers already", hub->conn_id,
-				  COMCH_FAST_MAX_PRODUCERS);
+		return FERRY_RULE_IN("doca_comch_producer_create", err, "connection %u has %u producers already",
+				     hub->conn_id, COMCH_FAST_MAX_PRODUCERS);
 	}
 	*producer = p;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
+					struct doca_comch_producer **producer)
+{
+	FERRY_ARG_NOT_NULL(comch_connection);
+	FERRY_ARG_NOT_NULL(producer);
+	if (!comch_conn_is_live(comch_connection))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
+				  (void *)comch_connection);
+	return comch_producer_new(comch_connection->hub, producer);
 }
 
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
@@ -466,9 +467,12 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 	struct doca_comch_producer_task_send *send;
 	doca_error_t err;
 
-	if (producer == NULL || buf == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0))
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
-				     "producer, buf, task (and imm_data when imm_data_len > 0) must not be NULL");
+	if (producer == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0) ||
+	    (buf == NULL && producer->hub->msgq == NULL))
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_INVALID_VALUE,
+			"producer, buf (but on a MsgQ), task (and imm_data when imm_data_len > 0) must not "
+			"be NULL");
 	if (imm_data_len > FERRY_FRAME_IMM_MAX)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
 				     "comch producer %u: %u bytes of immediate data exceed the cap %u", producer->id,

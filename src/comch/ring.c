@@ -101,17 +101,29 @@ doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev 
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
+void comch_ring_view_local(struct comch_ring_view *view, const struct comch_ring_out *ring)
+{
+	memset(view, 0, sizeof(*view));
+	view->local = true;
+	view->hdr = ring->hdr;
+	view->entries = ring->entries;
+	view->cap = ring->cap;
+}
+
 void comch_ring_view_close(struct comch_ring_view *view)
 {
 	if (view->imp != NULL)
 		ferry_link_import_close(view->imp);
 	view->imp = NULL;
+	view->local = false;
 	view->hdr = NULL;
 	view->entries = NULL;
 }
 
 enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *view)
 {
+	if (view->local)
+		return FERRY_LINK_LIVE;
 	return view->imp != NULL ? ferry_link_import_liveness(view->imp) : FERRY_LINK_REVOKED;
 }
 
@@ -119,7 +131,7 @@ doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entr
 {
 	uint64_t head;
 
-	if (view->imp == NULL)
+	if (!comch_ring_view_is_open(view))
 		return DOCA_ERROR_NOT_CONNECTED;
 	head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* pairs with the writer's release */
 	if (head == view->tail)
