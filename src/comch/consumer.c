@@ -116,6 +116,7 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 	/* A task freed in flight may hold a buf the program gave back: leave it alone (a MsgQ's has none). */
 	if (!task->base.orphaned && task->buf != NULL && task->room != NULL)
 		(void)doca_buf_set_data(task->buf, task->room, done->len);
+	c->num_received++;
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
 	memcpy(task->imm, done->imm, done->imm_len);
@@ -163,7 +164,8 @@ static uint32_t read_dones(struct doca_comch_consumer *c)
 		c->dones.tail++;
 		n++;
 	}
-	if (n == 0 && c->num_posted != 0 && comch_ring_view_is_open(&c->dones))
+	if (n == 0 && c->num_posted != 0 && comch_ring_view_is_open(&c->dones) &&
+	    ++c->empty_polls % COMCH_LIVENESS_EVERY == 0)
 		check_producers_alive(c);
 	return n;
 }
@@ -178,12 +180,12 @@ static void poll_dones(struct doca_comch_consumer *c)
 	if (c->num_posted == 0 && !c->announced)
 		return;
 	pthread_mutex_lock(&c->hub->lock);
+	/* Still mapped after the end: what the producers published before it is data, not lost. */
+	(void)read_dones(c);
 	if (atomic_load_explicit(&c->hub->gone, memory_order_relaxed)) {
 		fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
 		comch_ring_view_close(&c->dones);
 		c->announced = false;
-	} else {
-		(void)read_dones(c);
 	}
 	pthread_mutex_unlock(&c->hub->lock);
 }
@@ -453,8 +455,13 @@ static bool consumer_has_pending(struct doca_ctx *ctx)
 	if (ctx->state == DOCA_CTX_STATE_STARTING || c->done.head != NULL)
 		return true;
 	ring_post_bell(c);
+	if (c->num_posted == 0)
+		return false;
+	/* Completions came lately: keep polling a moment (a wake-up costs more than a stream's gap). */
+	if (comch_recently_busy(&c->spin, c->num_received))
+		return true;
 	/* Posted buffers: sleep if a producer will ring (event mode), else keep polling. */
-	return c->num_posted != 0 && !may_sleep(c);
+	return !may_sleep(c);
 }
 
 static const struct ferry_ctx_ops consumer_ops = {

@@ -243,7 +243,11 @@ struct comch_remote_consumer {
 	uint32_t ring_entries;        /* counted in hub->remote_ring_entries */
 	bool done_bell_due;           /* completions published since the consumer's bell was looked at */
 	bool imm_only;                /* a MsgQ consumer: posts carry no buffer, messages are immediate data */
+	uint32_t empty_polls;         /* polls of its empty post ring since its writer was last looked at */
 };
+
+/* Empty polls of a ring between two looks at whether its writer still writes it (a clock read each). */
+#define COMCH_LIVENESS_EVERY 64u
 
 struct doca_comch_producer_task_send {
 	struct doca_task base; /* first */
@@ -253,6 +257,32 @@ struct doca_comch_producer_task_send {
 	uint8_t imm[FERRY_FRAME_IMM_MAX];
 };
 
+/*
+ * Event mode's spin window: a producer or consumer whose ring moved within
+ * COMCH_SPIN_NS of the program's request for a notification keeps its PE
+ * busy instead of sleeping, so a stream pays no wake-up per batch; idle, it
+ * sleeps after that long. Only read when the program arms its PE.
+ */
+#define COMCH_SPIN_NS 200000u
+
+struct comch_spin {
+	uint64_t seen;    /* the progress counter at the last look */
+	uint64_t busy_ns; /* when it last moved */
+};
+
+/** Whether @p counter moved since the last look, or within COMCH_SPIN_NS of it. */
+static inline bool comch_recently_busy(struct comch_spin *spin, uint64_t counter)
+{
+	uint64_t now = ferry_link_now_ns();
+
+	if (counter != spin->seen) {
+		spin->seen = counter;
+		spin->busy_ns = now;
+		return true;
+	}
+	return now - spin->busy_ns < COMCH_SPIN_NS;
+}
+
 struct doca_comch_producer {
 	struct doca_ctx ctx; /* first */
 	struct ferry_task_pool pool;
@@ -260,6 +290,8 @@ struct doca_comch_producer {
 	struct doca_comch_producer *next; /* hub->producers */
 	bool wakeable;                    /* started: the connection's thread may wake its PE (under the lock) */
 	uint32_t id;
+	uint64_t num_sent; /* posts taken, ever */
+	struct comch_spin spin;
 	doca_comch_producer_task_send_completion_cb_t ok_cb;
 	doca_comch_producer_task_send_completion_cb_t err_cb;
 	struct ferry_task_list waiting; /* submitted, waiting for a posted buffer (FIFO) */
@@ -293,8 +325,11 @@ struct doca_comch_consumer {
 	struct comch_ring_view dones; /* the peer's completion ring, once DONE_RING came (under the lock) */
 	bool revoked;                 /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
-	bool announced;     /* CONSUMER_UP sent, DOWN not yet */
-	bool post_bell_due; /* posts published since the producers' bell was looked at */
+	bool announced;        /* CONSUMER_UP sent, DOWN not yet */
+	bool post_bell_due;    /* posts published since the producers' bell was looked at */
+	uint32_t empty_polls;  /* polls of the empty completion ring since its writer was last looked at */
+	uint64_t num_received; /* posts filled, ever */
+	struct comch_spin spin;
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb;
 	doca_comch_consumer_task_post_recv_completion_cb_t err_cb;
 	struct ferry_task_list done;

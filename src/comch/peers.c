@@ -238,7 +238,7 @@ doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remot
 	if (r->stopped)
 		return DOCA_ERROR_NOT_FOUND;
 	err = comch_ring_view_peek(&r->posts, post, sizeof(*post), COMCH_POST_COPY);
-	if (err == DOCA_ERROR_AGAIN) {
+	if (err == DOCA_ERROR_AGAIN && ++r->empty_polls % COMCH_LIVENESS_EVERY == 0) {
 		/* A producer progressed alone learns here that its consumer stopped or its process died. */
 		enum ferry_link_liveness l = comch_ring_view_writer(&r->posts);
 		if (l == FERRY_LINK_EXITED)

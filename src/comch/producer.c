@@ -135,6 +135,7 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	err = take_post(p, r, len, &post);
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
+	p->num_sent++;
 	if (err == DOCA_ERROR_TOO_BIG)
 		FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails",
 			  p->id, len, r->id, post.len);
@@ -304,8 +305,13 @@ static bool producer_has_pending(struct doca_ctx *ctx)
 
 	if (p->done.head != NULL)
 		return true;
+	if (p->waiting.head == NULL)
+		return false;
+	/* Posts came lately: keep polling a moment (a wake-up costs more than a stream's gap). */
+	if (comch_recently_busy(&p->spin, p->num_sent))
+		return true;
 	/* Waiting sends: sleep if every consumer they wait for will ring (event mode), else keep polling. */
-	return p->waiting.head != NULL && !may_sleep(p);
+	return !may_sleep(p);
 }
 
 static const struct ferry_ctx_ops producer_ops = {
