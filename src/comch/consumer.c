@@ -137,9 +137,12 @@ static void check_producers_alive(struct doca_comch_consumer *c)
 	if (l == FERRY_LINK_LIVE ||
 	    comch_ring_view_peek(&c->dones, &done, sizeof(done), sizeof(done)) != DOCA_ERROR_AGAIN)
 		return;
-	/* Revoked: the peer forgot this consumer (it stopped), so nothing more is written. */
-	FERRY_ERR("comch consumer %u: the peer's %s; posted buffers fail", c->id,
-		  l == FERRY_LINK_EXITED ? "process is gone" : "completion ring was revoked");
+	/* Revoked: the peer forgot this consumer (it left in order), so nothing more is written. */
+	if (l == FERRY_LINK_EXITED)
+		FERRY_WARN("comch consumer %u: the peer's process is gone; posted buffers fail", c->id);
+	else
+		FERRY_INFO("comch consumer %u: the peer left (its completion ring was revoked); posted buffers fail",
+			   c->id);
 	fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
 	comch_ring_view_close(&c->dones);
 	if (l == FERRY_LINK_EXITED)
