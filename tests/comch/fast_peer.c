@@ -189,14 +189,6 @@ static void imm_fill(uint32_t i, uint8_t *out)
 
 /* ---- what the process holds: the chaos test compares start and end ---- */
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-
 /*
  * Every mapping, in a plain build. A sanitizer's allocator maps anonymous
  * regions as it grows, so there only shared or file-backed mappings count:

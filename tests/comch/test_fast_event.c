@@ -86,13 +86,6 @@
 #include "ferry_test.h"
 #include "ferry_test_wait.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
 #ifdef SANITIZED
 #define WAKE_LIMIT_MS 3000u
 #define RATE_MS       250u

@@ -75,13 +75,6 @@
 #include "ferry_test_ctx.h"
 #include "ferry_test_wait.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
 #ifdef SANITIZED
 #define DEFAULT_MSGS   4000u
 #define DEFAULT_ROUNDS 100u

@@ -37,6 +37,15 @@
  */
 #define FERRY_TEST_WAIT_MS 10000u
 
+/* SANITIZED: built with ASan or TSan (gcc or clang), where tests run fewer rounds. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
 /* Monotonic time in milliseconds. */
 static inline uint64_t ferry_test_now_ms(void)
 {
