@@ -50,9 +50,10 @@ static void test_choose(void **state)
 static void put(const char *dir, const char *name, const char *text)
 {
 	char path[512];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_true(n > 0 && (size_t)n < sizeof(path));
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
@@ -62,9 +63,10 @@ static void put(const char *dir, const char *name, const char *text)
 /* @p root/indexN with the given files (NULL: left out). */
 static void add_cache(const char *root, const char *index, const char *level, const char *type, const char *size)
 {
-	char dir[512];
+	char dir[256];
+	int n = snprintf(dir, sizeof(dir), "%s/%s", root, index);
 
-	snprintf(dir, sizeof(dir), "%s/%s", root, index);
+	assert_true(n > 0 && (size_t)n < sizeof(dir));
 	assert_int_equal(mkdir(dir, 0700), 0);
 	if (level != NULL)
 		put(dir, "level", level);
