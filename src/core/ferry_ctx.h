@@ -169,7 +169,7 @@ struct doca_ctx {
 	uint32_t num_inflight;
 	union doca_data user_data;
 	doca_ctx_state_changed_callback_t state_changed_cb;
-	struct ferry_task_pool *pools[4];
+	struct ferry_task_pool *pools[8];
 	uint32_t num_pools;
 	bool orphan_logged;       /* a task was freed in flight: said once per context */
 	struct doca_ctx *pe_next; /* the progress engine's list of contexts */
@@ -181,7 +181,7 @@ struct doca_ctx {
 FERRY_PRIVATE_API
 void ferry_ctx_init(struct doca_ctx *ctx, const struct ferry_ctx_ops *ops, const char *name, struct doca_dev *dev);
 
-/** Register one of the type's task pools so start/stop/fini manage it (max 4). */
+/** Register one of the type's task pools so start/stop/fini manage it (max 8). */
 FERRY_PRIVATE_API
 void ferry_ctx_add_pool(struct doca_ctx *ctx, struct ferry_task_pool *pool, const char *task_name, size_t task_size,
 			ferry_task_complete_fn complete);

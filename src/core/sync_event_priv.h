@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sync_event_priv.h - the shared word block of a sync event and the bytes
+ * doca_sync_event_export_to_remote_pci hands out (sync_event.c,
+ * sync_event_desc.c; tests may include it to forge descriptors).
+ *
+ * Shared block (one page from ferry_mem_alloc_shared, exported read-write
+ * through src/link and mapped anywhere by an importer):
+ *
+ *   off len field
+ *     0   8 value    the event's value (unless set_addr/set_doca_buf moved it)
+ *     8   4 seq      bumped by every update through the API; waiters sleep on it (futex)
+ *    12   4 waiters  number of threads (any process) sleeping or about to sleep
+ *
+ * Every field is written by both sides: none is trusted for anything but its
+ * value (a peer that writes nonsense makes waits return early or sleep until
+ * their re-check, never crash or hang past the re-check).
+ *
+ * Descriptor, version 1, integers little-endian:
+ *
+ *   off len field
+ *     0   4 magic "FRYE"
+ *     4   2 version (1)
+ *     6   2 reserved, zero
+ *     8   4 length n of the link descriptor that follows (1..SE_DESC_MAX_INNER)
+ *    12   n link descriptor of the shared block (link/export_desc_priv.h)
+ *
+ * The total length is exactly 12 + n. The codec is pure: no I/O, no logging.
+ */
+#ifndef FERRY_SYNC_EVENT_PRIV_H_
+#define FERRY_SYNC_EVENT_PRIV_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct sync_event_shared {
+	uint64_t value;
+	uint32_t seq;
+	uint32_t waiters;
+};
+
+#define SE_DESC_MAGIC     0x45595246u /* "FRYE" read little-endian */
+#define SE_DESC_VERSION   1u
+#define SE_DESC_HDR_LEN   12u
+#define SE_DESC_MAX_INNER 512u
+#define SE_DESC_MAX_LEN   (SE_DESC_HDR_LEN + SE_DESC_MAX_INNER)
+
+/**
+ * Write a descriptor wrapping @p inner into @p out (room for @p room bytes).
+ * @return the bytes written, or 0 when @p inner_len is 0, too long, or @p room too small.
+ */
+size_t sync_event_desc_encode(const uint8_t *inner, size_t inner_len, uint8_t *out, size_t room);
+
+/**
+ * Check @p len bytes at @p buf and find the link descriptor inside.
+ * @param [out] inner, inner_len  set only on success (pointing into @p buf).
+ * @param [out] why               on failure, a static sentence.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE or DOCA_ERROR_UNSUPPORTED_VERSION.
+ */
+doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, const uint8_t **inner, size_t *inner_len,
+				    const char **why);
+
+#endif /* FERRY_SYNC_EVENT_PRIV_H_ */
