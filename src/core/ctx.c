@@ -152,6 +152,7 @@ static doca_error_t pool_prepare(struct ferry_task_pool *pool)
 		task->pool = pool;
 		task->state = FERRY_TASK_FREE;
 		task->orphaned = false;
+		task->owner = NULL;
 		task->next = pool->free_list;
 		pool->free_list = task;
 	}
@@ -183,6 +184,7 @@ doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
 	task->user_data.u64 = 0;
 	task->status = DOCA_SUCCESS;
 	task->state = FERRY_TASK_ALLOCATED;
+	task->owner = NULL;
 	task->next = NULL;
 	*out = task;
 	return DOCA_SUCCESS;
@@ -203,6 +205,7 @@ static void task_put(struct doca_task *task)
 
 	task->state = FERRY_TASK_FREE;
 	task->orphaned = false;
+	task->owner = NULL;
 	task->next = pool->free_list;
 	pool->free_list = task;
 	pool->num_free++;
@@ -210,14 +213,35 @@ static void task_put(struct doca_task *task)
 
 /* ---- completion ---- */
 
+/*
+ * The rare endings: the user freed the task in flight (nobody may see it
+ * again but its pool), or a graph node owns it (the graph, not the type's
+ * callback, hears of it). An orphan of a graph still tells the graph, so
+ * its instance finishes.
+ */
+static void task_complete_aside(struct doca_task *task, doca_error_t status)
+{
+	struct ferry_task_owner *owner = task->owner;
+
+	task->owner = NULL;
+	if (task->orphaned) {
+		task_put(task);
+	} else {
+		task->status = status;
+		task->state = FERRY_TASK_ALLOCATED;
+	}
+	if (owner != NULL)
+		owner->complete(owner, task, status);
+}
+
 void ferry_task_complete(struct doca_task *task, doca_error_t status)
 {
 	struct doca_ctx *ctx = task->ctx;
 
 	ctx->num_inflight--;
-	/* The user freed it in flight: nobody may see it again but its pool. */
-	if (__builtin_expect(task->orphaned, 0)) {
-		task_put(task);
+	/* One predictable branch for both rare cases (bitwise or: no second jump). */
+	if (__builtin_expect(task->orphaned | (task->owner != NULL), 0)) {
+		task_complete_aside(task, status);
 		return;
 	}
 	task->status = status;

@@ -55,6 +55,18 @@ enum ferry_task_state {
 	FERRY_TASK_SUBMITTED = 2, /* owned by the context until completion */
 };
 
+struct doca_task;
+
+/**
+ * Who else may own a submitted task's completion: a node of a running graph
+ * instance (core/graph.c). While doca_task.owner is set, ferry_task_complete
+ * hands the finished task to owner->complete instead of the type's callback.
+ * The owner embeds this struct and finds itself with ferry_container_of.
+ */
+struct ferry_task_owner {
+	void (*complete)(struct ferry_task_owner *owner, struct doca_task *task, doca_error_t status);
+};
+
 /**
  * Generic task header, embedded first in every task type
  * (struct doca_dma_task_memcpy { struct doca_task base; ... }).
@@ -64,9 +76,10 @@ struct doca_task {
 	struct ferry_task_pool *pool;
 	union doca_data user_data;
 	doca_error_t status;
-	uint16_t state;         /* enum ferry_task_state */
-	bool orphaned;          /* SUBMITTED and freed by the user: no callback, back to the pool */
-	struct doca_task *next; /* free list, or the type's pending list */
+	uint16_t state;                 /* enum ferry_task_state */
+	bool orphaned;                  /* SUBMITTED and freed by the user: no callback, back to the pool */
+	struct ferry_task_owner *owner; /* set only while a graph runs the task; NULL otherwise */
+	struct doca_task *next;         /* free list, or the type's pending list */
 };
 
 /** A FIFO of tasks linked through doca_task.next (a task is on one list at a time). */
@@ -236,7 +249,8 @@ doca_error_t ferry_task_pool_get(struct ferry_task_pool *pool, const char *call,
  * Finish a submitted task: set its status, drop it from the in-flight count,
  * and call the user's success or error callback. The task goes back to
  * ALLOCATED: the user frees or resubmits it. An orphaned task (freed by the
- * user while in flight) goes back to its pool instead, with no callback.
+ * user while in flight) goes back to its pool instead, with no callback. A
+ * task with an owner (a graph node) goes to owner->complete, not the callback.
  * Every path that ends a submitted task, success or flush, goes through here.
  */
 FERRY_PRIVATE_API
