@@ -107,8 +107,47 @@ static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote
 	}
 }
 
+/*
+ * Sends into a consumer reached by cross-memory attach, gathered so that one
+ * process_vm_writev carries several (the claims are made, the completions
+ * follow the write, in the same order).
+ */
+struct gather {
+	struct comch_remote_consumer *r;
+	uint32_t n;
+	struct ferry_remote_piece pieces[FERRY_REMOTE_GATHER_MAX];
+	struct doca_comch_producer_task_send *tasks[FERRY_REMOTE_GATHER_MAX];
+	struct comch_post posts[FERRY_REMOTE_GATHER_MAX];
+};
+
+/* Write what was gathered, then publish each completion and finish each send, in claim order. */
+static void gather_flush(struct doca_comch_producer *p, struct gather *g)
+{
+	size_t written = 0;
+	doca_error_t err;
+
+	if (g->n == 0)
+		return;
+	err = ferry_mmap_is_usable(g->r->mmap) ? ferry_remote_write_gather(g->r->remote, g->pieces, g->n, &written)
+					       : DOCA_ERROR_NOT_CONNECTED;
+	for (uint32_t i = 0; i < g->n; i++) {
+		doca_error_t st = i < written ? DOCA_SUCCESS : err;
+
+		publish_done(p, g->r, g->tasks[i], &g->posts[i], g->pieces[i].len, st);
+		finish(p, g->tasks[i], st);
+	}
+	g->n = 0;
+}
+
+/* Whether a taken post's copy can join the gathered write (the consumer is reached by cross-memory attach). */
+static bool gatherable(const struct comch_remote_consumer *r, const struct doca_comch_producer_task_send *task,
+		       size_t len)
+{
+	return r->remote != NULL && len != 0 && ferry_mmap_remote(ferry_buf_mmap(task->buf)) == NULL;
+}
+
 /* Move one waiting task on (hub locked): true when it is finished (either way), false when it still waits. */
-static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task)
+static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, struct gather *g)
 {
 	struct comch_remote_consumer *r = comch_fast_find_remote(p->hub, task->consumer_id);
 	size_t len = task->buf != NULL ? ferry_buf_data_len(task->buf) : 0; /* a MsgQ's sends may carry none */
@@ -136,6 +175,17 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
 	p->num_sent++;
+	if (g->n != 0 && (g->r != r || err != DOCA_SUCCESS || !gatherable(r, task, len)))
+		gather_flush(p, g); /* what is gathered goes first: a consumer sees sends in order */
+	if (err == DOCA_SUCCESS && gatherable(r, task, len)) {
+		g->r = r;
+		g->pieces[g->n] = (struct ferry_remote_piece){post.addr, ferry_buf_data(task->buf), len};
+		g->tasks[g->n] = task;
+		g->posts[g->n++] = post;
+		if (g->n == FERRY_REMOTE_GATHER_MAX)
+			gather_flush(p, g);
+		return true;
+	}
 	if (err == DOCA_ERROR_TOO_BIG)
 		FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails",
 			  p->id, len, r->id, post.len);
@@ -167,7 +217,10 @@ static void producer_serve(struct doca_comch_producer *p)
 	struct ferry_task_list still = {NULL, NULL};
 	uint32_t blocked[COMCH_FAST_MAX_CONSUMERS];
 	uint32_t num_blocked = 0;
+	struct gather g;
 	struct doca_task *t;
+
+	g.n = 0;
 
 	pthread_mutex_lock(&p->hub->lock);
 	if (atomic_load_explicit(&p->hub->gone, memory_order_relaxed)) {
@@ -182,7 +235,7 @@ static void producer_serve(struct doca_comch_producer *p)
 
 		for (uint32_t i = 0; i < num_blocked && !waits; i++)
 			waits = blocked[i] == task->consumer_id;
-		if (!waits && !serve_one(p, task)) {
+		if (!waits && !serve_one(p, task, &g)) {
 			waits = true;
 			if (num_blocked < COMCH_FAST_MAX_CONSUMERS)
 				blocked[num_blocked++] = task->consumer_id;
@@ -190,6 +243,7 @@ static void producer_serve(struct doca_comch_producer *p)
 		if (waits)
 			ferry_task_list_push(&still, t);
 	}
+	gather_flush(p, &g);
 	ring_done_bells(p->hub);
 	pthread_mutex_unlock(&p->hub->lock);
 	p->waiting = still;
@@ -246,7 +300,13 @@ static doca_error_t producer_submit(struct doca_task *task)
 				     "comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
 				     COMCH_FAST_MAX_BUF_SIZE);
 	ferry_task_list_push(&p->waiting, task);
-	producer_serve(p);
+	/*
+	 * Sent from a callback of this PE (a completion resubmits), more sends
+	 * tend to follow: they go together at the producer's next progress, one
+	 * lock and one gathered write for all. Otherwise at once.
+	 */
+	if (!ferry_pe_in_callback(p->ctx.pe))
+		producer_serve(p);
 	return DOCA_SUCCESS;
 }
 

@@ -62,6 +62,28 @@ doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t
  */
 doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, const void *src, size_t len);
 
+/** One piece of a gathered write: @p len bytes of local @p src to the exporter's @p dst. */
+struct ferry_remote_piece {
+	uint64_t dst;
+	const void *src;
+	size_t len;
+};
+
+/** Pieces one ferry_remote_write_gather call moves at most. */
+#define FERRY_REMOTE_GATHER_MAX 64u
+
+/**
+ * Write up to FERRY_REMOTE_GATHER_MAX pieces into one export with as few
+ * system calls as the kernel allows (one, unless a transfer comes up short):
+ * each piece is checked as ferry_remote_write checks one. *@p written counts
+ * the pieces that landed whole, in order; on an error the first *@p written
+ * pieces are good and the rest are not.
+ * @return as ferry_remote_write.
+ */
+FERRY_PRIVATE_API
+doca_error_t ferry_remote_write_gather(const struct ferry_remote *r, const struct ferry_remote_piece *pieces,
+				       size_t num, size_t *written);
+
 /**
  * One copy where either side may be remote (NULL handle: a local address).
  * Both remote: through a bounce buffer, 1 MiB at a time. This is the call a

@@ -142,6 +142,57 @@ doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, cons
 #define BOUNCE_LEN (1u << 20)
 
 /* Remote to remote: read into a local bounce buffer, then write. */
+/* How many of @p num pieces the first @p bytes of a gathered transfer cover whole. */
+static size_t pieces_covered(const struct ferry_remote_piece *pieces, size_t num, size_t bytes)
+{
+	size_t i = 0;
+
+	while (i < num && pieces[i].len <= bytes)
+		bytes -= pieces[i++].len;
+	return i;
+}
+
+doca_error_t ferry_remote_write_gather(const struct ferry_remote *r, const struct ferry_remote_piece *pieces,
+				       size_t num, size_t *written)
+{
+	struct iovec lv[FERRY_REMOTE_GATHER_MAX], rv[FERRY_REMOTE_GATHER_MAX];
+	size_t done = 0;
+
+	*written = 0;
+	if (num > FERRY_REMOTE_GATHER_MAX)
+		return FERRY_RULE_IN("ferry remote write", DOCA_ERROR_INVALID_VALUE, "%zu pieces; at most %u", num,
+				     FERRY_REMOTE_GATHER_MAX);
+	if (r->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+		return FERRY_RULE_IN("ferry remote write", DOCA_ERROR_NOT_PERMITTED,
+				     "the export of pid %d is read-only", r->pid);
+	for (size_t i = 0; i < num; i++) {
+		doca_error_t err = check_range(r, pieces[i].dst, pieces[i].len, "ferry remote write");
+
+		if (err != DOCA_SUCCESS)
+			return err;
+		lv[i] = (struct iovec){(void *)(uintptr_t)pieces[i].src, pieces[i].len};
+		rv[i] = (struct iovec){(void *)(uintptr_t)pieces[i].dst, pieces[i].len};
+	}
+	/* One system call for all; a short one (a huge piece, a signal) goes on piece by piece. */
+	ssize_t got = num == 0 ? 0 : process_vm_writev(r->pid, lv, (unsigned long)num, rv, (unsigned long)num, 0);
+	if (got < 0 && errno == ESRCH)
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (got > 0)
+		done = pieces_covered(pieces, num, (size_t)got);
+	for (; done < num; done++) {
+		doca_error_t err = transfer(r, (void *)(uintptr_t)pieces[done].src, pieces[done].dst, pieces[done].len,
+					    true);
+		if (err != DOCA_SUCCESS) {
+			*written = done;
+			return err;
+		}
+	}
+	if (!ferry_link_peer_alive_cached(r->state, r->pidfd, r->checked_ns))
+		return DOCA_ERROR_NOT_CONNECTED;
+	*written = num;
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t copy_both_remote(uint64_t dst, const struct ferry_remote *dst_r, uint64_t src,
 				     const struct ferry_remote *src_r, size_t len)
 {

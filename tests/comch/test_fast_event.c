@@ -1202,9 +1202,16 @@ static void test_event_rate_vs_polling(void **state)
 	}
 	printf("best: polling %.3f M/s, event mode %.3f M/s, ratio %.2f (must be >= 0.5)\n", best_poll / 1e6,
 	       best_event / 1e6, best_poll > 0 ? best_event / best_poll : 0.0);
+#ifdef SANITIZED
+	/* Under a sanitizer both rates measure the instrumentation: the pair must move data, the ratio is not judged. */
+	if (best_event <= 0 || best_poll <= 0)
+		fail_msg("no messages moved (polling %.3f M/s, event mode %.3f M/s)", best_poll / 1e6,
+			 best_event / 1e6);
+#else
 	if (best_event < 0.5 * best_poll)
 		fail_msg("the epoll-driven pair reached %.3f M/s, under half the polling rate (%.3f M/s)",
 			 best_event / 1e6, best_poll / 1e6);
+#endif
 }
 
 int main(int argc, char **argv)
