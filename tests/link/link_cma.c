@@ -5,10 +5,14 @@
  * program enables the path and drives the copy functions a copy engine will call.
  *
  * usage: link_cma <descriptor hex> <host address> <length> <command>...
- *   import | read <sum> | write <seed> | outside | selfcopy | wait   (as link_dpu;
+ *   import | read <sum> | write <seed> | outside | selfcopy | gather <seed> | gatherout | wait
+ *   (as link_dpu;
  *   "outside" tries one byte before and after the range and a wrapping length;
  *   "selfcopy" copies the first half of the range onto the second, remote to
- *   remote, and checks it)
+ *   remote, and checks it; "gather" writes the range as 64 pieces of uneven
+ *   sizes, last piece first, with one ferry_remote_write_gather; "gatherout"
+ *   asks for three pieces, the last one byte past the range, and reports how
+ *   many were written)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -80,6 +84,28 @@ int main(int argc, char **argv)
 				printf("selfcopy %s\n", doca_error_get_name(err));
 			else
 				printf("selfcopy %s\n", memcmp(local, local + half, half) == 0 ? "OK" : "MISMATCH");
+		} else if (strcmp(argv[i], "gather") == 0 && i + 1 < argc) {
+			struct ferry_remote_piece pieces[FERRY_REMOTE_GATHER_MAX];
+			size_t n = FERRY_REMOTE_GATHER_MAX, at = len, written = 0;
+
+			xp_fill(local, len, strtoull(argv[++i], NULL, 0));
+			for (size_t k = 0; k < n; k++) { /* uneven sizes, from the end of the range backwards */
+				size_t piece = k + 1 == n ? at : (at / (n - k)) + (k % 3 == 0 ? 1 : 0);
+				at -= piece;
+				pieces[k] = (struct ferry_remote_piece){host + at, local + at, piece};
+			}
+			err = ferry_remote_write_gather(r, pieces, n, &written);
+			if (err != DOCA_SUCCESS || written != n)
+				printf("gather %s %zu\n", doca_error_get_name(err), written);
+			else
+				printf("gather OK %" PRIx64 "\n", xp_sum(local, len));
+		} else if (strcmp(argv[i], "gatherout") == 0) {
+			struct ferry_remote_piece pieces[3] = {
+				{host, local, 1}, {host + 1, local, 1}, {host + len, local, 1}};
+			size_t written = 99;
+
+			err = ferry_remote_write_gather(r, pieces, 3, &written);
+			printf("gatherout %s %zu\n", doca_error_get_name(err), written);
 		} else if (strcmp(argv[i], "outside") == 0) {
 			doca_error_t before = ferry_remote_read(r, local, host - 1, 2);
 			doca_error_t after = ferry_remote_read(r, local, host + len, 1);

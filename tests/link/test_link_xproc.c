@@ -481,13 +481,34 @@ static void test_cma_both_ways(void **state)
 
 	(void)state;
 	start_host(&h, "4194401", "malloc", "rw");
-	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "read", h.sum, "outside", "selfcopy", "write", "42", NULL);
+	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "read", h.sum, "outside", "selfcopy", "gatherout", "write",
+		  "42", NULL);
 	expect_line(&d, "import DOCA_SUCCESS");
 	expect_line(&d, "read OK");
 	expect_line(&d, "outside DOCA_ERROR_INVALID_VALUE DOCA_ERROR_INVALID_VALUE DOCA_ERROR_INVALID_VALUE");
 	expect_line(&d, "selfcopy OK");
+	/* Every piece is checked before any is written. */
+	expect_line(&d, "gatherout DOCA_ERROR_INVALID_VALUE 0");
 	read_line(&d, line, sizeof(line));
 	assert_int_equal(sscanf(line, "write OK %63s", sum), 1);
+	dpu_done(&d);
+	expect_host_sum(&h, sum);
+	stop_host(&h);
+}
+
+/* One gathered write of 64 uneven pieces, last first, lands exactly the bytes a single write would. */
+static void test_cma_gather(void **state)
+{
+	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN], sum[64];
+
+	(void)state;
+	start_host(&h, "1048583", "malloc", "rw");
+	start_dpu(&d, &h, h.hex, CMA_IMPORTER, "import", "gather", "7", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	read_line(&d, line, sizeof(line));
+	assert_int_equal(sscanf(line, "gather OK %63s", sum), 1);
 	dpu_done(&d);
 	expect_host_sum(&h, sum);
 	stop_host(&h);
@@ -773,6 +794,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malloc_dma_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malloc_dma_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cma_both_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cma_gather, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cma_read_only_and_revoked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cma_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_another_user, setup, teardown),
