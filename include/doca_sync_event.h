@@ -320,9 +320,10 @@ DOCA_EXPERIMENTAL doca_error_t doca_sync_event_wait_neq_yield(struct doca_sync_e
  * alloc_init: context RUNNING (DOCA_ERROR_BAD_STATE), a free task
  * (DOCA_ERROR_NO_MEMORY). get, notify_set and notify_add complete on the next
  * doca_pe_progress; a wait task completes on the first progress that finds its
- * condition true. An update through this API in this process makes a PE's
- * notification handle readable when one of its wait tasks may be satisfied;
- * an update from another process is seen at the next progress (poll). Wait
+ * condition true. An update through this API, from any process, makes the
+ * notification handle of a PE with pending wait tasks readable (up to 6 PEs
+ * per event; beyond that, a PE sees other handles' updates when it next
+ * progresses). Wait
  * masks are 0 or 1, 2, 4 or 8 low 0xFF bytes (DOCA_ERROR_INVALID_VALUE
  * otherwise). doca_ctx_stop completes pending wait tasks with
  * DOCA_ERROR_IO_FAILED through their error callback.

@@ -22,10 +22,13 @@
  * Modes: doca_sync_event_start makes a standalone event (synchronous calls
  * only, never a context); doca_sync_event_as_ctx makes it a context. Tasks:
  * get / notify_set / notify_add run and complete on the next progress; wait
- * tasks stay on a list checked at every progress. An update through this
- * event object wakes its PE's notification handle when wait tasks are
- * pending; updates from another process or another event object on the same
- * block are seen by polling (the next progress).
+ * tasks stay on a list checked at every progress. Event-driven programs
+ * (doca_pe_request_notification) are woken by updates from anywhere: an
+ * update through this event object wakes its own PE directly
+ * (ferry_pe_wake); a PE with wait tasks also puts its doorbell token
+ * (ferry_pe_bell) in one of the block's bell slots, and every update, in any
+ * process and through any handle, rings the tokens it finds there. With all
+ * slots taken, a PE sees updates from elsewhere at its next progress (poll).
  *
  * Threading: configuration and context calls on one thread, as in DOCA; the
  * value operations from any thread.
@@ -124,6 +127,9 @@ struct doca_sync_event {
 	struct ferry_task_list ready; /* get / notify tasks: run at the next progress */
 	struct ferry_task_list waits; /* wait tasks */
 	atomic_uint num_waits;        /* length of waits, read by updaters of other threads */
+	int bell_slot;                /* our PE's slot in shm->bells, or -1 */
+	uint64_t bell_token;
+	bool bells_full_logged;
 };
 
 static const char *const kind_name[SE_NUM_KINDS] = {"sync event get", "sync event notify_set", "sync event notify_add",
@@ -158,7 +164,12 @@ static uint64_t value_load(const struct doca_sync_event *ev)
 	return __atomic_load_n(ev->value, __ATOMIC_SEQ_CST);
 }
 
-/* After an update: move the sequence word, wake sleepers of any process, and this event's PE. */
+/*
+ * After an update: move the sequence word, wake sleepers of any process, this
+ * event's PE, and the PEs whose bells hang in the block. The value was stored
+ * (seq_cst) before the bells are read: a PE that registered its bell after
+ * this read checks the value itself when it arms (has_pending).
+ */
 static void se_notify(struct doca_sync_event *ev)
 {
 	__atomic_fetch_add(&ev->shm->seq, 1, __ATOMIC_SEQ_CST);
@@ -166,6 +177,53 @@ static void se_notify(struct doca_sync_event *ev)
 		(void)futex(&ev->shm->seq, FUTEX_WAKE, INT_MAX, NULL);
 	if (atomic_load_explicit(&ev->num_waits, memory_order_relaxed) != 0)
 		ferry_pe_wake(ev->ctx.pe);
+	for (unsigned i = 0; i < SE_BELLS; i++) {
+		uint64_t token = __atomic_load_n(&ev->shm->bells[i], __ATOMIC_SEQ_CST);
+
+		if (token != 0)
+			ferry_pe_bell_ring(token); /* best effort, never blocks */
+	}
+}
+
+/* Hang this context's PE bell in the block (PE thread, at a wait task's submit). */
+static void bell_hang(struct doca_sync_event *ev)
+{
+	uint64_t token;
+
+	if (ev->bell_slot >= 0 || ev->ctx.pe == NULL)
+		return;
+	token = ferry_pe_bell(ev->ctx.pe);
+	if (token == 0)
+		return; /* no bell: the PE is woken by its own updates and polls for the rest */
+	for (unsigned i = 0; i < SE_BELLS; i++) {
+		uint64_t expected = 0;
+
+		if (__atomic_compare_exchange_n(&ev->shm->bells[i], &expected, token, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST)) {
+			ev->bell_slot = (int)i;
+			ev->bell_token = token;
+			return;
+		}
+	}
+	if (!ev->bells_full_logged) {
+		ev->bells_full_logged = true;
+		FERRY_INFO("sync event %p: all %u bell slots are taken; its PE sees updates from other handles "
+			   "at its next progress only",
+			   (void *)ev, SE_BELLS);
+	}
+}
+
+/* Take our bell down again (only if the slot still holds our token). */
+static void bell_unhang(struct doca_sync_event *ev)
+{
+	uint64_t expected = ev->bell_token;
+
+	if (ev->bell_slot < 0)
+		return;
+	(void)__atomic_compare_exchange_n(&ev->shm->bells[ev->bell_slot], &expected, 0, false, __ATOMIC_SEQ_CST,
+					  __ATOMIC_SEQ_CST);
+	ev->bell_slot = -1;
+	ev->bell_token = 0;
 }
 
 static void value_set(struct doca_sync_event *ev, uint64_t v)
@@ -270,7 +328,10 @@ static void se_ctx_stop(struct doca_ctx *ctx)
 
 static void se_ctx_stopped(struct doca_ctx *ctx)
 {
-	se_of_ctx(ctx)->flushing = false;
+	struct doca_sync_event *ev = se_of_ctx(ctx);
+
+	ev->flushing = false;
+	bell_unhang(ev);
 }
 
 static doca_error_t check_task(const struct se_task *t, enum se_kind kind, const char *call)
@@ -294,6 +355,7 @@ static doca_error_t se_ctx_submit(struct doca_task *task)
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (kind == SE_WAIT_EQ || kind == SE_WAIT_NEQ) {
+		bell_hang(ev);
 		ferry_task_list_push(&ev->waits, task);
 		atomic_fetch_add_explicit(&ev->num_waits, 1, memory_order_relaxed);
 	} else {
@@ -422,6 +484,7 @@ static struct doca_sync_event *se_alloc(void)
 	ferry_ctx_add_pool(&ev->ctx, &ev->pools[SE_WAIT_NEQ], kind_name[SE_WAIT_NEQ],
 			   sizeof(struct doca_sync_event_task_wait_neq), complete_wait_neq);
 	atomic_init(&ev->num_waits, 0);
+	ev->bell_slot = -1;
 	return ev;
 }
 
@@ -509,6 +572,7 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 		if (err != DOCA_SUCCESS)
 			return err;
 	}
+	bell_unhang(event);
 	ferry_ctx_fini(&event->ctx);
 	if (event->exp != NULL)
 		ferry_link_export_close(event->exp); /* importers keep their mapping; no new import */

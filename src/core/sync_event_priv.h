@@ -11,10 +11,13 @@
  *     0   8 value    the event's value (unless set_addr/set_doca_buf moved it)
  *     8   4 seq      bumped by every update through the API; waiters sleep on it (futex)
  *    12   4 waiters  number of threads (any process) sleeping or about to sleep
+ *    16  48 bells    SE_BELLS doorbell tokens (ferry_pe_bell) of PEs with wait tasks on
+ *                    the event, 0 = free slot; every update rings each one
  *
  * Every field is written by both sides: none is trusted for anything but its
  * value (a peer that writes nonsense makes waits return early or sleep until
- * their re-check, never crash or hang past the re-check).
+ * their re-check, never crash or hang past the re-check; a forged bell token
+ * costs a one-byte datagram to a Ferry doorbell name, a spurious wake-up at most).
  *
  * Descriptor, version 1, integers little-endian:
  *
@@ -35,10 +38,13 @@
 
 #include <doca_error.h>
 
+#define SE_BELLS 6u
+
 struct sync_event_shared {
 	uint64_t value;
 	uint32_t seq;
 	uint32_t waiters;
+	uint64_t bells[SE_BELLS];
 };
 
 #define SE_DESC_MAGIC     0x45595246u /* "FRYE" read little-endian */

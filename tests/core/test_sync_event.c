@@ -758,6 +758,48 @@ static void test_task_wakes_pe(void **state)
 	ctx_close(&f);
 }
 
+/*
+ * The same through another handle of the event (an import in this process):
+ * the update rings the bell the PE hung in the shared block.
+ */
+static void test_task_wakes_pe_other_handle(void **state)
+{
+	struct doca_dev *host = host_dev();
+	struct ctx_fixture f;
+	struct doca_sync_event *other = NULL;
+	struct doca_sync_event_task_wait_neq *wn = NULL;
+	union doca_data ud = {.u64 = 0};
+	doca_notification_handle_t h;
+	const uint8_t *data = NULL;
+	size_t sz = 0;
+	struct setter s;
+	pthread_t th;
+
+	(void)state;
+	ctx_open(&f, 1);
+	assert_int_equal(doca_sync_event_export_to_remote_pci(f.ev, host, &data, &sz), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_create_from_export(host, data, sz, &other), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_start(other), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_task_wait_neq_alloc_init(f.ev, 0, UINT64_MAX, ud, &wn), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_sync_event_task_wait_neq_as_doca_task(wn)), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_get_notification_handle(f.pe, &h), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(f.pe), 0);
+	assert_int_equal(doca_pe_request_notification(f.pe), DOCA_SUCCESS);
+	struct pollfd pfd = {.fd = (int)h, .events = POLLIN};
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	s = (struct setter){.ev = other, .value = 3};
+	assert_int_equal(pthread_create(&th, NULL, setter_main, &s), 0);
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(doca_pe_clear_notification(f.pe, h), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(f.pe), 1);
+	assert_int_equal(f.seen.ok[4], 1);
+	doca_task_free(doca_sync_event_task_wait_neq_as_doca_task(wn));
+	ctx_close(&f);
+	assert_int_equal(doca_sync_event_destroy(other), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(host), DOCA_SUCCESS);
+}
+
 /* ---- export and create_from_export (one process; test_sync_event_procs does two) ---- */
 
 static void test_export_import(void **state)
@@ -932,6 +974,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_task_conf_rules),
 		cmocka_unit_test(test_tasks),
 		cmocka_unit_test(test_task_wakes_pe),
+		cmocka_unit_test(test_task_wakes_pe_other_handle),
 		cmocka_unit_test(test_export_import),
 		cmocka_unit_test(test_rogue_descriptors),
 	};

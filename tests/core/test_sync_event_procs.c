@@ -5,10 +5,12 @@
  * side (this process) creates and exports the event; the DPU side (this
  * program run again with --child, after fork and exec) creates it from the
  * export received over a pipe. They ping-pong values with sleeping waits,
- * with tasks through a PE, and check that a waiter sleeps and that the
+ * with tasks through a PE, and check that a waiter sleeps, that a PE's
+ * notification handle wakes on the other process's update, and that the
  * importer outlives the exporter.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -191,6 +193,44 @@ static int child_main(const char *mode, int rfd, int wfd)
 		CHECK(doca_sync_event_destroy(ev) == DOCA_SUCCESS);
 		CHECK(doca_pe_destroy(pe) == DOCA_SUCCESS);
 		ev = NULL;
+	} else if (strcmp(mode, "epoll") == 0) {
+		/* Event-driven: a wait task, the PE's handle armed, poll() until the parent's update. */
+		struct doca_ctx *ctx = doca_sync_event_as_ctx(ev);
+		struct doca_pe *pe = NULL;
+		struct doca_sync_event_task_wait_eq *we = NULL;
+		union doca_data ud = {.u64 = 0};
+		doca_notification_handle_t h;
+		enum doca_ctx_states st;
+
+		CHECK(ctx != NULL && doca_pe_create(&pe) == DOCA_SUCCESS);
+		CHECK(doca_pe_connect_ctx(pe, ctx) == DOCA_SUCCESS);
+		CHECK(doca_sync_event_task_wait_eq_set_conf(ev, wait_eq_ok, wait_eq_err, 1) == DOCA_SUCCESS);
+		CHECK(doca_ctx_start(ctx) == DOCA_SUCCESS);
+		CHECK(doca_pe_get_notification_handle(pe, &h) == DOCA_SUCCESS);
+		for (uint64_t i = 1; i <= 3; i++) {
+			struct pollfd pfd = {.fd = (int)h, .events = POLLIN};
+
+			task_done = 0;
+			CHECK(doca_sync_event_task_wait_eq_alloc_init(ev, i, UINT64_MAX, ud, &we) == DOCA_SUCCESS);
+			CHECK(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(we)) == DOCA_SUCCESS);
+			CHECK(doca_pe_progress(pe) == 0);
+			CHECK(doca_pe_request_notification(pe) == DOCA_SUCCESS);
+			CHECK(write_all(wfd, &ok, 1));
+			CHECK(poll(&pfd, 1, 10000) == 1);
+			CHECK(doca_pe_clear_notification(pe, h) == DOCA_SUCCESS);
+			while (task_done == 0)
+				(void)doca_pe_progress(pe);
+			CHECK(task_done == 1);
+			doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(we));
+		}
+		(void)doca_ctx_stop(ctx);
+		do {
+			(void)doca_pe_progress(pe);
+			CHECK(doca_ctx_get_state(ctx, &st) == DOCA_SUCCESS);
+		} while (st != DOCA_CTX_STATE_IDLE);
+		CHECK(doca_sync_event_destroy(ev) == DOCA_SUCCESS);
+		CHECK(doca_pe_destroy(pe) == DOCA_SUCCESS);
+		ev = NULL;
 	} else if (strcmp(mode, "sleep") == 0) {
 		/* Wait for the parent's update, sleeping; report the CPU time spent. */
 		CHECK(doca_sync_event_start(ev) == DOCA_SUCCESS);
@@ -347,6 +387,27 @@ static void test_remote_waiter_sleeps(void **state)
 	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
 }
 
+/* The DPU side waits on its PE's notification handle; updates from this process wake it. */
+static void test_remote_pe_woken(void **state)
+{
+	struct doca_dev *dev = open_host();
+	struct peer p;
+	char ok;
+
+	(void)state;
+	peer_start(&p, "epoll");
+	struct doca_sync_event *ev = export_event(dev, &p);
+	for (uint64_t i = 1; i <= 3; i++) {
+		assert_true(read_all(p.from_child, &ok, 1)); /* armed */
+		sleep_ms(50);
+		assert_int_equal(doca_sync_event_update_set(ev, i), DOCA_SUCCESS);
+	}
+	peer_end(&p);
+	assert_int_equal(doca_sync_event_stop(ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_destroy(ev), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+}
+
 /* The exporter destroys its event; the importer keeps reading and writing the value. */
 static void test_importer_outlives_exporter(void **state)
 {
@@ -373,6 +434,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ping_pong_sync),
 		cmocka_unit_test(test_ping_pong_tasks),
 		cmocka_unit_test(test_remote_waiter_sleeps),
+		cmocka_unit_test(test_remote_pe_woken),
 		cmocka_unit_test(test_importer_outlives_exporter),
 	};
 	char domain[64];
