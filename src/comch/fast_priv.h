@@ -291,6 +291,7 @@ struct doca_comch_producer {
 	bool wakeable;                    /* started: the connection's thread may wake its PE (under the lock) */
 	uint32_t id;
 	uint64_t num_sent; /* posts taken, ever */
+	bool completing;   /* its completion callbacks run: sends they submit are served after them */
 	struct comch_spin spin;
 	doca_comch_producer_task_send_completion_cb_t ok_cb;
 	doca_comch_producer_task_send_completion_cb_t err_cb;

@@ -301,11 +301,12 @@ static doca_error_t producer_submit(struct doca_task *task)
 				     COMCH_FAST_MAX_BUF_SIZE);
 	ferry_task_list_push(&p->waiting, task);
 	/*
-	 * Sent from a callback of this PE (a completion resubmits), more sends
-	 * tend to follow: they go together at the producer's next progress, one
-	 * lock and one gathered write for all. Otherwise at once.
+	 * Sent from this producer's own completion callbacks (a stream resubmits),
+	 * more sends follow: the progress running them serves them together right
+	 * after, one lock and one gathered write for all. Otherwise at once: a
+	 * lone send (a reply) waits for nothing.
 	 */
-	if (!ferry_pe_in_callback(p->ctx.pe))
+	if (!p->completing)
 		producer_serve(p);
 	return DOCA_SUCCESS;
 }
@@ -314,10 +315,17 @@ static uint32_t producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of_ctx(ctx);
 
+	uint32_t n;
+
 	/* Poll the consumers' post rings for the sends that wait. */
 	if (p->waiting.head != NULL)
 		producer_serve(p);
-	return comch_list_complete(&p->done);
+	p->completing = true;
+	n = comch_list_complete(&p->done);
+	p->completing = false;
+	if (p->waiting.head != NULL)
+		producer_serve(p); /* what the callbacks just sent */
+	return n;
 }
 
 /*

@@ -290,7 +290,6 @@ FERRY_PRIVATE_API
 void ferry_pe_bell_ring(uint64_t token);
 
 /** True while the calling thread is inside doca_pe_progress of @p pe (callback context). */
-FERRY_PRIVATE_API
 bool ferry_pe_in_callback(const struct doca_pe *pe);
 
 #endif /* FERRY_CTX_H_ */
