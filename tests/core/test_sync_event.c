@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "ferry_test.h"
+#include "ferry_test_alloc.h"
 #include "ferry_test_dev.h"
 
 #include <doca_buf.h>
@@ -957,6 +958,100 @@ static void test_rogue_descriptors(void **state)
 	assert_int_equal(doca_dev_close(host), DOCA_SUCCESS);
 }
 
+/* ---- allocation failures (ferry_test_alloc.h): NO_MEMORY with a line, nothing kept ---- */
+
+struct alloc_arg {
+	struct doca_dev *dev;
+	struct doca_sync_event *exporter;
+	struct doca_sync_event *out;
+	const uint8_t *data;
+	size_t sz;
+	struct ctx_fixture f;
+};
+
+static doca_error_t create_attempt(void *arg)
+{
+	return doca_sync_event_create(&((struct alloc_arg *)arg)->out);
+}
+
+static doca_error_t import_attempt(void *arg)
+{
+	struct alloc_arg *a = arg;
+
+	return doca_sync_event_create_from_export(a->dev, a->data, a->sz, &a->out);
+}
+
+static void out_is_null(void *arg)
+{
+	assert_null(((struct alloc_arg *)arg)->out);
+}
+
+static void out_destroy(void *arg)
+{
+	struct alloc_arg *a = arg;
+
+	assert_non_null(a->out);
+	assert_int_equal(doca_sync_event_destroy(a->out), DOCA_SUCCESS);
+	a->out = NULL;
+}
+
+static void export_prepare(void *arg)
+{
+	struct alloc_arg *a = arg;
+
+	assert_int_equal(doca_sync_event_create(&a->exporter), DOCA_SUCCESS);
+}
+
+static doca_error_t export_attempt(void *arg)
+{
+	struct alloc_arg *a = arg;
+
+	return doca_sync_event_export_to_remote_pci(a->exporter, a->dev, &a->data, &a->sz);
+}
+
+static void export_cleanup(void *arg)
+{
+	struct alloc_arg *a = arg;
+
+	assert_int_equal(doca_sync_event_destroy(a->exporter), DOCA_SUCCESS);
+	a->exporter = NULL;
+}
+
+static void test_alloc_failures(void **state)
+{
+	struct alloc_arg a = {.dev = host_dev()};
+	struct ferry_test_alloc_walk create = {.call = "doca_sync_event_create",
+					       .logged = "doca_sync_event_create: no memory",
+					       .attempt = create_attempt,
+					       .failed = out_is_null,
+					       .succeeded = out_destroy,
+					       .arg = &a};
+	struct ferry_test_alloc_walk import = {.call = "doca_sync_event_create_from_export",
+					       .logged = "doca_sync_event_create_from_export: no memory",
+					       .attempt = import_attempt,
+					       .failed = out_is_null,
+					       .succeeded = out_destroy,
+					       .arg = &a};
+	struct ferry_test_alloc_walk export = {.call = "doca_sync_event_export_to_remote_pci",
+					       .logged = "doca_sync_event_export_to_remote_pci: no memory",
+					       .prepare = export_prepare,
+					       .attempt = export_attempt,
+					       .cleanup = export_cleanup,
+					       .arg = &a};
+
+	(void)state;
+	/* The event (its shared block comes from ferry_mem_alloc_shared, outside the hook). */
+	assert_int_equal(ferry_test_alloc_walk(&create), 1);
+	/* The descriptor's bytes (the link's export is its own business). */
+	assert_int_equal(ferry_test_alloc_walk(&export), 1);
+	/* The importer's event, after the import (which must be closed again). */
+	assert_int_equal(doca_sync_event_create(&a.exporter), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_export_to_remote_pci(a.exporter, a.dev, &a.data, &a.sz), DOCA_SUCCESS);
+	assert_int_equal(ferry_test_alloc_walk(&import), 1);
+	assert_int_equal(doca_sync_event_destroy(a.exporter), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(a.dev), DOCA_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -977,6 +1072,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_task_wakes_pe_other_handle),
 		cmocka_unit_test(test_export_import),
 		cmocka_unit_test(test_rogue_descriptors),
+		cmocka_unit_test(test_alloc_failures),
 	};
 	char domain[64];
 
