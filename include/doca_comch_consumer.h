@@ -11,9 +11,11 @@
  *       (from its data address to its end) in a ring of shared memory that the peer's
  *       producers poll, and a producer copies into it.
  *       Shareable memory (ferry_mem.h) is copied into by memcpy through a shared
- *       mapping; other memory by cross-memory attach. Consumers are progressed on the
- *       same thread as their connection's server or client: completions arrive
- *       through that context's progress.
+ *       mapping; other memory by cross-memory attach. A consumer may have a PE and
+ *       thread of its own; its completions are read from a ring its own progress
+ *       polls, and in event mode the peer rings its PE's doorbell. A consumer made
+ *       by doca_comch_msgq_consumer_create posts no buffer (NULL buf): messages are
+ *       immediate data.
  */
 #ifndef DOCA_COMCH_CONSUMER_H_
 #define DOCA_COMCH_CONSUMER_H_
