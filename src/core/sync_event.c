@@ -422,6 +422,9 @@ static uint32_t se_ctx_progress(struct doca_ctx *ctx)
 			ferry_task_list_push(&ev->waits, task);
 		}
 	}
+	/* Nothing left to wake us for: updates stop ringing until the next wait task. */
+	if (ev->waits.head == NULL)
+		bell_unhang(ev);
 	return n;
 }
 
