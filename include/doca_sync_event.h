@@ -171,8 +171,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_sync_event_add_subscriber_location_remote_pc
 
 /**
  * @brief Keep the value at the caller's 8-byte, 8-aligned word @p addr (its
- * current content becomes the value). Such an event cannot be exported on
- * Ferry (the word is not shared memory).
+ * current content becomes the value). To export such an event, the word
+ * must lie in memory from ferry_mem_alloc_shared (see ferry_mem.h), which the
+ * PCI peer can map.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, misaligned);
  *         DOCA_ERROR_BAD_STATE once started; DOCA_ERROR_NOT_PERMITTED on an
  *         event made from an export.
@@ -182,7 +183,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_sync_event_set_addr(struct doca_sync_event *
 /**
  * @brief Keep the value in the data segment of @p buf: exactly 8 bytes,
  * 8-aligned, one buf (no list), of a started mmap that grants local write.
- * The buf must stay valid while the event lives.
+ * The buf must stay valid while the event lives. To export such an event, its
+ * mmap must grant DOCA_ACCESS_FLAG_PCI_READ_WRITE and the memory come from
+ * ferry_mem_alloc_shared.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, not 8 bytes, list,
  *         misaligned); DOCA_ERROR_BAD_STATE once started; DOCA_ERROR_NOT_PERMITTED
  *         (read-only mmap, or an event made from an export).
@@ -219,13 +222,14 @@ DOCA_EXPERIMENTAL struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event
 /**
  * @brief Describe the event for a PCI peer (another process). The bytes stay
  * owned by the event until it is destroyed; a second call returns the same.
- * @param [in] event  an event created here whose value Ferry allocated.
+ * @param [in] event  an event created here (not from an export).
  * @param [in] dev    the device the export goes through (its emulated machine).
  * @param [out] data  the descriptor.
  * @param [out] sz    its length.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL; DOCA_ERROR_NOT_SUPPORTED
- *         for an event made from an export or one with caller storage
- *         (set_addr, set_doca_buf); DOCA_ERROR_NO_MEMORY.
+ *         for an event made from an export, or whose caller storage (set_addr,
+ *         set_doca_buf) is not shareable memory; DOCA_ERROR_NOT_PERMITTED for a
+ *         set_doca_buf mmap without PCI read-write; DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
 								    const uint8_t **data, size_t *sz);

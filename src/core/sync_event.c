@@ -7,7 +7,9 @@
  * Memory: every event owns or imports one shared block (sync_event_priv.h):
  * the value, a 32-bit sequence word every update bumps, and a count of
  * sleepers. set_addr / set_doca_buf move the value into the caller's word;
- * the sequence word and the count stay in the block.
+ * the sequence word and the count stay in the block. Export sends the
+ * block's link descriptor, and for caller storage (which must then be
+ * shareable memory) a second one for its 8 bytes.
  *
  * Sleeping: a waiter counts itself in `waiters`, reads `seq`, checks the
  * value, and sleeps on `seq` with FUTEX_WAIT (not private: the block may be
@@ -114,6 +116,11 @@ struct doca_sync_event {
 	uint32_t pub_locs, sub_locs;
 	struct ferry_link_export *exp; /* ours: while the event lives */
 	struct ferry_link_import *imp; /* from_export */
+	/* Caller storage exported apart (set_addr / set_doca_buf in shareable memory). */
+	struct ferry_link_export *value_exp;
+	struct ferry_link_import *value_imp;
+	bool storage_from_buf;
+	uint32_t storage_access; /* the buf's mmap permissions */
 	uint8_t *blob;
 	size_t blob_len;
 	struct ferry_task_pool pools[SE_NUM_KINDS];
@@ -131,6 +138,8 @@ struct doca_sync_event {
 	uint64_t bell_token;
 	bool bells_full_logged;
 };
+
+static void unexport(struct doca_sync_event *ev);
 
 static const char *const kind_name[SE_NUM_KINDS] = {"sync event get", "sync event notify_set", "sync event notify_add",
 						    "sync event wait_eq", "sync event wait_neq"};
@@ -514,12 +523,12 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 						struct doca_sync_event **event)
 {
 	const char *call = __func__;
-	const uint8_t *inner = NULL;
-	size_t inner_len = 0;
+	struct se_desc_parts parts;
 	const char *why = NULL;
-	struct ferry_link_import *imp;
-	struct ferry_link_view view;
-	struct doca_sync_event *ev;
+	struct ferry_link_import *imp, *value_imp = NULL;
+	struct ferry_link_view view, value_view;
+	struct doca_sync_event *ev = NULL;
+	uint32_t machine;
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(dev);
@@ -527,13 +536,22 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	FERRY_ARG_NOT_NULL(event);
 	if (!ferry_dev_is_open(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
-	err = sync_event_desc_decode(data, sz, &inner, &inner_len, &why);
+	err = sync_event_desc_decode(data, sz, &parts, &why);
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE(err, "descriptor refused (%zu bytes): %s", sz, why);
-	err = ferry_link_import_open(inner, inner_len, ferry_devinfo_machine(doca_dev_as_devinfo(dev)),
-				     FERRY_LINK_IMPORT_ANYWHERE, call, &imp, &view);
+	machine = ferry_devinfo_machine(doca_dev_as_devinfo(dev));
+	err = ferry_link_import_open(parts.block, parts.block_len, machine, FERRY_LINK_IMPORT_ANYWHERE, call, &imp,
+				     &view);
 	if (err != DOCA_SUCCESS)
 		return err;
+	if (parts.value != NULL) {
+		err = ferry_link_import_open(parts.value, parts.value_len, machine, FERRY_LINK_IMPORT_ANYWHERE, call,
+					     &value_imp, &value_view);
+		if (err != DOCA_SUCCESS) {
+			ferry_link_import_close(imp);
+			return err;
+		}
+	}
 	/* The agent's answer, not the descriptor, says what we got: check it is a whole, writable block. */
 	if (view.access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
@@ -543,14 +561,29 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 				 view.len);
 	else if (((uintptr_t)view.local & (sizeof(uint64_t) - 1)) != 0)
 		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "the exported range is not 8-byte aligned");
+	else if (value_imp != NULL && value_view.access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+		err = FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				 "the exported value is read-only; an event needs read-write");
+	else if (value_imp != NULL && value_view.len < sizeof(uint64_t))
+		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "the exported value (%zu bytes) is shorter than 8 bytes",
+				 value_view.len);
+	else if (value_imp != NULL && ((uintptr_t)value_view.local & (sizeof(uint64_t) - 1)) != 0)
+		err = FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "the exported value is not 8-byte aligned");
 	else if ((ev = se_alloc()) == NULL)
 		err = FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for a sync event");
 	if (err != DOCA_SUCCESS) {
+		if (value_imp != NULL)
+			ferry_link_import_close(value_imp);
 		ferry_link_import_close(imp);
 		return err;
 	}
 	ev->shm = view.local;
 	ev->value = &ev->shm->value;
+	if (value_imp != NULL) {
+		ev->value = value_view.local;
+		ev->value_imp = value_imp;
+		ev->user_storage = true; /* the exporter's program may write it directly: re-check often */
+	}
 	ev->imp = imp;
 	ev->from_export = true;
 	*event = ev;
@@ -577,8 +610,9 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 	}
 	bell_unhang(event);
 	ferry_ctx_fini(&event->ctx);
-	if (event->exp != NULL)
-		ferry_link_export_close(event->exp); /* importers keep their mapping; no new import */
+	unexport(event); /* importers keep their mappings; no new import */
+	if (event->value_imp != NULL)
+		ferry_link_import_close(event->value_imp);
 	free(event->blob);
 	if (event->imp != NULL)
 		ferry_link_import_close(event->imp);
@@ -688,6 +722,7 @@ static doca_error_t use_storage(struct doca_sync_event *ev, uint64_t *addr, cons
 				     (void *)ev);
 	ev->value = addr;
 	ev->user_storage = true;
+	ev->storage_from_buf = false;
 	return DOCA_SUCCESS;
 }
 
@@ -717,7 +752,12 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 	if (buf->mmap == NULL || (buf->mmap->access & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0)
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "buf %p: its mmap does not grant local read-write",
 				  (void *)buf);
-	return use_storage(event, (uint64_t *)buf->data, __func__);
+	err = use_storage(event, (uint64_t *)buf->data, __func__);
+	if (err == DOCA_SUCCESS) {
+		event->storage_from_buf = true;
+		event->storage_access = buf->mmap->access;
+	}
+	return err;
 }
 
 /* ---- modes ---- */
@@ -764,14 +804,80 @@ struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *event)
 
 /* ---- export ---- */
 
+/*
+ * Caller storage is exported on its own: its 8 bytes must lie in shareable
+ * memory (ferry_mem_alloc_shared), and a buf's mmap must grant PCI read-write.
+ */
+static doca_error_t export_storage(struct doca_sync_event *ev, uint32_t machine, const char *call)
+{
+	void *base;
+	int fd;
+
+	if (ev->storage_from_buf && (ev->storage_access & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "sync event %p: the value's buf is in an mmap without "
+				     "DOCA_ACCESS_FLAG_PCI_READ_WRITE",
+				     (void *)ev);
+	if (ferry_shm_lookup(ev->value, sizeof(uint64_t), &fd, &base) != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "sync event %p keeps its value at %p, which another process cannot map; allocate "
+				     "it with ferry_mem_alloc_shared",
+				     (void *)ev, (void *)ev->value);
+	close(fd);
+	return ferry_link_export_open(ev->value, sizeof(uint64_t), DOCA_ACCESS_FLAG_PCI_READ_WRITE, machine, call,
+				      &ev->value_exp);
+}
+
+static void unexport(struct doca_sync_event *ev)
+{
+	if (ev->value_exp != NULL)
+		ferry_link_export_close(ev->value_exp);
+	if (ev->exp != NULL)
+		ferry_link_export_close(ev->exp);
+	ev->value_exp = NULL;
+	ev->exp = NULL;
+}
+
+static doca_error_t export_once(struct doca_sync_event *ev, struct doca_dev *dev, const char *call)
+{
+	uint32_t machine = ferry_devinfo_machine(doca_dev_as_devinfo(dev));
+	struct se_desc_parts parts = {NULL, 0, NULL, 0};
+	const void *p;
+	doca_error_t err;
+	uint8_t *blob = ferry_malloc(SE_DESC_MAX_LEN);
+
+	if (blob == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for sync event %p's descriptor",
+				     (void *)ev);
+	err = ev->user_storage ? export_storage(ev, machine, call) : DOCA_SUCCESS;
+	if (err == DOCA_SUCCESS)
+		err = ferry_link_export_open(ev->shm, (size_t)sysconf(_SC_PAGESIZE), DOCA_ACCESS_FLAG_PCI_READ_WRITE,
+					     machine, call, &ev->exp);
+	if (err == DOCA_SUCCESS) {
+		ferry_link_export_desc(ev->exp, &p, &parts.block_len);
+		parts.block = p;
+		if (ev->value_exp != NULL) {
+			ferry_link_export_desc(ev->value_exp, &p, &parts.value_len);
+			parts.value = p;
+		}
+		ev->blob_len = sync_event_desc_encode(&parts, blob, SE_DESC_MAX_LEN);
+		if (ev->blob_len == 0)
+			err = FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED,
+					    "sync event %p: memory descriptors of %zu and %zu bytes do not fit",
+					    (void *)ev, parts.block_len, parts.value_len);
+	}
+	if (err != DOCA_SUCCESS) {
+		unexport(ev);
+		free(blob);
+		return err;
+	}
+	ev->blob = blob;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
 						  const uint8_t **data, size_t *sz)
 {
-	const char *call = __func__;
-	const void *inner;
-	size_t inner_len;
-	doca_error_t err;
-
 	FERRY_ARG_NOT_NULL(event);
 	FERRY_ARG_NOT_NULL(dev);
 	FERRY_ARG_NOT_NULL(data);
@@ -782,35 +888,11 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
 				  "sync event %p was created from an export; only its creator exports it",
 				  (void *)event);
-	if (event->user_storage)
-		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-				  "sync event %p keeps its value in the caller's memory (set_addr/set_doca_buf); Ferry "
-				  "exports only values it allocated in shared memory",
-				  (void *)event);
 	if (event->blob == NULL) {
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-		uint8_t *blob = ferry_malloc(SE_DESC_MAX_LEN);
+		doca_error_t err = export_once(event, dev, __func__);
 
-		if (blob == NULL)
-			return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for sync event %p's descriptor",
-					  (void *)event);
-		err = ferry_link_export_open(event->shm, page, DOCA_ACCESS_FLAG_PCI_READ_WRITE,
-					     ferry_devinfo_machine(doca_dev_as_devinfo(dev)), call, &event->exp);
-		if (err != DOCA_SUCCESS) {
-			free(blob);
+		if (err != DOCA_SUCCESS)
 			return err;
-		}
-		ferry_link_export_desc(event->exp, &inner, &inner_len);
-		event->blob_len = sync_event_desc_encode(inner, inner_len, blob, SE_DESC_MAX_LEN);
-		if (event->blob_len == 0) {
-			free(blob);
-			ferry_link_export_close(event->exp);
-			event->exp = NULL;
-			return FERRY_RULE(DOCA_ERROR_UNEXPECTED,
-					  "sync event %p: a %zu-byte memory descriptor does not fit", (void *)event,
-					  inner_len);
-		}
-		event->blob = blob;
 	}
 	*data = event->blob;
 	*sz = event->blob_len;

@@ -4,6 +4,7 @@
  * sync_event_priv.h). Pure: the bytes come from another process and are
  * only read within [buf, buf + len).
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/sync_event_priv.h"
@@ -30,23 +31,59 @@ static uint32_t get_le32(const uint8_t *p)
 	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-size_t sync_event_desc_encode(const uint8_t *inner, size_t inner_len, uint8_t *out, size_t room)
+static bool part_ok(const uint8_t *p, size_t len)
 {
-	if (inner == NULL || out == NULL || inner_len == 0 || inner_len > SE_DESC_MAX_INNER ||
-	    room < SE_DESC_HDR_LEN + inner_len)
+	return p != NULL && len != 0 && len <= SE_DESC_MAX_INNER;
+}
+
+size_t sync_event_desc_encode(const struct se_desc_parts *parts, uint8_t *out, size_t room)
+{
+	bool value = parts->value != NULL;
+	size_t total = SE_DESC_HDR_LEN + parts->block_len + (value ? 4 + parts->value_len : 0);
+
+	if (out == NULL || !part_ok(parts->block, parts->block_len) ||
+	    (value && !part_ok(parts->value, parts->value_len)) || room < total)
 		return 0;
 	put_le32(out, SE_DESC_MAGIC);
 	put_le16(out + 4, SE_DESC_VERSION);
-	put_le16(out + 6, 0);
-	put_le32(out + 8, (uint32_t)inner_len);
-	memcpy(out + SE_DESC_HDR_LEN, inner, inner_len);
-	return SE_DESC_HDR_LEN + inner_len;
+	put_le16(out + 6, value ? SE_DESC_F_VALUE : 0);
+	put_le32(out + 8, (uint32_t)parts->block_len);
+	memcpy(out + SE_DESC_HDR_LEN, parts->block, parts->block_len);
+	if (value) {
+		uint8_t *p = out + SE_DESC_HDR_LEN + parts->block_len;
+
+		put_le32(p, (uint32_t)parts->value_len);
+		memcpy(p + 4, parts->value, parts->value_len);
+	}
+	return total;
 }
 
-doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, const uint8_t **inner, size_t *inner_len,
-				    const char **why)
+/* Take a length-prefixed part at [*at, end): 4 bytes of length, then that many. */
+static bool take_part(const uint8_t *buf, size_t end, size_t *at, bool prefixed, uint32_t n_if_not,
+		      const uint8_t **part, size_t *part_len)
 {
-	uint32_t n;
+	uint32_t n = n_if_not;
+
+	if (prefixed) {
+		if (end - *at < 4)
+			return false;
+		n = get_le32(buf + *at);
+		*at += 4;
+	}
+	/* Compare against what is left, so nothing can wrap. */
+	if (n == 0 || n > SE_DESC_MAX_INNER || n > end - *at)
+		return false;
+	*part = buf + *at;
+	*part_len = n;
+	*at += n;
+	return true;
+}
+
+doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, struct se_desc_parts *parts, const char **why)
+{
+	struct se_desc_parts p = {NULL, 0, NULL, 0};
+	size_t at = SE_DESC_HDR_LEN;
+	uint16_t flags;
 
 	if (buf == NULL || len < SE_DESC_HDR_LEN) {
 		*why = "shorter than a sync event descriptor's header";
@@ -60,21 +97,23 @@ doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, const uint8_
 		*why = "a sync event descriptor of an unknown version";
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
-	if (get_le16(buf + 6) != 0) {
-		*why = "reserved bits are set";
+	flags = get_le16(buf + 6);
+	if ((flags & ~SE_DESC_F_VALUE) != 0) {
+		*why = "unknown flags are set";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	n = get_le32(buf + 8);
-	if (n == 0 || n > SE_DESC_MAX_INNER) {
-		*why = "the memory descriptor's length is 0 or too large";
+	if (!take_part(buf, len, &at, false, get_le32(buf + 8), &p.block, &p.block_len)) {
+		*why = "the block's memory descriptor is empty, too large or truncated";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	/* Compare against what is left, so nothing can wrap. */
-	if ((size_t)n != len - SE_DESC_HDR_LEN) {
-		*why = "length disagrees with the memory descriptor's length (truncated or padded)";
+	if ((flags & SE_DESC_F_VALUE) != 0 && !take_part(buf, len, &at, true, 0, &p.value, &p.value_len)) {
+		*why = "the value's memory descriptor is empty, too large or truncated";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	*inner = buf + SE_DESC_HDR_LEN;
-	*inner_len = n;
+	if (at != len) {
+		*why = "bytes follow the last memory descriptor";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*parts = p;
 	return DOCA_SUCCESS;
 }

@@ -21,14 +21,20 @@
  *
  * Descriptor, version 1, integers little-endian:
  *
- *   off len field
- *     0   4 magic "FRYE"
- *     4   2 version (1)
- *     6   2 reserved, zero
- *     8   4 length n of the link descriptor that follows (1..SE_DESC_MAX_INNER)
- *    12   n link descriptor of the shared block (link/export_desc_priv.h)
+ *   off    len field
+ *     0      4 magic "FRYE"
+ *     4      2 version (1)
+ *     6      2 flags: bit 0 SE_DESC_F_VALUE, the value lives apart (set_addr or
+ *              set_doca_buf in shareable memory) and its own descriptor follows;
+ *              other bits zero
+ *     8      4 length n of the block's link descriptor (1..SE_DESC_MAX_INNER)
+ *    12      n link descriptor of the shared block (link/export_desc_priv.h)
+ *  with SE_DESC_F_VALUE:
+ *  12+n      4 length m of the value's link descriptor (1..SE_DESC_MAX_INNER)
+ *  16+n      m link descriptor of the 8 bytes that hold the value
  *
- * The total length is exactly 12 + n. The codec is pure: no I/O, no logging.
+ * The total length is exactly 12 + n (+ 4 + m). The codec is pure: no I/O, no
+ * logging.
  */
 #ifndef FERRY_SYNC_EVENT_PRIV_H_
 #define FERRY_SYNC_EVENT_PRIV_H_
@@ -49,23 +55,31 @@ struct sync_event_shared {
 
 #define SE_DESC_MAGIC     0x45595246u /* "FRYE" read little-endian */
 #define SE_DESC_VERSION   1u
+#define SE_DESC_F_VALUE   1u
 #define SE_DESC_HDR_LEN   12u
 #define SE_DESC_MAX_INNER 512u
-#define SE_DESC_MAX_LEN   (SE_DESC_HDR_LEN + SE_DESC_MAX_INNER)
+#define SE_DESC_MAX_LEN   (SE_DESC_HDR_LEN + 2 * SE_DESC_MAX_INNER + 4)
+
+/** The link descriptors inside a sync event descriptor (pointers into its bytes). */
+struct se_desc_parts {
+	const uint8_t *block; /* the shared block's */
+	size_t block_len;
+	const uint8_t *value; /* the value's, or NULL when it lives in the block */
+	size_t value_len;
+};
 
 /**
- * Write a descriptor wrapping @p inner into @p out (room for @p room bytes).
- * @return the bytes written, or 0 when @p inner_len is 0, too long, or @p room too small.
+ * Write a descriptor of @p parts into @p out (room for @p room bytes).
+ * @return the bytes written, or 0 when a part is empty or too long, or @p room too small.
  */
-size_t sync_event_desc_encode(const uint8_t *inner, size_t inner_len, uint8_t *out, size_t room);
+size_t sync_event_desc_encode(const struct se_desc_parts *parts, uint8_t *out, size_t room);
 
 /**
- * Check @p len bytes at @p buf and find the link descriptor inside.
- * @param [out] inner, inner_len  set only on success (pointing into @p buf).
- * @param [out] why               on failure, a static sentence.
+ * Check @p len bytes at @p buf and find the link descriptors inside.
+ * @param [out] parts  set only on success (pointing into @p buf).
+ * @param [out] why    on failure, a static sentence.
  * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE or DOCA_ERROR_UNSUPPORTED_VERSION.
  */
-doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, const uint8_t **inner, size_t *inner_len,
-				    const char **why);
+doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, struct se_desc_parts *parts, const char **why);
 
 #endif /* FERRY_SYNC_EVENT_PRIV_H_ */
