@@ -285,7 +285,7 @@ static void test_null_arguments(void **state)
 	struct doca_graph *g = NULL;
 	struct doca_graph_node *node = NULL;
 	struct doca_graph_instance *inst = NULL;
-	union doca_data ud;
+	union doca_data ud = {.u64 = 0};
 	struct tc_task *t = tc_alloc(f->tc, 1);
 
 	assert_int_equal(doca_graph_create(NULL, &g), DOCA_ERROR_INVALID_VALUE);
