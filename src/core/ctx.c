@@ -314,8 +314,8 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	if (ctx->state != DOCA_CTX_STATE_IDLE)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "context '%s' is %s; start needs IDLE", ctx->name,
 				  ferry_ctx_state_name(ctx->state));
-	if (ctx->pe == NULL)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+	if (ctx->pe == NULL) /* DOCA's answer for a context with no PE */
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
 				  "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
 				  ctx->name);
 	for (uint32_t i = 0; i < ctx->num_pools; i++) {

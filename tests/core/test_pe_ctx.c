@@ -288,7 +288,7 @@ static void test_start_rules(void **state)
 	struct fake_ctx *unconfigured = fake_create(0);
 	struct doca_task *task;
 
-	assert_int_equal(doca_ctx_start(&lonely->ctx), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_ctx_start(&lonely->ctx), DOCA_ERROR_NOT_CONNECTED);
 	assert_logged("not connected to a progress engine");
 	fake_destroy(lonely);
 
