@@ -126,6 +126,22 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_in
  *         DOCA_ERROR_NOT_PERMITTED (src_buf is not a head),
  *         DOCA_ERROR_NO_MEMORY (fewer free descriptors than bufs to copy; nothing is taken).
  */
+/**
+ * @brief Aim a buf the caller holds at another buffer of the same mmap, @p len
+ * bytes from @p addr, with no data (data = addr, data_len 0), without giving it
+ * back to its inventory: the hot path of programs that reuse their bufs.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL buf, or a range outside the
+ *         buf's mmap); DOCA_ERROR_BAD_STATE (the buf is free, or its mmap stopped);
+ *         DOCA_ERROR_NOT_PERMITTED (the buf is part of a list, or has other holders).
+ */
+DOCA_STABLE doca_error_t doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr, size_t len);
+
+/**
+ * @brief As doca_buf_inventory_buf_reuse_by_addr, the buffer being exactly the
+ * data: @p data_len bytes from @p data (head = data, len = data_len).
+ */
+DOCA_STABLE doca_error_t doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data, size_t data_len);
+
 DOCA_STABLE doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory,
 						    const struct doca_buf *src_buf, struct doca_buf **dst_buf);
 

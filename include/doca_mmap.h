@@ -206,6 +206,18 @@ DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap
 DOCA_STABLE doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data);
 
 /**
+ * @brief Let several threads take and release bufs of this mmap at once. Called
+ * on a new mmap before doca_mmap_start, or on one fresh from
+ * doca_mmap_create_from_export.
+ * @note Ferry: an mmap's shared state (its buf count, its validity) is atomic
+ *       already, so this records the request; inventories stay one per thread,
+ *       as in DOCA.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE
+ *         (a started mmap of this process's own memory).
+ */
+DOCA_STABLE doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap);
+
+/**
  * @brief Read the map's user data (zero if never set).
  * @param [in] mmap        the map.
  * @param [out] user_data  the value.

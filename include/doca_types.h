@@ -57,6 +57,24 @@ enum doca_gpu_mem_type {
 	DOCA_GPU_MEM_TYPE_CPU_GPU = 2,
 };
 
+/** Big-endian integers as they travel in RDMA headers and descriptors (a marker for the reader, no check). */
+typedef uint16_t doca_be16_t;
+typedef uint32_t doca_be32_t;
+typedef uint64_t doca_be64_t;
+
+/** Bytes of an RDMA global identifier (GID). */
+#define DOCA_GID_BYTE_LENGTH 16
+
+/** Path MTU of an RDMA connection. */
+enum doca_mtu_size {
+	DOCA_MTU_SIZE_256_BYTES = 0x0,
+	DOCA_MTU_SIZE_512_BYTES = 0x1,
+	DOCA_MTU_SIZE_1K_BYTES = 0x2,
+	DOCA_MTU_SIZE_2K_BYTES = 0x3,
+	DOCA_MTU_SIZE_4K_BYTES = 0x4,
+	DOCA_MTU_SIZE_RAW_ETHERNET = 0x5, /* reserved */
+};
+
 #ifdef __cplusplus
 }
 #endif

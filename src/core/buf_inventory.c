@@ -154,10 +154,9 @@ static doca_error_t check_mmap_usable(const struct doca_mmap *mmap, const char *
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t check_window(const struct doca_mmap *mmap, void *addr, size_t len, void *data, size_t data_len)
+static doca_error_t check_window(const struct doca_mmap *mmap, void *addr, size_t len, void *data, size_t data_len,
+				 const char *call)
 {
-	static const char call[] = "doca_buf_inventory_buf_get_by_args";
-
 	if (!ferry_mmap_contains(mmap, addr, len))
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
 				     "range %p + %zu lies outside mmap %p (range %p + %zu)", addr, len,
@@ -184,7 +183,7 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	if (err == DOCA_SUCCESS)
 		err = check_mmap_usable(mmap, call);
 	if (err == DOCA_SUCCESS)
-		err = check_window(mmap, addr, len, data, data_len);
+		err = check_window(mmap, addr, len, data, data_len, call);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (inventory->num_free == 0)
@@ -195,6 +194,44 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	ferry_buf_init_taken(b, mmap, addr, len, data, data_len);
 	*buf = b;
 	return DOCA_SUCCESS;
+}
+
+/* Re-aim a buf its one holder keeps, within its own mmap: no trip through the inventory. */
+static doca_error_t buf_reuse(struct doca_buf *buf, void *addr, size_t len, void *data, size_t data_len,
+			      const char *call)
+{
+	doca_error_t err;
+
+	if (buf == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "buf is NULL");
+	if (buf->refcount == 0)
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "buf %p is free (returned to its inventory)",
+				     (void *)buf);
+	if (!buf->is_head || buf->list_len != 1 || buf->refcount != 1)
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_NOT_PERMITTED,
+			"buf %p is part of a list or has %u holders; only a lone buf of one holder is reused",
+			(void *)buf, (unsigned)buf->refcount);
+	err = check_mmap_usable(buf->mmap, call);
+	if (err == DOCA_SUCCESS)
+		err = check_window(buf->mmap, addr, len, data, data_len, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	buf->head = addr;
+	buf->len = len;
+	buf->data = data;
+	buf->data_len = data_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr, size_t len)
+{
+	return buf_reuse(buf, addr, len, addr, 0, __func__);
+}
+
+doca_error_t doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data, size_t data_len)
+{
+	return buf_reuse(buf, data, data_len, data, data_len, __func__);
 }
 
 doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, const struct doca_buf *src_buf,

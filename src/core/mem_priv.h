@@ -31,8 +31,9 @@ struct doca_mmap {
 	bool ever_started; /* max_num_devices is frozen; the free callback is due */
 	bool exported;
 	bool from_export;
-	bool valid;      /* false once an import's exporter is gone */
-	uint32_t access; /* enum doca_access_flag bits */
+	bool thread_safe; /* doca_mmap_enable_thread_safety was called (its state is atomic anyway) */
+	bool valid;       /* false once an import's exporter is gone */
+	uint32_t access;  /* enum doca_access_flag bits */
 	uint32_t max_devs;
 	uint32_t num_devs;
 	struct doca_dev **devs; /* num_devs entries, each holding a ferry_dev_get reference */

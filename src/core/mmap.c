@@ -311,6 +311,16 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 	return DOCA_SUCCESS;
 }
 
+doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
+{
+	FERRY_ARG_NOT_NULL(mmap);
+	if (mmap->started && !mmap->from_export)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is started; call it before doca_mmap_start",
+				  (void *)mmap);
+	mmap->thread_safe = true;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
 {
 	FERRY_ARG_NOT_NULL(mmap);

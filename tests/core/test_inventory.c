@@ -375,6 +375,43 @@ static void test_dup_lone_buf(void **state)
 	assert_int_equal(doca_buf_inventory_destroy(other), DOCA_SUCCESS);
 }
 
+/* Reuse re-aims a lone buf within its mmap, in place: same buf, same counts, no inventory trip. */
+static void test_reuse(void **state)
+{
+	struct mem_fixture *f = *state;
+	struct doca_buf *b = NULL, *other = NULL;
+
+	assert_int_equal(doca_buf_inventory_buf_get_by_args(f->inv, f->mmap, f->mem, 64, f->mem + 4, 9, &b),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(b, f->mem + 128, 256), DOCA_SUCCESS);
+	expect_buf(b, f->mem + 128, 256, f->mem + 128, 0);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_data(b, f->mem + 1000, 17), DOCA_SUCCESS);
+	expect_buf(b, f->mem + 1000, 17, f->mem + 1000, 17);
+	assert_int_equal(free_elems(f->inv), NUM_ELEMS - 1);
+	assert_int_equal(mmap_bufs(f->mmap), 1);
+	/* The whole mmap, and its last byte, are fine; one byte past is not (and the buf stays as it was). */
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(b, f->mem, FIX_MEM_LEN), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_data(b, f->mem + FIX_MEM_LEN - 1, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_data(b, f->mem + FIX_MEM_LEN - 1, 2),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_buf_inventory_buf_reuse_by_data");
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(b, f->mem - 1, 2), DOCA_ERROR_INVALID_VALUE);
+	expect_buf(b, f->mem + FIX_MEM_LEN - 1, 1, f->mem + FIX_MEM_LEN - 1, 1);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(NULL, f->mem, 1), DOCA_ERROR_INVALID_VALUE);
+	/* Two holders, or a list: not in place. */
+	assert_int_equal(doca_buf_inc_refcount(b, NULL), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(b, f->mem, 8), DOCA_ERROR_NOT_PERMITTED);
+	put(b);
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(f->inv, f->mmap, f->mem + 8, 8, &other), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_chain_list(b, other), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(b, f->mem, 8), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(other, f->mem, 8), DOCA_ERROR_NOT_PERMITTED);
+	put(b); /* the list goes back whole */
+	/* A buf given back is not reused. */
+	assert_int_equal(doca_buf_inventory_buf_reuse_by_addr(b, f->mem, 8), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(mmap_bufs(f->mmap), 0);
+}
+
 static void test_dup_list(void **state)
 {
 	struct mem_fixture *f = *state;
@@ -433,6 +470,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dup_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dup_lone_buf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dup_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -249,6 +249,21 @@ static void test_permissions(void **state)
 
 /* ---- user data ---- */
 
+static void test_enable_thread_safety(void **state)
+{
+	struct doca_mmap *m = new_mmap();
+
+	(void)state;
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_enable_thread_safety(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(m, mem, sizeof(mem)), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_ERROR_BAD_STATE);
+	assert_logged("call it before doca_mmap_start");
+	assert_int_equal(doca_mmap_destroy(m), DOCA_SUCCESS);
+}
+
 static void test_user_data_round_trip(void **state)
 {
 	struct doca_mmap *m = new_mmap();
@@ -526,6 +541,9 @@ static void test_export_import_rules(void **state)
 
 	/* Import in the same process: the same addresses, read back. */
 	assert_int_equal(doca_mmap_create_from_export(NULL, desc, desc_len, d->dev[1], &imported), DOCA_SUCCESS);
+	/* Fresh from an export (started already), thread safety may still be asked for; on the exporter, no more. */
+	assert_int_equal(doca_mmap_enable_thread_safety(imported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_ERROR_BAD_STATE);
 	void *addr = NULL;
 	size_t len = 0;
 	assert_int_equal(doca_mmap_get_memrange(imported, &addr, &len), DOCA_SUCCESS);
@@ -567,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_setters_need_stopped_mmap),
 		cmocka_unit_test(test_permissions),
 		cmocka_unit_test(test_user_data_round_trip),
+		cmocka_unit_test(test_enable_thread_safety),
 		cmocka_unit_test(test_free_cb_called_once_at_destroy),
 		cmocka_unit_test(test_free_cb_rules),
 		cmocka_unit_test(test_stop_and_destroy_refused_while_bufs_exist),
