@@ -10,6 +10,7 @@
 #include <doca_argp.h>
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
+#include <doca_clock.h>
 #include <doca_comch.h>
 #include <doca_comch_consumer.h>
 #include <doca_comch_producer.h>
