@@ -20,6 +20,7 @@
 #include <doca_error.h>
 #include <doca_log.h>
 #include <doca_mmap.h>
+#include <doca_mmap_advise.h>
 #include <doca_pe.h>
 #include <doca_sync_event.h>
 #include <doca_types.h>
