@@ -13,11 +13,13 @@
 #include <doca_clock.h>
 #include <doca_comch.h>
 #include <doca_comch_consumer.h>
+#include <doca_comch_msgq.h>
 #include <doca_comch_producer.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
 #include <doca_error.h>
+#include <doca_graph.h>
 #include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_mmap_advise.h>
