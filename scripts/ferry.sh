@@ -9,6 +9,14 @@
 #                                          and the libFuzzer targets for a bounded time;
 #                                          and builds release with gcc and with clang
 #   scripts/ferry.sh build                 build only (build/)
+#   scripts/ferry.sh samples               build, install into a temporary prefix, then build
+#                                          NVIDIA's DOCA samples of Core, DMA and Comch with
+#                                          their own meson files and run them
+#                                          (scripts/doca-samples.sh); needs
+#                                          FERRY_DOCA_SAMPLES=<doca-samples checkout>, else
+#                                          exits 2; not part of `test`. Ends with
+#                                          "samples: B built of N, R ran OK of M".
+#                                          FERRY_SAMPLES_BUILD: Ferry's build dir (build/)
 #
 # Each command first installs the Debian packages it needs (and only those), so
 # it works on a machine that has nothing but Debian 12. `test` ends with the
@@ -193,12 +201,26 @@ cmd_test() {
 	[ "$failed" -eq 0 ]
 }
 
+# NVIDIA's samples are not Ferry's: they stay where FERRY_DOCA_SAMPLES points
+# and are copied to a temporary directory; nothing of them enters the repo.
+cmd_samples() {
+	if [ -z "${FERRY_DOCA_SAMPLES:-}" ] || [ ! -d "$FERRY_DOCA_SAMPLES/samples" ]; then
+		echo "ferry.sh samples: set FERRY_DOCA_SAMPLES to a checkout of github.com/NVIDIA-DOCA/doca-samples" >&2
+		exit 2
+	fi
+	local dir=${FERRY_SAMPLES_BUILD:-build}
+	install_missing g++ # the samples' meson projects declare C and C++
+	configure "$dir"
+	scripts/doca-samples.sh "$dir"
+}
+
 case "${1:-}" in
 build) shift; cmd_build "$@" ;;
+samples) shift; cmd_samples "$@" ;;
 demo) shift; cmd_demo "$@" ;;
 test) shift; cmd_test "$@" ;;
 *)
-	echo "usage: $0 {demo|test|build}" >&2
+	echo "usage: $0 {demo|test|build|samples}" >&2
 	exit 2
 	;;
 esac

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# doca-samples.sh <ferry build dir> - build NVIDIA's DOCA samples against an
+# installed Ferry, with each sample's own meson file, and run the ones that run
+# on Ferry's default topology. Called by `scripts/ferry.sh samples`.
+#
+# FERRY_DOCA_SAMPLES     a checkout of github.com/NVIDIA-DOCA/doca-samples (required;
+#                        read only: everything is copied to a temporary directory)
+# FERRY_SAMPLES_TIMEOUT  seconds each run may take (default 60)
+# FERRY_SAMPLES_LOG      where the failures' last lines go
+#                        (default <build dir>/doca-samples.log)
+#
+# Only the libraries Ferry offers: every directory under samples/doca_common,
+# samples/doca_dma and samples/doca_comch that has a meson.build.public. A
+# sample that runs on the DPU side is built as on a BlueField: its DOCA modules
+# add -DDOCA_ARCH_DPU. Ends with "samples: B built of N, R ran OK of M"; exits
+# non-zero when a sample failed to build or to run.
+set -eu
+
+build=${1:-build}
+src=${FERRY_DOCA_SAMPLES:-}
+if [ -z "$src" ] || [ ! -d "$src/samples" ] || [ ! -f "$src/VERSION" ]; then
+	echo "doca-samples: set FERRY_DOCA_SAMPLES to a checkout of github.com/NVIDIA-DOCA/doca-samples" >&2
+	echo "  (a directory with samples/, applications/common and VERSION)" >&2
+	exit 2
+fi
+src=$(cd "$src" && pwd)
+build=$(cd "$build" && pwd)
+timeout_s=${FERRY_SAMPLES_TIMEOUT:-60}
+logfile=${FERRY_SAMPLES_LOG:-$build/doca-samples.log}
+: >"$logfile"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ferry-samples.XXXXXX")
+pids=()
+fifo_open=0
+
+cleanup() {
+	local p
+	[ "$fifo_open" -eq 1 ] && exec 3>&-
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+say() { printf '[samples] %s\n' "$*" >&2; }
+
+# Ferry, installed under a temporary root; its pkg-config files rewritten to point there.
+say "installing Ferry from $build into $tmp/root"
+meson install -C "$build" --destdir "$tmp/root" --quiet >"$tmp/install.log" 2>&1 || {
+	tail -n 20 "$tmp/install.log" >&2
+	say "meson install failed"
+	exit 1
+}
+pc=$(find "$tmp/root" -name doca-common.pc -print -quit)
+[ -n "$pc" ] || {
+	say "no doca-common.pc in the install"
+	exit 1
+}
+mkdir -p "$tmp/pc-host" "$tmp/pc-dpu"
+for f in "$(dirname "$pc")"/doca-*.pc; do
+	case "$f" in *-dpu.pc) continue ;; esac
+	sed "s|^prefix=|prefix=$tmp/root|" "$f" >"$tmp/pc-host/$(basename "$f")"
+	# The DPU side's modules: what DOCA's pkg-config files say on a BlueField.
+	sed '/^Cflags:/ s/$/ -DDOCA_ARCH_DPU/' "$tmp/pc-host/$(basename "$f")" >"$tmp/pc-dpu/$(basename "$f")"
+done
+libdir=$(PKG_CONFIG_PATH=$tmp/pc-host pkg-config --variable=libdir doca-common)
+
+# What the samples' meson files reference: samples/, applications/common, VERSION.
+mkdir -p "$tmp/src/applications"
+cp -r "$src/samples" "$tmp/src/samples"
+cp -r "$src/applications/common" "$tmp/src/applications/common"
+cp "$src/VERSION" "$tmp/src/VERSION"
+
+# The flavour a sample is built in: host, dpu, or both (its two processes).
+flavours() {
+	case "$1" in
+	dma_local_copy | dma_copy_dpu) echo dpu ;;
+	sync_event_local_pci | sync_event_remote_pci) echo "host dpu" ;;
+	comch_*_server) echo dpu ;;
+	*) echo host ;;
+	esac
+}
+
+declare -A built ran result
+names=()
+nbuilt=0
+for lib in doca_common doca_dma doca_comch; do
+	for d in "$tmp/src/samples/$lib"/*/; do
+		d=${d%/}
+		[ -f "$d/meson.build.public" ] || continue
+		name=$(basename "$d")
+		names+=("$name")
+		cp "$d/meson.build.public" "$d/meson.build"
+		built[$name]=yes
+		for fl in $(flavours "$name"); do
+			if ! (cd "$d" && PKG_CONFIG_PATH=$tmp/pc-$fl meson setup "ferry-$fl" >"$tmp/build-$name-$fl.log" 2>&1 &&
+				ninja -C "ferry-$fl" >>"$tmp/build-$name-$fl.log" 2>&1); then
+				built[$name]=no
+				result[$name]="build failed ($fl)"
+				{
+					echo "=== $lib/$name: build failed ($fl flavour)"
+					tail -n 30 "$tmp/build-$name-$fl.log"
+				} >>"$logfile"
+			fi
+		done
+		[ "${built[$name]}" = yes ] && nbuilt=$((nbuilt + 1))
+		say "built $lib/$name: ${built[$name]}"
+	done
+done
+
+sdir() { # the sample's directory
+	find "$tmp/src/samples" -mindepth 2 -maxdepth 2 -type d -name "$1" -print -quit
+}
+exe() { # exe <name> <flavour>
+	echo "$(sdir "$1")/ferry-$2/doca_$1"
+}
+
+# ok <name> <output file> <exit status>: exit 0, and "Sample finished
+# successfully" when the sample prints that line.
+ok() {
+	[ "$3" -eq 0 ] || return 1
+	local main
+	main=$(sdir "$1")/$1_main.c
+	if [ -f "$main" ] && grep -q 'Sample finished successfully' "$main"; then
+		grep -q 'Sample finished successfully' "$2" || return 1
+	fi
+	return 0
+}
+
+record() { # record <name> <OK|reason> <output file>
+	ran[$1]=yes
+	result[$1]=$2
+	if [ "$2" != OK ]; then
+		{
+			echo "=== $1: $2"
+			tail -n 30 "$3"
+		} >>"$logfile"
+	fi
+}
+
+can_run() { # every named sample built
+	local n
+	for n in "$@"; do
+		[ "${built[$n]:-no}" = yes ] || return 1
+	done
+}
+
+status_of() { # status_of <exit status>
+	if [ "$1" -eq 124 ]; then echo "timed out (${timeout_s}s)"; else echo "exit $1"; fi
+}
+
+# run_alone <name> <flavour> [args...]
+run_alone() {
+	local name=$1 fl=$2 rc=0 out
+	shift 2
+	can_run "$name" || return 0
+	out=$tmp/run-$name.log
+	say "running $name $*"
+	FERRY_DOMAIN=samples-$$-$name LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(exe "$name" "$fl")" "$@" </dev/null >"$out" 2>&1 || rc=$?
+	if ok "$name" "$out" "$rc"; then record "$name" OK "$out"; else record "$name" "$(status_of "$rc")" "$out"; fi
+}
+
+# run_pair <dpu name> <host name> <dpu args> <host args>: the DPU side (the
+# server) first, then the host side; both must succeed. Args are word-split.
+run_pair() {
+	local dn=$1 hn=$2 dargs=$3 hargs=$4 drc=0 hrc=0 dpid dout hout res
+	can_run "$dn" "$hn" || return 0
+	dout=$tmp/run-$dn-dpu.log
+	hout=$tmp/run-$hn-host.log
+	say "running $dn $dargs / $hn $hargs"
+	# shellcheck disable=SC2086 # the args are words
+	FERRY_DOMAIN=samples-$$-$dn LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(exe "$dn" dpu)" $dargs </dev/null >"$dout" 2>&1 &
+	dpid=$!
+	pids+=("$dpid")
+	sleep 1
+	# shellcheck disable=SC2086
+	FERRY_DOMAIN=samples-$$-$dn LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(exe "$hn" host)" $hargs </dev/null >"$hout" 2>&1 || hrc=$?
+	wait "$dpid" || drc=$?
+	res=""
+	ok "$dn" "$dout" "$drc" || res="DPU side $(status_of "$drc")"
+	ok "$hn" "$hout" "$hrc" || res="${res:+$res; }host side $(status_of "$hrc")"
+	cat "$dout" "$hout" >"$tmp/run-$dn-pair.log"
+	record "$dn" "${res:-OK}" "$tmp/run-$dn-pair.log"
+	[ "$dn" = "$hn" ] || record "$hn" "${res:-OK}" "$tmp/run-$dn-pair.log"
+}
+
+# dma_copy: the host exports its buffer into two files and waits for enter; the
+# DPU side reads the files and copies; then the host is told to finish.
+run_dma_copy() {
+	local hrc=0 drc=0 hpid dout hout res desc=$tmp/export_desc.txt info=$tmp/buffer_info.txt
+	can_run dma_copy_host dma_copy_dpu || return 0
+	dout=$tmp/run-dma_copy_dpu.log
+	hout=$tmp/run-dma_copy_host.log
+	say "running dma_copy_host / dma_copy_dpu"
+	mkfifo "$tmp/enter"
+	FERRY_DOMAIN=samples-$$-dma_copy LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(exe dma_copy_host host)" -p b1:00.0 -d "$desc" -b "$info" <"$tmp/enter" >"$hout" 2>&1 &
+	hpid=$!
+	pids+=("$hpid")
+	exec 3>"$tmp/enter"
+	fifo_open=1
+	for _ in $(seq 1 $((timeout_s * 10))); do
+		[ -s "$desc" ] && [ -s "$info" ] && break
+		kill -0 "$hpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 0.2 # both files written and closed
+	FERRY_DOMAIN=samples-$$-dma_copy LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(exe dma_copy_dpu dpu)" -p 03:00.0 -d "$desc" -b "$info" </dev/null >"$dout" 2>&1 || drc=$?
+	echo >&3 || true
+	exec 3>&-
+	fifo_open=0
+	wait "$hpid" || hrc=$?
+	res=""
+	ok dma_copy_dpu "$dout" "$drc" || res="DPU side $(status_of "$drc")"
+	ok dma_copy_host "$hout" "$hrc" || res="${res:+$res; }host side $(status_of "$hrc")"
+	cat "$hout" "$dout" >"$tmp/run-dma_copy-pair.log"
+	record dma_copy_host "${res:-OK}" "$tmp/run-dma_copy-pair.log"
+	record dma_copy_dpu "${res:-OK}" "$tmp/run-dma_copy-pair.log"
+}
+
+for n in "${names[@]}"; do
+	case "$n" in
+	pe_* | graph | cache_invalidate) run_alone "$n" host ;;
+	esac
+done
+run_alone clock_cross_timestamp host -p 03:00.0 -c host_mon -n nic_rt
+run_alone dma_local_copy dpu
+run_dma_copy
+# The two sync event samples are one pair: local_pci creates the event and
+# exports it to the other side (the host exports to the DPU), remote_pci
+# creates it from the export; the DPU side is the Comch server.
+run_pair sync_event_remote_pci sync_event_local_pci "-d 03:00.0 -r b1:00.0" "-d b1:00.0"
+run_pair comch_ctrl_path_server comch_ctrl_path_client "-p 03:00.0 -r b1:00.0" "-p b1:00.0"
+run_pair comch_data_path_high_speed_server comch_data_path_high_speed_client "-p 03:00.0 -r b1:00.0" "-p b1:00.0"
+
+nran=0
+nok=0
+printf '%-36s %-6s %-4s %s\n' sample built ran result
+for n in "${names[@]}"; do
+	[ "${ran[$n]:-no}" = yes ] && nran=$((nran + 1))
+	[ "${result[$n]:-}" = OK ] && nok=$((nok + 1))
+	printf '%-36s %-6s %-4s %s\n' "$n" "${built[$n]}" "${ran[$n]:-no}" "${result[$n]:-not run}"
+done
+[ -s "$logfile" ] && say "failures' last lines: $logfile"
+echo "samples: $nbuilt built of ${#names[@]}, $nok ran OK of $nran"
+[ "$nbuilt" -eq "${#names[@]}" ] && [ "$nok" -eq "$nran" ]
