@@ -44,7 +44,12 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done
-	rm -rf "$tmp"
+	# A child of an interrupted step (meson, ninja, a sample) may still be
+	# writing for a moment: try again until the directory is gone.
+	for p in 1 2 3 4 5 6 7 8 9 10; do
+		rm -rf "$tmp" 2>/dev/null && [ ! -e "$tmp" ] && break
+		sleep 1
+	done
 }
 trap cleanup EXIT
 trap 'exit 130' INT
