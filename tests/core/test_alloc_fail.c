@@ -24,7 +24,9 @@
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
+#include <doca_graph.h>
 #include <doca_mmap.h>
+#include <doca_mmap_advise.h>
 #include <doca_pe.h>
 
 #include "core/ferry_ctx.h"
@@ -32,6 +34,7 @@
 #include "core/topology_priv.h"
 #include "ferry_test.h"
 #include "ferry_test_ctx.h"
+#include "ferry_test_dev.h"
 #include "ferry_test_alloc.h"
 
 /* ---- create calls: one output pointer each ---- */
@@ -537,6 +540,65 @@ static void test_dev_list_create(void **state)
 	assert_int_equal(ferry_test_alloc_walk(&w), 1);
 }
 
+/* ---- doca_graph_create and doca_mmap_advise_create: one allocation each ---- */
+
+static struct doca_pe *walk_pe;
+
+static doca_error_t graph_attempt(void *arg)
+{
+	return doca_graph_create(walk_pe, (struct doca_graph **)&((struct out_arg *)arg)->out);
+}
+
+static void graph_succeeded(void *arg)
+{
+	assert_int_equal(doca_graph_destroy(((struct out_arg *)arg)->out), DOCA_SUCCESS);
+}
+
+static void test_graph_create(void **state)
+{
+	struct out_arg a = {NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_graph_create",
+					  .logged = "doca_graph_create: no memory",
+					  .attempt = graph_attempt,
+					  .failed = out_failed,
+					  .succeeded = graph_succeeded,
+					  .arg = &a};
+
+	(void)state;
+	assert_int_equal(doca_pe_create(&walk_pe), DOCA_SUCCESS);
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+	assert_int_equal(doca_pe_destroy(walk_pe), DOCA_SUCCESS); /* nothing left connected */
+}
+
+static struct doca_dev *walk_dev;
+
+static doca_error_t advise_attempt(void *arg)
+{
+	return doca_mmap_advise_create(walk_dev, (struct doca_mmap_advise **)&((struct out_arg *)arg)->out);
+}
+
+static void advise_succeeded(void *arg)
+{
+	assert_int_equal(doca_mmap_advise_destroy(((struct out_arg *)arg)->out), DOCA_SUCCESS);
+}
+
+static void test_mmap_advise_create(void **state)
+{
+	struct out_arg a = {NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_mmap_advise_create",
+					  .logged = "doca_mmap_advise_create: no memory",
+					  .attempt = advise_attempt,
+					  .failed = out_failed,
+					  .succeeded = advise_succeeded,
+					  .arg = &a};
+
+	(void)state;
+	walk_dev = ferry_test_open_dev(NULL, NULL);
+	assert_non_null(walk_dev);
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+	assert_int_equal(doca_dev_close(walk_dev), DOCA_SUCCESS);
+}
+
 /* ---- the topology: built once per process, from the default or a file ---- */
 
 struct topo_arg {
@@ -587,12 +649,13 @@ static void test_topology_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pe_create),         cmocka_unit_test(test_mmap_create),
-		cmocka_unit_test(test_inventory_create),  cmocka_unit_test(test_inventory_start),
-		cmocka_unit_test(test_ctx_start_pools),   cmocka_unit_test(test_ctx_start_type_refuses),
-		cmocka_unit_test(test_ctx_restart_pools), cmocka_unit_test(test_dev_open_allocates_nothing),
-		cmocka_unit_test(test_mmap_add_dev),      cmocka_unit_test(test_dev_list_create),
-		cmocka_unit_test(test_topology_load),
+		cmocka_unit_test(test_pe_create),          cmocka_unit_test(test_mmap_create),
+		cmocka_unit_test(test_inventory_create),   cmocka_unit_test(test_inventory_start),
+		cmocka_unit_test(test_ctx_start_pools),    cmocka_unit_test(test_ctx_start_type_refuses),
+		cmocka_unit_test(test_ctx_restart_pools),  cmocka_unit_test(test_dev_open_allocates_nothing),
+		cmocka_unit_test(test_mmap_add_dev),       cmocka_unit_test(test_dev_list_create),
+		cmocka_unit_test(test_topology_load),      cmocka_unit_test(test_graph_create),
+		cmocka_unit_test(test_mmap_advise_create),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
