@@ -487,7 +487,7 @@ static void post_recv_complete(struct doca_task *task, union doca_data task_user
 
 /* ---- public API ---- */
 
-doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *buf_mmap,
+doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *buf_mmap, uint32_t max,
 				struct doca_comch_consumer **consumer)
 {
 	struct doca_comch_consumer *c = ferry_calloc(1, sizeof(*c));
@@ -502,7 +502,7 @@ doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *bu
 	c->mmap = buf_mmap;
 	c->hub = hub;
 	pthread_mutex_lock(&hub->lock);
-	if (hub->num_consumers >= COMCH_FAST_MAX_CONSUMERS) {
+	if (hub->num_consumers >= max) {
 		err = DOCA_ERROR_FULL;
 	} else {
 		c->next = hub->consumers;
@@ -513,8 +513,8 @@ doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *bu
 	pthread_mutex_unlock(&hub->lock);
 	if (err != DOCA_SUCCESS) {
 		free(c);
-		return FERRY_RULE_IN("doca_comch_consumer_create", err, "connection %u has %u consumers already",
-				     hub->conn_id, COMCH_FAST_MAX_CONSUMERS);
+		return FERRY_RULE_IN("doca_comch_consumer_create", err, "%s %u has %u consumers already",
+				     hub->msgq != NULL ? "MsgQ" : "connection", hub->conn_id, max);
 	}
 	*consumer = c;
 	return DOCA_SUCCESS;
@@ -529,7 +529,7 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	if (!comch_conn_is_live(comch_connection))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
 				  (void *)comch_connection);
-	return comch_consumer_new(comch_connection->hub, buf_mmap, consumer);
+	return comch_consumer_new(comch_connection->hub, buf_mmap, COMCH_FAST_MAX_CONSUMERS, consumer);
 }
 
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)

@@ -425,9 +425,12 @@ bool comch_peers_remove(struct comch_fast_hub *hub, uint32_t id);
 /** Forget every consumer of the peer (the connection ends). */
 void comch_peers_clear(struct comch_fast_hub *hub);
 
-/* producer.c, consumer.c: a producer or consumer on @p hub (a connection's or a MsgQ's) */
-doca_error_t comch_producer_new(struct comch_fast_hub *hub, struct doca_comch_producer **producer);
-doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *buf_mmap,
+/*
+ * producer.c, consumer.c: a producer or consumer on @p hub (a connection's or a
+ * MsgQ's), FULL when the hub has @p max of them already (counted under its lock).
+ */
+doca_error_t comch_producer_new(struct comch_fast_hub *hub, uint32_t max, struct doca_comch_producer **producer);
+doca_error_t comch_consumer_new(struct comch_fast_hub *hub, struct doca_mmap *buf_mmap, uint32_t max,
 				struct doca_comch_consumer **consumer);
 
 /* consumer.c (called by fastpath.c, with the hub's lock held) */

@@ -162,21 +162,6 @@ doca_error_t doca_comch_msgq_stop(struct doca_comch_msgq *msgq)
 	return DOCA_SUCCESS;
 }
 
-/* Whether one more producer or consumer fits the MsgQ's setting (@p count read under the hub's lock). */
-static doca_error_t room_for(struct doca_comch_msgq *msgq, const uint32_t *count, uint32_t max, const char *what,
-			     const char *call)
-{
-	uint32_t n;
-
-	pthread_mutex_lock(&msgq->hub->lock);
-	n = *count;
-	pthread_mutex_unlock(&msgq->hub->lock);
-	if (n >= max)
-		return FERRY_RULE_IN(call, DOCA_ERROR_FULL, "MsgQ %p has %u %s already (its max_num_%s)", (void *)msgq,
-				     n, what, what);
-	return DOCA_SUCCESS;
-}
-
 doca_error_t doca_comch_msgq_consumer_create(struct doca_comch_msgq *msgq, struct doca_comch_consumer **consumer)
 {
 	doca_error_t err = check_started(msgq, __func__);
@@ -184,10 +169,7 @@ doca_error_t doca_comch_msgq_consumer_create(struct doca_comch_msgq *msgq, struc
 	if (err != DOCA_SUCCESS)
 		return err;
 	FERRY_ARG_NOT_NULL(consumer);
-	err = room_for(msgq, &msgq->hub->num_consumers, msgq->max_consumers, "consumers", __func__);
-	if (err != DOCA_SUCCESS)
-		return err;
-	return comch_consumer_new(msgq->hub, NULL, consumer);
+	return comch_consumer_new(msgq->hub, NULL, msgq->max_consumers, consumer);
 }
 
 doca_error_t doca_comch_msgq_producer_create(struct doca_comch_msgq *msgq, struct doca_comch_producer **producer)
@@ -197,8 +179,5 @@ doca_error_t doca_comch_msgq_producer_create(struct doca_comch_msgq *msgq, struc
 	if (err != DOCA_SUCCESS)
 		return err;
 	FERRY_ARG_NOT_NULL(producer);
-	err = room_for(msgq, &msgq->hub->num_producers, msgq->max_producers, "producers", __func__);
-	if (err != DOCA_SUCCESS)
-		return err;
-	return comch_producer_new(msgq->hub, producer);
+	return comch_producer_new(msgq->hub, msgq->max_producers, producer);
 }

@@ -175,9 +175,10 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
 	p->num_sent++;
-	if (g->n != 0 && (g->r != r || err != DOCA_SUCCESS || !gatherable(r, task, len)))
+	bool joins = err == DOCA_SUCCESS && gatherable(r, task, len);
+	if (g->n != 0 && (g->r != r || !joins))
 		gather_flush(p, g); /* what is gathered goes first: a consumer sees sends in order */
-	if (err == DOCA_SUCCESS && gatherable(r, task, len)) {
+	if (joins) {
 		g->r = r;
 		g->pieces[g->n] = (struct ferry_remote_piece){post.addr, ferry_buf_data(task->buf), len};
 		g->tasks[g->n] = task;
@@ -402,7 +403,7 @@ static void send_task_complete(struct doca_task *task, union doca_data task_user
 
 /* ---- public API ---- */
 
-doca_error_t comch_producer_new(struct comch_fast_hub *hub, struct doca_comch_producer **producer)
+doca_error_t comch_producer_new(struct comch_fast_hub *hub, uint32_t max, struct doca_comch_producer **producer)
 {
 	struct doca_comch_producer *p = ferry_calloc(1, sizeof(*p));
 	doca_error_t err = DOCA_SUCCESS;
@@ -415,7 +416,7 @@ doca_error_t comch_producer_new(struct comch_fast_hub *hub, struct doca_comch_pr
 	p->id = comch_fast_new_id();
 	p->hub = hub;
 	pthread_mutex_lock(&hub->lock);
-	if (hub->num_producers >= COMCH_FAST_MAX_PRODUCERS) {
+	if (hub->num_producers >= max) {
 		err = DOCA_ERROR_FULL;
 	} else {
 		p->next = hub->producers;
@@ -426,8 +427,8 @@ doca_error_t comch_producer_new(struct comch_fast_hub *hub, struct doca_comch_pr
 	pthread_mutex_unlock(&hub->lock);
 	if (err != DOCA_SUCCESS) {
 		free(p);
-		return FERRY_RULE_IN("doca_comch_producer_create", err, "connection %u has %u producers already",
-				     hub->conn_id, COMCH_FAST_MAX_PRODUCERS);
+		return FERRY_RULE_IN("doca_comch_producer_create", err, "%s %u has %u producers already",
+				     hub->msgq != NULL ? "MsgQ" : "connection", hub->conn_id, max);
 	}
 	*producer = p;
 	return DOCA_SUCCESS;
@@ -441,7 +442,7 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 	if (!comch_conn_is_live(comch_connection))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "connection %p is not a live, established connection",
 				  (void *)comch_connection);
-	return comch_producer_new(comch_connection->hub, producer);
+	return comch_producer_new(comch_connection->hub, COMCH_FAST_MAX_PRODUCERS, producer);
 }
 
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
