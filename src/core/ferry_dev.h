@@ -47,7 +47,9 @@ const char *ferry_dev_name(const struct doca_dev *dev);
  * Take and drop a reference on an open device from an object that uses it
  * (mmap, context): doca_dev_close answers DOCA_ERROR_IN_USE while any remain.
  */
+FERRY_PRIVATE_API
 void ferry_dev_get(struct doca_dev *dev);
+FERRY_PRIVATE_API
 void ferry_dev_put(struct doca_dev *dev);
 
 /* ---- additions by the device layer (additive; see dev.c) ---------------- */

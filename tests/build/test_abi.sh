@@ -11,8 +11,13 @@
 #   2. Every function include/ declares for export is exported by one library,
 #      and every name of a map is exported by its library (GNU ld skips missing
 #      names in silence).
-#   3. FERRY_PRIVATE_0 is exactly what libdoca_argp, libdoca_dma and
-#      libdoca_comch import from libdoca_common: nothing more, nothing less.
+#   3. FERRY_PRIVATE_0 is exactly what libdoca_argp, libdoca_dma,
+#      libdoca_comch and libferry_legacy import from libdoca_common: nothing
+#      more, nothing less.
+#   4. libferry_legacy exports exactly its map's FERRY_LEGACY_0 names; every
+#      function the legacy headers (include/legacy/doca-*/) declare reaches an
+#      exported symbol (its asm label's, or its own name's), and every
+#      FERRY_LEGACY_0 name is reached by some legacy header.
 set -euo pipefail
 src=$1
 build=$2
@@ -55,6 +60,7 @@ map_names "$src/src/libdoca_common.map" FERRY_PRIVATE_0 >"$work/private"
 libs=$(find "$work/root" -name 'lib*.so*' -type f | sort)
 [ -n "$libs" ] || fail "no library installed under $work/root"
 : >"$work/exported"
+: >"$work/legacy_exported"
 for so in $libs; do
 	lib=$(basename "$so")
 	lib=${lib%%.so*}
@@ -66,7 +72,10 @@ for so in $libs; do
 		version=${sym#*@@}
 		[ "$version" = "$sym" ] && version="(none)"
 		count=$((count + 1))
-		if grep -qxF "$name" "$work/public"; then
+		if [ "$lib" = libferry_legacy ]; then
+			[ "$version" = FERRY_LEGACY_0 ] || fail "$lib exports $name as version $version, not FERRY_LEGACY_0"
+			echo "$name" >>"$work/legacy_exported"
+		elif grep -qxF "$name" "$work/public"; then
 			[ "$version" = FERRY_0 ] || fail "$lib exports $name as version $version, not FERRY_0"
 			echo "$name" >>"$work/exported"
 		elif [ "$lib" = libdoca_common ] && grep -qxF "$name" "$work/private"; then
@@ -83,7 +92,7 @@ for so in $libs; do
 		fail "$lib has no version script $map"
 		continue
 	fi
-	for node in FERRY_0 FERRY_PRIVATE_0; do
+	for node in FERRY_0 FERRY_PRIVATE_0 FERRY_LEGACY_0; do
 		map_names "$map" "$node" | while IFS= read -r name; do
 			grep -qE "^$name@@$node\$" "$work/$lib.syms" ||
 				echo "FAIL: $map lists $name in $node, but $lib does not export it so"
@@ -109,7 +118,7 @@ problems=$((problems + $(wc -l <"$work/missing")))
 # import unversioned under Ferry's prefixes (an internal function they expect
 # but nobody exports; only a build without -Wl,--no-undefined gets that far).
 : >"$work/imports"
-for lib in libdoca_argp libdoca_dma libdoca_comch; do
+for lib in libdoca_argp libdoca_dma libdoca_comch libferry_legacy; do
 	so=$(find "$work/root" -name "$lib.so*" -type f | head -n1)
 	if [ -z "$so" ]; then
 		fail "$lib is not installed"
@@ -133,6 +142,36 @@ comm -23 "$work/imports" "$work/private" | while IFS= read -r name; do
 		"(add it to src/libdoca_common.map; its declaration carries FERRY_PRIVATE_API)"
 done | tee "$work/unlisted"
 problems=$((problems + $(wc -l <"$work/unlisted")))
+# The legacy flavours: each declaration's symbol is its asm label, else its name.
+: >"$work/legacy_reached"
+for dir in "$src"/include/legacy/doca-*/; do
+	[ -d "$dir" ] || continue
+	flavour=$(basename "$dir")
+	for h in "$dir"*.h; do
+		echo "#include <${h##*/}>"
+	done >"$work/$flavour.c"
+	"${cc[@]}" -E -P -DDOCA_ALLOW_EXPERIMENTAL_API -I"$dir" "$work/$flavour.c" |
+		tr '\n' ' ' | tr ';{}' '\n\n\n' |
+		grep 'visibility *( *"default" *)' |
+		sed -E 's/__attribute__ *\(\(([^()]|\([^()]*\))*\)\)//g' |
+		sed -nE -e 's/.*__asm__ *\( *"([A-Za-z_][A-Za-z0-9_]*)" *\).*/\1/p;t' \
+			-e 's/^[^(]*[^A-Za-z0-9_(]([A-Za-z_][A-Za-z0-9_]*) *\(.*/\1/p' |
+		sort -u >"$work/$flavour.symbols"
+	[ -s "$work/$flavour.symbols" ] || fail "found no exported declaration in $dir"
+	sort -u "$work/exported" "$work/legacy_exported" | comm -23 "$work/$flavour.symbols" - |
+		while IFS= read -r name; do
+			echo "FAIL: include/legacy/$flavour declares a function bound to $name, which no library exports"
+		done | tee "$work/legacy_missing"
+	problems=$((problems + $(wc -l <"$work/legacy_missing")))
+	cat "$work/$flavour.symbols" >>"$work/legacy_reached"
+	echo "$flavour: $(wc -l <"$work/$flavour.symbols") functions declared"
+done
+sort -u "$work/legacy_reached" -o "$work/legacy_reached"
+sort -u "$work/legacy_exported" | comm -23 - "$work/legacy_reached" | while IFS= read -r name; do
+	echo "FAIL: libferry_legacy exports $name, which no header of include/legacy/ declares"
+done | tee "$work/legacy_orphans"
+problems=$((problems + $(wc -l <"$work/legacy_orphans")))
+
 echo "FERRY_0: $(wc -l <"$work/public") functions declared in include/;" \
 	"FERRY_PRIVATE_0: $(wc -l <"$work/private") internal functions, $(wc -l <"$work/imports") imported"
 

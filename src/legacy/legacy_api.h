@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * legacy_api.h - every function libferry_legacy exports (src/libferry_legacy.map),
+ * under the name its symbol has: DOCA's name where no later DOCA reuses it,
+ * else the ferry_* name the legacy headers bind the DOCA name to. Legacy
+ * structs appear under the tags of legacy_priv.h (struct ferry_job for struct
+ * doca_job, ...), which have the same layout.
+ */
+#ifndef FERRY_LEGACY_API_H_
+#define FERRY_LEGACY_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_argp.h>
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_dev.h>
+#include <doca_error.h>
+#include <doca_mmap.h>
+#include <doca_types.h>
+
+#include "legacy/legacy_priv.h"
+
+#define FERRY_LEGACY_API __attribute__((visibility("default")))
+
+struct ferry_wq_dma;
+
+/* workq.c */
+FERRY_LEGACY_API
+doca_error_t doca_workq_create(uint32_t depth, struct doca_workq **workq);
+FERRY_LEGACY_API
+doca_error_t doca_workq_destroy(struct doca_workq *workq);
+FERRY_LEGACY_API
+doca_error_t doca_workq_submit(struct doca_workq *workq, const struct ferry_job *job);
+FERRY_LEGACY_API
+doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry_event *ev, int flags);
+FERRY_LEGACY_API
+doca_error_t doca_workq_get_depth(const struct doca_workq *workq, uint32_t *depth);
+FERRY_LEGACY_API
+doca_error_t doca_workq_set_depth(struct doca_workq *workq, uint32_t depth);
+FERRY_LEGACY_API
+doca_error_t doca_workq_set_event_driven_enable(struct doca_workq *workq, uint8_t enable);
+FERRY_LEGACY_API
+doca_error_t doca_workq_get_event_driven_enable(struct doca_workq *workq, uint8_t *enabled);
+FERRY_LEGACY_API
+doca_error_t doca_workq_get_event_handle(struct doca_workq *workq, doca_event_handle_t *handle);
+FERRY_LEGACY_API
+doca_error_t doca_workq_event_handle_arm(struct doca_workq *workq);
+FERRY_LEGACY_API
+doca_error_t doca_workq_event_handle_clear(struct doca_workq *workq, doca_event_handle_t handle);
+FERRY_LEGACY_API
+doca_error_t doca_ctx_workq_add(struct doca_ctx *ctx, struct doca_workq *workq);
+FERRY_LEGACY_API
+doca_error_t doca_ctx_workq_rm(struct doca_ctx *ctx, struct doca_workq *workq);
+
+/* wq_ctx.c */
+FERRY_LEGACY_API
+doca_error_t doca_ctx_dev_add(struct doca_ctx *ctx, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t doca_ctx_dev_rm(struct doca_ctx *ctx, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t ferry_wq_ctx_start(struct doca_ctx *ctx);
+FERRY_LEGACY_API
+doca_error_t ferry_wq_ctx_stop(struct doca_ctx *ctx);
+FERRY_LEGACY_API
+doca_error_t doca_ctx_get_max_num_ctx(uint32_t *max_num_ctx);
+FERRY_LEGACY_API
+doca_error_t doca_ctx_get_event_driven_supported(struct doca_ctx *ctx, uint8_t *event_supported);
+
+/* wq_dma.c */
+FERRY_LEGACY_API
+doca_error_t ferry_v22_dma_create(struct ferry_wq_dma **dma);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_dma_create(struct ferry_wq_dma **dma);
+FERRY_LEGACY_API
+doca_error_t ferry_wq_dma_destroy(struct ferry_wq_dma *dma);
+FERRY_LEGACY_API
+struct doca_ctx *ferry_wq_dma_as_ctx(struct ferry_wq_dma *dma);
+FERRY_LEGACY_API
+doca_error_t doca_dma_job_get_supported(struct doca_devinfo *devinfo, int job_type);
+FERRY_LEGACY_API
+doca_error_t doca_dma_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size);
+FERRY_LEGACY_API
+doca_error_t doca_dma_get_max_list_buf_num_elem(const struct doca_devinfo *devinfo, uint32_t *max_list_num_elem);
+FERRY_LEGACY_API
+doca_error_t doca_dma_devinfo_caps_get(struct doca_devinfo *devinfo, uint32_t *caps);
+
+/* legacy_common.c */
+FERRY_LEGACY_API
+const char *doca_get_error_string(doca_error_t error);
+FERRY_LEGACY_API
+const char *doca_get_error_name(doca_error_t error);
+FERRY_LEGACY_API
+doca_error_t doca_log_create_standard_backend(void);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_list_create(struct doca_devinfo ***dev_list, uint32_t *nb_devs);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_list_destroy(struct doca_devinfo **dev_list);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_get_is_pci_addr_equal(const struct doca_devinfo *devinfo, const char *pci_addr,
+						uint8_t *is_equal);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_rep_list_create(struct doca_dev *dev, int filter, struct doca_devinfo_rep ***dev_list_rep,
+					  uint32_t *nb_devs_rep);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_rep_list_destroy(struct doca_devinfo_rep **dev_list_rep);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_rep_get_is_pci_addr_equal(const struct doca_devinfo_rep *devinfo_rep, const char *pci_addr,
+						    uint8_t *is_equal);
+FERRY_LEGACY_API
+doca_error_t doca_buf_refcount_add(struct doca_buf *buf, uint16_t *refcount);
+FERRY_LEGACY_API
+doca_error_t doca_buf_refcount_rm(struct doca_buf *buf, uint16_t *refcount);
+FERRY_LEGACY_API
+doca_error_t doca_buf_inventory_buf_by_addr(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, void *addr,
+					    size_t len, struct doca_buf **buf);
+FERRY_LEGACY_API
+doca_error_t doca_buf_inventory_buf_by_data(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, void *data,
+					    size_t data_len, struct doca_buf **buf);
+FERRY_LEGACY_API
+doca_error_t doca_buf_inventory_buf_by_args(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, void *addr,
+					    size_t len, void *data, size_t data_len, struct doca_buf **buf);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_dev_add(struct doca_mmap *mmap, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_dev_rm(struct doca_mmap *mmap, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_export_dpu(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				  size_t *export_desc_len);
+
+/* v22.c */
+FERRY_LEGACY_API
+doca_error_t ferry_v22_mmap_create(const union doca_data *user_data, struct doca_mmap **mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_buf_inventory_create(const union doca_data *user_data, size_t num_elements, uint32_t extensions,
+					    struct doca_buf_inventory **inventory);
+FERRY_LEGACY_API
+void ferry_v22_argp_param_set_type(struct doca_argp_param *param, int type);
+FERRY_LEGACY_API
+const char *ferry_v22_version_runtime(void);
+
+#endif /* FERRY_LEGACY_API_H_ */

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * workq.c - the work queue of DOCA 1.x/2.x: jobs in, one event out per
+ * doca_workq_progress_retrieve.
+ *
+ * A work queue is a progress engine and a ring of finished jobs' events. Every
+ * context attached to it runs a DOCA 3 context on that engine; retrieve first
+ * hands back an event already in the ring, else progresses the engine once (the
+ * completion callbacks fill the ring) and tries again. "depth" bounds the jobs
+ * a program has submitted and not yet retrieved, so the ring never overflows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_pe.h>
+
+#include "common/ferry_log.h"
+#include "legacy/legacy_api.h"
+
+FERRY_LOG_MODULE("workq");
+
+#define WORKQ_MAGIC     0x57524b51u /* "WRKQ" */
+#define WORKQ_MAX_DEPTH (1u << 20)
+#define WORKQ_MAX_CTXS  64
+
+struct doca_workq {
+	uint32_t magic;
+	uint32_t depth;
+	uint32_t outstanding; /* submitted and not yet retrieved: at most depth */
+	uint32_t ring_head;   /* next event to hand out */
+	uint32_t ring_count;
+	struct ferry_event *ring; /* depth slots */
+	struct doca_pe *pe;
+	bool event_driven;
+	uint32_t num_attached;
+	struct ferry_wq_attach *attached[WORKQ_MAX_CTXS];
+};
+
+static doca_error_t check_workq(const struct doca_workq *workq, const char *call)
+{
+	if (workq == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "workq is NULL");
+	if (workq->magic != WORKQ_MAGIC)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "%p is not a work queue made by doca_workq_create (or it was destroyed)",
+				     (const void *)workq);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_depth(uint32_t depth, const char *call)
+{
+	if (depth == 0 || depth > WORKQ_MAX_DEPTH)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "depth %u is outside 1..%u", depth,
+				     WORKQ_MAX_DEPTH);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_workq_create(uint32_t depth, struct doca_workq **workq)
+{
+	struct doca_workq *wq;
+	doca_error_t err;
+
+	FERRY_ARG_NOT_NULL(workq);
+	err = check_depth(depth, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	wq = calloc(1, sizeof(*wq));
+	if (wq == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for a work queue");
+	wq->ring = calloc(depth, sizeof(*wq->ring));
+	if (wq->ring == NULL) {
+		free(wq);
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for a work queue of depth %u", depth);
+	}
+	err = doca_pe_create(&wq->pe);
+	if (err != DOCA_SUCCESS) {
+		free(wq->ring);
+		free(wq);
+		return err;
+	}
+	wq->magic = WORKQ_MAGIC;
+	wq->depth = depth;
+	*workq = wq;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_workq_destroy(struct doca_workq *workq)
+{
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (workq->num_attached != 0)
+		return FERRY_RULE(DOCA_ERROR_IN_USE,
+				  "work queue %p is still added to %u context(s); doca_ctx_workq_rm it first",
+				  (void *)workq, workq->num_attached);
+	(void)doca_pe_destroy(workq->pe);
+	workq->magic = 0;
+	free(workq->ring);
+	free(workq);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_workq_get_depth(const struct doca_workq *workq, uint32_t *depth)
+{
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	FERRY_ARG_NOT_NULL(depth);
+	*depth = workq->depth;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_workq_set_depth(struct doca_workq *workq, uint32_t depth)
+{
+	struct ferry_event *ring;
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = check_depth(depth, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	/* The attached contexts' task pools were sized for the old depth. */
+	if (workq->num_attached != 0 || workq->outstanding != 0)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE,
+				  "work queue %p is added to a context or has jobs outstanding; set its depth before "
+				  "doca_ctx_workq_add",
+				  (void *)workq);
+	ring = calloc(depth, sizeof(*ring));
+	if (ring == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for depth %u", depth);
+	free(workq->ring);
+	workq->ring = ring;
+	workq->depth = depth;
+	workq->ring_head = 0;
+	workq->ring_count = 0;
+	return DOCA_SUCCESS;
+}
+
+/* ---- jobs and events ---- */
+
+struct doca_pe *ferry_workq_pe(const struct doca_workq *workq)
+{
+	return workq->pe;
+}
+
+void ferry_workq_complete(struct ferry_wq_attach *att, int type, union doca_data user_data, doca_error_t status)
+{
+	struct doca_workq *wq = att->workq;
+	struct ferry_event *ev = &wq->ring[(wq->ring_head + wq->ring_count) % wq->depth];
+
+	/* outstanding <= depth holds every job until it is retrieved, so there is always a slot. */
+	ev->type = type;
+	ev->user_data = user_data;
+	ev->result.u64 = (uint64_t)status;
+	wq->ring_count++;
+	att->pending--;
+}
+
+static struct ferry_wq_attach *find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx)
+{
+	for (uint32_t i = 0; i < workq->num_attached; i++)
+		if (&workq->attached[i]->ctx->generic == ctx)
+			return workq->attached[i];
+	return NULL;
+}
+
+doca_error_t doca_workq_submit(struct doca_workq *workq, const struct ferry_job *job)
+{
+	struct ferry_wq_attach *att;
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	FERRY_ARG_NOT_NULL(job);
+	if (workq->outstanding == workq->depth)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
+				  "work queue %p is full: %u jobs submitted and not yet retrieved (its depth); "
+				  "retrieve events first",
+				  (void *)workq, workq->depth);
+	att = find_attach(workq, job->ctx);
+	if (att == NULL) {
+		struct ferry_wq_ctx *ctx = ferry_wq_ctx_from(job->ctx, __func__);
+
+		if (ctx == NULL)
+			return DOCA_ERROR_INVALID_VALUE;
+		if (!ctx->started)
+			return FERRY_RULE(DOCA_ERROR_BAD_STATE, "job for %s context %p, which is not started",
+					  ctx->kind->name, (void *)job->ctx);
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
+				  "work queue %p was not added to %s context %p (doca_ctx_workq_add)", (void *)workq,
+				  ctx->kind->name, (void *)job->ctx);
+	}
+	if (job->type < att->ctx->kind->first_job_type || job->type > att->ctx->kind->last_job_type)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "job type %#x is not a job of a %s context", job->type,
+				  att->ctx->kind->name);
+	err = att->ctx->kind->submit(att, job);
+	if (err != DOCA_SUCCESS)
+		return err;
+	att->pending++;
+	workq->outstanding++;
+	return DOCA_SUCCESS;
+}
+
+static void take_event(struct doca_workq *workq, struct ferry_event *ev)
+{
+	*ev = workq->ring[workq->ring_head];
+	workq->ring_head = (workq->ring_head + 1) % workq->depth;
+	workq->ring_count--;
+	workq->outstanding--;
+}
+
+doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry_event *ev, int flags)
+{
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	FERRY_ARG_NOT_NULL(ev);
+	if (flags != 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "flags %#x: only DOCA_WORKQ_RETRIEVE_FLAGS_NONE exists",
+				  (unsigned int)flags);
+	if (workq->ring_count == 0) {
+		if (workq->outstanding == 0)
+			return DOCA_ERROR_AGAIN;
+		(void)doca_pe_progress(workq->pe);
+		if (workq->ring_count == 0)
+			return DOCA_ERROR_AGAIN;
+	}
+	take_event(workq, ev);
+	/* A failed job's event is handed out too; its result holds the job's error. */
+	return ev->result.u64 == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+}
+
+/* ---- event-driven mode: the handle is the engine's notification handle ---- */
+
+doca_error_t doca_workq_set_event_driven_enable(struct doca_workq *workq, uint8_t enable)
+{
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (workq->num_attached != 0)
+		return FERRY_RULE(
+			DOCA_ERROR_BAD_STATE,
+			"work queue %p is added to a context; choose event-driven mode before doca_ctx_workq_add",
+			(void *)workq);
+	workq->event_driven = enable != 0;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_workq_get_event_driven_enable(struct doca_workq *workq, uint8_t *enabled)
+{
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	FERRY_ARG_NOT_NULL(enabled);
+	*enabled = workq->event_driven;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_event_driven(const struct doca_workq *workq, const char *call)
+{
+	doca_error_t err = check_workq(workq, call);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (!workq->event_driven)
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+				     "work queue %p is not event-driven (doca_workq_set_event_driven_enable, before "
+				     "doca_ctx_workq_add)",
+				     (const void *)workq);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_workq_get_event_handle(struct doca_workq *workq, doca_event_handle_t *handle)
+{
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	FERRY_ARG_NOT_NULL(handle);
+	/* DOCA: asking for the handle turns the mode on, which is allowed only while unattached. */
+	if (!workq->event_driven) {
+		err = doca_workq_set_event_driven_enable(workq, 1);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	return doca_pe_get_notification_handle(workq->pe, handle);
+}
+
+doca_error_t doca_workq_event_handle_arm(struct doca_workq *workq)
+{
+	doca_error_t err = check_event_driven(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = doca_pe_request_notification(workq->pe);
+	/* Events already in the ring wake the program at once: it must retrieve them. */
+	if (err == DOCA_SUCCESS && workq->ring_count != 0)
+		ferry_pe_wake(workq->pe);
+	return err;
+}
+
+doca_error_t doca_workq_event_handle_clear(struct doca_workq *workq, doca_event_handle_t handle)
+{
+	doca_error_t err = check_event_driven(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	return doca_pe_clear_notification(workq->pe, handle);
+}
+
+/* ---- contexts on work queues ---- */
+
+doca_error_t doca_ctx_workq_add(struct doca_ctx *ctx, struct doca_workq *workq)
+{
+	struct ferry_wq_ctx *wctx = ferry_wq_ctx_from(ctx, __func__);
+	struct ferry_wq_attach *att;
+	doca_error_t err;
+
+	if (wctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	err = check_workq(workq, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (!wctx->started)
+		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s context %p is not started; doca_ctx_start comes first",
+				  wctx->kind->name, (void *)ctx);
+	if (find_attach(workq, ctx) != NULL)
+		return FERRY_RULE(DOCA_ERROR_IN_USE, "work queue %p is already added to %s context %p", (void *)workq,
+				  wctx->kind->name, (void *)ctx);
+	if (wctx->num_attached == FERRY_WQ_CTX_MAX_WORKQS || workq->num_attached == WORKQ_MAX_CTXS)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
+				  "%s context %p is on %u work queues and work queue %p serves %u contexts (limits "
+				  "%u and %u)",
+				  wctx->kind->name, (void *)ctx, wctx->num_attached, (void *)workq, workq->num_attached,
+				  FERRY_WQ_CTX_MAX_WORKQS, WORKQ_MAX_CTXS);
+	att = calloc(1, sizeof(*att));
+	if (att == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory");
+	att->ctx = wctx;
+	att->workq = workq;
+	err = wctx->kind->attach(att, workq->depth);
+	if (err != DOCA_SUCCESS) {
+		free(att);
+		return err;
+	}
+	wctx->attached[wctx->num_attached++] = att;
+	workq->attached[workq->num_attached++] = att;
+	return DOCA_SUCCESS;
+}
+
+/* Remove @p att from an array of @p *num attachments (order does not matter). */
+static void drop_attach(struct ferry_wq_attach **array, uint32_t *num, const struct ferry_wq_attach *att)
+{
+	for (uint32_t i = 0; i < *num; i++) {
+		if (array[i] == att) {
+			array[i] = array[--*num];
+			return;
+		}
+	}
+}
+
+doca_error_t doca_ctx_workq_rm(struct doca_ctx *ctx, struct doca_workq *workq)
+{
+	struct ferry_wq_ctx *wctx = ferry_wq_ctx_from(ctx, __func__);
+	struct ferry_wq_attach *att;
+	doca_error_t err;
+
+	if (wctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	err = check_workq(workq, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	att = find_attach(workq, ctx);
+	if (att == NULL)
+		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "work queue %p is not added to %s context %p", (void *)workq,
+				  wctx->kind->name, (void *)ctx);
+	if (att->pending != 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "%u job(s) of %s context %p are still running in work queue %p; retrieve their "
+				  "events first",
+				  att->pending, wctx->kind->name, (void *)ctx, (void *)workq);
+	wctx->kind->detach(att);
+	drop_attach(wctx->attached, &wctx->num_attached, att);
+	drop_attach(workq->attached, &workq->num_attached, att);
+	free(att);
+	return DOCA_SUCCESS;
+}

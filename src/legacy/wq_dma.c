@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * wq_dma.c - DOCA DMA of the work-queue generation: the memcpy job.
+ *
+ * A DMA context attached to a work queue runs a DOCA 3 DMA context on that
+ * queue's engine, with a task pool of the queue's depth: a job becomes a
+ * memcpy task (same checks, same engines, local or host<->DPU), its completion
+ * the queue's event. doca_dma_create keeps its name in DOCA 3 with a device
+ * argument, so the legacy headers rename it: ferry_v22_dma_create for 1.5 and
+ * 2.x, ferry_v14_dma_create for 1.3/1.4, whose job also says how many bytes
+ * to copy.
+ */
+#include <stdlib.h>
+
+#include <doca_buf.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_pe.h>
+
+#include "common/ferry_log.h"
+#include "common/ferry_util.h"
+#include "legacy/legacy_api.h"
+
+FERRY_LOG_MODULE("workq");
+
+/* struct doca_dma of the legacy headers: a context of the DMA kind. */
+struct ferry_wq_dma {
+	struct ferry_wq_ctx ctx;
+};
+
+static void job_done(struct doca_dma_task_memcpy *task, union doca_data task_user_data, union doca_data ctx_user_data)
+{
+	struct doca_task *t = doca_dma_task_memcpy_as_task(task);
+
+	ferry_workq_complete(ctx_user_data.ptr, FERRY_DMA_JOB_MEMCPY, task_user_data, doca_task_get_status(t));
+	doca_task_free(t);
+}
+
+static doca_error_t dma_start(struct ferry_wq_ctx *ctx)
+{
+	return doca_dma_cap_task_memcpy_is_supported(doca_dev_as_devinfo(ctx->dev));
+}
+
+static doca_error_t dma_attach(struct ferry_wq_attach *att, uint32_t depth)
+{
+	struct doca_dma *dma;
+	struct doca_ctx *ctx;
+	doca_error_t err;
+
+	err = doca_dma_create(att->ctx->dev, &dma);
+	if (err != DOCA_SUCCESS)
+		return err;
+	ctx = doca_dma_as_ctx(dma);
+	err = doca_dma_task_memcpy_set_conf(dma, job_done, job_done, depth);
+	if (err == DOCA_SUCCESS)
+		err = doca_ctx_set_user_data(ctx, (union doca_data){.ptr = att});
+	if (err == DOCA_SUCCESS)
+		err = doca_pe_connect_ctx(ferry_workq_pe(att->workq), ctx);
+	if (err == DOCA_SUCCESS)
+		err = doca_ctx_start(ctx);
+	if (err != DOCA_SUCCESS) {
+		(void)doca_dma_destroy(dma);
+		return err;
+	}
+	att->engine_ctx = ctx;
+	att->kind_data = dma;
+	return DOCA_SUCCESS;
+}
+
+static void dma_detach(struct ferry_wq_attach *att)
+{
+	struct doca_pe *pe = ferry_workq_pe(att->workq);
+	enum doca_ctx_states state;
+
+	/* Nothing is pending (doca_ctx_workq_rm checked), so the stop ends at the next progress. */
+	if (doca_ctx_stop(att->engine_ctx) == DOCA_ERROR_IN_PROGRESS) {
+		do
+			(void)doca_pe_progress(pe);
+		while (doca_ctx_get_state(att->engine_ctx, &state) == DOCA_SUCCESS && state != DOCA_CTX_STATE_IDLE);
+	}
+	(void)doca_dma_destroy(att->kind_data);
+	att->engine_ctx = NULL;
+	att->kind_data = NULL;
+}
+
+/* The job's buffers as a task of the attachment's DMA context. */
+static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_dma_job *job)
+{
+	struct doca_dma_task_memcpy *task;
+	doca_error_t err;
+
+	err = doca_dma_task_memcpy_alloc_init(att->kind_data, job->src_buff, job->dst_buff, job->base.user_data, &task);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = doca_task_submit(doca_dma_task_memcpy_as_task(task));
+	if (err != DOCA_SUCCESS)
+		doca_task_free(doca_dma_task_memcpy_as_task(task));
+	return err;
+}
+
+static doca_error_t check_bufs(const struct ferry_dma_job *job)
+{
+	if (job->src_buff == NULL || job->dst_buff == NULL)
+		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy job: src_buff or dst_buff is NULL");
+	return DOCA_SUCCESS;
+}
+
+/* 1.5 and 2.x: the source's data is appended to the destination's. */
+static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_job *job)
+{
+	const struct ferry_dma_job *dma_job = ferry_container_of(job, struct ferry_dma_job, base);
+	size_t len = 0;
+	doca_error_t err = check_bufs(dma_job);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	(void)doca_buf_get_data_len(dma_job->src_buff, &len);
+	/* DOCA 3 fails an empty copy at completion and stops the context; a job is refused at once. */
+	if (len == 0)
+		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy job: source buf %p has no data (doca_buf_set_data)",
+				     (const void *)dma_job->src_buff);
+	return submit_task(att, dma_job);
+}
+
+/*
+ * 1.3/1.4: the job names the byte count; the copy takes that many bytes from
+ * the source's data pointer, whatever its data length says.
+ */
+static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct ferry_job *job)
+{
+	const struct ferry_dma_job_v14 *v14 = ferry_container_of(job, struct ferry_dma_job_v14, job.base);
+	struct doca_buf *src = (struct doca_buf *)(uintptr_t)v14->job.src_buff;
+	void *data = NULL;
+	doca_error_t err = check_bufs(&v14->job);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (v14->num_bytes_to_copy == 0)
+		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy job: num_bytes_to_copy is 0");
+	(void)doca_buf_get_data(src, &data);
+	err = doca_buf_set_data(src, data, v14->num_bytes_to_copy);
+	if (err != DOCA_SUCCESS)
+		return err;
+	return submit_task(att, &v14->job);
+}
+
+static void dma_destroy(struct ferry_wq_ctx *ctx)
+{
+	free(ferry_container_of(ctx, struct ferry_wq_dma, ctx));
+}
+
+static const struct ferry_wq_ctx_kind dma_kind = {
+	.name = "dma",
+	.needs_dev = true,
+	.first_job_type = FERRY_DMA_JOB_MEMCPY,
+	.last_job_type = FERRY_DMA_JOB_MEMCPY,
+	.start = dma_start,
+	.attach = dma_attach,
+	.detach = dma_detach,
+	.submit = dma_submit,
+	.destroy = dma_destroy,
+};
+
+static const struct ferry_wq_ctx_kind dma_kind_v14 = {
+	.name = "dma",
+	.needs_dev = true,
+	.first_job_type = FERRY_DMA_JOB_MEMCPY,
+	.last_job_type = FERRY_DMA_JOB_MEMCPY,
+	.start = dma_start,
+	.attach = dma_attach,
+	.detach = dma_detach,
+	.submit = dma_submit_v14,
+	.destroy = dma_destroy,
+};
+
+static doca_error_t dma_create(const struct ferry_wq_ctx_kind *kind, struct ferry_wq_dma **dma)
+{
+	struct ferry_wq_dma *d;
+
+	FERRY_ARG_NOT_NULL(dma);
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return FERRY_RULE_IN("doca_dma_create", DOCA_ERROR_NO_MEMORY, "out of memory for a DMA context");
+	ferry_wq_ctx_init(&d->ctx, kind);
+	*dma = d;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_v22_dma_create(struct ferry_wq_dma **dma)
+{
+	return dma_create(&dma_kind, dma);
+}
+
+doca_error_t ferry_v14_dma_create(struct ferry_wq_dma **dma)
+{
+	return dma_create(&dma_kind_v14, dma);
+}
+
+doca_error_t ferry_wq_dma_destroy(struct ferry_wq_dma *dma)
+{
+	doca_error_t err;
+
+	FERRY_ARG_NOT_NULL(dma);
+	if (ferry_wq_ctx_from(&dma->ctx.generic, "doca_dma_destroy") == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	err = ferry_wq_ctx_check_destroyable(&dma->ctx, "doca_dma_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	ferry_wq_ctx_fini(&dma->ctx);
+	dma->ctx.kind->destroy(&dma->ctx);
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *ferry_wq_dma_as_ctx(struct ferry_wq_dma *dma)
+{
+	return dma != NULL ? &dma->ctx.generic : NULL;
+}
+
+doca_error_t doca_dma_job_get_supported(struct doca_devinfo *devinfo, int job_type)
+{
+	FERRY_ARG_NOT_NULL(devinfo);
+	if (job_type != FERRY_DMA_JOB_MEMCPY)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "job type %#x is not a DMA job", job_type);
+	return doca_dma_cap_task_memcpy_is_supported(devinfo);
+}
+
+doca_error_t doca_dma_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size)
+{
+	return doca_dma_cap_task_memcpy_get_max_buf_size(devinfo, buf_size);
+}
+
+doca_error_t doca_dma_get_max_list_buf_num_elem(const struct doca_devinfo *devinfo, uint32_t *max_list_num_elem)
+{
+	return doca_dma_cap_task_memcpy_get_max_buf_list_len(devinfo, max_list_num_elem);
+}
+
+/* 1.3: DOCA_DMA_CAP_HW_OFFLOAD (bit 0) when the device copies at all. */
+doca_error_t doca_dma_devinfo_caps_get(struct doca_devinfo *devinfo, uint32_t *caps)
+{
+	FERRY_ARG_NOT_NULL(devinfo);
+	FERRY_ARG_NOT_NULL(caps);
+	*caps = doca_dma_cap_task_memcpy_is_supported(devinfo) == DOCA_SUCCESS ? 1u : 0u;
+	return DOCA_SUCCESS;
+}
