@@ -5,6 +5,8 @@
  *
  *   dma_bench [seconds-per-measurement]   (default 0.5; a run takes ~10 s)
  *   dma_bench --ws [seconds]              working sets (default 0.25; ~30 s)
+ *   dma_bench --legacy [seconds]          DOCA 2.2 work-queue jobs against tasks
+ *                                         (default 0.5; ~10 s)
  *
  * Measurements, per engine (inline, worker, auto):
  *   - 64 B copies at queue depth 64, cache resident: tasks/s through the whole
@@ -23,6 +25,12 @@
  * times interleaved, best kept. Target: the auto and inline engines >= 0.9x
  * memcpy at 4 KiB in both working sets; the rows of 1 MiB and more are there to
  * check that large copies lose nothing.
+ *
+ * --legacy: the same copies as DOCA 2.2 memcpy jobs through a work queue
+ * (bench/legacy22_rows.c, built against the 2.2 headers) beside DOCA 3 tasks
+ * on the same engine choice (auto), 64 B at queue depth 64 and 1 MiB at 8,
+ * ROUNDS interleaved rounds, best kept. Target: a job within 10% of a task
+ * (>= 0.9x) at both sizes.
  *
  * Output: a table with the ratio to memcpy, then one JSON line per measurement
  * (prefix "JSON "):
@@ -52,6 +60,7 @@
 #include "dma/dma_priv.h"
 #include "bench_util.h"
 #include "ferry_test_dev.h"
+#include "legacy22_rows.h"
 
 #define MiB    ((size_t)1 << 20)
 #define SPAN   (256 * MiB)
@@ -367,17 +376,56 @@ static int run_ws(struct bench *b)
 	return rc;
 }
 
+/* --legacy: a DOCA 2.2 job against a DOCA 3 task, same copies, same engine choice. */
+static int run_legacy(struct bench *b)
+{
+	static const struct {
+		size_t size;
+		unsigned qd;
+	} cases[] = {{64, 64}, {1 * MiB, 8}};
+	int rc = 0;
+
+	printf("%10s %3s %14s %14s %9s  %s\n", "size", "qd", "tasks/s", "jobs/s", "job/task", "target");
+	for (unsigned c = 0; c < 2; c++) {
+		size_t size = cases[c].size, window = default_window(size);
+		double best_task = 0, best_job = 0, ratio;
+
+		for (int round = 0; round < ROUNDS; round++) {
+			double tps = 0, gbps = 0, jps = 0;
+
+			if (!bench_dma(b, FERRY_ENGINE_AUTO, size, window, cases[c].qd, &tps, &gbps) ||
+			    legacy22_dma_rate(b->src, b->dst, SPAN, size, window, place, cases[c].qd, measure_s,
+					      &jps) != 0) {
+				fprintf(stderr, "dma_bench: --legacy %zu B failed\n", size);
+				return 1;
+			}
+			best_task = tps > best_task ? tps : best_task;
+			best_job = jps > best_job ? jps : best_job;
+		}
+		ratio = best_job / best_task;
+		rc |= !spot_check(b, size);
+		printf("%10zu %3u %14.0f %14.0f %8.2fx  >=0.9x %s\n", size, cases[c].qd, best_task, best_job, ratio,
+		       ratio >= 0.9 ? "met" : "MISSED");
+		printf("JSON {\"bench\":\"dma\",\"mode\":\"legacy\",\"size\":%zu,\"qd\":%u,\"tasks_per_s\":%.0f,"
+		       "\"jobs_per_s\":%.0f,\"job_vs_task\":%.3f,\"target_met\":%s}\n",
+		       size, cases[c].qd, best_task, best_job, ratio, ratio >= 0.9 ? "true" : "false");
+		fflush(stdout);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench b;
 	bool ws = argc > 1 && strcmp(argv[1], "--ws") == 0;
-	int arg = ws ? 2 : 1;
+	bool legacy = argc > 1 && strcmp(argv[1], "--legacy") == 0;
+	int arg = ws || legacy ? 2 : 1;
 
 	measure_s = ws ? 0.25 : 0.5;
 	if (argc > arg)
 		measure_s = atof(argv[arg]);
 	if (measure_s <= 0) {
-		fprintf(stderr, "usage: %s [--ws] [seconds-per-measurement]\n", argv[0]);
+		fprintf(stderr, "usage: %s [--ws | --legacy] [seconds-per-measurement]\n", argv[0]);
 		return 2;
 	}
 	unsetenv("FERRY_DMA_ENGINE");
@@ -385,5 +433,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dma_bench: setup failed\n");
 		return 1;
 	}
+	if (legacy)
+		return run_legacy(&b);
 	return ws ? run_ws(&b) : run_default(&b);
 }

@@ -93,6 +93,7 @@ struct ferry_wq_attach {
 	struct doca_ctx *engine_ctx; /* the DOCA 3 context on workq's PE */
 	void *kind_data;             /* the kind's object behind engine_ctx (a struct doca_dma, ...) */
 	uint32_t pending;            /* jobs submitted here and not yet completed */
+	bool unflushed;              /* jobs submitted since engine_ctx's doorbell last rang */
 };
 
 /** What a kind of context (DMA, SHA, sync event) plugs into the work-queue machinery. */
@@ -107,7 +108,11 @@ struct ferry_wq_ctx_kind {
 	doca_error_t (*attach)(struct ferry_wq_attach *att, uint32_t depth);
 	/** Stop and destroy what attach made (nothing is pending). */
 	void (*detach)(struct ferry_wq_attach *att);
-	/** Turn the job into a task of att->engine_ctx and submit it; complete it with ferry_workq_complete. */
+	/**
+	 * Turn the job into a task of att->engine_ctx and submit it without ringing
+	 * the doorbell (the work queue flushes att->engine_ctx before it progresses);
+	 * complete it with ferry_workq_complete.
+	 */
 	doca_error_t (*submit)(struct ferry_wq_attach *att, const struct ferry_job *job);
 	/** Free the kind's part of the context (it is stopped and detached). */
 	void (*destroy)(struct ferry_wq_ctx *ctx);

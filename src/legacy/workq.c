@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <doca_ctx.h>
 #include <doca_pe.h>
 
 #include "common/ferry_log.h"
@@ -27,6 +28,7 @@ struct doca_workq {
 	uint32_t magic;
 	uint32_t depth;
 	uint32_t outstanding; /* submitted and not yet retrieved: at most depth */
+	bool unflushed;       /* jobs submitted since the doorbells last rang */
 	uint32_t ring_head;   /* next event to hand out */
 	uint32_t ring_count;
 	struct ferry_event *ring; /* depth slots */
@@ -200,8 +202,29 @@ doca_error_t doca_workq_submit(struct doca_workq *workq, const struct ferry_job 
 	if (err != DOCA_SUCCESS)
 		return err;
 	att->pending++;
+	att->unflushed = true;
 	workq->outstanding++;
+	workq->unflushed = true;
 	return DOCA_SUCCESS;
+}
+
+/*
+ * Ring the doorbell of every context with jobs submitted since the last time,
+ * as a program's hardware queue would be rung once per batch: submit only
+ * queues, retrieve (and arm, which a program calls before it sleeps) sends the
+ * batch on its way.
+ */
+static void flush(struct doca_workq *workq)
+{
+	for (uint32_t i = 0; i < workq->num_attached; i++) {
+		struct ferry_wq_attach *att = workq->attached[i];
+
+		if (att->unflushed) {
+			att->unflushed = false;
+			doca_ctx_flush_tasks(att->engine_ctx);
+		}
+	}
+	workq->unflushed = false;
 }
 
 static void take_event(struct doca_workq *workq, struct ferry_event *ev)
@@ -225,6 +248,8 @@ doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry
 	if (workq->ring_count == 0) {
 		if (workq->outstanding == 0)
 			return DOCA_ERROR_AGAIN;
+		if (workq->unflushed)
+			flush(workq);
 		(void)doca_pe_progress(workq->pe);
 		if (workq->ring_count == 0)
 			return DOCA_ERROR_AGAIN;
@@ -298,6 +323,8 @@ doca_error_t doca_workq_event_handle_arm(struct doca_workq *workq)
 
 	if (err != DOCA_SUCCESS)
 		return err;
+	if (workq->unflushed)
+		flush(workq);
 	err = doca_pe_request_notification(workq->pe);
 	/* Events already in the ring wake the program at once: it must retrieve them. */
 	if (err == DOCA_SUCCESS && workq->ring_count != 0)

@@ -29,12 +29,26 @@ struct ferry_wq_dma {
 	struct ferry_wq_ctx ctx;
 };
 
+/*
+ * What an attachment runs on: a DOCA 3 DMA context and the memcpy tasks it
+ * already finished. A finished task is kept for the next job rather than
+ * freed and allocated again (the pool zeroes what it hands out): at 64 B that
+ * is most of what a job costs beyond a task.
+ */
+struct wq_dma_engine {
+	struct doca_dma *dma;
+	uint32_t num_idle;
+	struct doca_dma_task_memcpy *idle[]; /* the work queue's depth of them */
+};
+
 static void job_done(struct doca_dma_task_memcpy *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
-	struct doca_task *t = doca_dma_task_memcpy_as_task(task);
+	struct ferry_wq_attach *att = ctx_user_data.ptr;
+	struct wq_dma_engine *eng = att->kind_data;
 
-	ferry_workq_complete(ctx_user_data.ptr, FERRY_DMA_JOB_MEMCPY, task_user_data, doca_task_get_status(t));
-	doca_task_free(t);
+	ferry_workq_complete(att, FERRY_DMA_JOB_MEMCPY, task_user_data,
+			     doca_task_get_status(doca_dma_task_memcpy_as_task(task)));
+	eng->idle[eng->num_idle++] = task; /* at most depth tasks exist, so there is room */
 }
 
 static doca_error_t dma_start(struct ferry_wq_ctx *ctx)
@@ -44,15 +58,20 @@ static doca_error_t dma_start(struct ferry_wq_ctx *ctx)
 
 static doca_error_t dma_attach(struct ferry_wq_attach *att, uint32_t depth)
 {
-	struct doca_dma *dma;
+	struct wq_dma_engine *eng;
 	struct doca_ctx *ctx;
 	doca_error_t err;
 
-	err = doca_dma_create(att->ctx->dev, &dma);
-	if (err != DOCA_SUCCESS)
+	eng = calloc(1, sizeof(*eng) + depth * sizeof(eng->idle[0]));
+	if (eng == NULL)
+		return FERRY_RULE_IN("doca_ctx_workq_add", DOCA_ERROR_NO_MEMORY, "out of memory");
+	err = doca_dma_create(att->ctx->dev, &eng->dma);
+	if (err != DOCA_SUCCESS) {
+		free(eng);
 		return err;
-	ctx = doca_dma_as_ctx(dma);
-	err = doca_dma_task_memcpy_set_conf(dma, job_done, job_done, depth);
+	}
+	ctx = doca_dma_as_ctx(eng->dma);
+	err = doca_dma_task_memcpy_set_conf(eng->dma, job_done, job_done, depth);
 	if (err == DOCA_SUCCESS)
 		err = doca_ctx_set_user_data(ctx, (union doca_data){.ptr = att});
 	if (err == DOCA_SUCCESS)
@@ -60,42 +79,57 @@ static doca_error_t dma_attach(struct ferry_wq_attach *att, uint32_t depth)
 	if (err == DOCA_SUCCESS)
 		err = doca_ctx_start(ctx);
 	if (err != DOCA_SUCCESS) {
-		(void)doca_dma_destroy(dma);
+		(void)doca_dma_destroy(eng->dma);
+		free(eng);
 		return err;
 	}
 	att->engine_ctx = ctx;
-	att->kind_data = dma;
+	att->kind_data = eng;
 	return DOCA_SUCCESS;
 }
 
 static void dma_detach(struct ferry_wq_attach *att)
 {
+	struct wq_dma_engine *eng = att->kind_data;
 	struct doca_pe *pe = ferry_workq_pe(att->workq);
 	enum doca_ctx_states state;
 
+	while (eng->num_idle > 0)
+		doca_task_free(doca_dma_task_memcpy_as_task(eng->idle[--eng->num_idle]));
 	/* Nothing is pending (doca_ctx_workq_rm checked), so the stop ends at the next progress. */
 	if (doca_ctx_stop(att->engine_ctx) == DOCA_ERROR_IN_PROGRESS) {
 		do
 			(void)doca_pe_progress(pe);
 		while (doca_ctx_get_state(att->engine_ctx, &state) == DOCA_SUCCESS && state != DOCA_CTX_STATE_IDLE);
 	}
-	(void)doca_dma_destroy(att->kind_data);
+	(void)doca_dma_destroy(eng->dma);
+	free(eng);
 	att->engine_ctx = NULL;
 	att->kind_data = NULL;
 }
 
-/* The job's buffers as a task of the attachment's DMA context. */
+/* The job's buffers as a task of the attachment's DMA context: an idle one if there is, else a new one. */
 static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_dma_job *job)
 {
+	struct wq_dma_engine *eng = att->kind_data;
 	struct doca_dma_task_memcpy *task;
 	doca_error_t err;
 
-	err = doca_dma_task_memcpy_alloc_init(att->kind_data, job->src_buff, job->dst_buff, job->base.user_data, &task);
+	if (eng->num_idle > 0) {
+		task = eng->idle[--eng->num_idle];
+		doca_dma_task_memcpy_set_src(task, job->src_buff);
+		doca_dma_task_memcpy_set_dst(task, job->dst_buff);
+		doca_task_set_user_data(doca_dma_task_memcpy_as_task(task), job->base.user_data);
+	} else {
+		err = doca_dma_task_memcpy_alloc_init(eng->dma, job->src_buff, job->dst_buff, job->base.user_data,
+						      &task);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	/* The doorbell rings once for all jobs submitted since the last retrieve (ferry_workq_flush). */
+	err = doca_task_submit_ex(doca_dma_task_memcpy_as_task(task), DOCA_TASK_SUBMIT_FLAG_NONE);
 	if (err != DOCA_SUCCESS)
-		return err;
-	err = doca_task_submit(doca_dma_task_memcpy_as_task(task));
-	if (err != DOCA_SUCCESS)
-		doca_task_free(doca_dma_task_memcpy_as_task(task));
+		eng->idle[eng->num_idle++] = task;
 	return err;
 }
 
