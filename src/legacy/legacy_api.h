@@ -140,4 +140,46 @@ void ferry_v22_argp_param_set_type(struct doca_argp_param *param, int type);
 FERRY_LEGACY_API
 const char *ferry_v22_version_runtime(void);
 
+/* wq_sync_event.c */
+struct doca_sync_event;
+struct doca_dpa;
+struct doca_gpu;
+FERRY_LEGACY_API
+struct doca_ctx *ferry_v22_sync_event_as_ctx(struct doca_sync_event *event);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_sync_event_destroy(struct doca_sync_event *event);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_publisher_add_location_cpu(struct doca_sync_event *event, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_publisher_add_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_publisher_add_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_publisher_add_location_dpu(struct doca_sync_event *event);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_subscriber_add_location_cpu(struct doca_sync_event *event, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_subscriber_add_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_subscriber_add_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_subscriber_add_location_dpu(struct doca_sync_event *event);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_export_to_dpu(struct doca_sync_event *event, struct doca_dev *dev, const uint8_t **data,
+					   size_t *sz);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_get_export_to_dpu_supported(const struct doca_devinfo *devinfo);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_get_create_from_export_supported(const struct doca_devinfo *devinfo);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_get_export_to_dpa_supported(const struct doca_devinfo *devinfo);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_get_export_to_gpu_supported(const struct doca_devinfo *devinfo);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_export_to_dpa(struct doca_sync_event *event, struct doca_dpa *dpa, uint64_t *handle);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_export_to_gpu(struct doca_sync_event *event, struct doca_gpu *gpu, uint64_t **handle);
+FERRY_LEGACY_API
+doca_error_t doca_sync_event_job_get_supported(struct doca_devinfo *devinfo, int job_type);
+
 #endif /* FERRY_LEGACY_API_H_ */

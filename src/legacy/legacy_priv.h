@@ -116,6 +116,14 @@ struct ferry_wq_ctx_kind {
 	doca_error_t (*submit)(struct ferry_wq_attach *att, const struct ferry_job *job);
 	/** Free the kind's part of the context (it is stopped and detached). */
 	void (*destroy)(struct ferry_wq_ctx *ctx);
+	/** Undo start at doca_ctx_stop. Optional. */
+	void (*stop)(struct ferry_wq_ctx *ctx);
+	/**
+	 * For kinds whose jobs run on no DOCA 3 context (att->engine_ctx NULL):
+	 * complete what can complete now, from doca_workq_progress_retrieve; return
+	 * how many completed. Optional.
+	 */
+	uint32_t (*poll)(struct ferry_wq_attach *att);
 };
 
 #define FERRY_WQ_CTX_MAX_DEVS   1

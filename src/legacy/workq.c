@@ -221,10 +221,22 @@ static void flush(struct doca_workq *workq)
 
 		if (att->unflushed) {
 			att->unflushed = false;
-			doca_ctx_flush_tasks(att->engine_ctx);
+			if (att->engine_ctx != NULL)
+				doca_ctx_flush_tasks(att->engine_ctx);
 		}
 	}
 	workq->unflushed = false;
+}
+
+/* Jobs that run on no DOCA 3 context (sync events) complete when their kind says so. */
+static void poll_kinds(struct doca_workq *workq)
+{
+	for (uint32_t i = 0; i < workq->num_attached; i++) {
+		struct ferry_wq_attach *att = workq->attached[i];
+
+		if (att->ctx->kind->poll != NULL && att->pending != 0)
+			(void)att->ctx->kind->poll(att);
+	}
 }
 
 static void take_event(struct doca_workq *workq, struct ferry_event *ev)
@@ -251,6 +263,7 @@ doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry
 		if (workq->unflushed)
 			flush(workq);
 		(void)doca_pe_progress(workq->pe);
+		poll_kinds(workq);
 		if (workq->ring_count == 0)
 			return DOCA_ERROR_AGAIN;
 	}
@@ -260,6 +273,14 @@ doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry
 }
 
 /* ---- event-driven mode: the handle is the engine's notification handle ---- */
+
+static bool has_polled_jobs(const struct doca_workq *workq)
+{
+	for (uint32_t i = 0; i < workq->num_attached; i++)
+		if (workq->attached[i]->ctx->kind->poll != NULL && workq->attached[i]->pending != 0)
+			return true;
+	return false;
+}
 
 doca_error_t doca_workq_set_event_driven_enable(struct doca_workq *workq, uint8_t enable)
 {
@@ -326,8 +347,13 @@ doca_error_t doca_workq_event_handle_arm(struct doca_workq *workq)
 	if (workq->unflushed)
 		flush(workq);
 	err = doca_pe_request_notification(workq->pe);
-	/* Events already in the ring wake the program at once: it must retrieve them. */
-	if (err == DOCA_SUCCESS && workq->ring_count != 0)
+	/*
+	 * Events already in the ring wake the program at once: it must retrieve
+	 * them. So do jobs of a polled kind (a sync event's wait): nothing else
+	 * would wake the program when the value they wait for changes, so it
+	 * polls them through its wait loop.
+	 */
+	if (err == DOCA_SUCCESS && (workq->ring_count != 0 || has_polled_jobs(workq)))
 		ferry_pe_wake(workq->pe);
 	return err;
 }

@@ -173,6 +173,8 @@ doca_error_t ferry_wq_ctx_stop(struct doca_ctx *ctx)
 		return FERRY_RULE_IN("doca_ctx_stop", DOCA_ERROR_NOT_PERMITTED,
 				     "%s context %p is still on %u work queue(s); doca_ctx_workq_rm them first",
 				     wctx->kind->name, (void *)ctx, wctx->num_attached);
+	if (wctx->kind->stop != NULL)
+		wctx->kind->stop(wctx);
 	wctx->started = false;
 	return DOCA_SUCCESS;
 }
