@@ -84,6 +84,26 @@ struct doca_workq;
 struct ferry_wq_ctx;
 
 /**
+ * Who takes a job's completion instead of the program: a node of a running
+ * graph instance (graph.c). The job's event is not queued for retrieve; the
+ * owner gets its status.
+ */
+struct ferry_wq_owner {
+	void (*complete)(struct ferry_wq_owner *owner, doca_error_t status);
+};
+
+/**
+ * Work a work queue runs at the start of each doca_workq_progress_retrieve
+ * (graph nodes that became ready, so user callbacks run inside retrieve as
+ * DOCA documents). Queued with ferry_workq_defer; run once, then unlinked.
+ */
+struct ferry_wq_deferred {
+	void (*run)(struct ferry_wq_deferred *item);
+	struct ferry_wq_deferred *next;
+	bool queued;
+};
+
+/**
  * One context attached to one work queue: the DOCA 3 context that runs the
  * jobs the program submits there. Made by the kind's attach, undone by detach.
  */
@@ -111,9 +131,10 @@ struct ferry_wq_ctx_kind {
 	/**
 	 * Turn the job into a task of att->engine_ctx and submit it without ringing
 	 * the doorbell (the work queue flushes att->engine_ctx before it progresses);
-	 * complete it with ferry_workq_complete.
+	 * when it finishes, call ferry_workq_complete with @p tag (the job's
+	 * user_data is the work queue's business, not the kind's).
 	 */
-	doca_error_t (*submit)(struct ferry_wq_attach *att, const struct ferry_job *job);
+	doca_error_t (*submit)(struct ferry_wq_attach *att, const struct ferry_job *job, union doca_data tag);
 	/** Free the kind's part of the context (it is stopped and detached). */
 	void (*destroy)(struct ferry_wq_ctx *ctx);
 	/** Undo start at doca_ctx_stop. Optional. */
@@ -164,10 +185,40 @@ void ferry_wq_ctx_fini(struct ferry_wq_ctx *ctx);
 struct doca_pe *ferry_workq_pe(const struct doca_workq *workq);
 
 /**
- * A job of @p att finished with @p status: queue its event (type, the job's
- * user_data, status) for doca_workq_progress_retrieve. Called from the
- * engine's completion callbacks.
+ * A job of @p att finished with @p status; @p tag is what the kind's submit
+ * got. Its event (type, the job's user_data, status) is queued for
+ * doca_workq_progress_retrieve, or handed to the job's owner. Called from the
+ * kinds' completion paths.
  */
-void ferry_workq_complete(struct ferry_wq_attach *att, int type, union doca_data user_data, doca_error_t status);
+void ferry_workq_complete(struct ferry_wq_attach *att, union doca_data tag, doca_error_t status);
+
+/**
+ * Submit @p job to @p workq on behalf of @p owner (a graph node): the same
+ * checks and codes as doca_workq_submit; the completion goes to the owner.
+ * The job counts against the depth until it completes.
+ */
+doca_error_t ferry_workq_submit_owned(struct doca_workq *workq, const struct ferry_job *job,
+				      struct ferry_wq_owner *owner);
+
+/**
+ * Take one place of the depth for an event the caller will post later
+ * (a graph instance's): DOCA_ERROR_NO_MEMORY when the work queue is full.
+ */
+doca_error_t ferry_workq_reserve(struct doca_workq *workq, const char *call);
+
+/** Queue the event a reservation was taken for; retrieve hands it out like a job's. */
+void ferry_workq_post_event(struct doca_workq *workq, int type, union doca_data user_data, doca_error_t status);
+
+/** Run @p item at the next retrieve (no-op if it is already queued). */
+void ferry_workq_defer(struct doca_workq *workq, struct ferry_wq_deferred *item);
+
+/** Forget @p item if it is queued (its owner is going away). */
+void ferry_workq_cancel(struct doca_workq *workq, struct ferry_wq_deferred *item);
+
+/** The legacy context behind @p ctx attached to @p workq, or NULL. */
+struct ferry_wq_attach *ferry_workq_find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx);
+
+/** Check @p workq is a live work queue (the line names @p call). */
+doca_error_t ferry_workq_check(const struct doca_workq *workq, const char *call);
 
 #endif /* FERRY_LEGACY_PRIV_H_ */

@@ -24,6 +24,17 @@ FERRY_LOG_MODULE("workq");
 #define WORKQ_MAX_DEPTH (1u << 20)
 #define WORKQ_MAX_CTXS  64
 
+/*
+ * A job in flight: what its event will say, or who takes its completion.
+ * A kind sees only the slot's address (its "tag").
+ */
+struct wq_slot {
+	int type;
+	union doca_data user_data;
+	struct ferry_wq_owner *owner;
+	struct wq_slot *next_free;
+};
+
 struct doca_workq {
 	uint32_t magic;
 	uint32_t depth;
@@ -31,12 +42,49 @@ struct doca_workq {
 	bool unflushed;       /* jobs submitted since the doorbells last rang */
 	uint32_t ring_head;   /* next event to hand out */
 	uint32_t ring_count;
-	struct ferry_event *ring; /* depth slots */
+	struct ferry_event *ring; /* depth events */
+	struct wq_slot *slots;    /* depth slots */
+	struct wq_slot *free_slots;
+	struct ferry_wq_deferred *deferred; /* run at the next retrieve */
 	struct doca_pe *pe;
 	bool event_driven;
 	uint32_t num_attached;
 	struct ferry_wq_attach *attached[WORKQ_MAX_CTXS];
 };
+
+static doca_error_t check_workq(const struct doca_workq *workq, const char *call);
+static struct ferry_wq_attach *find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx);
+
+/* Ring and slots for @p depth jobs; the old ones are freed. */
+static doca_error_t size_for(struct doca_workq *wq, uint32_t depth, const char *call)
+{
+	struct ferry_event *ring = calloc(depth, sizeof(*ring));
+	struct wq_slot *slots = calloc(depth, sizeof(*slots));
+
+	if (ring == NULL || slots == NULL) {
+		free(ring);
+		free(slots);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "out of memory for a work queue of depth %u", depth);
+	}
+	free(wq->ring);
+	free(wq->slots);
+	wq->ring = ring;
+	wq->slots = slots;
+	wq->free_slots = NULL;
+	for (uint32_t i = depth; i > 0; i--) {
+		slots[i - 1].next_free = wq->free_slots;
+		wq->free_slots = &slots[i - 1];
+	}
+	wq->depth = depth;
+	wq->ring_head = 0;
+	wq->ring_count = 0;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_workq_check(const struct doca_workq *workq, const char *call)
+{
+	return check_workq(workq, call);
+}
 
 static doca_error_t check_workq(const struct doca_workq *workq, const char *call)
 {
@@ -69,19 +117,16 @@ doca_error_t doca_workq_create(uint32_t depth, struct doca_workq **workq)
 	wq = calloc(1, sizeof(*wq));
 	if (wq == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for a work queue");
-	wq->ring = calloc(depth, sizeof(*wq->ring));
-	if (wq->ring == NULL) {
-		free(wq);
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for a work queue of depth %u", depth);
-	}
-	err = doca_pe_create(&wq->pe);
+	err = size_for(wq, depth, __func__);
+	if (err == DOCA_SUCCESS)
+		err = doca_pe_create(&wq->pe);
 	if (err != DOCA_SUCCESS) {
 		free(wq->ring);
+		free(wq->slots);
 		free(wq);
 		return err;
 	}
 	wq->magic = WORKQ_MAGIC;
-	wq->depth = depth;
 	*workq = wq;
 	return DOCA_SUCCESS;
 }
@@ -99,6 +144,7 @@ doca_error_t doca_workq_destroy(struct doca_workq *workq)
 	(void)doca_pe_destroy(workq->pe);
 	workq->magic = 0;
 	free(workq->ring);
+	free(workq->slots);
 	free(workq);
 	return DOCA_SUCCESS;
 }
@@ -116,7 +162,6 @@ doca_error_t doca_workq_get_depth(const struct doca_workq *workq, uint32_t *dept
 
 doca_error_t doca_workq_set_depth(struct doca_workq *workq, uint32_t depth)
 {
-	struct ferry_event *ring;
 	doca_error_t err = check_workq(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
@@ -130,15 +175,7 @@ doca_error_t doca_workq_set_depth(struct doca_workq *workq, uint32_t depth)
 				  "work queue %p is added to a context or has jobs outstanding; set its depth before "
 				  "doca_ctx_workq_add",
 				  (void *)workq);
-	ring = calloc(depth, sizeof(*ring));
-	if (ring == NULL)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for depth %u", depth);
-	free(workq->ring);
-	workq->ring = ring;
-	workq->depth = depth;
-	workq->ring_head = 0;
-	workq->ring_count = 0;
-	return DOCA_SUCCESS;
+	return size_for(workq, depth, __func__);
 }
 
 /* ---- jobs and events ---- */
@@ -148,17 +185,84 @@ struct doca_pe *ferry_workq_pe(const struct doca_workq *workq)
 	return workq->pe;
 }
 
-void ferry_workq_complete(struct ferry_wq_attach *att, int type, union doca_data user_data, doca_error_t status)
+void ferry_workq_post_event(struct doca_workq *workq, int type, union doca_data user_data, doca_error_t status)
 {
-	struct doca_workq *wq = att->workq;
-	struct ferry_event *ev = &wq->ring[(wq->ring_head + wq->ring_count) % wq->depth];
+	struct ferry_event *ev = &workq->ring[(workq->ring_head + workq->ring_count) % workq->depth];
 
-	/* outstanding <= depth holds every job until it is retrieved, so there is always a slot. */
+	/* Every event had a place of the depth (a job's, or a reservation), so the ring has room. */
 	ev->type = type;
 	ev->user_data = user_data;
 	ev->result.u64 = (uint64_t)status;
-	wq->ring_count++;
+	workq->ring_count++;
+}
+
+void ferry_workq_complete(struct ferry_wq_attach *att, union doca_data tag, doca_error_t status)
+{
+	struct doca_workq *wq = att->workq;
+	struct wq_slot *slot = tag.ptr;
+	struct ferry_wq_owner *owner = slot->owner;
+
 	att->pending--;
+	if (owner == NULL)
+		ferry_workq_post_event(wq, slot->type, slot->user_data, status);
+	else
+		wq->outstanding--; /* no event: its place of the depth is free at once */
+	slot->owner = NULL;
+	slot->next_free = wq->free_slots;
+	wq->free_slots = slot;
+	if (owner != NULL)
+		owner->complete(owner, status);
+}
+
+doca_error_t ferry_workq_reserve(struct doca_workq *workq, const char *call)
+{
+	if (workq->outstanding == workq->depth)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY,
+				     "work queue %p is full: %u jobs submitted and not yet retrieved (its depth); "
+				     "retrieve events first",
+				     (void *)workq, workq->depth);
+	workq->outstanding++;
+	return DOCA_SUCCESS;
+}
+
+void ferry_workq_defer(struct doca_workq *workq, struct ferry_wq_deferred *item)
+{
+	if (item->queued)
+		return;
+	item->queued = true;
+	item->next = workq->deferred;
+	workq->deferred = item;
+}
+
+void ferry_workq_cancel(struct doca_workq *workq, struct ferry_wq_deferred *item)
+{
+	for (struct ferry_wq_deferred **at = &workq->deferred; *at != NULL; at = &(*at)->next) {
+		if (*at == item) {
+			*at = item->next;
+			item->queued = false;
+			return;
+		}
+	}
+}
+
+/* Run what was deferred; what the runs defer again waits for the next retrieve. */
+static void run_deferred(struct doca_workq *workq)
+{
+	struct ferry_wq_deferred *list = workq->deferred;
+
+	workq->deferred = NULL;
+	while (list != NULL) {
+		struct ferry_wq_deferred *item = list;
+
+		list = item->next;
+		item->queued = false;
+		item->run(item);
+	}
+}
+
+struct ferry_wq_attach *ferry_workq_find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx)
+{
+	return find_attach(workq, ctx);
 }
 
 static struct ferry_wq_attach *find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx)
@@ -169,43 +273,64 @@ static struct ferry_wq_attach *find_attach(const struct doca_workq *workq, const
 	return NULL;
 }
 
-doca_error_t doca_workq_submit(struct doca_workq *workq, const struct ferry_job *job)
+static doca_error_t submit(struct doca_workq *workq, const struct ferry_job *job, struct ferry_wq_owner *owner,
+			   const char *call)
 {
 	struct ferry_wq_attach *att;
-	doca_error_t err = check_workq(workq, __func__);
+	struct wq_slot *slot;
+	doca_error_t err;
 
-	if (err != DOCA_SUCCESS)
-		return err;
-	FERRY_ARG_NOT_NULL(job);
+	if (job == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "job is NULL");
 	if (workq->outstanding == workq->depth)
-		return FERRY_RULE(DOCA_ERROR_NO_MEMORY,
-				  "work queue %p is full: %u jobs submitted and not yet retrieved (its depth); "
-				  "retrieve events first",
-				  (void *)workq, workq->depth);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY,
+				     "work queue %p is full: %u jobs submitted and not yet retrieved (its depth); "
+				     "retrieve events first",
+				     (void *)workq, workq->depth);
 	att = find_attach(workq, job->ctx);
 	if (att == NULL) {
-		struct ferry_wq_ctx *ctx = ferry_wq_ctx_from(job->ctx, __func__);
+		struct ferry_wq_ctx *ctx = ferry_wq_ctx_from(job->ctx, call);
 
 		if (ctx == NULL)
 			return DOCA_ERROR_INVALID_VALUE;
 		if (!ctx->started)
-			return FERRY_RULE(DOCA_ERROR_BAD_STATE, "job for %s context %p, which is not started",
-					  ctx->kind->name, (void *)job->ctx);
-		return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
-				  "work queue %p was not added to %s context %p (doca_ctx_workq_add)", (void *)workq,
-				  ctx->kind->name, (void *)job->ctx);
+			return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "job for %s context %p, which is not started",
+					     ctx->kind->name, (void *)job->ctx);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "work queue %p was not added to %s context %p (doca_ctx_workq_add)", (void *)workq,
+				     ctx->kind->name, (void *)job->ctx);
 	}
 	if (job->type < att->ctx->kind->first_job_type || job->type > att->ctx->kind->last_job_type)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "job type %#x is not a job of a %s context", job->type,
-				  att->ctx->kind->name);
-	err = att->ctx->kind->submit(att, job);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "job type %#x is not a job of a %s context",
+				     job->type, att->ctx->kind->name);
+	slot = workq->free_slots; /* outstanding < depth: one is free */
+	err = att->ctx->kind->submit(att, job, (union doca_data){.ptr = slot});
 	if (err != DOCA_SUCCESS)
 		return err;
+	workq->free_slots = slot->next_free;
+	slot->type = job->type;
+	slot->user_data = job->user_data;
+	slot->owner = owner;
 	att->pending++;
 	att->unflushed = true;
 	workq->outstanding++;
 	workq->unflushed = true;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_workq_submit(struct doca_workq *workq, const struct ferry_job *job)
+{
+	doca_error_t err = check_workq(workq, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	return submit(workq, job, NULL, __func__);
+}
+
+doca_error_t ferry_workq_submit_owned(struct doca_workq *workq, const struct ferry_job *job,
+				      struct ferry_wq_owner *owner)
+{
+	return submit(workq, job, owner, "doca_workq_submit");
 }
 
 /*
@@ -257,6 +382,8 @@ doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry
 	if (flags != 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "flags %#x: only DOCA_WORKQ_RETRIEVE_FLAGS_NONE exists",
 				  (unsigned int)flags);
+	if (workq->deferred != NULL)
+		run_deferred(workq);
 	if (workq->ring_count == 0) {
 		if (workq->outstanding == 0)
 			return DOCA_ERROR_AGAIN;
@@ -264,6 +391,8 @@ doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry
 			flush(workq);
 		(void)doca_pe_progress(workq->pe);
 		poll_kinds(workq);
+		if (workq->deferred != NULL)
+			run_deferred(workq);
 		if (workq->ring_count == 0)
 			return DOCA_ERROR_AGAIN;
 	}

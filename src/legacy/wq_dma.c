@@ -46,8 +46,7 @@ static void job_done(struct doca_dma_task_memcpy *task, union doca_data task_use
 	struct ferry_wq_attach *att = ctx_user_data.ptr;
 	struct wq_dma_engine *eng = att->kind_data;
 
-	ferry_workq_complete(att, FERRY_DMA_JOB_MEMCPY, task_user_data,
-			     doca_task_get_status(doca_dma_task_memcpy_as_task(task)));
+	ferry_workq_complete(att, task_user_data, doca_task_get_status(doca_dma_task_memcpy_as_task(task)));
 	eng->idle[eng->num_idle++] = task; /* at most depth tasks exist, so there is room */
 }
 
@@ -109,7 +108,7 @@ static void dma_detach(struct ferry_wq_attach *att)
 }
 
 /* The job's buffers as a task of the attachment's DMA context: an idle one if there is, else a new one. */
-static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_dma_job *job)
+static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_dma_job *job, union doca_data tag)
 {
 	struct wq_dma_engine *eng = att->kind_data;
 	struct doca_dma_task_memcpy *task;
@@ -119,10 +118,9 @@ static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_
 		task = eng->idle[--eng->num_idle];
 		doca_dma_task_memcpy_set_src(task, job->src_buff);
 		doca_dma_task_memcpy_set_dst(task, job->dst_buff);
-		doca_task_set_user_data(doca_dma_task_memcpy_as_task(task), job->base.user_data);
+		doca_task_set_user_data(doca_dma_task_memcpy_as_task(task), tag);
 	} else {
-		err = doca_dma_task_memcpy_alloc_init(eng->dma, job->src_buff, job->dst_buff, job->base.user_data,
-						      &task);
+		err = doca_dma_task_memcpy_alloc_init(eng->dma, job->src_buff, job->dst_buff, tag, &task);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}
@@ -142,7 +140,7 @@ static doca_error_t check_bufs(const struct ferry_dma_job *job)
 }
 
 /* 1.5 and 2.x: the source's data is appended to the destination's. */
-static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_job *job)
+static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_job *job, union doca_data tag)
 {
 	const struct ferry_dma_job *dma_job = ferry_container_of(job, struct ferry_dma_job, base);
 	size_t len = 0;
@@ -156,14 +154,14 @@ static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_j
 		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
 				     "dma memcpy job: source buf %p has no data (doca_buf_set_data)",
 				     (const void *)dma_job->src_buff);
-	return submit_task(att, dma_job);
+	return submit_task(att, dma_job, tag);
 }
 
 /*
  * 1.3/1.4: the job names the byte count; the copy takes that many bytes from
  * the source's data pointer, whatever its data length says.
  */
-static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct ferry_job *job)
+static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct ferry_job *job, union doca_data tag)
 {
 	const struct ferry_dma_job_v14 *v14 = ferry_container_of(job, struct ferry_dma_job_v14, job.base);
 	struct doca_buf *src = (struct doca_buf *)(uintptr_t)v14->job.src_buff;
@@ -179,7 +177,7 @@ static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct fer
 	err = doca_buf_set_data(src, data, v14->num_bytes_to_copy);
 	if (err != DOCA_SUCCESS)
 		return err;
-	return submit_task(att, &v14->job);
+	return submit_task(att, &v14->job, tag);
 }
 
 static void dma_destroy(struct ferry_wq_ctx *ctx)

@@ -130,9 +130,10 @@ static doca_error_t check_job(const struct se_job *job)
 }
 
 /* Queue a copy of the job: the program may reuse its struct once submit returns. */
-static doca_error_t se_submit(struct ferry_wq_attach *att, const struct ferry_job *job)
+static doca_error_t se_submit(struct ferry_wq_attach *att, const struct ferry_job *job, union doca_data tag)
 {
 	struct se_pending *p = att->kind_data;
+	struct se_job *copy = &p->jobs[(p->head + p->count) % p->cap];
 	const struct se_job *se_job = ferry_container_of(job, struct se_job, base);
 	size_t len = job->type == SE_JOB_GET || job->type == SE_JOB_UPDATE_SET ? 32 : 40;
 	doca_error_t err = check_job(se_job);
@@ -140,7 +141,8 @@ static doca_error_t se_submit(struct ferry_wq_attach *att, const struct ferry_jo
 	if (err != DOCA_SUCCESS)
 		return err;
 	/* Only the bytes of this job type exist in the program's struct. */
-	memcpy(&p->jobs[(p->head + p->count) % p->cap], job, len);
+	memcpy(copy, job, len);
+	copy->base.user_data = tag; /* the copy's own: the program's user_data is the work queue's */
 	p->count++;
 	return DOCA_SUCCESS;
 }
@@ -175,13 +177,16 @@ static uint32_t se_poll(struct ferry_wq_attach *att)
 
 	while (p->count > 0) {
 		const struct se_job *job = &p->jobs[p->head];
+		union doca_data tag;
 		doca_error_t status;
 
 		if (!run_job(event, job, &status))
 			break;
-		ferry_workq_complete(att, job->base.type, job->base.user_data, status);
+		/* Off the queue first: the completion may submit more (a graph's next node) into its place. */
+		tag = job->base.user_data;
 		p->head = (p->head + 1) % p->cap;
 		p->count--;
+		ferry_workq_complete(att, tag, status);
 		done++;
 	}
 	return done;
