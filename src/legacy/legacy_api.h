@@ -182,4 +182,69 @@ doca_error_t doca_sync_event_export_to_gpu(struct doca_sync_event *event, struct
 FERRY_LEGACY_API
 doca_error_t doca_sync_event_job_get_supported(struct doca_devinfo *devinfo, int job_type);
 
+/* wq_graph.c */
+struct ferry_wq_graph;
+struct ferry_wq_graph_node;
+struct ferry_wq_graph_instance;
+/** doca_graph_user_node_cb_t of DOCA 2.2. */
+typedef doca_error_t (*ferry_v22_graph_user_node_cb_t)(void *cookie, struct ferry_event *ev);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_create(struct ferry_wq_graph **graph);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_destroy(struct ferry_wq_graph *graph);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_ctx_node_create(struct ferry_wq_graph *graph, int job_type, const struct doca_ctx *ctx,
+					     struct ferry_wq_graph_node **node);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_user_node_create(struct ferry_wq_graph *graph, ferry_v22_graph_user_node_cb_t cb,
+					      struct ferry_wq_graph_node **node);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_sub_graph_node_create(struct ferry_wq_graph *graph, struct ferry_wq_graph *sub_graph,
+						   struct ferry_wq_graph_node **node);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_add_dependency(struct ferry_wq_graph *graph, struct ferry_wq_graph_node *from,
+					    struct ferry_wq_graph_node *to);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_start(struct ferry_wq_graph *graph);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_stop(struct ferry_wq_graph *graph);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_workq_add(struct ferry_wq_graph *graph, struct doca_workq *workq);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_create(const struct ferry_wq_graph *graph,
+					     struct ferry_wq_graph_instance **instance);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_destroy(struct ferry_wq_graph_instance *instance);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_set_ctx_node_data(struct ferry_wq_graph_instance *instance,
+							struct ferry_wq_graph_node *node, struct ferry_job *job,
+							struct ferry_event *ev);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_set_user_node_data(struct ferry_wq_graph_instance *instance,
+							 struct ferry_wq_graph_node *node, void *cookie,
+							 struct ferry_event *ev);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_set_sub_graph_node_data(struct ferry_wq_graph_instance *instance,
+							      struct ferry_wq_graph_node *node,
+							      struct ferry_wq_graph_instance *sub_instance,
+							      struct ferry_event *ev);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_workq_graph_submit(struct doca_workq *workq, struct ferry_wq_graph_instance *instance,
+					  union doca_data user_data);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_workq_rm(struct ferry_wq_graph *graph, struct doca_workq *workq);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_get_num_failed_nodes(const struct ferry_wq_graph_instance *instance,
+							   uint32_t *num_failed_nodes);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_get_failed_nodes(const struct ferry_wq_graph_instance *instance,
+						       const struct ferry_wq_graph_node **failed_nodes,
+						       uint32_t *num_failed_nodes);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_node_get_state(const struct ferry_wq_graph_instance *instance,
+						     const struct ferry_wq_graph_node *node, int *state);
+FERRY_LEGACY_API
+doca_error_t ferry_v22_graph_instance_node_get_result(const struct ferry_wq_graph_instance *instance,
+						      const struct ferry_wq_graph_node *node, union doca_data *result);
+
 #endif /* FERRY_LEGACY_API_H_ */

@@ -209,6 +209,9 @@ doca_error_t ferry_workq_reserve(struct doca_workq *workq, const char *call);
 /** Queue the event a reservation was taken for; retrieve hands it out like a job's. */
 void ferry_workq_post_event(struct doca_workq *workq, int type, union doca_data user_data, doca_error_t status);
 
+/** True while @p workq can take one more job (a graph node waits quietly otherwise). */
+bool ferry_workq_has_room(const struct doca_workq *workq);
+
 /** Run @p item at the next retrieve (no-op if it is already queued). */
 void ferry_workq_defer(struct doca_workq *workq, struct ferry_wq_deferred *item);
 

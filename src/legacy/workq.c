@@ -225,6 +225,11 @@ doca_error_t ferry_workq_reserve(struct doca_workq *workq, const char *call)
 	return DOCA_SUCCESS;
 }
 
+bool ferry_workq_has_room(const struct doca_workq *workq)
+{
+	return workq->outstanding < workq->depth;
+}
+
 void ferry_workq_defer(struct doca_workq *workq, struct ferry_wq_deferred *item)
 {
 	if (item->queued)
