@@ -77,7 +77,8 @@ DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
  * @param [in] ctx  a context in any state; stopping an IDLE one does nothing.
  * @return DOCA_SUCCESS when the context is IDLE on return (it was already, or
  * no task was in flight or held); DOCA_ERROR_IN_PROGRESS when it is STOPPING and
- * reaches IDLE through progress; DOCA_ERROR_INVALID_VALUE on NULL.
+ * reaches IDLE through progress; DOCA_ERROR_NOT_CONNECTED when the context was
+ * never connected to a progress engine; DOCA_ERROR_INVALID_VALUE on NULL.
  */
 DOCA_STABLE doca_error_t doca_ctx_stop(struct doca_ctx *ctx);
 

@@ -342,6 +342,10 @@ fail:
 doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 {
 	FERRY_ARG_NOT_NULL(ctx);
+	if (ctx->pe == NULL) /* DOCA's answer, as for doca_ctx_start */
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
+				  "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
+				  ctx->name);
 	switch (ctx->state) {
 	case DOCA_CTX_STATE_IDLE:
 		/*
