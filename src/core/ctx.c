@@ -336,6 +336,12 @@ fail:
 	/* Still IDLE: no task was handed out, so the pools go back whole. */
 	for (uint32_t i = 0; i < ctx->num_pools; i++)
 		pool_release(ctx->pools[i]);
+	/*
+	 * DOCA documents INITIALIZATION for a start that could not set up its
+	 * resources, allocation failures included; the failing step logged why.
+	 */
+	if (err == DOCA_ERROR_NO_MEMORY)
+		err = DOCA_ERROR_INITIALIZATION;
 	return err;
 }
 

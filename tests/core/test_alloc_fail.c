@@ -9,7 +9,8 @@
  * the build of the emulated machine's topology (one failure point per device
  * and representor, and two for the tables).
  *
- * Each failure must return DOCA_ERROR_NO_MEMORY with its line, free what the
+ * Each failure must return DOCA_ERROR_NO_MEMORY with its line (doca_ctx_start
+ * DOCA_ERROR_INITIALIZATION, as DOCA documents), free what the
  * call had built, and leave the output (or the object's state) as it was.
  * doca_dev_open allocates nothing (a device handle lives in its device info),
  * so it has no failure point to walk; the test checks that it stays so.
@@ -351,6 +352,8 @@ static void test_ctx_start_pools(void **state)
 	struct ctx_start_arg a = {NULL, NULL};
 	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start",
 					  .logged = "doca_ctx_start: context 'pool_ctx': no memory",
+					  /* DOCA documents INITIALIZATION for it (was NO_MEMORY). */
+					  .fails_with = DOCA_ERROR_INITIALIZATION,
 					  .prepare = ctx_start_prepare,
 					  .attempt = ctx_start_attempt,
 					  .failed = ctx_start_failed,
@@ -374,6 +377,13 @@ static void test_ctx_start_type_refuses(void **state)
 	a.pc->start_result = DOCA_ERROR_NOT_CONNECTED;
 	heap_before = ferry_test_heap_in_use();
 	assert_int_equal(doca_ctx_start(&a.pc->ctx), DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(a.pc->starts, 1);
+	a.pc->starts = 0;
+	ctx_start_failed(&a);
+	assert_int_equal(ferry_test_heap_in_use(), heap_before);
+	/* A type out of memory: doca_ctx_start answers DOCA's INITIALIZATION, pools given back. */
+	a.pc->start_result = DOCA_ERROR_NO_MEMORY;
+	assert_int_equal(doca_ctx_start(&a.pc->ctx), DOCA_ERROR_INITIALIZATION);
 	assert_int_equal(a.pc->starts, 1);
 	a.pc->starts = 0;
 	ctx_start_failed(&a);
@@ -402,6 +412,7 @@ static void test_ctx_restart_pools(void **state)
 	struct ferry_test_alloc_walk w = {
 		.call = "doca_ctx_start (restart)",
 		.logged = "doca_ctx_start: context 'pool_ctx': no memory",
+		.fails_with = DOCA_ERROR_INITIALIZATION,
 		.prepare = ctx_restart_prepare,
 		.attempt = ctx_start_attempt,
 		.failed = ctx_start_failed,
