@@ -22,7 +22,7 @@
 #include "core/ferry_memview.h"
 #include "core/mem_priv.h"
 #include "link/ferry_export.h"
-#include "link/ferry_remote.h"
+#include "link/ferry_access.h"
 
 FERRY_LOG_MODULE("mmap");
 
@@ -498,7 +498,7 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 
 /* ---- internal view (ferry_memview.h; its readers are inline) ---- */
 
-const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap)
+const struct ferry_access *ferry_mmap_access_path(const struct doca_mmap *mmap)
 {
-	return mmap->link_import != NULL ? ferry_link_import_remote(mmap->link_import) : NULL;
+	return mmap->link_import != NULL ? ferry_link_import_access(mmap->link_import) : NULL;
 }
