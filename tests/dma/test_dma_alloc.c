@@ -7,7 +7,8 @@
  * local copy channel of the chosen engine and the cross-process (inline)
  * channel; the engine's share is counted as tests/engine/test_engine_alloc.c
  * counts it. Each failure must return DOCA_ERROR_NO_MEMORY with its line (the
- * start DOCA_ERROR_INITIALIZATION, DOCA's code for it), leave the context IDLE and able to start, and free what it had built.
+ * start DOCA_ERROR_INITIALIZATION, DOCA's code for it), leave the context
+ * IDLE and able to start, and free what it had built.
  */
 #include <stdarg.h>
 #include <stddef.h>

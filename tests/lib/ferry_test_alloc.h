@@ -5,9 +5,10 @@
  * ferry_test_alloc_walk() arms the hook of common/ferry_alloc.h for the 1st,
  * 2nd, ... allocation of a call until the call succeeds. Each failed call must
  * return DOCA_ERROR_NO_MEMORY (or the walk's fails_with: doca_ctx_start
- * answers DOCA_ERROR_INITIALIZATION, as DOCA documents), log its line, give back every byte (the heap in
- * use is what it was before the call, and the ASan build's leak check runs at
- * exit) and leave its output alone (the walk's failed() hook checks that).
+ * answers DOCA_ERROR_INITIALIZATION, as DOCA documents), log its line, give
+ * back every byte (the heap in use is what it was before the call, and the
+ * ASan build's leak check runs at exit) and leave its output alone (the walk's
+ * failed() hook checks that).
  * The walk returns the number of failure points, which the test compares with
  * the allocations it expects, so an allocation that bypasses the hook shows.
  *
