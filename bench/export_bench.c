@@ -45,7 +45,7 @@
 #include "ferry_test_dev.h"
 
 #include "core/ferry_memview.h"
-#include "link/ferry_remote.h" /* only to check which path an import took */
+#include "link/ferry_access.h" /* only to check which path an import took */
 
 #define SPAN        (256ull << 20)
 #define QD          8u
@@ -311,8 +311,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "export_bench: the host process did not export\n");
 		return 1;
 	}
-	/* The DMA library enables cross-memory attach itself; this call only makes the import order irrelevant. */
-	ferry_link_enable_cma();
 	struct doca_dev *dev = ferry_test_open_dev("03:00.0", NULL);
 	struct doca_mmap *shared_mmap = NULL, *plain_mmap = NULL, *local_mmap = NULL;
 	struct dma_run run = {0};
@@ -327,7 +325,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "export_bench: import failed\n");
 		return 1;
 	}
-	if (ferry_mmap_remote(shared_mmap) != NULL || ferry_mmap_remote(plain_mmap) == NULL) {
+	if (!ferry_access_mapped(ferry_mmap_access_path(shared_mmap)) ||
+	    ferry_access_mapped(ferry_mmap_access_path(plain_mmap))) {
 		fprintf(stderr, "export_bench: the shared export is not mapped here, or the plain one is\n");
 		return 1;
 	}

@@ -56,7 +56,8 @@ typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_dat
  * @return DOCA_SUCCESS when RUNNING; DOCA_ERROR_IN_PROGRESS when the context is
  * STARTING and will finish through progress; DOCA_ERROR_BAD_STATE when not IDLE;
  * DOCA_ERROR_NOT_CONNECTED when not connected to a progress engine;
- * DOCA_ERROR_INVALID_VALUE on NULL; a
+ * DOCA_ERROR_INVALID_VALUE on NULL; DOCA_ERROR_INITIALIZATION when the
+ * context's resources could not be set up (out of memory included); a
  * library-specific error when its configuration is incomplete.
  */
 DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
@@ -77,7 +78,8 @@ DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
  * @param [in] ctx  a context in any state; stopping an IDLE one does nothing.
  * @return DOCA_SUCCESS when the context is IDLE on return (it was already, or
  * no task was in flight or held); DOCA_ERROR_IN_PROGRESS when it is STOPPING and
- * reaches IDLE through progress; DOCA_ERROR_INVALID_VALUE on NULL.
+ * reaches IDLE through progress; DOCA_ERROR_NOT_CONNECTED when the context was
+ * never connected to a progress engine; DOCA_ERROR_INVALID_VALUE on NULL.
  */
 DOCA_STABLE doca_error_t doca_ctx_stop(struct doca_ctx *ctx);
 

@@ -79,7 +79,8 @@ DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
  * @brief Return a started map to configuration mode.
  * @param [in] mmap  the map.
  * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL), DOCA_ERROR_BAD_STATE (not started),
- *         DOCA_ERROR_NOT_PERMITTED (bufs still point into the map).
+ *         DOCA_ERROR_NOT_PERMITTED (bufs still point into the map, or the map was
+ *         created from an export: destroy such a map instead).
  */
 DOCA_STABLE doca_error_t doca_mmap_stop(struct doca_mmap *mmap);
 
@@ -113,9 +114,9 @@ DOCA_STABLE doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_de
  * @param [out] export_desc      the descriptor, owned by the map (valid until stop);
  *                               send it to the importer by any channel.
  * @param [out] export_desc_len  its length in bytes.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL, or @p dev not added to the map),
- *         DOCA_ERROR_BAD_STATE (map not started), DOCA_ERROR_NOT_PERMITTED (no PCI
- *         permission, or the map was itself created from an export).
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL), DOCA_ERROR_NOT_FOUND
+ *         (@p dev not added to the map), DOCA_ERROR_NOT_PERMITTED (map not started,
+ *         no PCI permission, or the map was itself created from an export).
  * @note Exporting again returns the same descriptor. Stopping or destroying the
  *       map revokes it: importers' tasks fail and new imports are refused. In
  *       Ferry, another process can import memory from ferry_mem_alloc_shared
@@ -192,7 +193,8 @@ DOCA_STABLE doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, vo
  * @param [in] mmap     a stopped map.
  * @param [in] free_cb  the callback; NULL removes it.
  * @param [in] opaque   passed to the callback as its cookie.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL map), DOCA_ERROR_BAD_STATE (started).
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL map), DOCA_ERROR_BAD_STATE (started,
+ *         or created from an export).
  */
 DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb,
 					       void *opaque);
@@ -201,7 +203,8 @@ DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap
  * @brief Set the map's user data.
  * @param [in] mmap       a stopped map.
  * @param [in] user_data  any value.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL), DOCA_ERROR_BAD_STATE (started).
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL), DOCA_ERROR_BAD_STATE (started,
+ *         or created from an export).
  */
 DOCA_STABLE doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data);
 
@@ -212,8 +215,8 @@ DOCA_STABLE doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union d
  * @note Ferry: an mmap's shared state (its buf count, its validity) is atomic
  *       already, so this records the request; inventories stay one per thread,
  *       as in DOCA.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE
- *         (a started mmap of this process's own memory).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_NOT_PERMITTED
+ *         (a started mmap of this process's own memory, or bufs already taken from it).
  */
 DOCA_STABLE doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap);
 
@@ -245,7 +248,8 @@ DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *m
  * @brief Set the access mask (bits of enum doca_access_flag).
  * @param [in] mmap         a stopped map.
  * @param [in] access_mask  known bits only; RDMA write or atomic access needs LOCAL_READ_WRITE too.
- * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE (started).
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE (started, or
+ *         created from an export).
  */
 DOCA_STABLE doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask);
 

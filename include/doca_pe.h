@@ -61,8 +61,9 @@ DOCA_STABLE doca_error_t doca_pe_destroy(struct doca_pe *pe);
 
 /**
  * @brief Connect an IDLE context to this PE. A context belongs to one PE for life.
- * @return DOCA_ERROR_BAD_STATE when the context is not IDLE,
- * DOCA_ERROR_ALREADY_EXIST when it is already connected to a PE.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE on NULL; DOCA_ERROR_BAD_STATE
+ * when the context is not IDLE; DOCA_ERROR_NOT_PERMITTED when it is already
+ * connected to a PE (this one or another).
  */
 DOCA_STABLE doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
 

@@ -83,6 +83,8 @@
 #include <stdint.h>
 
 #include "comch/comch_priv.h"
+#include "engine/ferry_engine.h"
+#include "link/ferry_access.h"
 #include "link/ferry_export.h"
 
 #define COMCH_FAST_MAX_BUF_SIZE  (1u << 30) /* DOCA's guide: "1GB or more" */
@@ -233,7 +235,7 @@ struct comch_remote_consumer {
 	uint32_t id;
 	uint32_t imm_data_len;
 	struct doca_mmap *mmap;            /* imported from the consumer's export */
-	const struct ferry_remote *remote; /* NULL: the memory is mapped here at the same address */
+	const struct ferry_access *access; /* its path (cma), NULL when mapped here at the same address */
 	uint64_t base;
 	uint64_t len;
 	struct comch_ring_view posts; /* the consumer's post ring (mapped read-write: claims) */
@@ -283,6 +285,21 @@ static inline bool comch_recently_busy(struct comch_spin *spin, uint64_t counter
 	return now - spin->busy_ns < COMCH_SPIN_NS;
 }
 
+/*
+ * A producer's copies in flight (enqueued in its channel, not yet polled)
+ * before one doorbell: a run of sends into a consumer reached by cross-memory
+ * attach is then one gathered write (engine_inline.c).
+ */
+#define COMCH_PRODUCER_BATCH FERRY_ACCESS_GATHER_MAX
+
+/** A send whose copy is in the producer's channel: what its completion needs. */
+struct comch_send_copy {
+	struct doca_comch_producer_task_send *task;
+	struct comch_remote_consumer *r;
+	struct comch_post post;
+	size_t len;
+};
+
 struct doca_comch_producer {
 	struct doca_ctx ctx; /* first */
 	struct ferry_task_pool pool;
@@ -297,6 +314,10 @@ struct doca_comch_producer {
 	doca_comch_producer_task_send_completion_cb_t err_cb;
 	struct ferry_task_list waiting; /* submitted, waiting for a posted buffer (FIFO) */
 	struct ferry_task_list done;
+	/* Its copy engine (an inline cross-process channel), used under the hub's lock, and what it holds. */
+	struct ferry_chan *chan;
+	uint32_t num_copies;
+	struct comch_send_copy copies[COMCH_PRODUCER_BATCH];
 };
 
 struct doca_comch_consumer_task_post_recv {

@@ -20,7 +20,6 @@
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
 #include "core/ferry_memview.h"
-#include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("comch");
 
@@ -99,8 +98,6 @@ static doca_error_t import_consumer_memory(struct comch_fast_hub *hub, struct co
 	size_t len = 0;
 	doca_error_t err;
 
-	/* Consumers' memory is often ordinary (malloc): reach it by cross-memory attach. */
-	ferry_link_enable_cma();
 	err = doca_mmap_create_from_export(NULL, up->desc, up->desc_len, hub->dev, &r->mmap);
 	if (err == DOCA_SUCCESS)
 		err = doca_mmap_get_memrange(r->mmap, &addr, &len);
@@ -118,7 +115,10 @@ static doca_error_t import_consumer_memory(struct comch_fast_hub *hub, struct co
 	}
 	r->base = (uint64_t)(uintptr_t)addr;
 	r->len = len;
-	r->remote = ferry_mmap_remote(r->mmap);
+	/* Consumers' memory is often ordinary (malloc): the import picked cross-memory attach for it. */
+	r->access = ferry_mmap_access_path(r->mmap);
+	if (ferry_access_mapped(r->access))
+		r->access = NULL;
 	return DOCA_SUCCESS;
 }
 
@@ -181,8 +181,8 @@ doca_error_t comch_peers_add(struct comch_fast_hub *hub, const struct ferry_fram
 		return err;
 	}
 	remote_list(hub, r, up->ring_cap);
-	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (%s)", ep->kind, ep->name, hub->conn_id, r->id,
-		  r->remote == NULL ? "shared mapping" : "cross-memory attach");
+	FERRY_DBG("%s '%s': connection %u: peer consumer %u is up (access path %s)", ep->kind, ep->name, hub->conn_id,
+		  r->id, ferry_access_name(ferry_mmap_access_path(r->mmap)));
 	return DOCA_SUCCESS;
 }
 

@@ -2,6 +2,15 @@
 /*
  * producer.c - doca_comch_producer: send a doca_buf into a buffer that a
  * consumer of the peer posted. Design notes in fast_priv.h.
+ *
+ * The copy goes through a copy engine, as a DMA task's does: each producer
+ * has an inline channel opened cross_process. A pass over the waiting sends
+ * (under the hub's lock) claims a post per send and enqueues its copy with
+ * the consumer memory's access path (chosen when it was imported: NULL when
+ * mapped here, cross-memory attach otherwise); one doorbell at the end of the
+ * pass, or when COMCH_PRODUCER_BATCH copies wait, copies them all (a run into
+ * one consumer by cross-memory attach is one gathered process_vm_writev), and
+ * each completion is then published in claim order with its copy's status.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,7 +24,6 @@
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
-#include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("comch");
 
@@ -30,19 +38,6 @@ static void finish(struct doca_comch_producer *p, struct doca_comch_producer_tas
 	ferry_task_list_push(&p->done, &task->base);
 	if (p->ctx.pe != NULL)
 		ferry_pe_wake(p->ctx.pe);
-}
-
-/* Copy the task's buffer into the consumer's posted buffer: one copy, no staging. */
-static doca_error_t copy_into_post(const struct comch_remote_consumer *r,
-				   const struct doca_comch_producer_task_send *task, const struct comch_post *post,
-				   size_t len)
-{
-	if (len == 0)
-		return DOCA_SUCCESS;
-	if (!ferry_mmap_is_usable(r->mmap))
-		return DOCA_ERROR_NOT_CONNECTED;
-	return ferry_link_copy((void *)(uintptr_t)post->addr, r->remote, ferry_buf_data(task->buf),
-			       ferry_mmap_remote(ferry_buf_mmap(task->buf)), len);
 }
 
 /* Tell the consumer: one entry in the completion ring this side writes for it (a taken post always gets one). */
@@ -107,47 +102,91 @@ static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote
 	}
 }
 
-/*
- * Sends into a consumer reached by cross-memory attach, gathered so that one
- * process_vm_writev carries several (the claims are made, the completions
- * follow the write, in the same order).
- */
-struct gather {
-	struct comch_remote_consumer *r;
-	uint32_t n;
-	struct ferry_remote_piece pieces[FERRY_REMOTE_GATHER_MAX];
-	struct doca_comch_producer_task_send *tasks[FERRY_REMOTE_GATHER_MAX];
-	struct comch_post posts[FERRY_REMOTE_GATHER_MAX];
-};
-
-/* Write what was gathered, then publish each completion and finish each send, in claim order. */
-static void gather_flush(struct doca_comch_producer *p, struct gather *g)
+/* Copy what the channel holds, then publish each completion and finish each send, in claim order. */
+static void copies_flush(struct doca_comch_producer *p)
 {
-	size_t written = 0;
+	struct ferry_copy_cpl cpl[COMCH_PRODUCER_BATCH];
+	uint32_t n = p->num_copies, got = 0;
+
+	if (n == 0)
+		return;
+	ferry_chan_doorbell(p->chan);
+	/* An inline channel has copied everything at the doorbell. */
+	while (got < n)
+		got += ferry_chan_poll(p->chan, cpl + got, n - got);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct comch_send_copy *c = &p->copies[i];
+
+		publish_done(p, c->r, c->task, &c->post, c->len, cpl[i].status);
+		finish(p, c->task, cpl[i].status);
+	}
+	p->num_copies = 0;
+}
+
+/* A send that ends without a copy: the copies before it complete first, so sends complete in order. */
+static void finish_now(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, doca_error_t status)
+{
+	copies_flush(p);
+	finish(p, task, status);
+}
+
+/* The path to a send's own bytes: NULL when they are mapped here (nearly always). */
+static inline const struct ferry_access *src_access(const struct doca_comch_producer_task_send *task)
+{
+	const struct doca_mmap *mmap = task->buf != NULL ? ferry_buf_mmap(task->buf) : NULL;
+
+	return mmap != NULL && ferry_mmap_is_import(mmap) ? ferry_mmap_access_path(mmap) : NULL;
+}
+
+/*
+ * Put a taken post's copy into the channel. @p checked is the consumer whose
+ * memory this pass already found usable (once per pass and consumer: the
+ * pass holds the hub's lock and lasts microseconds).
+ */
+static void copy_into_post(struct doca_comch_producer *p, struct comch_remote_consumer *r,
+			   struct doca_comch_producer_task_send *task, const struct comch_post *post, size_t len,
+			   const struct comch_remote_consumer **checked)
+{
+	struct ferry_copy_xdesc x;
 	doca_error_t err;
 
-	if (g->n == 0)
+	/* Nothing to copy (a MsgQ's immediate data; its consumer may have no memory): complete in turn. */
+	if (len == 0 && p->num_copies == 0) {
+		publish_done(p, r, task, post, 0, DOCA_SUCCESS);
+		finish(p, task, DOCA_SUCCESS);
 		return;
-	err = ferry_mmap_is_usable(g->r->mmap) ? ferry_remote_write_gather(g->r->remote, g->pieces, g->n, &written)
-					       : DOCA_ERROR_NOT_CONNECTED;
-	for (uint32_t i = 0; i < g->n; i++) {
-		doca_error_t st = i < written ? DOCA_SUCCESS : err;
-
-		publish_done(p, g->r, g->tasks[i], &g->posts[i], g->pieces[i].len, st);
-		finish(p, g->tasks[i], st);
 	}
-	g->n = 0;
+	if (len != 0 && *checked != r) {
+		if (!ferry_mmap_is_usable(r->mmap)) {
+			copies_flush(p);
+			publish_done(p, r, task, post, len, DOCA_ERROR_NOT_CONNECTED);
+			finish(p, task, DOCA_ERROR_NOT_CONNECTED);
+			return;
+		}
+		*checked = r;
+	}
+	if (p->num_copies == COMCH_PRODUCER_BATCH)
+		copies_flush(p);
+	x.desc.dst = (void *)(uintptr_t)post->addr;
+	x.desc.src = task->buf != NULL ? ferry_buf_data(task->buf) : NULL;
+	x.desc.len = len;
+	x.desc.cookie = p->num_copies;
+	x.src_access = src_access(task);
+	x.dst_access = len != 0 ? r->access : NULL;
+	err = ferry_chan_enqueue_cross(p->chan, &x);
+	if (err != DOCA_SUCCESS) {
+		/* Cannot happen (the channel has room for a batch): the claimed post still gets its completion. */
+		copies_flush(p);
+		publish_done(p, r, task, post, len, err);
+		finish(p, task, err);
+		return;
+	}
+	p->copies[p->num_copies++] = (struct comch_send_copy){task, r, *post, len};
 }
 
-/* Whether a taken post's copy can join the gathered write (the consumer is reached by cross-memory attach). */
-static bool gatherable(const struct comch_remote_consumer *r, const struct doca_comch_producer_task_send *task,
-		       size_t len)
-{
-	return r->remote != NULL && len != 0 && ferry_mmap_remote(ferry_buf_mmap(task->buf)) == NULL;
-}
-
-/* Move one waiting task on (hub locked): true when it is finished (either way), false when it still waits. */
-static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, struct gather *g)
+/* Move one waiting task on (hub locked): true when it is taken care of (either way), false when it still waits. */
+static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task,
+		      const struct comch_remote_consumer **checked)
 {
 	struct comch_remote_consumer *r = comch_fast_find_remote(p->hub, task->consumer_id);
 	size_t len = task->buf != NULL ? ferry_buf_data_len(task->buf) : 0; /* a MsgQ's sends may carry none */
@@ -155,46 +194,34 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 	doca_error_t err;
 
 	if (r == NULL) {
-		finish(p, task, DOCA_ERROR_NOT_FOUND);
+		finish_now(p, task, DOCA_ERROR_NOT_FOUND);
 		return true;
 	}
 	if (task->imm_len > r->imm_data_len) {
 		FERRY_ERR("comch producer %u: %u bytes of immediate data exceed consumer %u's %u; send fails", p->id,
 			  task->imm_len, r->id, r->imm_data_len);
-		finish(p, task, DOCA_ERROR_INVALID_VALUE);
+		finish_now(p, task, DOCA_ERROR_INVALID_VALUE);
 		return true;
 	}
 	/* Our own buffer must be readable before a post is taken: a post taken is a post used up. */
 	if (task->buf != NULL && !ferry_mmap_is_usable(ferry_buf_mmap(task->buf))) {
 		FERRY_ERR("comch producer %u: the send's buf belongs to an mmap that is stopped or gone; send fails",
 			  p->id);
-		finish(p, task, DOCA_ERROR_NOT_CONNECTED);
+		finish_now(p, task, DOCA_ERROR_NOT_CONNECTED);
 		return true;
 	}
 	err = take_post(p, r, len, &post);
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
 	p->num_sent++;
-	bool joins = err == DOCA_SUCCESS && gatherable(r, task, len);
-	if (g->n != 0 && (g->r != r || !joins))
-		gather_flush(p, g); /* what is gathered goes first: a consumer sees sends in order */
-	if (joins) {
-		g->r = r;
-		g->pieces[g->n] = (struct ferry_remote_piece){post.addr, ferry_buf_data(task->buf), len};
-		g->tasks[g->n] = task;
-		g->posts[g->n++] = post;
-		if (g->n == FERRY_REMOTE_GATHER_MAX)
-			gather_flush(p, g);
+	if (err == DOCA_SUCCESS) {
+		copy_into_post(p, r, task, &post, len, checked);
 		return true;
 	}
 	if (err == DOCA_ERROR_TOO_BIG)
 		FERRY_ERR("comch producer %u: %zu bytes do not fit consumer %u's posted buffer of %u; send fails",
 			  p->id, len, r->id, post.len);
-	if (err == DOCA_SUCCESS) {
-		err = copy_into_post(r, task, &post, len);
-		publish_done(p, r, task, &post, len, err);
-	}
-	finish(p, task, err);
+	finish_now(p, task, err);
 	return true;
 }
 
@@ -218,10 +245,8 @@ static void producer_serve(struct doca_comch_producer *p)
 	struct ferry_task_list still = {NULL, NULL};
 	uint32_t blocked[COMCH_FAST_MAX_CONSUMERS];
 	uint32_t num_blocked = 0;
-	struct gather g;
+	const struct comch_remote_consumer *checked = NULL;
 	struct doca_task *t;
-
-	g.n = 0;
 
 	pthread_mutex_lock(&p->hub->lock);
 	if (atomic_load_explicit(&p->hub->gone, memory_order_relaxed)) {
@@ -236,7 +261,7 @@ static void producer_serve(struct doca_comch_producer *p)
 
 		for (uint32_t i = 0; i < num_blocked && !waits; i++)
 			waits = blocked[i] == task->consumer_id;
-		if (!waits && !serve_one(p, task, &g)) {
+		if (!waits && !serve_one(p, task, &checked)) {
 			waits = true;
 			if (num_blocked < COMCH_FAST_MAX_CONSUMERS)
 				blocked[num_blocked++] = task->consumer_id;
@@ -244,7 +269,7 @@ static void producer_serve(struct doca_comch_producer *p)
 		if (waits)
 			ferry_task_list_push(&still, t);
 	}
-	gather_flush(p, &g);
+	copies_flush(p);
 	ring_done_bells(p->hub);
 	pthread_mutex_unlock(&p->hub->lock);
 	p->waiting = still;
@@ -410,6 +435,13 @@ doca_error_t comch_producer_new(struct comch_fast_hub *hub, uint32_t max, struct
 
 	if (p == NULL)
 		return FERRY_RULE_IN("doca_comch_producer_create", DOCA_ERROR_NO_MEMORY, "no memory");
+	struct ferry_chan_cfg cfg = {.kind = FERRY_ENGINE_INLINE, .depth = COMCH_PRODUCER_BATCH, .cross_process = true};
+
+	if (ferry_chan_open(&cfg, &p->chan) != DOCA_SUCCESS) {
+		free(p);
+		return FERRY_RULE_IN("doca_comch_producer_create", DOCA_ERROR_NO_MEMORY,
+				     "no memory for its copy engine");
+	}
 	ferry_ctx_init(&p->ctx, &producer_ops, "comch_producer", hub->dev);
 	ferry_ctx_add_pool(&p->ctx, &p->pool, "comch producer send", sizeof(struct doca_comch_producer_task_send),
 			   send_task_complete);
@@ -426,6 +458,7 @@ doca_error_t comch_producer_new(struct comch_fast_hub *hub, uint32_t max, struct
 	}
 	pthread_mutex_unlock(&hub->lock);
 	if (err != DOCA_SUCCESS) {
+		ferry_chan_close(p->chan);
 		free(p);
 		return FERRY_RULE_IN("doca_comch_producer_create", err, "%s %u has %u producers already",
 				     hub->msgq != NULL ? "MsgQ" : "connection", hub->conn_id, max);
@@ -465,6 +498,7 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	pthread_mutex_unlock(&hub->lock);
 	comch_hub_unref(hub);
 	ferry_ctx_fini(&producer->ctx);
+	ferry_chan_close(producer->chan);
 	free(producer);
 	return DOCA_SUCCESS;
 }

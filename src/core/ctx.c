@@ -336,12 +336,22 @@ fail:
 	/* Still IDLE: no task was handed out, so the pools go back whole. */
 	for (uint32_t i = 0; i < ctx->num_pools; i++)
 		pool_release(ctx->pools[i]);
+	/*
+	 * DOCA documents INITIALIZATION for a start that could not set up its
+	 * resources, allocation failures included; the failing step logged why.
+	 */
+	if (err == DOCA_ERROR_NO_MEMORY)
+		err = DOCA_ERROR_INITIALIZATION;
 	return err;
 }
 
 doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 {
 	FERRY_ARG_NOT_NULL(ctx);
+	if (ctx->pe == NULL) /* DOCA's answer, as for doca_ctx_start */
+		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
+				  "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
+				  ctx->name);
 	switch (ctx->state) {
 	case DOCA_CTX_STATE_IDLE:
 		/*

@@ -26,7 +26,7 @@
 #include "core/mem_priv.h"
 #include "link/ferry_export.h"
 
-struct ferry_remote;
+struct ferry_access;
 
 /* ---- bufs ---- */
 
@@ -110,9 +110,12 @@ static inline bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
 	return mmap->started && mmap->valid;
 }
 
-/** The remote handle of an imported map, or NULL when its addresses are usable here (mmap.c). */
+/**
+ * How this process reaches an imported map's bytes (link/ferry_access.h: the
+ * path chosen at import); NULL for a map of this process's own memory (mmap.c).
+ */
 FERRY_PRIVATE_API
-const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap);
+const struct ferry_access *ferry_mmap_access_path(const struct doca_mmap *mmap);
 
 /** The process that exported an imported mmap (0 for a map of this process's memory). */
 static inline uint32_t ferry_mmap_exporter_pid(const struct doca_mmap *mmap)

@@ -504,22 +504,24 @@ doca_error_t doca_graph_get_user_data(const struct doca_graph *graph, union doca
 static doca_error_t node_add(struct doca_graph *graph, enum graph_node_kind kind, const char *call,
 			     struct doca_graph_node **out)
 {
-	struct doca_graph_node *node;
+	struct doca_graph_node *node = ferry_calloc(1, sizeof(*node));
 
+	if (node == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "graph %p: no memory for node %u", (void *)graph,
+				     graph->num_nodes);
+	/* Grow the array last: a failure then leaves the graph exactly as it was. */
 	if (graph->num_nodes == graph->cap_nodes) {
 		uint32_t cap = graph->cap_nodes != 0 ? graph->cap_nodes * 2 : 8;
 		struct doca_graph_node **nodes = ferry_realloc(graph->nodes, cap * sizeof(*nodes));
 
-		if (nodes == NULL)
+		if (nodes == NULL) {
+			free(node);
 			return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "graph %p: no memory for node %u",
 					     (void *)graph, graph->num_nodes);
+		}
 		graph->nodes = nodes;
 		graph->cap_nodes = cap;
 	}
-	node = ferry_calloc(1, sizeof(*node));
-	if (node == NULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "graph %p: no memory for node %u", (void *)graph,
-				     graph->num_nodes);
 	node->graph = graph;
 	node->kind = kind;
 	node->index = graph->num_nodes;

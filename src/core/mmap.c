@@ -22,7 +22,7 @@
 #include "core/ferry_memview.h"
 #include "core/mem_priv.h"
 #include "link/ferry_export.h"
-#include "link/ferry_remote.h"
+#include "link/ferry_access.h"
 
 FERRY_LOG_MODULE("mmap");
 
@@ -36,13 +36,20 @@ static void unexport(struct doca_mmap *mmap);
 
 /* ---- shared checks ---- */
 
-static doca_error_t check_configurable(const struct doca_mmap *mmap, const char *call, doca_error_t started_err)
+/*
+ * Each call answers with the codes DOCA documents for it: @p started_err for a
+ * started map, @p import_err for a map created from an export (started for
+ * life): NOT_PERMITTED where the call documents that code (devices, memory
+ * range, device limit), else BAD_STATE, its only state error (permissions,
+ * free callback, user data).
+ */
+static doca_error_t check_configurable(const struct doca_mmap *mmap, const char *call, doca_error_t started_err,
+				       doca_error_t import_err)
 {
 	if (mmap == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
 	if (mmap->from_export)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
-				     "mmap %p was created from an export; it cannot be reconfigured",
+		return FERRY_RULE_IN(call, import_err, "mmap %p was created from an export; it cannot be reconfigured",
 				     (const void *)mmap);
 	if (mmap->started)
 		return FERRY_RULE_IN(call, started_err, "mmap %p is started; configuration needs a stopped mmap",
@@ -142,6 +149,10 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 {
 	FERRY_ARG_NOT_NULL(mmap);
+	if (mmap->from_export) /* DOCA: NOT_PERMITTED; such a map goes with doca_mmap_destroy */
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "mmap %p was created from an export; destroy it instead of stopping it",
+				  (void *)mmap);
 	if (!mmap->started)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is not started", (void *)mmap);
 	doca_error_t err = check_no_bufs(mmap, __func__);
@@ -156,7 +167,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 {
-	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_NOT_PERMITTED);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
@@ -182,7 +193,7 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 
 doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 {
-	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_NOT_PERMITTED);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev == NULL)
@@ -199,7 +210,7 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 
 doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices)
 {
-	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_NOT_PERMITTED);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (mmap->ever_started)
@@ -228,7 +239,7 @@ doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_
 
 doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len)
 {
-	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE, DOCA_ERROR_NOT_PERMITTED);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (addr == NULL)
@@ -275,7 +286,7 @@ doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, s
 
 doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask)
 {
-	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE, DOCA_ERROR_BAD_STATE);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if ((access_mask & ~KNOWN_ACCESS_BITS) != 0)
@@ -294,7 +305,7 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 
 doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb, void *opaque)
 {
-	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE, DOCA_ERROR_BAD_STATE);
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap->free_cb = free_cb;
@@ -304,7 +315,7 @@ doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_fr
 
 doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data)
 {
-	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE);
+	doca_error_t err = check_configurable(mmap, __func__, DOCA_ERROR_BAD_STATE, DOCA_ERROR_BAD_STATE);
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap->user_data = user_data;
@@ -314,9 +325,14 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 {
 	FERRY_ARG_NOT_NULL(mmap);
+	/* DOCA answers NOT_PERMITTED for both: a started map, bufs taken from it. */
 	if (mmap->started && !mmap->from_export)
-		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is started; call it before doca_mmap_start",
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "mmap %p is started; call it before doca_mmap_start",
 				  (void *)mmap);
+	unsigned int n = atomic_load_explicit(&mmap->num_bufs, memory_order_relaxed);
+	if (n != 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "mmap %p has %u buf(s) taken already; call it before taking any", (void *)mmap, n);
 	mmap->thread_safe = true;
 	return DOCA_SUCCESS;
 }
@@ -380,11 +396,12 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap %p was created from an export; it cannot be re-exported", (void *)mmap);
+	/* DOCA's codes: NOT_PERMITTED for a stopped map, NOT_FOUND for a device not in it. */
 	if (!mmap->started)
-		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "mmap %p is not started; export needs a started mmap",
-				     (void *)mmap);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p is not started; export needs a started mmap", (void *)mmap);
 	if (find_dev(mmap, dev) < 0)
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
 				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
 				     (void *)mmap);
 	uint32_t pci = mmap->access & PCI_ACCESS_BITS;
@@ -481,7 +498,7 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 
 /* ---- internal view (ferry_memview.h; its readers are inline) ---- */
 
-const struct ferry_remote *ferry_mmap_remote(const struct doca_mmap *mmap)
+const struct ferry_access *ferry_mmap_access_path(const struct doca_mmap *mmap)
 {
-	return mmap->link_import != NULL ? ferry_link_import_remote(mmap->link_import) : NULL;
+	return mmap->link_import != NULL ? ferry_link_import_access(mmap->link_import) : NULL;
 }

@@ -94,8 +94,8 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 {
 	if (pe == NULL || ctx == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "pe and ctx must not be NULL");
-	if (ctx->pe != NULL)
-		return FERRY_RULE(DOCA_ERROR_ALREADY_EXIST,
+	if (ctx->pe != NULL) /* DOCA's answer: NOT_PERMITTED */
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
 				  "context '%s' is already connected to pe %p; a context has one "
 				  "pe for life",
 				  ctx->name, (void *)ctx->pe);

@@ -33,7 +33,7 @@
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
 #include "dma/dma_priv.h"
-#include "link/ferry_remote.h"
+#include "link/ferry_access.h"
 
 FERRY_LOG_MODULE("dma");
 
@@ -52,12 +52,20 @@ static inline struct doca_dma *dma_of_task(const struct doca_dma_task_memcpy *ta
 	return dma_of_ctx(task->base.ctx);
 }
 
-/* Where a buf's bytes are reached from here: NULL for memory mapped in this process. */
-static inline const struct ferry_remote *buf_remote(const struct doca_buf *buf)
+/*
+ * The access path a buf's bytes are reached through, chosen when its mmap was
+ * imported: NULL when they are mapped here (this process's memory, a shared
+ * mapping), so only copies that need a path carry one.
+ */
+static inline const struct ferry_access *buf_access(const struct doca_buf *buf)
 {
 	const struct doca_mmap *mmap = ferry_buf_mmap(buf);
+	const struct ferry_access *a;
 
-	return ferry_mmap_is_import(mmap) ? ferry_mmap_remote(mmap) : NULL;
+	if (!ferry_mmap_is_import(mmap))
+		return NULL;
+	a = ferry_mmap_access_path(mmap);
+	return ferry_access_mapped(a) ? NULL : a;
 }
 
 /* ---- task lists (core's, on doca_task.next) ---- */
@@ -179,7 +187,7 @@ static doca_error_t check_list(const struct doca_dma *dma, struct doca_dma_task_
 		err = check_mmap(dma, task, buf, side, is_dst);
 		if (err != DOCA_SUCCESS)
 			return err;
-		task->cross_process |= buf_remote(buf) != NULL;
+		task->cross_process |= buf_access(buf) != NULL;
 		sum += is_dst ? ferry_buf_room_after_data(buf) : ferry_buf_data_len(buf);
 	}
 	*bytes = sum;
@@ -222,7 +230,7 @@ static doca_error_t check_pair(const struct doca_dma *dma, struct doca_dma_task_
 		return err;
 	dst_segment(dst, &pair->dst, &pair->room);
 	task->dst_is_list = false;
-	task->cross_process = buf_remote(src) != NULL || buf_remote(dst) != NULL;
+	task->cross_process = buf_access(src) != NULL || buf_access(dst) != NULL;
 	return check_room(task, pair->room);
 }
 
@@ -278,6 +286,21 @@ static inline struct ferry_chan *chan_of(struct doca_dma *dma, const struct doca
 	return dma->chans[FERRY_DMA_CHAN_LOCAL];
 }
 
+/* One descriptor between bufs @p src and @p dst: with their access paths when the task crosses processes. */
+static inline doca_error_t enqueue_desc(struct ferry_chan *chan, const struct doca_dma_task_memcpy *task,
+					const struct ferry_copy_desc *desc, const struct doca_buf *src,
+					const struct doca_buf *dst)
+{
+	struct ferry_copy_xdesc x;
+
+	if (!task->cross_process)
+		return ferry_chan_enqueue(chan, desc);
+	x.desc = *desc;
+	x.src_access = buf_access(src);
+	x.dst_access = buf_access(dst);
+	return ferry_chan_enqueue_cross(chan, &x);
+}
+
 /*
  * Enqueue the rest of the task's walk. Returns false when the channel is full
  * (the walk stays where it stopped); true once every descriptor is enqueued or
@@ -306,13 +329,7 @@ static bool enqueue_walk(struct doca_dma *dma, struct doca_dma_task_memcpy *task
 		if (desc.len > task->left)
 			desc.len = (size_t)task->left;
 		desc.cookie = (uint64_t)(uintptr_t)task;
-		desc.src_remote = NULL;
-		desc.dst_remote = NULL;
-		if (task->cross_process) {
-			desc.src_remote = buf_remote(task->cur_src);
-			desc.dst_remote = buf_remote(task->cur_dst);
-		}
-		err = ferry_chan_enqueue(chan, &desc);
+		err = enqueue_desc(chan, task, &desc, task->cur_src, task->cur_dst);
 		if (err == DOCA_ERROR_AGAIN)
 			return false;
 		if (err != DOCA_SUCCESS) {
@@ -606,9 +623,7 @@ static bool submit_pair(struct doca_dma *dma, struct doca_dma_task_memcpy *task,
 	desc.src = pair->src;
 	desc.len = pair->len;
 	desc.cookie = (uint64_t)(uintptr_t)task;
-	desc.src_remote = task->cross_process ? buf_remote(task->src) : NULL;
-	desc.dst_remote = task->cross_process ? buf_remote(task->dst) : NULL;
-	err = ferry_chan_enqueue(chan_of(dma, task), &desc);
+	err = enqueue_desc(chan_of(dma, task), task, &desc, task->src, task->dst);
 	if (err == DOCA_ERROR_AGAIN)
 		return false;
 	task->all_enqueued = true;
@@ -718,17 +733,6 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	dma->ordered_completions = 1;
 	*dma_out = dma;
 	return DOCA_SUCCESS;
-}
-
-/*
- * DMA copies through cross-memory attach, so a process that has this library
- * may import ordinary memory of another process. Done when the library loads,
- * not at doca_dma_create: DOCA lets a program import before it creates its
- * DMA context (tests/link: test_malloc_import_before_dma).
- */
-static void __attribute__((constructor)) dma_enable_cross_memory_attach(void)
-{
-	ferry_link_enable_cma();
 }
 
 doca_error_t doca_dma_destroy(struct doca_dma *dma)

@@ -13,9 +13,13 @@
  * descriptor, a few ns.
  *
  * A channel opened for cross-process copies (cfg.cross_process) also keeps,
- * beside the ring, each descriptor's remote handles and status: those copies
- * go through ferry_link_copy (cross-memory attach) and can fail. Plain channels
- * keep 32-byte slots and refuse remote descriptors.
+ * beside the ring, each descriptor's access paths and status: those copies go
+ * through the paths' ops (src/link/ferry_access.h) and can fail. A run of
+ * consecutive descriptors that write local bytes through one path with
+ * write_gather (cross-memory attach) is one call: up to
+ * FERRY_ACCESS_GATHER_MAX pieces in one process_vm_writev. Plain channels keep
+ * 32-byte slots and refuse cross-process descriptors; local descriptors carry
+ * no access fields on either kind.
  *
  * Only the thread using the channel touches it: no atomics, no locks, no
  * allocation after open. Indices are free-running uint32_t masked on access:
@@ -29,7 +33,7 @@
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "engine/engine_priv.h"
-#include "link/ferry_remote.h"
+#include "link/ferry_access.h"
 
 FERRY_LOG_MODULE("engine");
 
@@ -43,10 +47,10 @@ struct inline_slot {
 	uint64_t cookie;
 };
 
-/* The cross-process part of a slot, same index. */
+/* The cross-process part of a slot, same index: paths that are not mapped (NULL: local). */
 struct inline_xslot {
-	const struct ferry_remote *src_remote;
-	const struct ferry_remote *dst_remote;
+	const struct ferry_access *src;
+	const struct ferry_access *dst;
 	doca_error_t status;
 };
 
@@ -125,16 +129,79 @@ static doca_error_t inline_enqueue(struct ferry_chan *chan, const struct ferry_c
 	if (c->xslots != NULL) {
 		struct inline_xslot *x = &c->xslots[c->tail & c->mask];
 
-		x->src_remote = desc->src_remote;
-		x->dst_remote = desc->dst_remote;
+		x->src = NULL;
+		x->dst = NULL;
 		x->status = DOCA_SUCCESS;
-	} else if (desc->src_remote != NULL || desc->dst_remote != NULL) {
-		return FERRY_RULE_IN("ferry_chan_enqueue", DOCA_ERROR_NOT_SUPPORTED,
-				     "inline channel: a copy to or from another process needs a "
-				     "channel opened with cross_process");
 	}
 	c->tail++;
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t inline_enqueue_cross(struct ferry_chan *chan, const struct ferry_copy_xdesc *xdesc)
+{
+	struct inline_chan *c = to_inline(chan);
+	struct inline_xslot *x;
+	doca_error_t err;
+
+	if (c->xslots == NULL)
+		return FERRY_RULE_IN("ferry_chan_enqueue", DOCA_ERROR_NOT_SUPPORTED,
+				     "inline channel: a copy to or from another process needs a "
+				     "channel opened with cross_process");
+	err = inline_enqueue(chan, &xdesc->desc);
+	if (err != DOCA_SUCCESS)
+		return err;
+	/* A mapped path is local memory to the copy: the doorbell never asks its ops. */
+	x = &c->xslots[(c->tail - 1) & c->mask];
+	x->src = ferry_access_mapped(xdesc->src_access) ? NULL : xdesc->src_access;
+	x->dst = ferry_access_mapped(xdesc->dst_access) ? NULL : xdesc->dst_access;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Gather the longest run from @p i of descriptors writing local bytes through
+ * one path (at most FERRY_ACCESS_GATHER_MAX), write it in one call, and give
+ * each its status. Returns the index after the run.
+ */
+static uint32_t doorbell_gather(struct inline_chan *c, uint32_t i)
+{
+	const struct ferry_access *path = c->xslots[i & c->mask].dst;
+	struct ferry_access_piece pieces[FERRY_ACCESS_GATHER_MAX];
+	size_t n = 0, written = 0;
+	doca_error_t err;
+	uint32_t j = i;
+
+	/* Slot i starts the run (the caller saw it write local bytes through path). */
+	do {
+		const struct inline_slot *s = &c->slots[j & c->mask];
+
+		pieces[n++] = (struct ferry_access_piece){(uintptr_t)s->dst, s->src, s->len};
+		j++;
+	} while (j != c->tail && n < FERRY_ACCESS_GATHER_MAX && c->xslots[j & c->mask].dst == path &&
+		 c->xslots[j & c->mask].src == NULL);
+	err = path->ops->write_gather(path, pieces, n, &written);
+	for (size_t k = 0; k < n; k++)
+		c->xslots[(i + (uint32_t)k) & c->mask].status = k < written ? DOCA_SUCCESS : err;
+	return j;
+}
+
+static void inline_doorbell_cross(struct inline_chan *c, bool *streamed)
+{
+	uint32_t i = c->done;
+
+	while (i != c->tail) {
+		struct inline_slot *s = &c->slots[i & c->mask];
+		struct inline_xslot *x = &c->xslots[i & c->mask];
+
+		if (x->src == NULL && x->dst == NULL) {
+			*streamed |= ferry_engine_copy_local(&c->stream, s->dst, s->src, s->len);
+			i++;
+		} else if (x->src == NULL && x->dst->ops->write_gather != NULL) {
+			i = doorbell_gather(c, i);
+		} else {
+			x->status = ferry_access_copy(s->dst, x->dst, s->src, x->src, s->len);
+			i++;
+		}
+	}
 }
 
 static void inline_doorbell(struct ferry_chan *chan)
@@ -143,15 +210,14 @@ static void inline_doorbell(struct ferry_chan *chan)
 	bool streamed = false;
 	uint32_t i;
 
-	for (i = c->done; i != c->tail; i++) {
-		struct inline_slot *s = &c->slots[i & c->mask];
-		struct inline_xslot *x = c->xslots != NULL ? &c->xslots[i & c->mask] : NULL;
+	if (c->xslots != NULL)
+		inline_doorbell_cross(c, &streamed);
+	else
+		for (i = c->done; i != c->tail; i++) {
+			struct inline_slot *s = &c->slots[i & c->mask];
 
-		if (x != NULL && (x->src_remote != NULL || x->dst_remote != NULL))
-			x->status = ferry_link_copy(s->dst, x->dst_remote, s->src, x->src_remote, s->len);
-		else
 			streamed |= ferry_engine_copy_local(&c->stream, s->dst, s->src, s->len);
-	}
+		}
 	if (streamed)
 		ferry_engine_stream_fence();
 	c->done = c->tail;
@@ -202,6 +268,7 @@ const struct ferry_engine_ops ferry_engine_inline_ops = {
 	.chan_open = inline_open,
 	.chan_close = inline_close,
 	.enqueue = inline_enqueue,
+	.enqueue_cross = inline_enqueue_cross,
 	.doorbell = inline_doorbell,
 	.poll = inline_poll,
 	.cancel = inline_cancel,

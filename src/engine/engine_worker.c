@@ -441,15 +441,19 @@ static doca_error_t worker_open(const struct ferry_chan_cfg *cfg, struct ferry_c
 	return ferry_worker_chan_open(cfg, 0, &ferry_engine_worker_ops, chan);
 }
 
+/* Worker threads reach only this process's memory: a copy through an access path is the inline engine's. */
+static doca_error_t worker_enqueue_cross(struct ferry_chan *chan, const struct ferry_copy_xdesc *xdesc)
+{
+	(void)xdesc;
+	return FERRY_RULE_IN("ferry_chan_enqueue", DOCA_ERROR_NOT_SUPPORTED,
+			     "%s channel: a copy to or from another process needs the inline engine", chan->ops->name);
+}
+
 static doca_error_t worker_enqueue(struct ferry_chan *chan, const struct ferry_copy_desc *desc)
 {
 	struct wchan *c = to_wchan(chan);
 	struct wslot *s;
 
-	if (desc->src_remote != NULL || desc->dst_remote != NULL)
-		return FERRY_RULE_IN("ferry_chan_enqueue", DOCA_ERROR_NOT_SUPPORTED,
-				     "%s channel: a copy to or from another process needs the inline engine",
-				     c->base.ops->name);
 	if (c->tail - c->head >= c->depth)
 		return DOCA_ERROR_AGAIN;
 	s = slot_at(c, c->tail);
@@ -816,6 +820,7 @@ const struct ferry_engine_ops ferry_engine_worker_ops = {
 	.chan_open = worker_open,
 	.chan_close = worker_close,
 	.enqueue = worker_enqueue,
+	.enqueue_cross = worker_enqueue_cross,
 	.doorbell = worker_doorbell,
 	.poll = worker_poll,
 	.cancel = worker_cancel,
@@ -838,6 +843,7 @@ const struct ferry_engine_ops ferry_engine_auto_ops = {
 	.chan_open = auto_open,
 	.chan_close = worker_close,
 	.enqueue = worker_enqueue,
+	.enqueue_cross = worker_enqueue_cross,
 	.doorbell = worker_doorbell,
 	.poll = worker_poll,
 	.cancel = worker_cancel,

@@ -48,24 +48,31 @@
 #include "common/ferry_abi.h"
 
 struct ferry_chan;
-struct ferry_remote;
+struct ferry_access;
 
-/**
- * One memory copy. A side whose remote handle is set lies in another process
- * (an import of ordinary memory, reached by cross-memory attach: see
- * src/link/ferry_remote.h); its pointer is then an address in that process.
- * Only a channel opened with cfg.cross_process takes such descriptors (it is
- * an inline channel; others answer DOCA_ERROR_NOT_SUPPORTED): it copies them
- * at doorbell with ferry_link_copy, and their completion carries its status
- * (the exporter may have vanished).
- */
+/** One memory copy between addresses of this process (or memory mapped here). */
 struct ferry_copy_desc {
 	void *dst;
 	const void *src;
 	size_t len;
-	uint64_t cookie;                       /* returned unchanged in the completion */
-	const struct ferry_remote *src_remote; /* NULL: src is an address of this process */
-	const struct ferry_remote *dst_remote; /* NULL: dst is an address of this process */
+	uint64_t cookie; /* returned unchanged in the completion */
+};
+
+/**
+ * One copy where a side may lie in another process: its access path
+ * (src/link/ferry_access.h, chosen when the memory was imported) and its
+ * pointer, an address in that process. NULL, or a path whose ops are
+ * `mapped`: the address is usable here and the side is copied as local
+ * memory. Only a channel opened with cfg.cross_process takes these (it is an
+ * inline channel; others answer DOCA_ERROR_NOT_SUPPORTED): it copies them at
+ * doorbell through the paths' ops, gathering consecutive writes through one
+ * path into one write_gather, and each completion carries its copy's status
+ * (the exporter may have vanished).
+ */
+struct ferry_copy_xdesc {
+	struct ferry_copy_desc desc;
+	const struct ferry_access *src_access;
+	const struct ferry_access *dst_access;
 };
 
 /** One finished descriptor. */
@@ -85,7 +92,7 @@ enum ferry_engine_kind {
 struct ferry_chan_cfg {
 	enum ferry_engine_kind kind;
 	uint32_t depth;            /* max descriptors enqueued and not yet polled */
-	bool cross_process;        /* descriptors may carry remote handles: inline, whatever the environment says */
+	bool cross_process;        /* takes enqueue_cross: inline, whatever the environment says */
 	void (*notify)(void *arg); /* optional; may be called from any thread */
 	void *notify_arg;
 };
@@ -96,6 +103,8 @@ struct ferry_engine_ops {
 	doca_error_t (*chan_open)(const struct ferry_chan_cfg *cfg, struct ferry_chan **chan);
 	void (*chan_close)(struct ferry_chan *chan);
 	doca_error_t (*enqueue)(struct ferry_chan *chan, const struct ferry_copy_desc *desc);
+	/** A cross-process copy: channels not opened cross_process answer DOCA_ERROR_NOT_SUPPORTED and log. */
+	doca_error_t (*enqueue_cross)(struct ferry_chan *chan, const struct ferry_copy_xdesc *xdesc);
 	void (*doorbell)(struct ferry_chan *chan);
 	uint32_t (*poll)(struct ferry_chan *chan, struct ferry_copy_cpl *cpl, uint32_t max);
 	void (*cancel)(struct ferry_chan *chan);
@@ -126,6 +135,11 @@ static inline void ferry_chan_close(struct ferry_chan *chan)
 static inline doca_error_t ferry_chan_enqueue(struct ferry_chan *chan, const struct ferry_copy_desc *desc)
 {
 	return chan->ops->enqueue(chan, desc);
+}
+
+static inline doca_error_t ferry_chan_enqueue_cross(struct ferry_chan *chan, const struct ferry_copy_xdesc *xdesc)
+{
+	return chan->ops->enqueue_cross(chan, xdesc);
 }
 
 static inline void ferry_chan_doorbell(struct ferry_chan *chan)

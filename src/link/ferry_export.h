@@ -26,6 +26,7 @@
 
 #include "common/ferry_abi.h"
 
+struct ferry_access;
 struct ferry_link_export;
 struct ferry_link_import;
 
@@ -96,6 +97,12 @@ enum ferry_link_liveness ferry_link_import_liveness(const struct ferry_link_impo
 /** The exporter's pid of an import. */
 FERRY_PRIVATE_API
 uint32_t ferry_link_import_pid(const struct ferry_link_import *imp);
+
+/**
+ * How this process reaches an import's bytes (ferry_access.h): local, shared
+ * or cma, chosen when the import was opened; valid until it is closed.
+ */
+const struct ferry_access *ferry_link_import_access(const struct ferry_link_import *imp);
 
 FERRY_PRIVATE_API
 void ferry_link_import_close(struct ferry_link_import *imp);

@@ -39,7 +39,6 @@
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
 #include "link/link_priv.h"
-#include "link/ferry_remote.h"
 
 FERRY_LOG_MODULE("link");
 
@@ -62,9 +61,8 @@ struct link_mapping {
 	size_t page;
 	int pidfd;              /* -1 for our own export */
 	struct shm_block *held; /* our own export's block, kept mapped while this import lasts */
-	bool is_remote;         /* reached by cross-memory attach; `remote` is valid */
 	_Atomic uint64_t checked_ns;
-	struct ferry_remote remote;
+	struct link_access path; /* how this process reaches it: chosen once, in mapping_create */
 };
 
 struct ferry_link_import {
@@ -342,21 +340,34 @@ static void mapping_free(struct link_mapping *m)
 	free(m);
 }
 
-/* Ordinary memory, or a shared range whose addresses are taken here: copy by pid. */
-static doca_error_t use_cma(struct link_mapping *m, const struct ferry_export_desc *d, const char *call)
+/*
+ * The access path, picked once for the mapping's life: our own export is
+ * local, mapped pages are shared, anything else (ordinary memory, or a shared
+ * range whose addresses are taken here) is reached by pid: cross-memory attach.
+ */
+static doca_error_t choose_path(struct link_mapping *m, const struct ferry_export_desc *d, const char *call)
 {
-	if (m->anywhere)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED, "exporter pid %u's range is not shareable memory",
-				     (unsigned)d->pid);
-	if (!ferry_link_cma_enabled())
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
-				     "the exported range is ordinary memory; only memory from ferry_mem_alloc_shared "
-				     "can be imported by another process in this build");
-	m->is_remote = true;
-	m->remote.pid = (int)d->pid;
-	m->remote.addr = m->addr;
-	m->remote.len = m->len;
-	m->remote.access = m->access;
+	struct link_access *a = &m->path;
+
+	if (d->pid == (uint32_t)getpid()) {
+		a->base.ops = &link_access_local_ops;
+	} else if (m->map_base != NULL) {
+		a->base.ops = &link_access_shared_ops;
+	} else {
+		/* A mapping anywhere (a sync event's word) is read by loads: it must be shareable. */
+		if (m->anywhere)
+			return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+					     "exporter pid %u's range is not shareable memory", (unsigned)d->pid);
+		a->base.ops = &link_access_cma_ops;
+	}
+	a->pid = (int)d->pid;
+	a->addr = m->addr;
+	a->len = m->len;
+	a->access = m->access;
+	a->local = a->base.ops->mapped ? m->local : NULL;
+	a->state = m->state;
+	a->pidfd = m->pidfd;
+	a->checked_ns = &m->checked_ns;
 	return DOCA_SUCCESS;
 }
 
@@ -397,9 +408,6 @@ static doca_error_t watch_exporter(struct link_mapping *m, const struct ferry_ex
 	if (m->pidfd < 0 || ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND, "exporter pid %u exited during the import",
 				     (unsigned)d->pid);
-	m->remote.state = m->state;
-	m->remote.pidfd = m->pidfd;
-	m->remote.checked_ns = &m->checked_ns;
 	return DOCA_SUCCESS;
 }
 
@@ -439,12 +447,12 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 		m->held = ferry_shm_hold(m->local);
 	} else {
 		if (fds[1] >= 0)
-			err = map_memory(m, rep, fds[1], call, !anywhere && ferry_link_cma_enabled());
-		if (err == DOCA_SUCCESS && m->map_base == NULL)
-			err = use_cma(m, d, call);
+			err = map_memory(m, rep, fds[1], call, !anywhere);
 		if (err == DOCA_SUCCESS)
 			err = watch_exporter(m, d, call);
 	}
+	if (err == DOCA_SUCCESS)
+		err = choose_path(m, d, call);
 	if (err != DOCA_SUCCESS) {
 		mapping_free(m);
 		return err;
@@ -538,9 +546,9 @@ uint32_t ferry_link_import_pid(const struct ferry_link_import *imp)
 	return imp->m->pid;
 }
 
-const struct ferry_remote *ferry_link_import_remote(const struct ferry_link_import *imp)
+const struct ferry_access *ferry_link_import_access(const struct ferry_link_import *imp)
 {
-	return imp->m->is_remote ? &imp->m->remote : NULL;
+	return &imp->m->path.base;
 }
 
 void ferry_link_import_close(struct ferry_link_import *imp)

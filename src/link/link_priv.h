@@ -12,6 +12,7 @@
 #include <doca_error.h>
 
 #include "link/export_desc_priv.h"
+#include "link/ferry_access.h"
 
 #define LINK_MSG_MAGIC   0x4b4e4c46u /* "FLNK" */
 #define LINK_MSG_VERSION 2u
@@ -69,18 +70,29 @@ doca_error_t ferry_link_check_memfd(int fd, uint64_t need, const char **why);
 void ferry_link_serve(const struct link_req *req, struct link_rep *rep, int *mem_fd, int *state_fd);
 
 /*
- * An import reached by cross-memory attach: the exporter's pid and range, and
- * what tells whether it is still there (import.c fills it, remote.c copies).
+ * An import's access path (ferry_access.h): the exporter's pid and range, and
+ * what tells whether it is still there. import.c fills it and picks the ops
+ * (local, shared or cma); access.c and remote.c copy.
  */
-struct ferry_remote {
+struct link_access {
+	struct ferry_access base;
 	int pid;
-	uint64_t addr;
+	uint64_t addr; /* the range and permission the agent granted */
 	uint64_t len;
 	uint32_t access;
+	uint8_t *local;                /* where addr is reachable here (mapped paths; NULL for cma) */
 	const _Atomic uint32_t *state; /* the export's state word */
-	int pidfd;                     /* readable once the exporter exited */
+	int pidfd;                     /* readable once the exporter exited; -1 for our own export */
 	_Atomic uint64_t *checked_ns;  /* when pidfd last said "alive" (in the import's mapping) */
 };
+
+/* The three paths: our own export (access.c), a shared mapping (access.c), cross-memory attach (remote.c). */
+extern const struct ferry_access_ops link_access_local_ops;
+extern const struct ferry_access_ops link_access_shared_ops;
+extern const struct ferry_access_ops link_access_cma_ops;
+
+/* The range check every path makes, then liveness (state word): remote.c. */
+doca_error_t link_access_check(const struct link_access *a, uint64_t addr, size_t len, const char *what);
 
 /* False once the export was revoked or its process exited (remote.c). */
 bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd);

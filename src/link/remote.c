@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * remote.c - copies to and from an exporter's memory by cross-memory attach
- * (process_vm_readv / process_vm_writev), bounded by the exported range and
- * its permission, and only while the export is live; and that liveness check
- * itself (state word and pidfd), which import.c also uses for shared mappings.
+ * remote.c - the cross-memory-attach access path (link_access_cma_ops, see
+ * ferry_access.h): copies to and from an exporter's memory by
+ * process_vm_readv / process_vm_writev, bounded by the exported range and its
+ * permission, and only while the export is live; and that liveness check
+ * itself (state word and pidfd), which the mapped paths (access.c) use too.
  *
  * The kernel checks that we may attach to the exporter (same uid, and Yama's
  * ptrace scope where it is enabled); the range check here is what keeps an
@@ -27,22 +28,9 @@
 #include <doca_types.h>
 
 #include "common/ferry_log.h"
-#include "link/ferry_remote.h"
 #include "link/link_priv.h"
 
 FERRY_LOG_MODULE("link");
-
-static atomic_bool cma_enabled;
-
-void ferry_link_enable_cma(void)
-{
-	atomic_store_explicit(&cma_enabled, true, memory_order_release);
-}
-
-bool ferry_link_cma_enabled(void)
-{
-	return atomic_load_explicit(&cma_enabled, memory_order_acquire);
-}
 
 /* ---- liveness of an exporter (import.c watches its imports with these) ---- */
 
@@ -81,7 +69,7 @@ bool ferry_link_peer_alive_cached(const _Atomic uint32_t *state, int pidfd, _Ato
 	return true;
 }
 
-static doca_error_t check_range(const struct ferry_remote *r, uint64_t addr, size_t len, const char *what)
+doca_error_t link_access_check(const struct link_access *r, uint64_t addr, size_t len, const char *what)
 {
 	/* Offsets, not end addresses, so nothing can wrap. */
 	if (addr < r->addr || addr - r->addr > r->len || len > r->len - (addr - r->addr))
@@ -95,7 +83,7 @@ static doca_error_t check_range(const struct ferry_remote *r, uint64_t addr, siz
 }
 
 /* Move all bytes, retrying short transfers; one syscall per 1 GiB at most. */
-static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t remote, size_t len, bool write)
+static doca_error_t transfer(const struct link_access *r, void *local, uint64_t remote, size_t len, bool write)
 {
 	size_t done = 0;
 
@@ -122,28 +110,33 @@ static doca_error_t transfer(const struct ferry_remote *r, void *local, uint64_t
 									       : DOCA_ERROR_NOT_CONNECTED;
 }
 
-doca_error_t ferry_remote_read(const struct ferry_remote *r, void *dst, uint64_t src, size_t len)
+static inline const struct link_access *cma_of(const struct ferry_access *a)
 {
-	doca_error_t err = check_range(r, src, len, "ferry remote read");
+	return (const struct link_access *)a;
+}
+
+static doca_error_t cma_read(const struct ferry_access *a, void *dst, uint64_t src, size_t len)
+{
+	const struct link_access *r = cma_of(a);
+	doca_error_t err = link_access_check(r, src, len, "ferry remote read");
 
 	return err != DOCA_SUCCESS ? err : transfer(r, dst, src, len, false);
 }
 
-doca_error_t ferry_remote_write(const struct ferry_remote *r, uint64_t dst, const void *src, size_t len)
+static doca_error_t cma_write(const struct ferry_access *a, uint64_t dst, const void *src, size_t len)
 {
+	const struct link_access *r = cma_of(a);
+
 	if (r->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 		return FERRY_RULE_IN("ferry remote write", DOCA_ERROR_NOT_PERMITTED,
 				     "the export of pid %d is read-only", r->pid);
-	doca_error_t err = check_range(r, dst, len, "ferry remote write");
+	doca_error_t err = link_access_check(r, dst, len, "ferry remote write");
 
 	return err != DOCA_SUCCESS ? err : transfer(r, (void *)(uintptr_t)src, dst, len, true);
 }
 
-#define BOUNCE_LEN (1u << 20)
-
-/* Remote to remote: read into a local bounce buffer, then write. */
 /* How many of @p num pieces the first @p bytes of a gathered transfer cover whole. */
-static size_t pieces_covered(const struct ferry_remote_piece *pieces, size_t num, size_t bytes)
+static size_t pieces_covered(const struct ferry_access_piece *pieces, size_t num, size_t bytes)
 {
 	size_t i = 0;
 
@@ -152,21 +145,22 @@ static size_t pieces_covered(const struct ferry_remote_piece *pieces, size_t num
 	return i;
 }
 
-doca_error_t ferry_remote_write_gather(const struct ferry_remote *r, const struct ferry_remote_piece *pieces,
-				       size_t num, size_t *written)
+static doca_error_t cma_write_gather(const struct ferry_access *a, const struct ferry_access_piece *pieces, size_t num,
+				     size_t *written)
 {
-	struct iovec lv[FERRY_REMOTE_GATHER_MAX], rv[FERRY_REMOTE_GATHER_MAX];
+	const struct link_access *r = cma_of(a);
+	struct iovec lv[FERRY_ACCESS_GATHER_MAX], rv[FERRY_ACCESS_GATHER_MAX];
 	size_t done = 0;
 
 	*written = 0;
-	if (num > FERRY_REMOTE_GATHER_MAX)
+	if (num > FERRY_ACCESS_GATHER_MAX)
 		return FERRY_RULE_IN("ferry remote write", DOCA_ERROR_INVALID_VALUE, "%zu pieces; at most %u", num,
-				     FERRY_REMOTE_GATHER_MAX);
+				     FERRY_ACCESS_GATHER_MAX);
 	if (r->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 		return FERRY_RULE_IN("ferry remote write", DOCA_ERROR_NOT_PERMITTED,
 				     "the export of pid %d is read-only", r->pid);
 	for (size_t i = 0; i < num; i++) {
-		doca_error_t err = check_range(r, pieces[i].dst, pieces[i].len, "ferry remote write");
+		doca_error_t err = link_access_check(r, pieces[i].dst, pieces[i].len, "ferry remote write");
 
 		if (err != DOCA_SUCCESS)
 			return err;
@@ -193,37 +187,18 @@ doca_error_t ferry_remote_write_gather(const struct ferry_remote *r, const struc
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t copy_both_remote(uint64_t dst, const struct ferry_remote *dst_r, uint64_t src,
-				     const struct ferry_remote *src_r, size_t len)
+static bool cma_alive(const struct ferry_access *a)
 {
-	uint8_t *bounce = malloc(len < BOUNCE_LEN ? len : BOUNCE_LEN);
-	doca_error_t err = DOCA_SUCCESS;
+	const struct link_access *r = cma_of(a);
 
-	if (bounce == NULL)
-		return FERRY_RULE_IN("ferry remote copy", DOCA_ERROR_NO_MEMORY, "no memory for a bounce buffer");
-	for (size_t done = 0; done < len && err == DOCA_SUCCESS;) {
-		size_t n = len - done < BOUNCE_LEN ? len - done : BOUNCE_LEN;
-		err = ferry_remote_read(src_r, bounce, src + done, n);
-		if (err == DOCA_SUCCESS)
-			err = ferry_remote_write(dst_r, dst + done, bounce, n);
-		done += n;
-	}
-	free(bounce);
-	return err;
+	return ferry_link_peer_alive_cached(r->state, r->pidfd, r->checked_ns);
 }
 
-doca_error_t ferry_link_copy(void *dst, const struct ferry_remote *dst_r, const void *src,
-			     const struct ferry_remote *src_r, size_t len)
-{
-	if (len == 0)
-		return DOCA_SUCCESS;
-	if (dst_r == NULL && src_r == NULL) {
-		memcpy(dst, src, len);
-		return DOCA_SUCCESS;
-	}
-	if (dst_r == NULL)
-		return ferry_remote_read(src_r, dst, (uintptr_t)src, len);
-	if (src_r == NULL)
-		return ferry_remote_write(dst_r, (uintptr_t)dst, src, len);
-	return copy_both_remote((uintptr_t)dst, dst_r, (uintptr_t)src, src_r, len);
-}
+const struct ferry_access_ops link_access_cma_ops = {
+	.name = "cma",
+	.mapped = false,
+	.read = cma_read,
+	.write = cma_write,
+	.write_gather = cma_write_gather,
+	.alive = cma_alive,
+};

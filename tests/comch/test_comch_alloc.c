@@ -6,7 +6,8 @@
  * receive buffer and its send slab), and doca_comch_producer_create and
  * doca_comch_consumer_create on a live connection in this process.
  *
- * Each failure must return DOCA_ERROR_NO_MEMORY with its line, leave the
+ * Each failure must return DOCA_ERROR_NO_MEMORY with its line (a start
+ * DOCA_ERROR_INITIALIZATION, DOCA's code for it), leave the
  * output NULL (or the context IDLE, or the connection's producers and
  * consumers as they were), and free what it had built.
  *
@@ -240,6 +241,7 @@ static void test_server_start(void **state)
 {
 	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (comch server)",
 					  .logged = "doca_ctx_start: ",
+					  .fails_with = DOCA_ERROR_INITIALIZATION,
 					  .prepare = server_start_prepare,
 					  .attempt = server_start_attempt,
 					  .failed = server_start_failed,
@@ -286,6 +288,7 @@ static void test_client_start(void **state)
 {
 	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (comch client)",
 					  .logged = "doca_ctx_start: ",
+					  .fails_with = DOCA_ERROR_INITIALIZATION,
 					  .ok = DOCA_ERROR_IN_PROGRESS,
 					  .prepare = client_start_prepare,
 					  .attempt = client_start_attempt,
@@ -402,7 +405,8 @@ static void test_producer_consumer_create(void **state)
 	assert_int_equal(doca_mmap_set_memrange(ca.mmap, mem, sizeof(mem)), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_add_dev(ca.mmap, F->m.dpu), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(ca.mmap), DOCA_SUCCESS);
-	assert_int_equal(ferry_test_alloc_walk(&pw), 1);
+	/* The producer, then its copy engine: an inline cross-process channel (itself, its slots, their access fields). */
+	assert_int_equal(ferry_test_alloc_walk(&pw), 4);
 	assert_int_equal(ferry_test_alloc_walk(&cw), 1);
 	assert_int_equal(doca_mmap_destroy(ca.mmap), DOCA_SUCCESS);
 	disconnect_pair();

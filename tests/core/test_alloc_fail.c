@@ -7,9 +7,12 @@
  * and outside create and start doca_mmap_add_dev (a failed growth of the
  * device array leaves the devices added before), doca_devinfo_create_list and
  * the build of the emulated machine's topology (one failure point per device
- * and representor, and two for the tables).
+ * and representor, and two for the tables), doca_graph's node creation (with
+ * and without the node array's growth), doca_graph_start,
+ * doca_graph_instance_create and the start of an mmap advise context.
  *
- * Each failure must return DOCA_ERROR_NO_MEMORY with its line, free what the
+ * Each failure must return DOCA_ERROR_NO_MEMORY with its line (doca_ctx_start
+ * DOCA_ERROR_INITIALIZATION, as DOCA documents), free what the
  * call had built, and leave the output (or the object's state) as it was.
  * doca_dev_open allocates nothing (a device handle lives in its device info),
  * so it has no failure point to walk; the test checks that it stays so.
@@ -351,6 +354,8 @@ static void test_ctx_start_pools(void **state)
 	struct ctx_start_arg a = {NULL, NULL};
 	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start",
 					  .logged = "doca_ctx_start: context 'pool_ctx': no memory",
+					  /* DOCA documents INITIALIZATION for it (was NO_MEMORY). */
+					  .fails_with = DOCA_ERROR_INITIALIZATION,
 					  .prepare = ctx_start_prepare,
 					  .attempt = ctx_start_attempt,
 					  .failed = ctx_start_failed,
@@ -374,6 +379,13 @@ static void test_ctx_start_type_refuses(void **state)
 	a.pc->start_result = DOCA_ERROR_NOT_CONNECTED;
 	heap_before = ferry_test_heap_in_use();
 	assert_int_equal(doca_ctx_start(&a.pc->ctx), DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(a.pc->starts, 1);
+	a.pc->starts = 0;
+	ctx_start_failed(&a);
+	assert_int_equal(ferry_test_heap_in_use(), heap_before);
+	/* A type out of memory: doca_ctx_start answers DOCA's INITIALIZATION, pools given back. */
+	a.pc->start_result = DOCA_ERROR_NO_MEMORY;
+	assert_int_equal(doca_ctx_start(&a.pc->ctx), DOCA_ERROR_INITIALIZATION);
 	assert_int_equal(a.pc->starts, 1);
 	a.pc->starts = 0;
 	ctx_start_failed(&a);
@@ -402,6 +414,7 @@ static void test_ctx_restart_pools(void **state)
 	struct ferry_test_alloc_walk w = {
 		.call = "doca_ctx_start (restart)",
 		.logged = "doca_ctx_start: context 'pool_ctx': no memory",
+		.fails_with = DOCA_ERROR_INITIALIZATION,
 		.prepare = ctx_restart_prepare,
 		.attempt = ctx_start_attempt,
 		.failed = ctx_start_failed,
@@ -599,6 +612,281 @@ static void test_mmap_advise_create(void **state)
 	assert_int_equal(doca_dev_close(walk_dev), DOCA_SUCCESS);
 }
 
+/* ---- doca_graph: node creation (and the node array's growth), start, instances ---- */
+
+static void on_advise_done(struct doca_mmap_advise_task_invalidate_cache *task, union doca_data task_ud,
+			   union doca_data ctx_ud)
+{
+	(void)task;
+	(void)task_ud;
+	(void)ctx_ud;
+}
+
+static doca_error_t user_node_cb(void *cookie)
+{
+	(void)cookie;
+	return DOCA_SUCCESS;
+}
+
+struct graph_arg {
+	struct doca_mmap_advise *adv; /* the running context of the graph's context node */
+	struct doca_graph *graph;
+	uint32_t nodes_before; /* user nodes the graph holds before the walked call */
+	struct doca_graph_node *node;
+	struct doca_graph_instance *inst;
+};
+
+/* walk_pe and walk_dev, and a RUNNING mmap advise context on them, for the whole test. */
+static void graph_test_setup(struct graph_arg *a)
+{
+	memset(a, 0, sizeof(*a));
+	assert_int_equal(doca_pe_create(&walk_pe), DOCA_SUCCESS);
+	walk_dev = ferry_test_open_dev(NULL, NULL);
+	assert_non_null(walk_dev);
+	assert_int_equal(doca_mmap_advise_create(walk_dev, &a->adv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_advise_task_invalidate_cache_set_conf(a->adv, on_advise_done, on_advise_done, 4),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(walk_pe, doca_mmap_advise_as_ctx(a->adv)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_mmap_advise_as_ctx(a->adv)), DOCA_SUCCESS);
+}
+
+static void graph_test_teardown(struct graph_arg *a)
+{
+	assert_int_equal(doca_ctx_stop(doca_mmap_advise_as_ctx(a->adv)), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_advise_destroy(a->adv), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(walk_dev), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(walk_pe), DOCA_SUCCESS); /* nothing left connected */
+}
+
+/* A stopped graph with one context node and nodes_before - 1 user nodes (none when 0). */
+static void graph_prepare(void *arg)
+{
+	struct graph_arg *a = arg;
+	struct doca_graph_node *n;
+
+	assert_int_equal(doca_graph_create(walk_pe, &a->graph), DOCA_SUCCESS);
+	if (a->nodes_before > 0)
+		assert_int_equal(doca_graph_node_create_from_ctx(a->graph, doca_mmap_advise_as_ctx(a->adv), &n),
+				 DOCA_SUCCESS);
+	for (uint32_t i = 1; i < a->nodes_before; i++)
+		assert_int_equal(doca_graph_node_create_from_user(a->graph, user_node_cb, &n), DOCA_SUCCESS);
+	a->node = NULL;
+	a->inst = NULL;
+}
+
+static void graph_cleanup(void *arg)
+{
+	struct graph_arg *a = arg;
+
+	assert_int_equal(doca_graph_destroy(a->graph), DOCA_SUCCESS);
+	a->graph = NULL;
+}
+
+static doca_error_t node_attempt(void *arg)
+{
+	struct graph_arg *a = arg;
+
+	return doca_graph_node_create_from_user(a->graph, user_node_cb, &a->node);
+}
+
+/* No node came out, and the graph can still take one: as it was. */
+static void node_failed(void *arg)
+{
+	struct graph_arg *a = arg;
+
+	assert_null(a->node);
+}
+
+static void node_succeeded(void *arg)
+{
+	assert_non_null(((struct graph_arg *)arg)->node);
+}
+
+static unsigned int walk_node_create(struct graph_arg *a, uint32_t nodes_before)
+{
+	struct ferry_test_alloc_walk w = {.call = "doca_graph_node_create_from_user",
+					  .logged = "doca_graph_node_create_from_user: graph",
+					  .prepare = graph_prepare,
+					  .attempt = node_attempt,
+					  .failed = node_failed,
+					  .succeeded = node_succeeded,
+					  .cleanup = graph_cleanup,
+					  .arg = a};
+
+	a->nodes_before = nodes_before;
+	return ferry_test_alloc_walk(&w);
+}
+
+static void test_graph_node_create(void **state)
+{
+	struct graph_arg a;
+
+	(void)state;
+	graph_test_setup(&a);
+	/* The first node allocates the node array too; the 9th grows it (8 slots at first), the 5th does not. */
+	assert_int_equal(walk_node_create(&a, 0), 2);
+	assert_int_equal(walk_node_create(&a, 8), 2);
+	assert_int_equal(walk_node_create(&a, 5), 1);
+	graph_test_teardown(&a);
+}
+
+static doca_error_t graph_start_attempt(void *arg)
+{
+	return doca_graph_start(((struct graph_arg *)arg)->graph);
+}
+
+/* Still stopped: no instance can be made of it. */
+static void graph_start_failed(void *arg)
+{
+	struct graph_arg *a = arg;
+
+	assert_int_equal(doca_graph_instance_create(a->graph, &a->inst), DOCA_ERROR_BAD_STATE);
+	assert_null(a->inst);
+}
+
+static void graph_start_succeeded(void *arg)
+{
+	assert_int_equal(doca_graph_stop(((struct graph_arg *)arg)->graph), DOCA_SUCCESS);
+}
+
+static void test_graph_start(void **state)
+{
+	struct graph_arg a;
+	struct ferry_test_alloc_walk w = {.call = "doca_graph_start",
+					  .logged = "doca_graph_start: graph",
+					  .prepare = graph_prepare,
+					  .attempt = graph_start_attempt,
+					  .failed = graph_start_failed,
+					  .succeeded = graph_start_succeeded,
+					  .cleanup = graph_cleanup,
+					  .arg = &a};
+
+	(void)state;
+	graph_test_setup(&a);
+	a.nodes_before = 3;
+	/* The validation's two work arrays. */
+	assert_int_equal(ferry_test_alloc_walk(&w), 2);
+	graph_test_teardown(&a);
+}
+
+static void graph_started_prepare(void *arg)
+{
+	graph_prepare(arg);
+	assert_int_equal(doca_graph_start(((struct graph_arg *)arg)->graph), DOCA_SUCCESS);
+}
+
+static doca_error_t instance_attempt(void *arg)
+{
+	struct graph_arg *a = arg;
+
+	return doca_graph_instance_create(a->graph, &a->inst);
+}
+
+/* No instance came out, and none is counted: the graph stops. */
+static void instance_failed(void *arg)
+{
+	struct graph_arg *a = arg;
+
+	assert_null(a->inst);
+	assert_int_equal(doca_graph_stop(a->graph), DOCA_SUCCESS);
+}
+
+static void instance_succeeded(void *arg)
+{
+	struct graph_arg *a = arg;
+
+	assert_non_null(a->inst);
+	assert_int_equal(doca_graph_instance_destroy(a->inst), DOCA_SUCCESS);
+	assert_int_equal(doca_graph_stop(a->graph), DOCA_SUCCESS);
+}
+
+static void test_graph_instance_create(void **state)
+{
+	struct graph_arg a;
+	struct ferry_test_alloc_walk w = {.call = "doca_graph_instance_create",
+					  .logged = "doca_graph_instance_create: graph",
+					  .prepare = graph_started_prepare,
+					  .attempt = instance_attempt,
+					  .failed = instance_failed,
+					  .succeeded = instance_succeeded,
+					  .cleanup = graph_cleanup,
+					  .arg = &a};
+
+	(void)state;
+	graph_test_setup(&a);
+	a.nodes_before = 3;
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+	graph_test_teardown(&a);
+}
+
+/* ---- doca_ctx_start of an mmap advise context: its task pool ---- */
+
+struct advise_start_arg {
+	struct doca_mmap_advise *adv;
+};
+
+static void advise_start_prepare(void *arg)
+{
+	struct advise_start_arg *a = arg;
+
+	assert_int_equal(doca_mmap_advise_create(walk_dev, &a->adv), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_advise_task_invalidate_cache_set_conf(a->adv, on_advise_done, on_advise_done, 64),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(walk_pe, doca_mmap_advise_as_ctx(a->adv)), DOCA_SUCCESS);
+}
+
+static doca_error_t advise_start_attempt(void *arg)
+{
+	return doca_ctx_start(doca_mmap_advise_as_ctx(((struct advise_start_arg *)arg)->adv));
+}
+
+static void advise_start_failed(void *arg)
+{
+	struct doca_ctx *ctx = doca_mmap_advise_as_ctx(((struct advise_start_arg *)arg)->adv);
+
+	assert_int_equal(ferry_test_ctx_state(ctx), DOCA_CTX_STATE_IDLE);
+}
+
+static void advise_start_succeeded(void *arg)
+{
+	struct doca_ctx *ctx = doca_mmap_advise_as_ctx(((struct advise_start_arg *)arg)->adv);
+
+	assert_int_equal(ferry_test_ctx_state(ctx), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(doca_ctx_stop(ctx), DOCA_SUCCESS);
+}
+
+static void advise_start_cleanup(void *arg)
+{
+	struct advise_start_arg *a = arg;
+
+	assert_int_equal(doca_mmap_advise_destroy(a->adv), DOCA_SUCCESS);
+	a->adv = NULL;
+}
+
+static void test_mmap_advise_start(void **state)
+{
+	struct advise_start_arg a = {NULL};
+	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (mmap advise)",
+					  .logged = "doca_ctx_start: context",
+					  /* DOCA documents INITIALIZATION for a start out of memory. */
+					  .fails_with = DOCA_ERROR_INITIALIZATION,
+					  .prepare = advise_start_prepare,
+					  .attempt = advise_start_attempt,
+					  .failed = advise_start_failed,
+					  .succeeded = advise_start_succeeded,
+					  .cleanup = advise_start_cleanup,
+					  .arg = &a};
+
+	(void)state;
+	assert_int_equal(doca_pe_create(&walk_pe), DOCA_SUCCESS);
+	walk_dev = ferry_test_open_dev(NULL, NULL);
+	assert_non_null(walk_dev);
+	/* The task pool, nothing else. */
+	assert_int_equal(ferry_test_alloc_walk(&w), 1);
+	assert_int_equal(doca_dev_close(walk_dev), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(walk_pe), DOCA_SUCCESS);
+}
+
 /* ---- the topology: built once per process, from the default or a file ---- */
 
 struct topo_arg {
@@ -655,7 +943,9 @@ int main(void)
 		cmocka_unit_test(test_ctx_restart_pools),  cmocka_unit_test(test_dev_open_allocates_nothing),
 		cmocka_unit_test(test_mmap_add_dev),       cmocka_unit_test(test_dev_list_create),
 		cmocka_unit_test(test_topology_load),      cmocka_unit_test(test_graph_create),
-		cmocka_unit_test(test_mmap_advise_create),
+		cmocka_unit_test(test_mmap_advise_create), cmocka_unit_test(test_graph_node_create),
+		cmocka_unit_test(test_graph_start),        cmocka_unit_test(test_graph_instance_create),
+		cmocka_unit_test(test_mmap_advise_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

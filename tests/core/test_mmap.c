@@ -10,6 +10,8 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
@@ -259,7 +261,8 @@ static void test_enable_thread_safety(void **state)
 	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(m, mem, sizeof(mem)), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_ERROR_BAD_STATE);
+	/* DOCA documents NOT_PERMITTED for a started map (was BAD_STATE). */
+	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_ERROR_NOT_PERMITTED);
 	assert_logged("call it before doca_mmap_start");
 	assert_int_equal(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
@@ -491,8 +494,10 @@ static void test_export_import_rules(void **state)
 	ferry_test_log_reset();
 	assert_int_equal(doca_mmap_export_pci(NULL, d->dev[0], &desc, &desc_len), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], NULL, &desc_len), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &desc, &desc_len), DOCA_ERROR_BAD_STATE);
-	assert_logged("doca_mmap_export_pci");
+	/* Not started: DOCA documents NOT_PERMITTED (was BAD_STATE). */
+	assert_int_equal(doca_mmap_export_pci(m, d->dev[0], &desc, &desc_len), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("doca_mmap_export_pci: mmap");
+	assert_logged("is not started; export needs a started mmap");
 	/* Started, but without a PCI permission: DOCA refuses the export. */
 	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
 	ferry_test_log_reset();
@@ -502,7 +507,8 @@ static void test_export_import_rules(void **state)
 	assert_int_equal(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
 	ferry_test_log_reset();
-	assert_int_equal(doca_mmap_export_pci(m, d->dev[1], &desc, &desc_len), DOCA_ERROR_INVALID_VALUE);
+	/* A device not in the map: DOCA documents NOT_FOUND (was INVALID_VALUE). */
+	assert_int_equal(doca_mmap_export_pci(m, d->dev[1], &desc, &desc_len), DOCA_ERROR_NOT_FOUND);
 	assert_logged("was not added");
 	ferry_test_log_reset();
 	assert_int_equal(doca_mmap_export_rdma(m, d->dev[0], &desc, &desc_len), DOCA_ERROR_NOT_SUPPORTED);
@@ -543,7 +549,38 @@ static void test_export_import_rules(void **state)
 	assert_int_equal(doca_mmap_create_from_export(NULL, desc, desc_len, d->dev[1], &imported), DOCA_SUCCESS);
 	/* Fresh from an export (started already), thread safety may still be asked for; on the exporter, no more. */
 	assert_int_equal(doca_mmap_enable_thread_safety(imported), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_mmap_enable_thread_safety(m), DOCA_ERROR_NOT_PERMITTED);
+	/* Once a buf is taken from it, no more (DOCA: NOT_PERMITTED). */
+	struct doca_buf_inventory *inv = NULL;
+	struct doca_buf *buf = NULL;
+	assert_int_equal(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_addr(inv, imported, mem, 8, &buf), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_enable_thread_safety(imported), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("has 1 buf(s) taken already");
+	assert_int_equal(doca_buf_dec_refcount(buf, NULL), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+	/*
+	 * A map created from an export is started for life: each setter answers
+	 * the code DOCA documents for it (BAD_STATE where that is its only state
+	 * error, NOT_PERMITTED where DOCA names imports), and stop is refused.
+	 */
+	union doca_data ud = {.u64 = 7};
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_set_permissions(imported, DOCA_ACCESS_FLAG_PCI_READ_ONLY), DOCA_ERROR_BAD_STATE);
+	assert_logged("doca_mmap_set_permissions: mmap");
+	assert_int_equal(doca_mmap_set_free_cb(imported, NULL, NULL), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_mmap_set_user_data(imported, ud), DOCA_ERROR_BAD_STATE);
+	assert_logged("was created from an export; it cannot be reconfigured");
+	assert_int_equal(doca_mmap_set_memrange(imported, mem, 8), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(doca_mmap_set_max_num_devices(imported, 4), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(doca_mmap_add_dev(imported, d->dev[0]), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(doca_mmap_rm_dev(imported, d->dev[1]), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(doca_mmap_start(imported), DOCA_ERROR_NOT_PERMITTED);
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_stop(imported), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("destroy it instead of stopping it");
 	void *addr = NULL;
 	size_t len = 0;
 	assert_int_equal(doca_mmap_get_memrange(imported, &addr, &len), DOCA_SUCCESS);

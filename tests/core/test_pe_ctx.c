@@ -273,8 +273,11 @@ static void test_connect_rules(void **state)
 	struct doca_pe *other;
 
 	assert_int_equal(doca_pe_create(&other), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(f->pe, &f->fc->ctx), DOCA_ERROR_ALREADY_EXIST);
-	assert_int_equal(doca_pe_connect_ctx(other, &f->fc->ctx), DOCA_ERROR_ALREADY_EXIST);
+	/* DOCA's answer for a context connected before is NOT_PERMITTED (was ALREADY_EXIST). */
+	assert_int_equal(doca_pe_connect_ctx(f->pe, &f->fc->ctx), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("already connected");
+	ferry_test_log_reset();
+	assert_int_equal(doca_pe_connect_ctx(other, &f->fc->ctx), DOCA_ERROR_NOT_PERMITTED);
 	assert_logged("already connected");
 	assert_int_equal(doca_pe_destroy(f->pe), DOCA_ERROR_IN_USE);
 	assert_logged("still connected");
@@ -290,6 +293,10 @@ static void test_start_rules(void **state)
 
 	assert_int_equal(doca_ctx_start(&lonely->ctx), DOCA_ERROR_NOT_CONNECTED);
 	assert_logged("not connected to a progress engine");
+	/* Stop answers as start does for a context with no PE (DOCA documents NOT_CONNECTED). */
+	ferry_test_log_reset();
+	assert_int_equal(doca_ctx_stop(&lonely->ctx), DOCA_ERROR_NOT_CONNECTED);
+	assert_logged("doca_ctx_stop: context 'fake' is not connected to a progress engine");
 	fake_destroy(lonely);
 
 	start(f);

@@ -6,8 +6,9 @@
  * A start allocates the memcpy task pool (doca_ctx_start), then opens the
  * local copy channel of the chosen engine and the cross-process (inline)
  * channel; the engine's share is counted as tests/engine/test_engine_alloc.c
- * counts it. Each failure must return DOCA_ERROR_NO_MEMORY with its line,
- * leave the context IDLE and able to start, and free what it had built.
+ * counts it. Each failure must return DOCA_ERROR_NO_MEMORY with its line (the
+ * start DOCA_ERROR_INITIALIZATION, DOCA's code for it), leave the context
+ * IDLE and able to start, and free what it had built.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +185,7 @@ static unsigned int walk_start(enum ferry_engine_kind engine)
 	struct start_arg a = {.engine = engine};
 	struct ferry_test_alloc_walk w = {.call = "doca_ctx_start (dma)",
 					  .logged = "doca_ctx_start",
+					  .fails_with = DOCA_ERROR_INITIALIZATION,
 					  .prepare = start_prepare,
 					  .attempt = start_attempt,
 					  .failed = start_failed,

@@ -4,9 +4,11 @@
  *
  * ferry_test_alloc_walk() arms the hook of common/ferry_alloc.h for the 1st,
  * 2nd, ... allocation of a call until the call succeeds. Each failed call must
- * return DOCA_ERROR_NO_MEMORY, log its line, give back every byte (the heap in
- * use is what it was before the call, and the ASan build's leak check runs at
- * exit) and leave its output alone (the walk's failed() hook checks that).
+ * return DOCA_ERROR_NO_MEMORY (or the walk's fails_with: doca_ctx_start
+ * answers DOCA_ERROR_INITIALIZATION, as DOCA documents), log its line, give
+ * back every byte (the heap in use is what it was before the call, and the
+ * ASan build's leak check runs at exit) and leave its output alone (the walk's
+ * failed() hook checks that).
  * The walk returns the number of failure points, which the test compares with
  * the allocations it expects, so an allocation that bypasses the hook shows.
  *
@@ -37,10 +39,11 @@
 #define FERRY_TEST_ALLOC_POINTS_MAX 200u
 
 struct ferry_test_alloc_walk {
-	const char *call;     /* for the failure message */
-	const char *logged;   /* what every failure logs */
-	doca_error_t ok;      /* what the call returns when it works (DOCA_SUCCESS if 0) */
-	bool heap_may_shrink; /* a failure also frees what the object held before */
+	const char *call;        /* for the failure message */
+	const char *logged;      /* what every failure logs */
+	doca_error_t ok;         /* what the call returns when it works (DOCA_SUCCESS if 0) */
+	doca_error_t fails_with; /* what it returns when an allocation fails (DOCA_ERROR_NO_MEMORY if 0) */
+	bool heap_may_shrink;    /* a failure also frees what the object held before */
 	void (*prepare)(void *arg);
 	doca_error_t (*attempt)(void *arg);
 	void (*failed)(void *arg);
@@ -93,7 +96,7 @@ static inline unsigned int ferry_test_alloc_walk(const struct ferry_test_alloc_w
 			ferry_alloc_fail_nth(0);
 			fail_msg("%s: failed with %s before its allocation %u", w->call, doca_error_get_name(err), n);
 		}
-		if (err != DOCA_ERROR_NO_MEMORY)
+		if (err != (w->fails_with != DOCA_SUCCESS ? w->fails_with : DOCA_ERROR_NO_MEMORY))
 			fail_msg("%s: allocation %u failed, the call returned %s", w->call, n,
 				 doca_error_get_name(err));
 		if (!ferry_test_log_has(w->logged))

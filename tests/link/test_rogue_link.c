@@ -49,7 +49,7 @@
 #include "link/export_desc_priv.h"
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
-#include "link/ferry_remote.h"
+#include "link/ferry_access.h"
 #include "link/link_priv.h"
 #include "ferry_test.h"
 #include "ferry_test_fds.h"
@@ -265,13 +265,14 @@ static void expect_honest_import(const struct export *e, double limit_s)
 	assert_int_equal(view.len, e->d.len);
 	assert_int_equal(view.access, e->d.access);
 	if (e->sum[0] != '\0') {
-		const struct ferry_remote *r = ferry_link_import_remote(imp);
+		const struct ferry_access *a = ferry_link_import_access(imp);
+		const struct ferry_access *r = ferry_access_mapped(a) ? NULL : a;
 		uint8_t *copy = r != NULL ? malloc(view.len) : NULL;
 
 		/* Shared memory is mapped here; malloc'd memory is read by cross-memory attach. */
 		if (r != NULL) {
 			assert_non_null(copy);
-			assert_int_equal(ferry_remote_read(r, copy, e->d.addr, view.len), DOCA_SUCCESS);
+			assert_int_equal(r->ops->read(r, copy, e->d.addr, view.len), DOCA_SUCCESS);
 		}
 		snprintf(sum, sizeof(sum), "%016llx",
 			 (unsigned long long)xp_sum(r != NULL ? copy : view.local, view.len));
@@ -1166,7 +1167,7 @@ static void rogue_case(enum rogue_kind kind, doca_error_t want)
 	assert_true(wait_byte(r.ctl, LINE_TIMEOUT_MS, &c));
 	if (err == DOCA_SUCCESS) {
 		/* Mapped here, or (fallback) copied by cross-memory attach: then nothing is here to touch. */
-		bool mapped = ferry_link_import_remote(imp) == NULL;
+		bool mapped = ferry_access_mapped(ferry_link_import_access(imp));
 		uint64_t sum;
 		bool touched = !mapped || touch_all(view.local, view.len, &sum);
 
@@ -1727,8 +1728,6 @@ int main(void)
 	/* The exporters' agents log their warnings to stderr, where the tests count them. */
 	setenv("FERRY_LOG_LEVEL", "warning", 1);
 	ferry_test_log_reset();
-	/* Imports of malloc'd exports go by cross-memory attach, as in a process using DOCA DMA. */
-	ferry_link_enable_cma();
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_forged_twins, setup, teardown),
