@@ -41,13 +41,56 @@ struct wq_dma_engine {
 	struct doca_dma_task_memcpy *idle[]; /* the work queue's depth of them */
 };
 
+static bool engine_running(const struct ferry_wq_attach *att)
+{
+	enum doca_ctx_states state = DOCA_CTX_STATE_IDLE;
+
+	(void)doca_ctx_get_state(att->engine_ctx, &state);
+	return state == DOCA_CTX_STATE_RUNNING;
+}
+
+static void drop_idle(struct wq_dma_engine *eng)
+{
+	while (eng->num_idle > 0)
+		doca_task_free(doca_dma_task_memcpy_as_task(eng->idle[--eng->num_idle]));
+}
+
 static void job_done(struct doca_dma_task_memcpy *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct ferry_wq_attach *att = ctx_user_data.ptr;
 	struct wq_dma_engine *eng = att->kind_data;
+	struct doca_task *t = doca_dma_task_memcpy_as_task(task);
 
-	ferry_workq_complete(att, task_user_data, doca_task_get_status(doca_dma_task_memcpy_as_task(task)));
-	eng->idle[eng->num_idle++] = task; /* at most depth tasks exist, so there is room */
+	ferry_workq_complete(att, task_user_data, doca_task_get_status(t));
+	if (engine_running(att)) {
+		eng->idle[eng->num_idle++] = task; /* at most depth tasks exist, so there is room */
+		return;
+	}
+	/*
+	 * A failed copy stops a DOCA 3 DMA context; it reaches IDLE once every task
+	 * is back in its pool. The work queue starts it again at the next job
+	 * (a failed job does not stop a context of the work-queue API).
+	 */
+	doca_task_free(t);
+	drop_idle(eng);
+}
+
+/* After a failed copy: let the stop finish (flushing what was still queued), then start again. */
+static doca_error_t restart_engine(struct ferry_wq_attach *att)
+{
+	struct doca_pe *pe = ferry_workq_pe(att->workq);
+	enum doca_ctx_states state = DOCA_CTX_STATE_STOPPING;
+
+	drop_idle(att->kind_data);
+	for (int spins = 0; spins < 1000000 && state != DOCA_CTX_STATE_IDLE; spins++) {
+		(void)doca_pe_progress(pe);
+		(void)doca_ctx_get_state(att->engine_ctx, &state);
+	}
+	if (state != DOCA_CTX_STATE_IDLE)
+		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_BAD_STATE,
+				     "dma context %p: the copy engine did not come back after a failed job",
+				     (void *)att->ctx);
+	return doca_ctx_start(att->engine_ctx);
 }
 
 static doca_error_t dma_start(struct ferry_wq_ctx *ctx)
@@ -91,17 +134,21 @@ static void dma_detach(struct ferry_wq_attach *att)
 {
 	struct wq_dma_engine *eng = att->kind_data;
 	struct doca_pe *pe = ferry_workq_pe(att->workq);
-	enum doca_ctx_states state;
+	enum doca_ctx_states state = DOCA_CTX_STATE_IDLE;
 
-	while (eng->num_idle > 0)
-		doca_task_free(doca_dma_task_memcpy_as_task(eng->idle[--eng->num_idle]));
-	/* Nothing is pending (doca_ctx_workq_rm checked), so the stop ends at the next progress. */
-	if (doca_ctx_stop(att->engine_ctx) == DOCA_ERROR_IN_PROGRESS) {
-		do
-			(void)doca_pe_progress(pe);
-		while (doca_ctx_get_state(att->engine_ctx, &state) == DOCA_SUCCESS && state != DOCA_CTX_STATE_IDLE);
+	drop_idle(eng);
+	/* Nothing is pending (doca_ctx_workq_rm checked): a stop, or one a failed copy began, ends soon. */
+	if (engine_running(att))
+		(void)doca_ctx_stop(att->engine_ctx);
+	for (int spins = 0; spins < 1000000; spins++) {
+		(void)doca_ctx_get_state(att->engine_ctx, &state);
+		if (state == DOCA_CTX_STATE_IDLE)
+			break;
+		(void)doca_pe_progress(pe);
 	}
-	(void)doca_dma_destroy(eng->dma);
+	if (doca_dma_destroy(eng->dma) != DOCA_SUCCESS)
+		FERRY_ERR("doca_ctx_workq_rm: dma context %p: its copy engine did not stop; it is leaked",
+			  (void *)att->ctx);
 	free(eng);
 	att->engine_ctx = NULL;
 	att->kind_data = NULL;
@@ -114,6 +161,11 @@ static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_
 	struct doca_dma_task_memcpy *task;
 	doca_error_t err;
 
+	if (!engine_running(att)) {
+		err = restart_engine(att);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
 	if (eng->num_idle > 0) {
 		task = eng->idle[--eng->num_idle];
 		doca_dma_task_memcpy_set_src(task, job->src_buff);

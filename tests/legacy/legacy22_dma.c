@@ -5,6 +5,10 @@
  * loop), built only against Ferry's 2.2 headers.
  *
  *   legacy22_dma local [size]   copy inside one process, as dma_local_copy
+ *   legacy22_dma gone [size]    the host process exits while the DPU's job from
+ *                               its memory is queued: the job's event says it
+ *                               failed (DOCA_ERROR_IO_FAILED from retrieve), and
+ *                               the same context copies again afterwards
  *   legacy22_dma pair [size]    a host process exports a buffer (DPU_READ_ONLY)
  *                               and a DPU process copies it in, as
  *                               dma_copy_host/dma_copy_dpu; then the other
@@ -286,6 +290,96 @@ static int dpu_side(size_t size, int to_host)
 	return bad;
 }
 
+/* The host exports, then exits once told to; the DPU (this process) watches its job fail and goes on. */
+static int exporter_gone(size_t size)
+{
+	struct core_objects s;
+	struct doca_mmap *remote;
+	struct doca_buf *remote_buf, *local_buf, *src, *dst;
+	struct doca_dma_job_memcpy job;
+	struct doca_event ev = {0};
+	char desc[256], info[64] = {0}, *local = calloc(1, size), *mem = malloc(size);
+	unsigned long long addr;
+	size_t desc_len, len;
+	doca_error_t r;
+	int status;
+	pid_t host;
+
+	if (local == NULL || mem == NULL)
+		return 1;
+	fill(mem, size, 5);
+	fflush(NULL);
+	host = fork();
+	if (host == 0) {
+		/* export as host_side does, then wait for the word and leave without cleaning up */
+		struct doca_dev *dev = open_by_pci(HOST_PCI);
+		struct doca_mmap *mmap;
+		const void *d;
+		char buf[8];
+
+		CHECK(doca_mmap_create(NULL, &mmap));
+		CHECK(doca_mmap_dev_add(mmap, dev));
+		CHECK(doca_mmap_set_permissions(mmap, DOCA_ACCESS_DPU_READ_ONLY));
+		CHECK(doca_mmap_set_memrange(mmap, mem, size));
+		CHECK(doca_mmap_start(mmap));
+		CHECK(doca_mmap_export_dpu(mmap, dev, &d, &desc_len));
+		write_file(desc_path, d, desc_len);
+		snprintf(info, sizeof(info), "%llu\n%zu", (unsigned long long)(uintptr_t)mem, size);
+		write_file(info_path, info, strlen(info));
+		(void)read_file(done_path, buf, sizeof(buf));
+		_exit(0);
+	}
+	desc_len = read_file(desc_path, desc, sizeof(desc));
+	(void)read_file(info_path, info, sizeof(info) - 1);
+	if (sscanf(info, "%llu\n%zu", &addr, &len) != 2 || len != size)
+		return 1;
+	init_core(&s, DPU_PCI);
+	CHECK(doca_mmap_set_memrange(s.dst_mmap, local, size));
+	CHECK(doca_mmap_start(s.dst_mmap));
+	CHECK(doca_mmap_create_from_export(NULL, desc, desc_len, s.dev, &remote));
+	CHECK(doca_buf_inventory_buf_by_addr(s.buf_inv, remote, (void *)(uintptr_t)addr, len, &remote_buf));
+	CHECK(doca_buf_inventory_buf_by_addr(s.buf_inv, s.dst_mmap, local, size, &local_buf));
+	CHECK(doca_buf_set_data(remote_buf, (void *)(uintptr_t)addr, len));
+
+	/* Queued, not yet run (the doorbell rings at retrieve); then the host goes. */
+	memset(&job, 0, sizeof(job));
+	job.base.type = DOCA_DMA_JOB_MEMCPY;
+	job.base.ctx = s.ctx;
+	job.base.user_data.u64 = 0xdeadULL;
+	job.dst_buff = local_buf;
+	job.src_buff = remote_buf;
+	CHECK(doca_workq_submit(s.workq, &job.base));
+	write_file(done_path, "go", 2);
+	if (waitpid(host, &status, 0) != host)
+		return 1;
+	while ((r = doca_workq_progress_retrieve(s.workq, &ev, DOCA_WORKQ_RETRIEVE_FLAGS_NONE)) == DOCA_ERROR_AGAIN)
+		;
+	if (r != DOCA_ERROR_IO_FAILED || ev.result.u64 == DOCA_SUCCESS || ev.user_data.u64 != 0xdeadULL) {
+		DOCA_LOG_ERR("a copy from a dead exporter: retrieve %s, result %llu", doca_get_error_name(r),
+			     (unsigned long long)ev.result.u64);
+		return 1;
+	}
+	CHECK(doca_buf_refcount_rm(remote_buf, NULL));
+	CHECK(doca_buf_refcount_rm(local_buf, NULL));
+	CHECK(doca_mmap_destroy(remote));
+
+	/* The context is still good: a local copy through it. */
+	CHECK(doca_buf_inventory_buf_by_data(s.buf_inv, s.dst_mmap, local, size / 2, &src));
+	CHECK(doca_buf_inventory_buf_by_addr(s.buf_inv, s.dst_mmap, local + size / 2, size / 2, &dst));
+	fill(local, size / 2, 6);
+	copy_one(&s, dst, src);
+	if (memcmp(local, local + size / 2, size / 2) != 0)
+		return 1;
+	CHECK(doca_buf_refcount_rm(src, NULL));
+	CHECK(doca_buf_refcount_rm(dst, NULL));
+	destroy_core(&s);
+	free(local);
+	free(mem);
+	unlink(done_path);
+	printf("exporter gone during a job: the job failed, the context copies again: ok\n");
+	return 0;
+}
+
 static int pair_copy(size_t size, int to_host)
 {
 	char *mem = calloc(1, size);
@@ -327,7 +421,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc < 2 || strcmp(argv[1], "local") == 0)
 		return local_copy(size);
-	if (strcmp(argv[1], "pair") != 0 || mkdtemp(dir) == NULL)
+	if ((strcmp(argv[1], "pair") != 0 && strcmp(argv[1], "gone") != 0) || mkdtemp(dir) == NULL)
 		return 2;
 	snprintf(paths[0], sizeof(paths[0]), "%s/export_desc.txt", dir);
 	snprintf(paths[1], sizeof(paths[1]), "%s/buffer_info.txt", dir);
@@ -335,6 +429,13 @@ int main(int argc, char **argv)
 	desc_path = paths[0];
 	info_path = paths[1];
 	done_path = paths[2];
+	if (strcmp(argv[1], "gone") == 0) {
+		rc = exporter_gone(size);
+		unlink(desc_path);
+		unlink(info_path);
+		rmdir(dir);
+		return rc;
+	}
 	rc = pair_copy(size, 0);
 	unlink(desc_path);
 	unlink(info_path);
