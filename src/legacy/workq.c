@@ -16,6 +16,7 @@
 #include <doca_pe.h>
 
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "legacy/legacy_api.h"
 
 FERRY_LOG_MODULE("workq");
@@ -40,10 +41,11 @@ struct doca_workq {
 	uint32_t depth;
 	uint32_t outstanding; /* submitted and not yet retrieved: at most depth */
 	bool unflushed;       /* jobs submitted since the doorbells last rang */
-	uint32_t ring_head;   /* next event to hand out */
+	uint32_t ring_head;   /* next event to hand out (free-running; masked on use) */
 	uint32_t ring_count;
-	struct ferry_event *ring; /* depth events */
-	struct wq_slot *slots;    /* depth slots */
+	uint32_t ring_mask; /* ring holds ring_mask + 1 >= depth events: no division per job */
+	struct ferry_event *ring;
+	struct wq_slot *slots; /* depth slots */
 	struct wq_slot *free_slots;
 	struct ferry_wq_deferred *deferred; /* run at the next retrieve */
 	struct doca_pe *pe;
@@ -58,7 +60,8 @@ static struct ferry_wq_attach *find_attach(const struct doca_workq *workq, const
 /* Ring and slots for @p depth jobs; the old ones are freed. */
 static doca_error_t size_for(struct doca_workq *wq, uint32_t depth, const char *call)
 {
-	struct ferry_event *ring = calloc(depth, sizeof(*ring));
+	uint32_t ring_size = ferry_pow2_at_least(depth);
+	struct ferry_event *ring = calloc(ring_size, sizeof(*ring));
 	struct wq_slot *slots = calloc(depth, sizeof(*slots));
 
 	if (ring == NULL || slots == NULL) {
@@ -76,6 +79,7 @@ static doca_error_t size_for(struct doca_workq *wq, uint32_t depth, const char *
 		wq->free_slots = &slots[i - 1];
 	}
 	wq->depth = depth;
+	wq->ring_mask = ring_size - 1;
 	wq->ring_head = 0;
 	wq->ring_count = 0;
 	return DOCA_SUCCESS;
@@ -187,7 +191,7 @@ struct doca_pe *ferry_workq_pe(const struct doca_workq *workq)
 
 void ferry_workq_post_event(struct doca_workq *workq, int type, union doca_data user_data, doca_error_t status)
 {
-	struct ferry_event *ev = &workq->ring[(workq->ring_head + workq->ring_count) % workq->depth];
+	struct ferry_event *ev = &workq->ring[(workq->ring_head + workq->ring_count) & workq->ring_mask];
 
 	/* Every event had a place of the depth (a job's, or a reservation), so the ring has room. */
 	ev->type = type;
@@ -371,8 +375,8 @@ static void poll_kinds(struct doca_workq *workq)
 
 static void take_event(struct doca_workq *workq, struct ferry_event *ev)
 {
-	*ev = workq->ring[workq->ring_head];
-	workq->ring_head = (workq->ring_head + 1) % workq->depth;
+	*ev = workq->ring[workq->ring_head & workq->ring_mask];
+	workq->ring_head++;
 	workq->ring_count--;
 	workq->outstanding--;
 }

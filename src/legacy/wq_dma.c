@@ -20,6 +20,8 @@
 
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
+#include "core/ferry_memview.h"
+#include "dma/dma_priv.h"
 #include "legacy/legacy_api.h"
 
 FERRY_LOG_MODULE("workq");
@@ -37,6 +39,7 @@ struct ferry_wq_dma {
  */
 struct wq_dma_engine {
 	struct doca_dma *dma;
+	bool running; /* false once a failed copy stopped dma: the next job starts it again */
 	uint32_t num_idle;
 	struct doca_dma_task_memcpy *idle[]; /* the work queue's depth of them */
 };
@@ -59,13 +62,16 @@ static void job_done(struct doca_dma_task_memcpy *task, union doca_data task_use
 {
 	struct ferry_wq_attach *att = ctx_user_data.ptr;
 	struct wq_dma_engine *eng = att->kind_data;
-	struct doca_task *t = doca_dma_task_memcpy_as_task(task);
+	struct doca_task *t = &task->base;
+	doca_error_t status = t->status;
 
-	ferry_workq_complete(att, task_user_data, doca_task_get_status(t));
-	if (engine_running(att)) {
+	ferry_workq_complete(att, task_user_data, status);
+	/* A copy that succeeded leaves its context running (a stop would flush it with an error). */
+	if (status == DOCA_SUCCESS || engine_running(att)) {
 		eng->idle[eng->num_idle++] = task; /* at most depth tasks exist, so there is room */
 		return;
 	}
+	eng->running = false;
 	/*
 	 * A failed copy stops a DOCA 3 DMA context; it reaches IDLE once every task
 	 * is back in its pool. The work queue starts it again at the next job
@@ -90,7 +96,10 @@ static doca_error_t restart_engine(struct ferry_wq_attach *att)
 		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_BAD_STATE,
 				     "dma context %p: the copy engine did not come back after a failed job",
 				     (void *)att->ctx);
-	return doca_ctx_start(att->engine_ctx);
+	if (doca_ctx_start(att->engine_ctx) != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	((struct wq_dma_engine *)att->kind_data)->running = true;
+	return DOCA_SUCCESS;
 }
 
 static doca_error_t dma_start(struct ferry_wq_ctx *ctx)
@@ -125,6 +134,7 @@ static doca_error_t dma_attach(struct ferry_wq_attach *att, uint32_t depth)
 		free(eng);
 		return err;
 	}
+	eng->running = true;
 	att->engine_ctx = ctx;
 	att->kind_data = eng;
 	return DOCA_SUCCESS;
@@ -161,23 +171,24 @@ static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_
 	struct doca_dma_task_memcpy *task;
 	doca_error_t err;
 
-	if (!engine_running(att)) {
+	if (!eng->running) {
 		err = restart_engine(att);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}
 	if (eng->num_idle > 0) {
+		/* A task of ours, ALLOCATED and idle: set what alloc_init would (the 64 B job rate depends on it). */
 		task = eng->idle[--eng->num_idle];
-		doca_dma_task_memcpy_set_src(task, job->src_buff);
-		doca_dma_task_memcpy_set_dst(task, job->dst_buff);
-		doca_task_set_user_data(doca_dma_task_memcpy_as_task(task), tag);
+		task->src = job->src_buff;
+		task->dst = job->dst_buff;
+		task->base.user_data = tag;
 	} else {
 		err = doca_dma_task_memcpy_alloc_init(eng->dma, job->src_buff, job->dst_buff, tag, &task);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}
 	/* The doorbell rings once for all jobs submitted since the last retrieve (ferry_workq_flush). */
-	err = doca_task_submit_ex(doca_dma_task_memcpy_as_task(task), DOCA_TASK_SUBMIT_FLAG_NONE);
+	err = doca_task_submit_ex(&task->base, DOCA_TASK_SUBMIT_FLAG_NONE);
 	if (err != DOCA_SUCCESS)
 		eng->idle[eng->num_idle++] = task;
 	return err;
@@ -200,7 +211,7 @@ static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_j
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	(void)doca_buf_get_data_len(dma_job->src_buff, &len);
+	len = ferry_buf_data_len(dma_job->src_buff);
 	/* DOCA 3 fails an empty copy at completion and stops the context; a job is refused at once. */
 	if (len == 0)
 		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
