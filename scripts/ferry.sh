@@ -31,7 +31,7 @@ cd "$top"
 # Debian packages Ferry needs to build and test. gcc-12 brings the ASan, UBSan
 # and TSan runtimes (libasan8, libubsan1, libtsan2) through libgcc-12-dev; clang
 # and libclang-rt-14-dev build and run the libFuzzer targets.
-packages=(gcc libc6-dev meson ninja-build pkg-config libcmocka-dev ucx-utils) # ucx-utils: the benches' UCX peer (ucx_perftest)
+packages=(gcc libc6-dev meson ninja-build pkg-config libcmocka-dev libucx-dev ucx-utils) # libucx-dev: libdoca_rdma is built over UCX; ucx-utils: the benches' UCX peer (ucx_perftest)
 test_packages=(clang libclang-rt-14-dev clang-format g++) # g++ and clang: the public headers compile as C++
 
 log() { printf '[ferry] %s\n' "$*" >&2; }

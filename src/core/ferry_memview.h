@@ -117,6 +117,12 @@ static inline bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
 FERRY_PRIVATE_API
 const struct ferry_access *ferry_mmap_access_path(const struct doca_mmap *mmap);
 
+/** The transport state of an mmap imported from doca_mmap_export_rdma, or NULL (src/rdma). */
+static inline void *ferry_mmap_rdma_import(const struct doca_mmap *mmap)
+{
+	return mmap->rdma_import;
+}
+
 /** The process that exported an imported mmap (0 for a map of this process's memory). */
 static inline uint32_t ferry_mmap_exporter_pid(const struct doca_mmap *mmap)
 {

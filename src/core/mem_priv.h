@@ -43,6 +43,11 @@ struct doca_mmap {
 	/* Cross-process link (src/link): the live export of a started map, or an import. */
 	struct ferry_link_export *link_export;
 	struct ferry_link_import *link_import;
+	/* RDMA (src/rdma through core/ferry_rdma_mem.h): the export of a started map, or an import. */
+	void *rdma_export;
+	void *rdma_import;
+	const void *rdma_desc; /* the export's descriptor, owned by rdma_export */
+	size_t rdma_desc_len;
 	/* Bufs pointing into the map; inventories of several threads may share one map. */
 	atomic_uint num_bufs;
 };

@@ -115,6 +115,11 @@ static doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma
 				     "dma memcpy task %p: %s buf %p belongs to an mmap that is not "
 				     "started or no longer valid",
 				     (const void *)task, side, (const void *)buf);
+	if (ferry_mmap_rdma_import(mmap) != NULL)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_SUPPORTED,
+				     "dma memcpy task %p: %s buf %p belongs to mmap %p, imported from an RDMA "
+				     "export: only DOCA RDMA tasks reach that memory",
+				     (const void *)task, side, (const void *)buf, (const void *)mmap);
 	if (!ferry_mmap_has_dev(mmap, dma->ctx.dev))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "dma memcpy task %p: %s buf %p: device %s was not added to its "

@@ -108,9 +108,11 @@ FERRY_PRIVATE_API
 void ferry_link_import_close(struct ferry_link_import *imp);
 
 /** The kernel's boot id (16 bytes). */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_boot_id(uint8_t out[16]);
 
 /** Start time of @p pid in clock ticks since boot; DOCA_ERROR_NOT_FOUND if there is no such process. */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_pid_start_time(int pid, uint64_t *start);
 
 /**

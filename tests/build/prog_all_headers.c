@@ -24,6 +24,7 @@
 #include <doca_mmap.h>
 #include <doca_mmap_advise.h>
 #include <doca_pe.h>
+#include <doca_rdma.h>
 #include <doca_sync_event.h>
 #include <doca_types.h>
 #include <doca_version.h>

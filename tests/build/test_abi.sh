@@ -11,7 +11,7 @@
 #   2. Every function include/ declares for export is exported by one library,
 #      and every name of a map is exported by its library (GNU ld skips missing
 #      names in silence).
-#   3. FERRY_PRIVATE_0 is exactly what libdoca_argp, libdoca_dma,
+#   3. FERRY_PRIVATE_0 is exactly what libdoca_argp, libdoca_dma, libdoca_rdma,
 #      libdoca_comch and libferry_legacy import from libdoca_common: nothing
 #      more, nothing less.
 #   4. libferry_legacy exports exactly its map's FERRY_LEGACY_0 names; every
@@ -118,7 +118,7 @@ problems=$((problems + $(wc -l <"$work/missing")))
 # import unversioned under Ferry's prefixes (an internal function they expect
 # but nobody exports; only a build without -Wl,--no-undefined gets that far).
 : >"$work/imports"
-for lib in libdoca_argp libdoca_dma libdoca_comch libferry_legacy; do
+for lib in libdoca_argp libdoca_dma libdoca_comch libdoca_rdma libferry_legacy; do
 	so=$(find "$work/root" -name "$lib.so*" -type f | head -n1)
 	if [ -z "$so" ]; then
 		fail "$lib is not installed"

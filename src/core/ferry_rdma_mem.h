@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ferry_rdma_mem.h - how doca_mmap_export_rdma and doca_mmap_create_from_export
+ * (Core, libdoca_common) reach the RDMA transport (libdoca_rdma, over UCX).
+ *
+ * Core does not link UCX: a program that never uses DOCA RDMA should not load
+ * it (UCX's libraries install signal handlers and read their configuration
+ * when loaded). libdoca_rdma registers its ops when it is loaded (a
+ * constructor), and Core calls through them; without it, the RDMA export
+ * answers DOCA_ERROR_NOT_SUPPORTED and an RDMA descriptor is refused.
+ *
+ * Core recognises an RDMA memory descriptor by its first four bytes
+ * (FERRY_RDMA_MEM_MAGIC, little-endian), the PCI descriptor by its own.
+ */
+#ifndef FERRY_RDMA_MEM_H_
+#define FERRY_RDMA_MEM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#include "common/ferry_abi.h"
+
+#define FERRY_RDMA_MEM_MAGIC 0x4d595246u /* "FRYM" read little-endian */
+
+/** What an RDMA import is, as Core keeps it in its mmap (the transport's state is opaque). */
+struct ferry_rdma_import_view {
+	uint64_t addr;   /* the exporter's start address */
+	uint64_t len;    /* the length of the exported range */
+	uint32_t access; /* DOCA_ACCESS_FLAG_RDMA_* bits the exporter granted */
+};
+
+struct ferry_mmap_rdma_ops {
+	/**
+	 * Register [addr, addr + len) with the transport and describe it. The
+	 * descriptor stays valid until @p unexport. Logs one line on failure.
+	 */
+	doca_error_t (*export_range)(void *addr, size_t len, uint32_t access, const char *call, void **state,
+				     const void **desc, size_t *desc_len);
+	void (*unexport)(void *state);
+	/** Check a descriptor from a peer; on success *state is the transport's import. */
+	doca_error_t (*import)(const void *desc, size_t desc_len, const char *call, void **state,
+			       struct ferry_rdma_import_view *view);
+	void (*import_close)(void *state);
+};
+
+/** Called by libdoca_rdma once, when it is loaded. */
+FERRY_PRIVATE_API
+void ferry_mmap_rdma_register(const struct ferry_mmap_rdma_ops *ops);
+
+#endif /* FERRY_RDMA_MEM_H_ */

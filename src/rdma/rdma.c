@@ -1,0 +1,1165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma.c - DOCA RDMA: the context type, its connections, the UCX worker and
+ * progress. Task types are in rdma_task.c, remote memory in rdma_mem.c; the
+ * layout and the map of DOCA operations onto UCX are in rdma_priv.h.
+ *
+ * Call order (see ferry_ctx.h for the generic half):
+ *   doca_rdma_create (takes the process's UCP context) -> setters, set_conf
+ *   -> doca_ctx_start (rdma_start: a UCP worker, its event fd watched by the
+ *   PE, a new random token; RUNNING at once, as DOCA 3.3 does)
+ *   -> doca_rdma_export (a connection and its descriptor) -> doca_rdma_connect
+ *   (an endpoint to the peer's worker) -> tasks -> doca_pe_progress
+ *   (rdma_progress: ucp_worker_progress, then everything UCX finished)
+ *   -> doca_ctx_stop (rdma_stop: endpoints force-closed, so UCX fails their
+ *   operations; posted receives and waiting tasks flushed with IO_FAILED)
+ *   -> IDLE (rdma_stopped: the worker goes) -> doca_rdma_destroy.
+ *
+ * Trust: a peer's descriptor is decoded and checked (rdma_desc.c) before its
+ * worker address reaches UCX; every message's header is checked against this
+ * instance's token and connections before anything is taken from it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ucs/config/global_opts.h>
+
+#include <doca_buf.h>
+#include <doca_dev.h>
+
+#include "common/ferry_alloc.h"
+#include "common/ferry_log.h"
+#include "common/ferry_util.h"
+#include "core/ferry_dev.h"
+#include "link/ferry_export.h"
+#include "link/ferry_link.h"
+#include "rdma/rdma_desc_priv.h"
+#include "rdma/rdma_priv.h"
+
+FERRY_LOG_MODULE("rdma");
+
+/* Rounds of ucp_worker_progress per progress call, at most (it returns 0 when idle). */
+#define RDMA_PROGRESS_ROUNDS   16
+/* How long the IDLE step waits for force-closed endpoints (never blocks longer). */
+#define RDMA_CLOSE_DEADLINE_NS (1000ull * 1000 * 1000)
+/* How often progress polls the pidfds of peers on this host. */
+#define RDMA_LIVENESS_NS       (1000ull * 1000)
+
+static inline struct doca_rdma *rdma_of_ctx(struct doca_ctx *ctx)
+{
+	return ferry_container_of(ctx, struct doca_rdma, ctx);
+}
+
+static inline struct doca_rdma *rdma_of_task(const struct rdma_task *task)
+{
+	return rdma_of_ctx(task->base.ctx);
+}
+
+void rdma_task_finish(struct rdma_task *task, doca_error_t status)
+{
+	if (status != DOCA_SUCCESS && task->status == DOCA_SUCCESS)
+		task->status = status;
+	ferry_task_list_push(&rdma_of_task(task)->done, &task->base);
+}
+
+doca_error_t rdma_status_of(const struct doca_rdma *rdma, ucs_status_t st)
+{
+	switch (st) {
+	case UCS_OK:
+		return DOCA_SUCCESS;
+	case UCS_ERR_CANCELED:
+		return DOCA_ERROR_IO_FAILED; /* flushed by a stop, as DOCA DMA flushes */
+	case UCS_ERR_CONNECTION_RESET:
+	case UCS_ERR_ENDPOINT_TIMEOUT:
+	case UCS_ERR_UNREACHABLE:
+	case UCS_ERR_REJECTED:
+	case UCS_ERR_NOT_CONNECTED:
+		return rdma->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_CONNECTION_RESET;
+	case UCS_ERR_MESSAGE_TRUNCATED:
+		return DOCA_ERROR_TOO_BIG;
+	default:
+		return DOCA_ERROR_IO_FAILED;
+	}
+}
+
+/* ---- messages from peers (inside ucp_worker_progress: record, never call the user) ---- */
+
+static struct doca_rdma_connection *conn_of_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h)
+{
+	if (h->dst_token != rdma->token || h->dst_conn >= rdma->num_conns)
+		return NULL;
+	struct doca_rdma_connection *conn = &rdma->conns[h->dst_conn];
+
+	return conn->state == RDMA_CONN_FREE ? NULL : conn;
+}
+
+static void release_unexpected(struct doca_rdma *rdma, struct rdma_unexpected *u)
+{
+	if (u->data == NULL)
+		return;
+	if (u->is_desc)
+		ucp_am_data_release(rdma->worker, u->data);
+	else
+		free(u->data);
+	u->data = NULL;
+}
+
+static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			  const ucp_am_recv_param_t *param)
+{
+	struct doca_rdma *rdma = arg;
+	struct rdma_unexpected *u;
+	struct rdma_msg_hdr h;
+	struct doca_rdma_connection *conn;
+	bool held = (param->recv_attr & (UCP_AM_RECV_ATTR_FLAG_DATA | UCP_AM_RECV_ATTR_FLAG_RNDV)) != 0;
+
+	if (header_length != sizeof(h)) {
+		FERRY_ERR("rdma %p: dropped a message with a %zu-byte header (expected %zu): not from a Ferry peer",
+			  (void *)rdma, header_length, sizeof(h));
+		return UCS_OK;
+	}
+	memcpy(&h, header, sizeof(h));
+	conn = conn_of_msg(rdma, &h);
+	if (conn == NULL || rdma->stopping) {
+		if (!rdma->stopping)
+			FERRY_ERR("rdma %p: dropped a message for connection %u of another instance or run",
+				  (void *)rdma, h.dst_conn);
+		return UCS_OK;
+	}
+	if (h.opcode > DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM || h.reserved != 0 ||
+	    (h.opcode == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && length != 0) || length > RDMA_MAX_MESSAGE) {
+		FERRY_ERR("rdma %p: connection %u: dropped a malformed message (opcode %u, %zu bytes)", (void *)rdma,
+			  conn->id, h.opcode, length);
+		return UCS_OK;
+	}
+	if (rdma->unexp_count == RDMA_MAX_UNEXPECTED) {
+		FERRY_ERR("rdma %p: connection %u: %u messages already wait for a receive task; dropped one of %zu "
+			  "bytes (post receives before the peer sends)",
+			  (void *)rdma, conn->id, RDMA_MAX_UNEXPECTED, length);
+		return UCS_OK;
+	}
+	u = &rdma->unexpected[(rdma->unexp_head + rdma->unexp_count) % RDMA_MAX_UNEXPECTED];
+	u->conn = conn;
+	u->hdr = h;
+	u->len = length;
+	u->is_rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+	u->is_desc = held;
+	u->data = NULL;
+	if (length != 0) {
+		if (held) {
+			u->data = data;
+		} else {
+			/* Not ours after return: copy (AM handlers are set persistent, so this is rare). */
+			u->data = malloc(length);
+			if (u->data == NULL) {
+				FERRY_ERR("rdma %p: no memory to hold a message of %zu bytes; dropped", (void *)rdma,
+					  length);
+				return UCS_OK;
+			}
+			memcpy(u->data, data, length);
+		}
+	}
+	rdma->unexp_count++;
+	return u->is_desc && u->data != NULL ? UCS_INPROGRESS : UCS_OK;
+}
+
+/* Posted receives take waiting messages, oldest first. */
+static void match_receives(struct doca_rdma *rdma)
+{
+	while (rdma->unexp_count != 0 && rdma->receives.head != NULL) {
+		struct rdma_unexpected *u = &rdma->unexpected[rdma->unexp_head];
+		struct rdma_task *task = rdma_task_of(ferry_task_list_pop(&rdma->receives));
+
+		rdma->unexp_head = (rdma->unexp_head + 1) % RDMA_MAX_UNEXPECTED;
+		rdma->unexp_count--;
+		rdma_receive_fill(task, u);
+	}
+}
+
+static void drop_unexpected(struct doca_rdma *rdma)
+{
+	while (rdma->unexp_count != 0) {
+		release_unexpected(rdma, &rdma->unexpected[rdma->unexp_head]);
+		rdma->unexp_head = (rdma->unexp_head + 1) % RDMA_MAX_UNEXPECTED;
+		rdma->unexp_count--;
+	}
+	rdma->unexp_head = 0;
+}
+
+/* ---- endpoints ---- */
+
+static void ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+	struct doca_rdma_connection *conn = arg;
+
+	(void)ep;
+	if (conn->state == RDMA_CONN_CONNECTED && !conn->rdma->stopping)
+		FERRY_ERR("rdma %p: connection %u lost its peer (pid of the peer's export unknown here): %s; its tasks "
+			  "complete with DOCA_ERROR_CONNECTION_RESET",
+			  (void *)conn->rdma, conn->id, ucs_status_string(status));
+	conn->state = RDMA_CONN_FAILED;
+	conn->need_close = true;
+}
+
+static void conn_close_ep(struct doca_rdma_connection *conn)
+{
+	ucp_request_param_t p;
+	void *req;
+
+	if (conn->ep == NULL)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+	p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+	req = ucp_ep_close_nbx(conn->ep, &p);
+	conn->ep = NULL;
+	conn->need_close = false;
+	if (UCS_PTR_IS_PTR(req))
+		conn->close_req = req;
+}
+
+/* Stop watching the peer process. */
+static void conn_drop_pidfd(struct doca_rdma_connection *conn)
+{
+	if (conn->pidfd < 0)
+		return;
+	ferry_pe_unwatch_fd(conn->rdma->ctx.pe, conn->pidfd);
+	close(conn->pidfd);
+	conn->pidfd = -1;
+}
+
+/* True when the peer process of @p conn (on this host) has exited. */
+static bool conn_peer_exited(const struct doca_rdma_connection *conn)
+{
+	struct pollfd pfd = {.fd = conn->pidfd, .events = POLLIN};
+
+	return conn->pidfd >= 0 && conn->state == RDMA_CONN_CONNECTED && poll(&pfd, 1, 0) > 0;
+}
+
+static void conn_mark_dead(struct doca_rdma_connection *conn)
+{
+	FERRY_ERR("rdma %p: connection %u: the peer process has exited; its tasks complete with "
+		  "DOCA_ERROR_CONNECTION_RESET",
+		  (void *)conn->rdma, conn->id);
+	conn->state = RDMA_CONN_FAILED;
+	conn->need_close = true;
+}
+
+/*
+ * A peer on this host is watched with a pidfd (immune to pid reuse: opened,
+ * then the start time checked): UCX 1.13's shared-memory transports have no
+ * peer-failure detection. Elsewhere UCX's own (keepalive, TCP errors) serves.
+ */
+static void conn_watch_peer(struct doca_rdma *rdma, struct doca_rdma_connection *conn,
+			    const struct ferry_rdma_conn_desc *d)
+{
+	uint64_t start = 0;
+	int fd;
+
+	conn->pidfd = -1;
+	if (memcmp(d->boot_id, rdma->boot_id, sizeof(rdma->boot_id)) != 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)d->pid, 0);
+	if (fd < 0)
+		return;
+	if (ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time ||
+	    ferry_pe_watch_fd(rdma->ctx.pe, fd) != DOCA_SUCCESS) {
+		/* Not the same process (another pid namespace, or it is gone): UCX alone then. */
+		close(fd);
+		return;
+	}
+	conn->pidfd = fd;
+}
+
+/* True once the close of @p conn's endpoint has finished (or none was started). */
+static bool conn_close_done(struct doca_rdma_connection *conn)
+{
+	if (conn->close_req == NULL)
+		return true;
+	if (ucp_request_check_status(conn->close_req) == UCS_INPROGRESS)
+		return false;
+	ucp_request_free(conn->close_req);
+	conn->close_req = NULL;
+	return true;
+}
+
+/* A connection whose peer went away: close its endpoint, fail what waits on it. */
+static void conn_fail_waiting(struct doca_rdma_connection *conn, doca_error_t status)
+{
+	struct doca_task *t;
+
+	while ((t = ferry_task_list_pop(&conn->waiting)) != NULL)
+		rdma_task_finish(rdma_task_of(t), status);
+	while ((t = ferry_task_list_pop(&conn->deferred)) != NULL) {
+		struct rdma_task *task = rdma_task_of(t);
+
+		task->awaiting_msg = false;
+		if (task->pending == 0)
+			rdma_task_finish(task, status);
+		else if (task->status == DOCA_SUCCESS)
+			task->status = status; /* its flush completes it */
+	}
+}
+
+/* ---- context ops ---- */
+
+static void deliver_done(struct doca_rdma *rdma, uint32_t *delivered)
+{
+	/* Only what was done before this pass: a callback that resubmits a failing task cannot spin here. */
+	struct ferry_task_list batch = rdma->done;
+	struct doca_task *t;
+
+	rdma->done.head = rdma->done.tail = NULL;
+	while ((t = ferry_task_list_pop(&batch)) != NULL) {
+		rdma_task_deliver(rdma_task_of(t));
+		(*delivered)++;
+	}
+}
+
+static uint32_t rdma_progress(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rdma = rdma_of_ctx(ctx);
+	uint32_t delivered = 0;
+	struct doca_task *t;
+
+	if (rdma->worker == NULL)
+		return 0;
+	rdma->in_progress = true;
+	for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
+		;
+	bool check_alive = false;
+	uint64_t now = ferry_link_now_ns();
+
+	if (now - rdma->liveness_ns >= RDMA_LIVENESS_NS) {
+		rdma->liveness_ns = now;
+		check_alive = true;
+	}
+	for (uint32_t i = 0; i < rdma->num_conns; i++) {
+		struct doca_rdma_connection *conn = &rdma->conns[i];
+
+		if (check_alive && conn_peer_exited(conn))
+			conn_mark_dead(conn);
+		if (conn->need_close) {
+			conn_fail_waiting(conn, DOCA_ERROR_CONNECTION_RESET);
+			conn_close_ep(conn);
+			conn_drop_pidfd(conn);
+		}
+		if (conn->close_req != NULL && conn_close_done(conn))
+			rdma_conn_drop_rkeys(conn);
+	}
+	if (!rdma->stopping) {
+		while ((t = ferry_task_list_pop(&rdma->ready)) != NULL)
+			rdma_task_issue(rdma_task_of(t));
+		if (rdma->deferred) {
+			rdma->deferred = false;
+			for (uint32_t i = 0; i < rdma->num_conns; i++)
+				if (rdma->conns[i].deferred.head != NULL)
+					rdma_conn_run_deferred(&rdma->conns[i]);
+		}
+		match_receives(rdma);
+	}
+	deliver_done(rdma, &delivered);
+	rdma->in_progress = false;
+	return delivered;
+}
+
+static bool rdma_has_pending(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rdma = rdma_of_ctx(ctx);
+
+	if (rdma->worker == NULL)
+		return false;
+	if (rdma->done.head != NULL || rdma->ready.head != NULL || rdma->deferred ||
+	    (rdma->receives.head != NULL && rdma->unexp_count != 0))
+		return true;
+	for (uint32_t i = 0; i < rdma->num_conns; i++)
+		if (rdma->conns[i].need_close || conn_peer_exited(&rdma->conns[i]))
+			return true;
+	/* Armed: the event fd (watched by the PE) wakes for anything UCX gets from now on. */
+	return ucp_worker_arm(rdma->worker) == UCS_ERR_BUSY;
+}
+
+static void rdma_release_worker(struct doca_rdma *rdma)
+{
+	if (rdma->conns != NULL) {
+		for (uint32_t i = 0; i < rdma->num_conns; i++)
+			free(rdma->conns[i].desc);
+		free(rdma->conns);
+		rdma->conns = NULL;
+	}
+	rdma->num_conns = 0;
+	if (rdma->efd >= 0 && rdma->ctx.pe != NULL)
+		ferry_pe_unwatch_fd(rdma->ctx.pe, rdma->efd);
+	rdma->efd = -1;
+	if (rdma->worker != NULL)
+		ucp_worker_destroy(rdma->worker);
+	rdma->worker = NULL;
+	free(rdma->worker_addr);
+	rdma->worker_addr = NULL;
+	rdma->worker_addr_len = 0;
+}
+
+static doca_error_t rdma_start(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rdma = rdma_of_ctx(ctx);
+	const char *call = "doca_ctx_start";
+	ucp_worker_params_t wp;
+	ucp_am_handler_param_t ap;
+	ucp_address_t *addr;
+	size_t addr_len;
+	ucs_status_t st;
+	doca_error_t err;
+
+	memset(&wp, 0, sizeof(wp));
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	st = ucp_worker_create(rdma->ucp, &wp, &rdma->worker);
+	if (st != UCS_OK) {
+		rdma->worker = NULL;
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "rdma %p: no UCX worker (ucp_worker_create: %s)",
+				     (void *)rdma, ucs_status_string(st));
+	}
+	rdma->efd = -1;
+	st = ucp_worker_get_efd(rdma->worker, &rdma->efd);
+	if (st != UCS_OK) {
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "rdma %p: no UCX event fd (%s)", (void *)rdma,
+				    ucs_status_string(st));
+		rdma->efd = -1;
+		goto fail;
+	}
+	err = ferry_pe_watch_fd(ctx->pe, rdma->efd);
+	if (err != DOCA_SUCCESS) {
+		rdma->efd = -1;
+		goto fail;
+	}
+	memset(&ap, 0, sizeof(ap));
+	ap.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+			UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+	ap.id = RDMA_AM_ID;
+	/* Persistent: a message that arrives before its receive stays in UCX's buffer, not a copy of ours. */
+	ap.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+	ap.cb = am_cb;
+	ap.arg = rdma;
+	st = ucp_worker_set_am_recv_handler(rdma->worker, &ap);
+	if (st == UCS_OK)
+		st = ucp_worker_get_address(rdma->worker, &addr, &addr_len);
+	if (st != UCS_OK) {
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "rdma %p: UCX worker setup failed (%s)",
+				    (void *)rdma, ucs_status_string(st));
+		goto fail;
+	}
+	if (addr_len > FERRY_RDMA_CONN_MAX_ADDR) {
+		ucp_worker_release_address(rdma->worker, addr);
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION,
+				    "rdma %p: the UCX worker address takes %zu bytes, more than a descriptor holds "
+				    "(%u); narrow UCX_TLS",
+				    (void *)rdma, addr_len, FERRY_RDMA_CONN_MAX_ADDR);
+		goto fail;
+	}
+	rdma->worker_addr = ferry_malloc(addr_len);
+	if (rdma->worker_addr != NULL)
+		memcpy(rdma->worker_addr, addr, addr_len);
+	rdma->worker_addr_len = addr_len;
+	ucp_worker_release_address(rdma->worker, addr);
+	rdma->conns = ferry_calloc(rdma->max_conns, sizeof(*rdma->conns));
+	if (rdma->worker_addr == NULL || rdma->conns == NULL) {
+		err = FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "rdma %p: no memory for its connections", (void *)rdma);
+		goto fail;
+	}
+	if (ferry_link_boot_id(rdma->boot_id) != DOCA_SUCCESS ||
+	    ferry_link_pid_start_time((int)getpid(), &rdma->start_time) != DOCA_SUCCESS) {
+		/* Peers then cannot watch this process: they fall back to UCX's own detection. */
+		memset(rdma->boot_id, 0, sizeof(rdma->boot_id));
+		rdma->start_time = 0;
+	}
+	do {
+		if (getrandom(&rdma->token, sizeof(rdma->token), 0) != (ssize_t)sizeof(rdma->token))
+			rdma->token = ferry_link_now_ns() ^ ((uint64_t)getpid() << 32);
+	} while (rdma->token == 0);
+	rdma->num_conns = 0;
+	rdma->stopping = false;
+	rdma->deferred = false;
+	rdma->receives.head = rdma->receives.tail = NULL;
+	rdma->done.head = rdma->done.tail = NULL;
+	rdma->ready.head = rdma->ready.tail = NULL;
+	rdma->unexp_head = rdma->unexp_count = 0;
+	/* DOCA 3.3: RUNNING at once; programs export and connect from the RUNNING callback. */
+	return DOCA_SUCCESS;
+fail:
+	rdma_release_worker(rdma);
+	return err;
+}
+
+static void rdma_stop(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rdma = rdma_of_ctx(ctx);
+	struct doca_task *t;
+
+	rdma->stopping = true;
+	/* Completions go through progress: everything here only queues. */
+	while ((t = ferry_task_list_pop(&rdma->receives)) != NULL)
+		rdma_task_finish(rdma_task_of(t), DOCA_ERROR_IO_FAILED);
+	while ((t = ferry_task_list_pop(&rdma->ready)) != NULL)
+		rdma_task_finish(rdma_task_of(t), DOCA_ERROR_IO_FAILED);
+	for (uint32_t i = 0; i < rdma->num_conns; i++) {
+		conn_fail_waiting(&rdma->conns[i], DOCA_ERROR_IO_FAILED);
+		/* Force: UCX completes every operation still on the endpoint with an error. */
+		conn_close_ep(&rdma->conns[i]);
+		conn_drop_pidfd(&rdma->conns[i]);
+	}
+	drop_unexpected(rdma);
+}
+
+static void rdma_stopped(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rdma = rdma_of_ctx(ctx);
+	uint64_t deadline = ferry_link_now_ns() + RDMA_CLOSE_DEADLINE_NS;
+	bool all;
+
+	/* Force-closed endpoints finish within a few progress calls; the deadline is a guard. */
+	do {
+		all = true;
+		for (uint32_t i = 0; i < rdma->num_conns; i++)
+			all &= conn_close_done(&rdma->conns[i]);
+		if (!all)
+			ucp_worker_progress(rdma->worker);
+	} while (!all && ferry_link_now_ns() < deadline);
+	if (!all)
+		FERRY_WARN("rdma %p: UCX did not finish closing its endpoints within 1 s", (void *)rdma);
+	for (uint32_t i = 0; i < rdma->num_conns; i++) {
+		rdma_conn_drop_rkeys(&rdma->conns[i]);
+		if (rdma->conns[i].close_req != NULL) {
+			ucp_request_cancel(rdma->worker, rdma->conns[i].close_req);
+			ucp_request_free(rdma->conns[i].close_req);
+		}
+	}
+	drop_unexpected(rdma);
+	rdma_release_worker(rdma);
+	rdma->stopping = false;
+}
+
+static doca_error_t rdma_submit(struct doca_task *base);
+
+static const struct ferry_ctx_ops rdma_ops = {
+	.start = rdma_start,
+	.stop = rdma_stop,
+	.stopped = rdma_stopped,
+	.submit = rdma_submit,
+	.progress = rdma_progress,
+	.has_pending = rdma_has_pending,
+};
+
+static doca_error_t rdma_submit(struct doca_task *base)
+{
+	return rdma_task_submit(rdma_task_of(base));
+}
+
+/* ---- public: context ---- */
+
+doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
+{
+	struct doca_rdma *rdma;
+	doca_error_t err;
+
+	if (dev == NULL || rdma_out == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", dev == NULL ? "dev" : "rdma");
+	if (!ferry_dev_is_open(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
+	rdma = ferry_calloc(1, sizeof(*rdma));
+	if (rdma == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for an RDMA context");
+	err = rdma_ucp_get(&rdma->ucp, __func__);
+	if (err != DOCA_SUCCESS) {
+		free(rdma);
+		return err;
+	}
+	ferry_ctx_init(&rdma->ctx, &rdma_ops, "rdma", dev);
+	for (int k = 0; k < RDMA_TASK_KINDS; k++)
+		ferry_ctx_add_pool(&rdma->ctx, &rdma->pools[k], rdma_task_names[k], sizeof(struct rdma_task),
+				   rdma_task_trampolines[k]);
+	rdma->permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+	rdma->max_conns = RDMA_DEFAULT_CONNECTIONS;
+	rdma->transport = DOCA_RDMA_TRANSPORT_TYPE_RC;
+	rdma->send_queue_size = RDMA_DEFAULT_SEND_QUEUE;
+	rdma->max_send_buf_list_len = 1;
+	rdma->recv_buf_list_len = 1;
+	rdma->mtu = DOCA_MTU_SIZE_1K_BYTES;
+	rdma->sl = 0;
+	rdma->cm_timeout = 5000;
+	rdma->rnr_retry_count = 7;
+	rdma->efd = -1;
+	*rdma_out = rdma;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
+{
+	doca_error_t err;
+
+	FERRY_ARG_NOT_NULL(rdma);
+	err = ferry_ctx_check_destroyable(&rdma->ctx, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	ferry_ctx_fini(&rdma->ctx);
+	rdma_ucp_put();
+	free(rdma);
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma)
+{
+	if (rdma == NULL) {
+		FERRY_ERR("%s: rdma is NULL", __func__);
+		return NULL;
+	}
+	return &rdma->ctx;
+}
+
+/* ---- public: export / connect ---- */
+
+static doca_error_t check_running(const struct doca_rdma *rdma, const char *call)
+{
+	if (rdma->ctx.state != DOCA_CTX_STATE_RUNNING || rdma->worker == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "rdma %p is %s; connections need RUNNING",
+				     (const void *)rdma, ferry_ctx_state_name(rdma->ctx.state));
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_conn_details,
+			      size_t *local_rdma_conn_details_size, struct doca_rdma_connection **rdma_connection)
+{
+	const char *call = __func__;
+	struct ferry_rdma_conn_desc d;
+	struct doca_rdma_connection *conn;
+	doca_error_t err;
+
+	if (rdma == NULL || local_rdma_conn_details == NULL || local_rdma_conn_details_size == NULL ||
+	    rdma_connection == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     rdma == NULL                           ? "rdma"
+				     : local_rdma_conn_details == NULL      ? "local_rdma_conn_details"
+				     : local_rdma_conn_details_size == NULL ? "local_rdma_conn_details_size"
+									    : "rdma_connection");
+	err = check_running(rdma, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (rdma->num_conns == rdma->max_conns)
+		return FERRY_RULE_IN(call, DOCA_ERROR_FULL,
+				     "rdma %p: all %u connection(s) are in use (doca_rdma_set_max_num_connections)",
+				     (void *)rdma, rdma->max_conns);
+	conn = &rdma->conns[rdma->num_conns];
+	memset(conn, 0, sizeof(*conn));
+	conn->rdma = rdma;
+	conn->id = rdma->num_conns;
+	conn->pidfd = -1;
+	d.start_time = rdma->start_time;
+	memcpy(d.boot_id, rdma->boot_id, sizeof(d.boot_id));
+	d.transport = (uint16_t)rdma->transport;
+	d.token = rdma->token;
+	d.conn_id = conn->id;
+	d.permissions = rdma->permissions;
+	d.pid = (uint32_t)getpid();
+	d.addr_len = (uint16_t)rdma->worker_addr_len;
+	d.addr = rdma->worker_addr;
+	conn->desc = ferry_malloc(ferry_rdma_conn_desc_size(&d));
+	if (conn->desc == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "rdma %p: no memory for a connection descriptor",
+				     (void *)rdma);
+	conn->desc_len = ferry_rdma_conn_desc_encode(&d, conn->desc, ferry_rdma_conn_desc_size(&d));
+	if (conn->desc_len == 0) {
+		free(conn->desc);
+		conn->desc = NULL;
+		return FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_ABORTED, "rdma %p: cannot describe connection %u",
+				     (void *)rdma, conn->id);
+	}
+	conn->state = RDMA_CONN_EXPORTED;
+	rdma->num_conns++;
+	*local_rdma_conn_details = conn->desc;
+	*local_rdma_conn_details_size = conn->desc_len;
+	*rdma_connection = conn;
+	return DOCA_SUCCESS;
+}
+
+static bool conn_belongs(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
+{
+	return rdma->conns != NULL && conn >= rdma->conns && conn < rdma->conns + rdma->num_conns && conn->rdma == rdma;
+}
+
+doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
+			       size_t remote_rdma_conn_details_size, struct doca_rdma_connection *rdma_connection)
+{
+	const char *call = __func__;
+	struct ferry_rdma_conn_desc d;
+	struct doca_rdma_connection *conn = rdma_connection;
+	ucp_ep_params_t ep;
+	const char *why = NULL;
+	struct doca_task *t;
+	ucs_status_t st;
+	doca_error_t err;
+
+	if (rdma == NULL || remote_rdma_conn_details == NULL || conn == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     rdma == NULL                       ? "rdma"
+				     : remote_rdma_conn_details == NULL ? "remote_rdma_conn_details"
+									: "rdma_connection");
+	err = check_running(rdma, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (!conn_belongs(rdma, conn))
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "connection %p was not exported by rdma %p in this run", (void *)conn,
+				     (void *)rdma);
+	if (conn->state != RDMA_CONN_EXPORTED)
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "rdma %p: connection %u is already %s", (void *)rdma,
+				     conn->id, conn->state == RDMA_CONN_CONNECTED ? "connected" : "failed");
+	err = ferry_rdma_conn_desc_decode(remote_rdma_conn_details, remote_rdma_conn_details_size, &d, &why);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_ABORTED,
+				     "rdma %p: connection %u: the peer's descriptor is refused (%zu bytes): %s",
+				     (void *)rdma, conn->id, remote_rdma_conn_details_size, why);
+	memset(&ep, 0, sizeof(ep));
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = (const ucp_address_t *)d.addr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = ep_err_cb;
+	ep.err_handler.arg = conn;
+	{
+		/*
+		 * Where UCX cannot watch the peer it refuses PEER mode with an ERROR
+		 * line on stderr; that is expected here (the fallback below), so UCX's
+		 * log is quiet for this one call.
+		 */
+		ucs_log_level_t level = ucs_global_opts.log_component.log_level;
+
+		if (level < UCS_LOG_LEVEL_DEBUG)
+			ucs_global_opts.log_component.log_level = UCS_LOG_LEVEL_FATAL;
+		st = ucp_ep_create(rdma->worker, &ep, &conn->ep);
+		ucs_global_opts.log_component.log_level = level;
+	}
+	if (st != UCS_OK) {
+		/*
+		 * UCX 1.13 cannot detect a dead peer over shared memory, and then
+		 * refuses PEER mode there: connect without it, the pidfd watch
+		 * (conn_watch_peer) taking its place.
+		 */
+		ep.field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLER;
+		ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+		st = ucp_ep_create(rdma->worker, &ep, &conn->ep);
+		if (st == UCS_OK && memcmp(d.boot_id, rdma->boot_id, sizeof(d.boot_id)) != 0)
+			FERRY_WARN("rdma %p: connection %u: this UCX transport cannot tell when the peer (on another "
+				   "host) dies; tasks to a dead peer may never complete",
+				   (void *)rdma, conn->id);
+	}
+	if (st != UCS_OK) {
+		conn->ep = NULL;
+		return FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_ABORTED,
+				     "rdma %p: connection %u: UCX cannot reach the peer (pid %u): %s", (void *)rdma,
+				     conn->id, d.pid, ucs_status_string(st));
+	}
+	conn_watch_peer(rdma, conn, &d);
+	conn->peer_token = d.token;
+	conn->peer_conn = d.conn_id;
+	conn->peer_perm = d.permissions;
+	conn->state = RDMA_CONN_CONNECTED;
+	/* Tasks that waited for the connection go out from progress, in order. */
+	while ((t = ferry_task_list_pop(&conn->waiting)) != NULL)
+		ferry_task_list_push(&rdma->ready, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_set_user_data(struct doca_rdma_connection *rdma_connection,
+						union doca_data connection_user_data)
+{
+	FERRY_ARG_NOT_NULL(rdma_connection);
+	rdma_connection->user_data = connection_user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_get_user_data(const struct doca_rdma_connection *rdma_connection,
+						union doca_data *connection_user_data)
+{
+	FERRY_ARG_NOT_NULL(rdma_connection);
+	FERRY_ARG_NOT_NULL(connection_user_data);
+	*connection_user_data = rdma_connection->user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_get_id(const struct doca_rdma_connection *rdma_connection, uint32_t *connection_id)
+{
+	FERRY_ARG_NOT_NULL(rdma_connection);
+	FERRY_ARG_NOT_NULL(connection_id);
+	*connection_id = rdma_connection->id;
+	return DOCA_SUCCESS;
+}
+
+/* ---- public: properties ---- */
+
+#define PERMISSION_BITS                                                                                            \
+	((uint32_t)(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | \
+		    DOCA_ACCESS_FLAG_RDMA_ATOMIC))
+
+/* Every setter: not NULL, IDLE. */
+static doca_error_t settable(struct doca_rdma *rdma, const char *call)
+{
+	if (rdma == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "rdma is NULL");
+	return ferry_ctx_check_idle(&rdma->ctx, call);
+}
+
+doca_error_t doca_rdma_set_permissions(struct doca_rdma *rdma, uint32_t permissions)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if ((permissions & ~PERMISSION_BITS) != 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "rdma %p: permissions 0x%x hold bits other than LOCAL_READ_WRITE and RDMA_*",
+				  (void *)rdma, permissions);
+	rdma->permissions = permissions;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_permissions(struct doca_rdma *rdma, uint32_t *permissions)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(permissions);
+	*permissions = rdma->permissions;
+	return DOCA_SUCCESS;
+}
+
+/* Ferry's devices have a GID table of this size (rdma_caps below). */
+#define RDMA_GID_TABLE_SIZE 1u
+
+doca_error_t doca_rdma_set_gid_index(struct doca_rdma *rdma, uint32_t gid_index)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (gid_index >= RDMA_GID_TABLE_SIZE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "rdma %p: GID index %u is outside the device's table of %u entries", (void *)rdma,
+				  gid_index, RDMA_GID_TABLE_SIZE);
+	rdma->gid_index = gid_index;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_gid_index(const struct doca_rdma *rdma, uint32_t *gid_index)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(gid_index);
+	*gid_index = rdma->gid_index;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_max_num_connections(struct doca_rdma *rdma, uint16_t max_num_connections)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (max_num_connections == 0 || max_num_connections > RDMA_MAX_CONNECTIONS)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "rdma %p: %u connections; Ferry allows 1 to %u",
+				  (void *)rdma, max_num_connections, RDMA_MAX_CONNECTIONS);
+	rdma->max_conns = max_num_connections;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_max_num_connections(struct doca_rdma *rdma, uint16_t *max_num_connections)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(max_num_connections);
+	*max_num_connections = rdma->max_conns;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_transport_type(struct doca_rdma *rdma, enum doca_rdma_transport_type transport_type)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (transport_type != DOCA_RDMA_TRANSPORT_TYPE_RC && transport_type != DOCA_RDMA_TRANSPORT_TYPE_DC)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma %p: unknown transport type %d", (void *)rdma,
+				  (int)transport_type);
+	rdma->transport = transport_type;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_transport_type(const struct doca_rdma *rdma, enum doca_rdma_transport_type *transport_type)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(transport_type);
+	*transport_type = rdma->transport;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_send_queue_size(struct doca_rdma *rdma, uint32_t send_queue_size)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (send_queue_size == 0 || send_queue_size > RDMA_MAX_SEND_QUEUE)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma %p: send queue size %u; allowed 1 to %u",
+				  (void *)rdma, send_queue_size, RDMA_MAX_SEND_QUEUE);
+	rdma->send_queue_size = ferry_pow2_at_least(send_queue_size);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_send_queue_size(const struct doca_rdma *rdma, uint32_t *send_queue_size)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(send_queue_size);
+	*send_queue_size = rdma->send_queue_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_recv_queue_size(struct doca_rdma *rdma, uint32_t recv_queue_size)
+{
+	(void)recv_queue_size;
+	FERRY_ARG_NOT_NULL(rdma);
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			  "rdma %p: the receive queue size is a GPU/DPA setting; the CPU data path has none",
+			  (void *)rdma);
+}
+
+doca_error_t doca_rdma_get_recv_queue_size(const struct doca_rdma *rdma, uint32_t *recv_queue_size)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(recv_queue_size);
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			  "rdma %p: the receive queue size is a GPU/DPA setting; the CPU data path has none",
+			  (const void *)rdma);
+}
+
+doca_error_t doca_rdma_set_max_send_buf_list_len(struct doca_rdma *rdma, uint32_t max_send_buf_list_len)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (max_send_buf_list_len == 0 || max_send_buf_list_len > 1)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "rdma %p: send lists of %u bufs; Ferry sends one buf per task so far", (void *)rdma,
+				  max_send_buf_list_len);
+	rdma->max_send_buf_list_len = max_send_buf_list_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_max_send_buf_list_len(const struct doca_rdma *rdma, uint32_t *max_send_buf_list_len)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(max_send_buf_list_len);
+	*max_send_buf_list_len = rdma->max_send_buf_list_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_mtu(struct doca_rdma *rdma, enum doca_mtu_size mtu)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if ((int)mtu < (int)DOCA_MTU_SIZE_256_BYTES || (int)mtu > (int)DOCA_MTU_SIZE_4K_BYTES)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma %p: unknown MTU %d", (void *)rdma, (int)mtu);
+	rdma->mtu = mtu;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_mtu(const struct doca_rdma *rdma, enum doca_mtu_size *mtu)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(mtu);
+	*mtu = rdma->mtu;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_grh_enabled(struct doca_rdma *rdma, uint8_t grh_enabled)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	rdma->grh_enabled = grh_enabled != 0;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_grh_enabled(const struct doca_rdma *rdma, uint8_t *grh_enabled)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(grh_enabled);
+	*grh_enabled = rdma->grh_enabled;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_sl(struct doca_rdma *rdma, uint32_t sl)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (sl > 15)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma %p: service level %u is above 15", (void *)rdma, sl);
+	rdma->sl = sl;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_sl(const struct doca_rdma *rdma, uint32_t *sl)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(sl);
+	*sl = rdma->sl;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_connection_request_timeout(struct doca_rdma *rdma, uint16_t timeout)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	rdma->cm_timeout = timeout;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_connection_request_timeout(const struct doca_rdma *rdma, uint16_t *timeout)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(timeout);
+	*timeout = rdma->cm_timeout;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_rnr_retry_count(struct doca_rdma *rdma, uint8_t rnr_retry_count)
+{
+	doca_error_t err = settable(rdma, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (rnr_retry_count > 7)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma %p: RNR retry count %u is above 7", (void *)rdma,
+				  rnr_retry_count);
+	rdma->rnr_retry_count = rnr_retry_count;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_rnr_retry_count(const struct doca_rdma *rdma, uint8_t *rnr_retry_count)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(rnr_retry_count);
+	*rnr_retry_count = rdma->rnr_retry_count;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_dpa_handle(struct doca_rdma *rdma, doca_dpa_dev_rdma_t *dpa_rdma)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(dpa_rdma);
+	return FERRY_RULE(DOCA_ERROR_BAD_STATE, "rdma %p: Ferry has no DPA data path", (void *)rdma);
+}
+
+doca_error_t doca_rdma_get_gpu_handle(struct doca_rdma *rdma, struct doca_gpu_dev_rdma **gpu_rdma)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(gpu_rdma);
+	return FERRY_RULE(DOCA_ERROR_BAD_STATE, "rdma %p: Ferry has no GPU data path", (void *)rdma);
+}
+
+/* ---- public: capabilities (every emulated device is an RDMA device) ---- */
+
+static doca_error_t devinfo_ok(const struct doca_devinfo *devinfo, const char *call)
+{
+	if (devinfo == NULL || !ferry_devinfo_is_valid(devinfo))
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "devinfo %p is not a device",
+				     (const void *)devinfo);
+	return DOCA_SUCCESS;
+}
+
+#define RDMA_CAP_U32(name, value)                                                            \
+	doca_error_t doca_rdma_cap_##name(const struct doca_devinfo *devinfo, uint32_t *out) \
+	{                                                                                    \
+		doca_error_t err = devinfo_ok(devinfo, __func__);                            \
+		if (err != DOCA_SUCCESS)                                                     \
+			return err;                                                          \
+		FERRY_ARG_NOT_NULL(out);                                                     \
+		*out = (value);                                                              \
+		return DOCA_SUCCESS;                                                         \
+	}
+
+RDMA_CAP_U32(get_max_recv_queue_size, RDMA_MAX_SEND_QUEUE)
+RDMA_CAP_U32(get_max_send_queue_size, RDMA_MAX_SEND_QUEUE)
+RDMA_CAP_U32(get_max_send_buf_list_len, 1)
+RDMA_CAP_U32(get_max_message_size, RDMA_MAX_MESSAGE)
+RDMA_CAP_U32(get_gid_table_size, RDMA_GID_TABLE_SIZE)
+
+doca_error_t doca_rdma_cap_get_gid(const struct doca_devinfo *devinfo, uint32_t start_index, uint32_t num_entries,
+				   struct doca_rdma_gid *gid_array)
+{
+	doca_error_t err = devinfo_ok(devinfo, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	FERRY_ARG_NOT_NULL(gid_array);
+	if (num_entries == 0 || start_index >= RDMA_GID_TABLE_SIZE || num_entries > RDMA_GID_TABLE_SIZE - start_index)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "entries %u + %u are outside the GID table of %u",
+				  start_index, num_entries, RDMA_GID_TABLE_SIZE);
+	/* ::ffff:127.0.0.1, the address RoCE would give the loopback interface. */
+	memset(gid_array[0].raw, 0, DOCA_GID_BYTE_LENGTH);
+	gid_array[0].raw[10] = 0xff;
+	gid_array[0].raw[11] = 0xff;
+	gid_array[0].raw[12] = 127;
+	gid_array[0].raw[15] = 1;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_cap_transport_type_is_supported(const struct doca_devinfo *devinfo,
+						       enum doca_rdma_transport_type transport_type)
+{
+	doca_error_t err = devinfo_ok(devinfo, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	return transport_type == DOCA_RDMA_TRANSPORT_TYPE_RC || transport_type == DOCA_RDMA_TRANSPORT_TYPE_DC
+		       ? DOCA_SUCCESS
+		       : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_receive_get_max_dst_buf_list_len(const struct doca_devinfo *devinfo,
+								 enum doca_rdma_transport_type transport_type,
+								 uint32_t *max_buf_list_len)
+{
+	doca_error_t err = devinfo_ok(devinfo, __func__);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	FERRY_ARG_NOT_NULL(max_buf_list_len);
+	if (transport_type != DOCA_RDMA_TRANSPORT_TYPE_RC && transport_type != DOCA_RDMA_TRANSPORT_TYPE_DC)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "unknown transport type %d", (int)transport_type);
+	*max_buf_list_len = 1;
+	return DOCA_SUCCESS;
+}
+
+#define RDMA_CAP_TASK(name, answer)                                                               \
+	doca_error_t doca_rdma_cap_task_##name##_is_supported(const struct doca_devinfo *devinfo) \
+	{                                                                                         \
+		doca_error_t err = devinfo_ok(devinfo, __func__);                                 \
+		return err != DOCA_SUCCESS ? err : (answer);                                      \
+	}
+
+RDMA_CAP_TASK(receive, DOCA_SUCCESS)
+RDMA_CAP_TASK(send, DOCA_SUCCESS)
+RDMA_CAP_TASK(send_imm, DOCA_SUCCESS)
+RDMA_CAP_TASK(read, DOCA_SUCCESS)
+RDMA_CAP_TASK(write, DOCA_SUCCESS)
+RDMA_CAP_TASK(write_imm, DOCA_SUCCESS)
+RDMA_CAP_TASK(atomic_cmp_swp, DOCA_ERROR_NOT_SUPPORTED)
+RDMA_CAP_TASK(atomic_fetch_add, DOCA_ERROR_NOT_SUPPORTED)

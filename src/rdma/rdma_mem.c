@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma_mem.c - the process's UCP context, and remote memory for DOCA RDMA:
+ * doca_mmap_export_rdma registers the range (ucp_mem_map) and packs its
+ * remote key into a descriptor (rdma_desc_priv.h); doca_mmap_create_from_export
+ * checks such a descriptor and keeps the packed key, which each connection
+ * unpacks the first time a task uses it (ucp_ep_rkey_unpack) and keeps until
+ * it closes.
+ *
+ * Core reaches this file through core/ferry_rdma_mem.h: the ops are registered
+ * by a constructor when libdoca_rdma is loaded.
+ *
+ * Threading: the UCP context is made with mt_workers_shared, so exports and
+ * imports may come from any thread; its reference count is under a mutex.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_types.h>
+
+#include "common/ferry_alloc.h"
+#include "common/ferry_log.h"
+#include "core/ferry_rdma_mem.h"
+#include "rdma/rdma_desc_priv.h"
+#include "rdma/rdma_priv.h"
+
+FERRY_LOG_MODULE("rdma");
+
+/* ---- the process's UCP context ---- */
+
+static pthread_mutex_t ucp_lock = PTHREAD_MUTEX_INITIALIZER;
+static ucp_context_h ucp_ctx;
+static unsigned int ucp_refs;
+
+static ucs_status_t ucp_make(ucp_context_h *out)
+{
+	ucp_params_t params;
+	ucp_config_t *config;
+	ucs_status_t st;
+
+	st = ucp_config_read(NULL, NULL, &config);
+	if (st != UCS_OK)
+		return st;
+	/*
+	 * UCX notices a dead peer on an idle connection by keepalive, every 20 s
+	 * by default; DOCA programs expect their tasks to fail within seconds.
+	 * The user's own UCX_KEEPALIVE_INTERVAL wins.
+	 */
+	if (getenv("UCX_KEEPALIVE_INTERVAL") == NULL)
+		(void)ucp_config_modify(config, "KEEPALIVE_INTERVAL", "1s");
+	memset(&params, 0, sizeof(params));
+	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP;
+	params.mt_workers_shared = 1;
+	params.name = "ferry-rdma";
+	st = ucp_init(&params, config, out);
+	ucp_config_release(config);
+	return st;
+}
+
+doca_error_t rdma_ucp_get(ucp_context_h *ucp, const char *call)
+{
+	doca_error_t err = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&ucp_lock);
+	if (ucp_ctx == NULL) {
+		ucs_status_t st = ucp_make(&ucp_ctx);
+
+		if (st != UCS_OK) {
+			ucp_ctx = NULL;
+			err = FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "UCX could not start (ucp_init: %s)",
+					    ucs_status_string(st));
+		}
+	}
+	if (err == DOCA_SUCCESS) {
+		ucp_refs++;
+		*ucp = ucp_ctx;
+	}
+	pthread_mutex_unlock(&ucp_lock);
+	return err;
+}
+
+void rdma_ucp_put(void)
+{
+	pthread_mutex_lock(&ucp_lock);
+	if (--ucp_refs == 0) {
+		ucp_cleanup(ucp_ctx);
+		ucp_ctx = NULL;
+	}
+	pthread_mutex_unlock(&ucp_lock);
+}
+
+/* ---- export ---- */
+
+struct rdma_mem_export {
+	ucp_context_h ucp;
+	ucp_mem_h memh;
+	size_t desc_len;
+	uint8_t desc[];
+};
+
+static doca_error_t mem_export(void *addr, size_t len, uint32_t access, const char *call, void **state,
+			       const void **desc, size_t *desc_len)
+{
+	struct ferry_rdma_mem_desc d;
+	struct rdma_mem_export *exp;
+	ucp_mem_map_params_t mp;
+	ucp_context_h ucp;
+	ucp_mem_h memh;
+	void *rkey_buf = NULL;
+	size_t rkey_len = 0;
+	ucs_status_t st;
+	doca_error_t err;
+
+	err = rdma_ucp_get(&ucp, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	memset(&mp, 0, sizeof(mp));
+	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_PROT;
+	mp.address = addr;
+	mp.length = len;
+	/* Transports that can (verbs) refuse what the export does not grant; Ferry checks it too (rdma_task.c). */
+	mp.prot = UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE;
+	if (access & DOCA_ACCESS_FLAG_RDMA_READ)
+		mp.prot |= UCP_MEM_MAP_PROT_REMOTE_READ;
+	if (access & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC))
+		mp.prot |= UCP_MEM_MAP_PROT_REMOTE_WRITE;
+	st = ucp_mem_map(ucp, &mp, &memh);
+	if (st != UCS_OK) {
+		rdma_ucp_put();
+		return FERRY_RULE_IN(call, DOCA_ERROR_DRIVER, "UCX cannot register %p + %zu (ucp_mem_map: %s)", addr,
+				     len, ucs_status_string(st));
+	}
+	st = ucp_rkey_pack(ucp, memh, &rkey_buf, &rkey_len);
+	if (st != UCS_OK || rkey_len == 0 || rkey_len > FERRY_RDMA_MEM_MAX_RKEY) {
+		if (st == UCS_OK)
+			ucp_rkey_buffer_release(rkey_buf);
+		ucp_mem_unmap(ucp, memh);
+		rdma_ucp_put();
+		return FERRY_RULE_IN(call, DOCA_ERROR_DRIVER, "UCX cannot pack a remote key for %p + %zu (%s)", addr,
+				     len, st == UCS_OK ? "key too large" : ucs_status_string(st));
+	}
+	d.addr = (uint64_t)(uintptr_t)addr;
+	d.len = len;
+	d.access = access;
+	d.pid = (uint32_t)getpid();
+	d.rkey_len = (uint16_t)rkey_len;
+	d.rkey = rkey_buf;
+	exp = ferry_malloc(sizeof(*exp) + ferry_rdma_mem_desc_size(&d));
+	if (exp == NULL) {
+		ucp_rkey_buffer_release(rkey_buf);
+		ucp_mem_unmap(ucp, memh);
+		rdma_ucp_put();
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for an RDMA export descriptor");
+	}
+	exp->ucp = ucp;
+	exp->memh = memh;
+	exp->desc_len = ferry_rdma_mem_desc_encode(&d, exp->desc, ferry_rdma_mem_desc_size(&d));
+	ucp_rkey_buffer_release(rkey_buf);
+	*state = exp;
+	*desc = exp->desc;
+	*desc_len = exp->desc_len;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * The range stops being reachable: peers that still hold the key fail (over
+ * UCX's own transports, as far as they can tell; Ferry's importers check the
+ * range and permissions before every task, not the liveness of the export).
+ */
+static void mem_unexport(void *state)
+{
+	struct rdma_mem_export *exp = state;
+
+	ucp_mem_unmap(exp->ucp, exp->memh);
+	free(exp);
+	rdma_ucp_put();
+}
+
+/* ---- import ---- */
+
+static atomic_uint_fast64_t next_import_id = 1;
+
+static doca_error_t mem_import(const void *desc, size_t desc_len, const char *call, void **state,
+			       struct ferry_rdma_import_view *view)
+{
+	struct ferry_rdma_mem_import *imp;
+	struct ferry_rdma_mem_desc d;
+	const char *why = NULL;
+	doca_error_t err;
+
+	err = ferry_rdma_mem_desc_decode(desc, desc_len, &d, &why);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, err, "RDMA export descriptor refused (%zu bytes): %s", desc_len, why);
+	imp = ferry_malloc(sizeof(*imp) + d.rkey_len);
+	if (imp == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for an RDMA import");
+	imp->id = atomic_fetch_add(&next_import_id, 1);
+	imp->addr = d.addr;
+	imp->len = d.len;
+	imp->access = d.access;
+	imp->pid = d.pid;
+	imp->rkey_len = d.rkey_len;
+	memcpy(imp->rkey, d.rkey, d.rkey_len);
+	view->addr = d.addr;
+	view->len = d.len;
+	view->access = d.access;
+	*state = imp;
+	return DOCA_SUCCESS;
+}
+
+static void mem_import_close(void *state)
+{
+	/* Connections keep their unpacked keys (keyed by id) until they close. */
+	free(state);
+}
+
+static const struct ferry_mmap_rdma_ops mem_ops = {
+	.export_range = mem_export,
+	.unexport = mem_unexport,
+	.import = mem_import,
+	.import_close = mem_import_close,
+};
+
+__attribute__((constructor)) static void rdma_mem_register(void)
+{
+	ferry_mmap_rdma_register(&mem_ops);
+}
+
+/* ---- remote keys per connection ---- */
+
+void rdma_conn_drop_rkeys(struct doca_rdma_connection *conn)
+{
+	for (uint32_t i = 0; i < conn->num_rkeys; i++)
+		ucp_rkey_destroy(conn->rkeys[i].rkey);
+	conn->num_rkeys = 0;
+}
+
+doca_error_t rdma_conn_rkey(struct doca_rdma_connection *conn, const struct ferry_rdma_mem_import *imp,
+			    ucp_rkey_h *rkey)
+{
+	ucs_status_t st;
+
+	for (uint32_t i = 0; i < conn->num_rkeys; i++) {
+		if (conn->rkeys[i].import_id == imp->id) {
+			*rkey = conn->rkeys[i].rkey;
+			return DOCA_SUCCESS;
+		}
+	}
+	if (conn->num_rkeys == RDMA_RKEY_CACHE) {
+		/* Keys may be dropped only while no operation of the connection uses one. */
+		if (conn->ops != 0)
+			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_FULL,
+					     "connection %u uses %u remote mmaps at once; Ferry keeps at most %u",
+					     conn->id, RDMA_RKEY_CACHE, RDMA_RKEY_CACHE);
+		rdma_conn_drop_rkeys(conn);
+	}
+	st = ucp_ep_rkey_unpack(conn->ep, imp->rkey, rkey);
+	if (st != UCS_OK)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "connection %u: the remote key of an RDMA export (pid %u) does not unpack here "
+				     "(ucp_ep_rkey_unpack: %s)",
+				     conn->id, imp->pid, ucs_status_string(st));
+	conn->rkeys[conn->num_rkeys].import_id = imp->id;
+	conn->rkeys[conn->num_rkeys].rkey = *rkey;
+	conn->num_rkeys++;
+	return DOCA_SUCCESS;
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma_priv.h - the layout of a DOCA RDMA context, its connections and tasks
+ * (rdma.c: context, connections, progress; rdma_task.c: the task types;
+ * rdma_mem.c: the UCP context and remote memory).
+ *
+ * UCX objects: one UCP context per process (rdma_mem.c; reference counted by
+ * every RDMA context and every memory export or import), because a remote key
+ * must come from the context whose workers the peer talks to, and
+ * doca_mmap_export_rdma names a device, not an RDMA context. One UCP worker per
+ * RDMA context, made at start and destroyed when the context is IDLE again,
+ * progressed only from the context's ops->progress (non-blocking), its event
+ * fd watched by the PE's notification handle. One UCP endpoint per connected
+ * connection.
+ *
+ * How operations map (docs/rdma.md):
+ *   send / send_imm  -> ucp_am_send_nbx, AM id RDMA_AM_ID, header struct rdma_msg_hdr
+ *   receive          -> taken from the AM handler in arrival order; rendezvous
+ *                       data lands straight in the destination (ucp_am_recv_data_nbx)
+ *   read / write     -> ucp_get_nbx / ucp_put_nbx with the remote key of the mmap export
+ *   write_imm        -> ucp_put_nbx, ucp_ep_flush_nbx, then an AM with the immediate
+ * A message after a write on the same connection waits for a flush first, so
+ * the peer sees the written bytes before it sees the message (as RC orders them).
+ *
+ * Every UCX callback only records a status and queues the task on
+ * rdma->done; user callbacks run from progress after ucp_worker_progress
+ * returns, never inside UCX.
+ */
+#ifndef FERRY_RDMA_PRIV_H_
+#define FERRY_RDMA_PRIV_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include <doca_rdma.h>
+
+#include "core/ferry_ctx.h"
+
+#define RDMA_AM_ID               0x7e1u /* Ferry RDMA messages */
+#define RDMA_MAX_MESSAGE         (1u << 30)
+#define RDMA_MAX_CONNECTIONS     1024u
+#define RDMA_MAX_SEND_QUEUE      (1u << 16)
+#define RDMA_MAX_BUF_LIST        16u
+#define RDMA_MAX_UNEXPECTED      256u /* messages held for a receive not yet posted */
+#define RDMA_RKEY_CACHE          64u  /* remote keys unpacked per connection */
+#define RDMA_DEFAULT_SEND_QUEUE  64u
+#define RDMA_DEFAULT_CONNECTIONS 1u
+
+enum rdma_task_kind {
+	RDMA_TASK_RECEIVE,
+	RDMA_TASK_SEND,
+	RDMA_TASK_SEND_IMM,
+	RDMA_TASK_READ,
+	RDMA_TASK_WRITE,
+	RDMA_TASK_WRITE_IMM,
+	RDMA_TASK_KINDS,
+};
+
+/* Message opcodes on the wire (struct rdma_msg_hdr.opcode): DOCA's receive opcodes. */
+struct rdma_msg_hdr {
+	uint64_t dst_token; /* the receiving instance's token (from its descriptor) */
+	uint32_t dst_conn;  /* the receiving connection's id */
+	uint32_t opcode;    /* enum doca_rdma_opcode */
+	uint32_t imm;       /* immediate data, verbatim */
+	uint32_t reserved;  /* zero */
+};
+
+enum rdma_conn_state {
+	RDMA_CONN_FREE = 0,
+	RDMA_CONN_EXPORTED,  /* doca_rdma_export: messages may arrive, none can leave */
+	RDMA_CONN_CONNECTED, /* doca_rdma_connect: has an endpoint */
+	RDMA_CONN_FAILED,    /* the peer went away: tasks complete with CONNECTION_RESET */
+};
+
+struct rdma_rkey_slot {
+	uint64_t import_id;
+	ucp_rkey_h rkey;
+};
+
+/* struct doca_rdma_connection is this. */
+struct doca_rdma_connection {
+	struct doca_rdma *rdma;
+	uint32_t id;
+	enum rdma_conn_state state;
+	ucp_ep_h ep;
+	void *close_req;     /* ucp_ep_close_nbx still going */
+	uint64_t peer_token; /* from the peer's descriptor */
+	uint32_t peer_conn;  /* the peer's connection id */
+	uint32_t peer_perm;  /* the peer instance's permissions */
+	bool wrote;          /* a put since the last flush: a message must flush first */
+	bool need_close;     /* the peer went away: close the endpoint from progress */
+	int pidfd;           /* the peer process, when it runs on this host; else -1 */
+	union doca_data user_data;
+	struct ferry_task_list waiting;  /* submitted before connect */
+	struct ferry_task_list deferred; /* messages behind a flush, in order */
+	uint8_t *desc;                   /* our descriptor, owned here */
+	size_t desc_len;
+	struct rdma_rkey_slot rkeys[RDMA_RKEY_CACHE];
+	uint32_t num_rkeys;
+	uint32_t ops; /* UCX operations in flight on ep */
+};
+
+/* Every task type has this layout (struct doca_rdma_task_send is a struct rdma_task, ...). */
+struct rdma_task {
+	struct doca_task base; /* first: the generic code sees this */
+	enum rdma_task_kind kind;
+	struct doca_rdma_connection *conn;
+	const struct doca_buf *src;
+	struct doca_buf *dst;
+	uint32_t imm;
+	/* Set by submit and progress. */
+	doca_error_t status; /* first error of its operations */
+	uint32_t pending;    /* UCX operations not yet completed */
+	uint64_t bytes;      /* bytes the task moves (a write_imm's message: 0) */
+	uint64_t written;    /* a write_imm's bytes */
+	bool awaiting_msg;   /* its message waits on conn->deferred */
+	bool need_flush;     /* ... behind a flush of the writes before it */
+	bool flush_started;
+	bool flush_done;
+	/* Receive results. */
+	uint32_t result_opcode;
+	uint32_t result_len;
+	uint32_t result_imm;
+	const struct doca_rdma_connection *result_conn;
+	/* Write destination / read source: remote address and key. */
+	uint64_t remote_addr;
+	ucp_rkey_h rkey;
+	uint8_t *local_ptr;      /* the local side's segment (single buf) */
+	struct rdma_msg_hdr hdr; /* the header of a message (UCX reads it while sending) */
+};
+
+/* The public task types: one struct rdma_task each (rdma_task.c converts with ferry_container_of). */
+struct doca_rdma_task_receive {
+	struct rdma_task t;
+};
+struct doca_rdma_task_send {
+	struct rdma_task t;
+};
+struct doca_rdma_task_send_imm {
+	struct rdma_task t;
+};
+struct doca_rdma_task_read {
+	struct rdma_task t;
+};
+struct doca_rdma_task_write {
+	struct rdma_task t;
+};
+struct doca_rdma_task_write_imm {
+	struct rdma_task t;
+};
+
+/* A message that arrived with no receive posted. */
+struct rdma_unexpected {
+	struct doca_rdma_connection *conn;
+	struct rdma_msg_hdr hdr;
+	size_t len;
+	void *data;   /* UCX's data descriptor (held) or our copy */
+	bool is_desc; /* data is UCX's: release with ucp_am_data_release (or fetch with recv_data when rndv) */
+	bool is_rndv;
+};
+
+struct doca_rdma {
+	struct doca_ctx ctx; /* first */
+	struct ferry_task_pool pools[RDMA_TASK_KINDS];
+	/* Typed callbacks of each kind (rdma_task.c). */
+	doca_rdma_task_receive_completion_cb_t receive_ok, receive_err;
+	doca_rdma_task_send_completion_cb_t send_ok, send_err;
+	doca_rdma_task_send_imm_completion_cb_t send_imm_ok, send_imm_err;
+	doca_rdma_task_read_completion_cb_t read_ok, read_err;
+	doca_rdma_task_write_completion_cb_t write_ok, write_err;
+	doca_rdma_task_write_imm_completion_cb_t write_imm_ok, write_imm_err;
+
+	/* Properties. */
+	uint32_t permissions;
+	uint32_t gid_index;
+	uint16_t max_conns;
+	enum doca_rdma_transport_type transport;
+	uint32_t send_queue_size;
+	uint32_t max_send_buf_list_len;
+	uint32_t recv_buf_list_len;
+	enum doca_mtu_size mtu;
+	uint8_t grh_enabled;
+	uint32_t sl;
+	uint16_t cm_timeout;
+	uint8_t rnr_retry_count;
+
+	/* UCX: between start and IDLE. */
+	ucp_context_h ucp; /* the process's, referenced from create to destroy */
+	ucp_worker_h worker;
+	int efd;
+	uint8_t *worker_addr; /* our copy */
+	size_t worker_addr_len;
+	uint64_t token;
+	uint64_t start_time;  /* ours, for the descriptor */
+	uint8_t boot_id[16];  /* ours, for the descriptor */
+	uint64_t liveness_ns; /* when the peers' pidfds were last polled */
+
+	struct doca_rdma_connection *conns; /* max_conns entries, allocated at start */
+	uint32_t num_conns;                 /* exported so far */
+
+	struct ferry_task_list receives; /* posted, in order */
+	struct ferry_task_list done;     /* finished, to complete from progress */
+	struct ferry_task_list ready;    /* their connection just connected: issue from progress */
+	bool deferred;                   /* some connection has deferred messages */
+	struct rdma_unexpected unexpected[RDMA_MAX_UNEXPECTED];
+	uint32_t unexp_head, unexp_count;
+	bool stopping;
+	bool in_progress;
+};
+
+static inline struct rdma_task *rdma_task_of(struct doca_task *base)
+{
+	return (struct rdma_task *)(void *)base;
+}
+
+/* rdma.c: record @p status (the first error wins) and queue the task for completion from progress. */
+void rdma_task_finish(struct rdma_task *task, doca_error_t status);
+/* rdma.c: a UCX status as the task status DOCA programs see. */
+doca_error_t rdma_status_of(const struct doca_rdma *rdma, ucs_status_t st);
+
+/* rdma_task.c: issue a checked task now that its connection has an endpoint. */
+void rdma_task_issue(struct rdma_task *task);
+/* rdma_task.c: send the messages of @p conn that waited for a flush, in order (progress). */
+void rdma_conn_run_deferred(struct doca_rdma_connection *conn);
+/* rdma_task.c: the data-length updates of a successful task, then its callback (progress). */
+void rdma_task_deliver(struct rdma_task *task);
+/* rdma_task.c: the typed callback trampolines per kind. */
+extern const ferry_task_complete_fn rdma_task_trampolines[RDMA_TASK_KINDS];
+extern const char *const rdma_task_names[RDMA_TASK_KINDS];
+/* rdma_task.c: checks and queues a task (ops->submit). */
+doca_error_t rdma_task_submit(struct rdma_task *task);
+/* rdma_task.c: give a posted receive the message @p u (progress). */
+void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u);
+
+/* rdma_mem.c: the process's UCP context. */
+doca_error_t rdma_ucp_get(ucp_context_h *ucp, const char *call);
+void rdma_ucp_put(void);
+/* rdma_mem.c: the remote key of an import for connection @p conn (cached per connection). */
+struct ferry_rdma_mem_import;
+doca_error_t rdma_conn_rkey(struct doca_rdma_connection *conn, const struct ferry_rdma_mem_import *imp,
+			    ucp_rkey_h *rkey);
+void rdma_conn_drop_rkeys(struct doca_rdma_connection *conn);
+
+struct ferry_rdma_mem_import {
+	uint64_t id; /* unique in the process: the rkey caches' key */
+	uint64_t addr;
+	uint64_t len;
+	uint32_t access;
+	uint32_t pid;
+	uint16_t rkey_len;
+	uint8_t rkey[]; /* packed */
+};
+
+#endif /* FERRY_RDMA_PRIV_H_ */

@@ -1,0 +1,824 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma_task.c - the task types of DOCA RDMA: receive, send, send with
+ * immediate, read, write, write with immediate.
+ *
+ * Life of a task: submit checks it (rdma_task_submit; a broken rule refuses
+ * it with one log line); a receive joins the posted FIFO, any other task is
+ * issued to UCX at once when its connection is connected, waits on the
+ * connection when it is only exported, or is queued to fail when the peer is
+ * gone. Every UCX operation counts in task->pending; its callback records the
+ * status (op_done). The task is queued on rdma->done when nothing of it is
+ * left in UCX, and progress delivers it (rdma_task_deliver): the data lengths
+ * of a successful task grow, then the user's typed callback runs.
+ *
+ * Checks that need the peer (its permissions, the export's permissions) fail
+ * the task through its error callback, as a remote access error does on
+ * hardware; checks of what the program passed refuse the submit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_buf.h>
+
+#include "common/ferry_log.h"
+#include "common/ferry_util.h"
+#include "core/ferry_memview.h"
+#include "rdma/rdma_priv.h"
+
+FERRY_LOG_MODULE("rdma");
+
+const char *const rdma_task_names[RDMA_TASK_KINDS] = {
+	[RDMA_TASK_RECEIVE] = "rdma receive",   [RDMA_TASK_SEND] = "rdma send",
+	[RDMA_TASK_SEND_IMM] = "rdma send_imm", [RDMA_TASK_READ] = "rdma read",
+	[RDMA_TASK_WRITE] = "rdma write",       [RDMA_TASK_WRITE_IMM] = "rdma write_imm",
+};
+
+static inline struct doca_rdma *rdma_of(const struct rdma_task *task)
+{
+	return ferry_container_of(task->base.ctx, struct doca_rdma, ctx);
+}
+
+/* ---- UCX completions (inside ucp_worker_progress: record only) ---- */
+
+static void op_done(struct rdma_task *task, ucs_status_t st, bool on_conn)
+{
+	struct doca_rdma *rdma = rdma_of(task);
+
+	if (on_conn)
+		task->conn->ops--;
+	task->pending--;
+	if (st != UCS_OK && task->status == DOCA_SUCCESS)
+		task->status = task->kind != RDMA_TASK_RECEIVE && task->conn->state == RDMA_CONN_FAILED &&
+					       !rdma->stopping
+				       ? DOCA_ERROR_CONNECTION_RESET /* cancelled because the peer went away */
+				       : rdma_status_of(rdma, st);
+	if (task->pending == 0 && !task->awaiting_msg)
+		ferry_task_list_push(&rdma->done, &task->base);
+}
+
+static void send_cb(void *request, ucs_status_t status, void *user_data)
+{
+	ucp_request_free(request);
+	op_done(user_data, status, true);
+}
+
+static void flush_cb(void *request, ucs_status_t status, void *user_data)
+{
+	struct rdma_task *task = user_data;
+
+	ucp_request_free(request);
+	task->flush_done = true;
+	rdma_of(task)->deferred = true; /* the message behind it may go */
+	op_done(task, status, true);
+}
+
+static void recv_cb(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+	struct rdma_task *task = user_data;
+
+	(void)length;
+	ucp_request_free(request);
+	op_done(task, status, false);
+}
+
+/* Account for an operation UCX accepted (@p req) or finished at once (NULL) or refused. */
+static void op_issued(struct rdma_task *task, ucs_status_ptr_t req, bool on_conn)
+{
+	task->pending++;
+	if (on_conn)
+		task->conn->ops++;
+	if (req == NULL)
+		op_done(task, UCS_OK, on_conn);
+	else if (UCS_PTR_IS_ERR(req))
+		op_done(task, UCS_PTR_STATUS(req), on_conn);
+	/* else: its callback calls op_done */
+}
+
+static void op_params(ucp_request_param_t *p, struct rdma_task *task)
+{
+	memset(p, 0, sizeof(*p));
+	p->op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p->cb.send = send_cb;
+	p->user_data = task;
+}
+
+/* ---- issue ---- */
+
+static void send_am(struct rdma_task *task)
+{
+	struct doca_rdma_connection *conn = task->conn;
+	const void *data = task->src != NULL ? ferry_buf_data(task->src) : NULL;
+	ucp_request_param_t p;
+
+	task->hdr.dst_token = conn->peer_token;
+	task->hdr.dst_conn = conn->peer_conn;
+	task->hdr.reserved = 0;
+	op_params(&p, task);
+	op_issued(task, ucp_am_send_nbx(conn->ep, RDMA_AM_ID, &task->hdr, sizeof(task->hdr), data, task->bytes, &p),
+		  true);
+}
+
+/* A message: at once, or behind a flush of the writes before it (the peer must see those first). */
+static void send_message(struct rdma_task *task, uint32_t opcode)
+{
+	struct doca_rdma_connection *conn = task->conn;
+
+	task->hdr.opcode = opcode;
+	task->hdr.imm = task->imm;
+	if (conn->deferred.head == NULL && !conn->wrote) {
+		send_am(task);
+		return;
+	}
+	task->need_flush = conn->wrote;
+	conn->wrote = false;
+	task->awaiting_msg = true;
+	ferry_task_list_push(&conn->deferred, &task->base);
+	rdma_of(task)->deferred = true;
+}
+
+void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
+{
+	struct doca_task *t;
+
+	while ((t = conn->deferred.head) != NULL) {
+		struct rdma_task *task = rdma_task_of(t);
+
+		if (task->need_flush && !task->flush_done) {
+			if (!task->flush_started) {
+				ucp_request_param_t p;
+				ucs_status_ptr_t req;
+
+				task->flush_started = true;
+				op_params(&p, task);
+				p.cb.send = flush_cb;
+				req = ucp_ep_flush_nbx(conn->ep, &p);
+				if (UCS_PTR_IS_PTR(req)) {
+					/* flush_cb finishes the step */
+					task->pending++;
+					conn->ops++;
+				} else {
+					task->flush_done = true;
+					if (UCS_PTR_IS_ERR(req) && task->status == DOCA_SUCCESS)
+						task->status = rdma_status_of(rdma_of(task), UCS_PTR_STATUS(req));
+				}
+			}
+			if (!task->flush_done)
+				return;
+		}
+		(void)ferry_task_list_pop(&conn->deferred);
+		task->awaiting_msg = false;
+		if (task->status != DOCA_SUCCESS) {
+			/* The write before it failed: the message does not go. */
+			if (task->pending == 0)
+				ferry_task_list_push(&rdma_of(task)->done, &task->base);
+			continue;
+		}
+		send_am(task);
+	}
+}
+
+/* The remote key of the remote buf's export, checked against what the task does. */
+static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf *remote, uint32_t need)
+{
+	const struct ferry_rdma_mem_import *imp = ferry_mmap_rdma_import(ferry_buf_mmap(remote));
+	const char *what = need == DOCA_ACCESS_FLAG_RDMA_READ ? "read" : "write";
+
+	if ((imp->access & need) == 0) {
+		FERRY_ERR("%s task %p: the remote mmap was exported without RDMA %s permission",
+			  rdma_task_names[task->kind], (void *)task, what);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if ((task->conn->peer_perm & need) == 0) {
+		FERRY_ERR("%s task %p: the peer's RDMA context does not allow remote %s (doca_rdma_set_permissions)",
+			  rdma_task_names[task->kind], (void *)task, what);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return rdma_conn_rkey(task->conn, imp, &task->rkey);
+}
+
+void rdma_task_issue(struct rdma_task *task)
+{
+	ucp_request_param_t p;
+	doca_error_t err;
+
+	switch (task->kind) {
+	case RDMA_TASK_SEND:
+		send_message(task, DOCA_RDMA_OPCODE_RECV_SEND);
+		return;
+	case RDMA_TASK_SEND_IMM:
+		send_message(task, DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM);
+		return;
+	case RDMA_TASK_READ:
+		err = remote_access(task, task->src, DOCA_ACCESS_FLAG_RDMA_READ);
+		if (err != DOCA_SUCCESS)
+			break;
+		if (task->bytes == 0) {
+			rdma_task_finish(task, DOCA_SUCCESS);
+			return;
+		}
+		op_params(&p, task);
+		op_issued(task,
+			  ucp_get_nbx(task->conn->ep, task->local_ptr, task->bytes, task->remote_addr, task->rkey, &p),
+			  true);
+		return;
+	case RDMA_TASK_WRITE:
+	case RDMA_TASK_WRITE_IMM:
+		err = remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_WRITE);
+		if (err != DOCA_SUCCESS)
+			break;
+		if (task->bytes != 0) {
+			op_params(&p, task);
+			task->conn->wrote = true;
+			if (task->kind == RDMA_TASK_WRITE_IMM)
+				task->awaiting_msg = true; /* the put's completion must not finish it */
+			op_issued(task,
+				  ucp_put_nbx(task->conn->ep, task->local_ptr, task->bytes, task->remote_addr,
+					      task->rkey, &p),
+				  true);
+		}
+		if (task->kind == RDMA_TASK_WRITE) {
+			if (task->bytes == 0)
+				rdma_task_finish(task, DOCA_SUCCESS);
+			return;
+		}
+		{
+			/* The immediate travels alone; the written bytes stay where the put left them. */
+			uint64_t written = task->bytes;
+
+			task->awaiting_msg = false;
+			task->bytes = 0;
+			task->written = written;
+			send_message(task, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
+		}
+		return;
+	default:
+		err = DOCA_ERROR_UNEXPECTED;
+		break;
+	}
+	rdma_task_finish(task, err);
+}
+
+/* ---- receive ---- */
+
+void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
+{
+	struct doca_rdma *rdma = rdma_of(task);
+	size_t room = task->dst != NULL ? ferry_buf_room_after_data(task->dst) : 0;
+
+	task->result_opcode = u->hdr.opcode;
+	task->result_imm = u->hdr.imm;
+	task->result_len = (uint32_t)u->len;
+	task->result_conn = u->conn;
+	if (u->len > room) {
+		FERRY_ERR("rdma receive task %p: a message of %zu bytes does not fit the %zu free bytes of its "
+			  "destination",
+			  (void *)task, u->len, room);
+		if (u->data != NULL && u->is_desc)
+			ucp_am_data_release(rdma->worker, u->data);
+		else
+			free(u->data);
+		rdma_task_finish(task, DOCA_ERROR_TOO_BIG);
+		return;
+	}
+	if (u->len == 0) {
+		rdma_task_finish(task, DOCA_SUCCESS);
+		return;
+	}
+	if (u->is_rndv) {
+		ucp_request_param_t p;
+
+		memset(&p, 0, sizeof(p));
+		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+		p.cb.recv_am = recv_cb;
+		p.user_data = task;
+		op_issued(task, ucp_am_recv_data_nbx(rdma->worker, u->data, ferry_buf_data_end(task->dst), u->len, &p),
+			  false);
+		return;
+	}
+	memcpy(ferry_buf_data_end(task->dst), u->data, u->len);
+	if (u->is_desc)
+		ucp_am_data_release(rdma->worker, u->data);
+	else
+		free(u->data);
+	rdma_task_finish(task, DOCA_SUCCESS);
+}
+
+/* ---- submit ---- */
+
+static doca_error_t check_buf(const struct rdma_task *task, const struct doca_buf *buf, const char *side, bool remote,
+			      bool need_write)
+{
+	const struct doca_rdma *rdma = rdma_of(task);
+	const struct doca_mmap *mmap = ferry_buf_mmap(buf);
+	const char *name = rdma_task_names[task->kind];
+
+	if (ferry_buf_next(buf) != NULL)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: the %s buf is a list; Ferry takes one buf per side so far", name,
+				     (const void *)task, side);
+	if (mmap == NULL || !ferry_mmap_is_usable(mmap))
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
+				     "%s task %p: the %s buf belongs to an mmap that is not started or no longer valid",
+				     name, (const void *)task, side);
+	if (remote) {
+		if (ferry_mmap_rdma_import(mmap) == NULL)
+			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+					     "%s task %p: the %s buf must come from an mmap created from a "
+					     "doca_mmap_export_rdma descriptor",
+					     name, (const void *)task, side);
+		return DOCA_SUCCESS;
+	}
+	if (ferry_mmap_rdma_import(mmap) != NULL || ferry_mmap_is_import(mmap))
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: the %s buf must be memory of this process, not of an imported mmap",
+				     name, (const void *)task, side);
+	if (!ferry_mmap_has_dev(mmap, rdma->ctx.dev))
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: the %s buf's mmap does not hold the RDMA context's device "
+				     "(doca_mmap_add_dev)",
+				     name, (const void *)task, side);
+	if (need_write && (ferry_mmap_access(mmap) & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_PERMITTED,
+				     "%s task %p: the %s buf's mmap is read-only (DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)",
+				     name, (const void *)task, side);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_size(const struct rdma_task *task, uint64_t bytes, uint64_t room, const char *room_side)
+{
+	const char *name = rdma_task_names[task->kind];
+
+	if (bytes > RDMA_MAX_MESSAGE)
+		return FERRY_RULE_IN(
+			"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+			"%s task %p: %llu bytes, above the limit of %u (doca_rdma_cap_get_max_message_size)", name,
+			(const void *)task, (unsigned long long)bytes, RDMA_MAX_MESSAGE);
+	if (room_side != NULL && bytes > room)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: %llu bytes do not fit the %llu free bytes after the %s buf's data",
+				     name, (const void *)task, (unsigned long long)bytes, (unsigned long long)room,
+				     room_side);
+	return DOCA_SUCCESS;
+}
+
+/* The remote buf's segment must lie in the export's range (an mmap's bufs do; the check costs little). */
+static doca_error_t check_remote_range(const struct rdma_task *task, const struct doca_buf *remote, uint64_t addr,
+				       uint64_t len)
+{
+	const struct ferry_rdma_mem_import *imp = ferry_mmap_rdma_import(ferry_buf_mmap(remote));
+
+	if (addr < imp->addr || addr - imp->addr > imp->len || len > imp->len - (addr - imp->addr))
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: remote range 0x%llx + %llu is outside the export (0x%llx + %llu)",
+				     rdma_task_names[task->kind], (const void *)task, (unsigned long long)addr,
+				     (unsigned long long)len, (unsigned long long)imp->addr,
+				     (unsigned long long)imp->len);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_task(struct rdma_task *task)
+{
+	const char *name = rdma_task_names[task->kind];
+	struct doca_rdma *rdma = rdma_of(task);
+	doca_error_t err;
+
+	if (task->kind != RDMA_TASK_RECEIVE) {
+		struct doca_rdma_connection *conn = task->conn;
+
+		if (conn == NULL || conn->rdma != rdma || conn->state == RDMA_CONN_FREE || conn < rdma->conns ||
+		    conn >= rdma->conns + rdma->num_conns)
+			return FERRY_RULE_IN(
+				"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				"%s task %p: connection %p is not a connection of this context in this run", name,
+				(void *)task, (void *)conn);
+	}
+	switch (task->kind) {
+	case RDMA_TASK_RECEIVE:
+		if (task->dst == NULL)
+			return DOCA_SUCCESS; /* empty messages and writes with immediate only */
+		return check_buf(task, task->dst, "destination", false, true);
+	case RDMA_TASK_SEND:
+	case RDMA_TASK_SEND_IMM:
+		if (task->src == NULL)
+			return DOCA_SUCCESS; /* an empty message */
+		err = check_buf(task, task->src, "source", false, false);
+		if (err != DOCA_SUCCESS)
+			return err;
+		task->bytes = ferry_buf_data_len(task->src);
+		return check_size(task, task->bytes, 0, NULL);
+	case RDMA_TASK_READ:
+		if (task->src == NULL || task->dst == NULL)
+			break;
+		err = check_buf(task, task->src, "source", true, false);
+		if (err == DOCA_SUCCESS)
+			err = check_buf(task, task->dst, "destination", false, true);
+		if (err != DOCA_SUCCESS)
+			return err;
+		task->bytes = ferry_buf_data_len(task->src);
+		task->remote_addr = (uint64_t)(uintptr_t)ferry_buf_data(task->src);
+		task->local_ptr = ferry_buf_data_end(task->dst);
+		err = check_size(task, task->bytes, ferry_buf_room_after_data(task->dst), "destination");
+		if (err != DOCA_SUCCESS)
+			return err;
+		return check_remote_range(task, task->src, task->remote_addr, task->bytes);
+	case RDMA_TASK_WRITE:
+	case RDMA_TASK_WRITE_IMM:
+		if (task->src == NULL || task->dst == NULL)
+			break;
+		err = check_buf(task, task->src, "source", false, false);
+		if (err == DOCA_SUCCESS)
+			err = check_buf(task, task->dst, "destination", true, false);
+		if (err != DOCA_SUCCESS)
+			return err;
+		task->bytes = ferry_buf_data_len(task->src);
+		task->local_ptr = ferry_buf_data(task->src);
+		task->remote_addr = (uint64_t)(uintptr_t)ferry_buf_data_end(task->dst);
+		err = check_size(task, task->bytes, ferry_buf_room_after_data(task->dst), "destination");
+		if (err != DOCA_SUCCESS)
+			return err;
+		return check_remote_range(task, task->dst, task->remote_addr, task->bytes);
+	default:
+		return DOCA_ERROR_UNEXPECTED;
+	}
+	return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE, "%s task %p has no %s buf", name,
+			     (void *)task, task->src == NULL ? "source" : "destination");
+}
+
+doca_error_t rdma_task_submit(struct rdma_task *task)
+{
+	struct doca_rdma *rdma = rdma_of(task);
+	doca_error_t err;
+
+	task->status = DOCA_SUCCESS;
+	task->pending = 0;
+	task->bytes = 0;
+	task->written = 0;
+	task->awaiting_msg = false;
+	task->need_flush = task->flush_started = task->flush_done = false;
+	task->rkey = NULL;
+	task->result_conn = NULL;
+	err = check_task(task);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (task->kind == RDMA_TASK_RECEIVE) {
+		ferry_task_list_push(&rdma->receives, &task->base);
+		return DOCA_SUCCESS;
+	}
+	switch (task->conn->state) {
+	case RDMA_CONN_EXPORTED:
+		/* As RC retries until the peer is there: wait for doca_rdma_connect. */
+		ferry_task_list_push(&task->conn->waiting, &task->base);
+		break;
+	case RDMA_CONN_CONNECTED:
+		rdma_task_issue(task);
+		break;
+	default:
+		rdma_task_finish(task, DOCA_ERROR_CONNECTION_RESET);
+		break;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* ---- completion (progress) ---- */
+
+void rdma_task_deliver(struct rdma_task *task)
+{
+	if (task->status == DOCA_SUCCESS && !task->base.orphaned) {
+		/* An orphan's bufs are no longer the task's: the program may have freed them. */
+		switch (task->kind) {
+		case RDMA_TASK_RECEIVE:
+			if (task->dst != NULL)
+				ferry_buf_set_data_len_trusted(task->dst,
+							       ferry_buf_data_len(task->dst) + task->result_len);
+			break;
+		case RDMA_TASK_READ:
+		case RDMA_TASK_WRITE:
+			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + task->bytes);
+			break;
+		case RDMA_TASK_WRITE_IMM:
+			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + task->written);
+			break;
+		default:
+			break;
+		}
+	}
+	ferry_task_complete(&task->base, task->status);
+}
+
+/* ---- public: per-type boilerplate ---- */
+
+/* Setters may not change a task the context owns. */
+static bool settable(const struct rdma_task *task, const char *call)
+{
+	if (task == NULL) {
+		FERRY_ERR("%s: task is NULL", call);
+		return false;
+	}
+	if (task->base.state != FERRY_TASK_ALLOCATED) {
+		FERRY_ERR("%s: %s task %p is %s; only an allocated task that is not in flight can change", call,
+			  rdma_task_names[task->kind], (const void *)task,
+			  task->base.state == FERRY_TASK_SUBMITTED ? "in flight" : "free");
+		return false;
+	}
+	return true;
+}
+
+static bool gettable(const void *task, const char *call)
+{
+	if (task == NULL) {
+		FERRY_ERR("%s: task is NULL", call);
+		return false;
+	}
+	return true;
+}
+
+static doca_error_t set_conf(struct doca_rdma *rdma, enum rdma_task_kind kind, bool have_ok, bool have_err,
+			     uint32_t num_tasks, const char *call)
+{
+	doca_error_t err;
+
+	if (rdma == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "rdma is NULL");
+	if (!have_ok || !have_err)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "rdma %p: the %s callback is NULL; both are required", (void *)rdma,
+				     !have_ok ? "success" : "error");
+	err = ferry_ctx_check_idle(&rdma->ctx, call);
+	if (err != DOCA_SUCCESS)
+		return err;
+	return ferry_task_pool_configure(&rdma->pools[kind], num_tasks, call);
+}
+
+static doca_error_t allocate(struct doca_rdma *rdma, enum rdma_task_kind kind, struct doca_rdma_connection *conn,
+			     union doca_data user_data, bool out_null, const char *call, struct rdma_task **out)
+{
+	struct doca_task *base;
+	struct rdma_task *task;
+	doca_error_t err;
+
+	if (rdma == NULL || out_null)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL", rdma == NULL ? "rdma" : "task");
+	if (kind != RDMA_TASK_RECEIVE && conn == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "rdma %p: rdma_connection is NULL", (void *)rdma);
+	err = ferry_task_pool_get(&rdma->pools[kind], call, &base);
+	if (err != DOCA_SUCCESS)
+		return err;
+	task = rdma_task_of(base);
+	base->user_data = user_data;
+	task->kind = kind;
+	task->conn = conn;
+	*out = task;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Per type X (struct doca_rdma_task_X, kind K): set_conf, as_task, the
+ * trampoline to the typed callbacks and the connection accessors.
+ */
+#define RDMA_TASK_COMMON(X, K)                                                                                      \
+	doca_error_t doca_rdma_task_##X##_set_conf(struct doca_rdma *rdma, doca_rdma_task_##X##_completion_cb_t ok, \
+						   doca_rdma_task_##X##_completion_cb_t error, uint32_t num_tasks)  \
+	{                                                                                                           \
+		doca_error_t err = set_conf(rdma, K, ok != NULL, error != NULL, num_tasks, __func__);               \
+		if (err == DOCA_SUCCESS) {                                                                          \
+			rdma->X##_ok = ok;                                                                          \
+			rdma->X##_err = error;                                                                      \
+		}                                                                                                   \
+		return err;                                                                                         \
+	}                                                                                                           \
+	struct doca_task *doca_rdma_task_##X##_as_task(struct doca_rdma_task_##X *task)                             \
+	{                                                                                                           \
+		return gettable(task, __func__) ? &task->t.base : NULL;                                             \
+	}                                                                                                           \
+	static void X##_trampoline(struct doca_task *base, union doca_data task_user_data,                          \
+				   union doca_data ctx_user_data, bool success)                                     \
+	{                                                                                                           \
+		struct rdma_task *task = rdma_task_of(base);                                                        \
+		struct doca_rdma *rdma = rdma_of(task);                                                             \
+		struct doca_rdma_task_##X *typed = ferry_container_of(task, struct doca_rdma_task_##X, t);          \
+		(success ? rdma->X##_ok : rdma->X##_err)(typed, task_user_data, ctx_user_data);                     \
+	}
+
+#define RDMA_TASK_CONN(X)                                                                           \
+	void doca_rdma_task_##X##_set_rdma_connection(struct doca_rdma_task_##X *task,              \
+						      struct doca_rdma_connection *rdma_connection) \
+	{                                                                                           \
+		if (task != NULL && settable(&task->t, __func__))                                   \
+			task->t.conn = rdma_connection;                                             \
+	}                                                                                           \
+	const struct doca_rdma_connection *doca_rdma_task_##X##_get_rdma_connection(                \
+		const struct doca_rdma_task_##X *task)                                              \
+	{                                                                                           \
+		return gettable(task, __func__) ? task->t.conn : NULL;                              \
+	}
+
+#define RDMA_TASK_SRC(X)                                                                                       \
+	void doca_rdma_task_##X##_set_src_buf(struct doca_rdma_task_##X *task, const struct doca_buf *src_buf) \
+	{                                                                                                      \
+		if (task != NULL && settable(&task->t, __func__))                                              \
+			task->t.src = src_buf;                                                                 \
+	}                                                                                                      \
+	const struct doca_buf *doca_rdma_task_##X##_get_src_buf(const struct doca_rdma_task_##X *task)         \
+	{                                                                                                      \
+		return gettable(task, __func__) ? task->t.src : NULL;                                          \
+	}
+
+#define RDMA_TASK_DST(X)                                                                                 \
+	void doca_rdma_task_##X##_set_dst_buf(struct doca_rdma_task_##X *task, struct doca_buf *dst_buf) \
+	{                                                                                                \
+		if (task != NULL && settable(&task->t, __func__))                                        \
+			task->t.dst = dst_buf;                                                           \
+	}                                                                                                \
+	struct doca_buf *doca_rdma_task_##X##_get_dst_buf(const struct doca_rdma_task_##X *task)         \
+	{                                                                                                \
+		return gettable(task, __func__) ? task->t.dst : NULL;                                    \
+	}
+
+#define RDMA_TASK_IMM(X)                                                                                          \
+	void doca_rdma_task_##X##_set_immediate_data(struct doca_rdma_task_##X *task, doca_be32_t immediate_data) \
+	{                                                                                                         \
+		if (task != NULL && settable(&task->t, __func__))                                                 \
+			task->t.imm = immediate_data;                                                             \
+	}                                                                                                         \
+	doca_be32_t doca_rdma_task_##X##_get_immediate_data(const struct doca_rdma_task_##X *task)                \
+	{                                                                                                         \
+		return gettable(task, __func__) ? task->t.imm : 0;                                                \
+	}
+
+RDMA_TASK_COMMON(receive, RDMA_TASK_RECEIVE)
+RDMA_TASK_COMMON(send, RDMA_TASK_SEND)
+RDMA_TASK_COMMON(send_imm, RDMA_TASK_SEND_IMM)
+RDMA_TASK_COMMON(read, RDMA_TASK_READ)
+RDMA_TASK_COMMON(write, RDMA_TASK_WRITE)
+RDMA_TASK_COMMON(write_imm, RDMA_TASK_WRITE_IMM)
+
+const ferry_task_complete_fn rdma_task_trampolines[RDMA_TASK_KINDS] = {
+	[RDMA_TASK_RECEIVE] = receive_trampoline,   [RDMA_TASK_SEND] = send_trampoline,
+	[RDMA_TASK_SEND_IMM] = send_imm_trampoline, [RDMA_TASK_READ] = read_trampoline,
+	[RDMA_TASK_WRITE] = write_trampoline,       [RDMA_TASK_WRITE_IMM] = write_imm_trampoline,
+};
+
+RDMA_TASK_CONN(send)
+RDMA_TASK_CONN(send_imm)
+RDMA_TASK_CONN(read)
+RDMA_TASK_CONN(write)
+RDMA_TASK_CONN(write_imm)
+RDMA_TASK_SRC(send)
+RDMA_TASK_SRC(send_imm)
+RDMA_TASK_SRC(read)
+RDMA_TASK_SRC(write)
+RDMA_TASK_SRC(write_imm)
+RDMA_TASK_DST(receive)
+RDMA_TASK_DST(read)
+RDMA_TASK_DST(write)
+RDMA_TASK_DST(write_imm)
+RDMA_TASK_IMM(send_imm)
+RDMA_TASK_IMM(write_imm)
+
+/* ---- public: allocation, per type ---- */
+
+doca_error_t doca_rdma_task_receive_allocate_init(struct doca_rdma *rdma, struct doca_buf *dst_buf,
+						  union doca_data user_data, struct doca_rdma_task_receive **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_RECEIVE, NULL, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->dst = dst_buf;
+	*task = ferry_container_of(t, struct doca_rdma_task_receive, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_send_allocate_init(struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+					       const struct doca_buf *src_buf, union doca_data user_data,
+					       struct doca_rdma_task_send **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_SEND, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = src_buf;
+	*task = ferry_container_of(t, struct doca_rdma_task_send, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_send_imm_allocate_init(struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+						   const struct doca_buf *src_buf, doca_be32_t immediate_data,
+						   union doca_data user_data, struct doca_rdma_task_send_imm **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_SEND_IMM, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = src_buf;
+	t->imm = immediate_data;
+	*task = ferry_container_of(t, struct doca_rdma_task_send_imm, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_read_allocate_init(struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+					       const struct doca_buf *src_buf, struct doca_buf *dst_buf,
+					       union doca_data user_data, struct doca_rdma_task_read **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_READ, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = src_buf;
+	t->dst = dst_buf;
+	*task = ferry_container_of(t, struct doca_rdma_task_read, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_write_allocate_init(struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+						const struct doca_buf *src_buf, struct doca_buf *dst_buf,
+						union doca_data user_data, struct doca_rdma_task_write **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_WRITE, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = src_buf;
+	t->dst = dst_buf;
+	*task = ferry_container_of(t, struct doca_rdma_task_write, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_write_imm_allocate_init(struct doca_rdma *rdma,
+						    struct doca_rdma_connection *rdma_connection,
+						    const struct doca_buf *src_buf, struct doca_buf *dst_buf,
+						    doca_be32_t immediate_data, union doca_data user_data,
+						    struct doca_rdma_task_write_imm **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_WRITE_IMM, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = src_buf;
+	t->dst = dst_buf;
+	t->imm = immediate_data;
+	*task = ferry_container_of(t, struct doca_rdma_task_write_imm, t);
+	return DOCA_SUCCESS;
+}
+
+/* ---- public: results ---- */
+
+enum doca_rdma_opcode doca_rdma_task_receive_get_result_opcode(const struct doca_rdma_task_receive *task)
+{
+	return gettable(task, __func__) ? (enum doca_rdma_opcode)task->t.result_opcode : DOCA_RDMA_OPCODE_RECV_SEND;
+}
+
+uint32_t doca_rdma_task_receive_get_result_len(const struct doca_rdma_task_receive *task)
+{
+	return gettable(task, __func__) ? task->t.result_len : 0;
+}
+
+doca_be32_t doca_rdma_task_receive_get_result_immediate_data(const struct doca_rdma_task_receive *task)
+{
+	return gettable(task, __func__) ? task->t.result_imm : 0;
+}
+
+const struct doca_rdma_connection *doca_rdma_task_receive_get_result_rdma_connection(
+	const struct doca_rdma_task_receive *task)
+{
+	if (!gettable(task, __func__))
+		return NULL;
+	return task->t.base.status == DOCA_SUCCESS ? task->t.result_conn : NULL;
+}
+
+uint32_t doca_rdma_task_read_get_result_len(const struct doca_rdma_task_read *task)
+{
+	return gettable(task, __func__) ? (uint32_t)task->t.bytes : 0;
+}
+
+doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *rdma, uint32_t buf_list_len)
+{
+	doca_error_t err;
+
+	FERRY_ARG_NOT_NULL(rdma);
+	err = ferry_ctx_check_idle(&rdma->ctx, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (buf_list_len != 1)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "rdma %p: receive lists of %u bufs; Ferry receives into one buf so far "
+				  "(doca_rdma_cap_task_receive_get_max_dst_buf_list_len)",
+				  (void *)rdma, buf_list_len);
+	rdma->recv_buf_list_len = buf_list_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const struct doca_rdma *rdma, uint32_t *buf_list_len)
+{
+	FERRY_ARG_NOT_NULL(rdma);
+	FERRY_ARG_NOT_NULL(buf_list_len);
+	*buf_list_len = rdma->recv_buf_list_len;
+	return DOCA_SUCCESS;
+}

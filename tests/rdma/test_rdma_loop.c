@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rdma_loop - DOCA RDMA between two contexts of one process, over
+ * whatever UCX_TLS the suite sets (shared memory or TCP on the loopback
+ * interface): argument and state rules, messages of 1 B to 1 MiB checked byte
+ * by byte, immediates, writes and reads into an exported mmap, the permission
+ * refusals, refused descriptors, and the flush of a stop.
+ */
+#include "ferry_test.h"
+#include "rdma_fixture.h"
+
+#define WAIT_MS 10000u
+
+static const uint32_t RW_MMAP = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+				DOCA_ACCESS_FLAG_RDMA_WRITE;
+static const uint32_t RESPONDER = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+				  DOCA_ACCESS_FLAG_RDMA_WRITE;
+
+struct pair {
+	struct side a; /* requester */
+	struct side b; /* responder */
+	struct doca_rdma_connection *ca, *cb;
+};
+
+static void pair_connect(struct pair *p)
+{
+	const void *da, *db;
+	size_t la, lb;
+
+	assert_int_equal(doca_rdma_export(p->a.rdma, &da, &la, &p->ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(p->b.rdma, &db, &lb, &p->cb), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(p->a.rdma, db, lb, p->ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(p->b.rdma, da, la, p->cb), DOCA_SUCCESS);
+}
+
+static int pair_setup(void **state)
+{
+	struct pair *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	ferry_test_log_reset();
+	assert_int_equal(side_init(&p->a, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, RW_MMAP), DOCA_SUCCESS);
+	assert_int_equal(side_init(&p->b, RESPONDER, RW_MMAP), DOCA_SUCCESS);
+	*state = p;
+	return 0;
+}
+
+static int pair_teardown(void **state)
+{
+	struct pair *p = *state;
+
+	assert_true(side_stop(&p->a, &p->b));
+	assert_true(side_stop(&p->b, &p->a));
+	side_fini(&p->a);
+	side_fini(&p->b);
+	free(p);
+	return 0;
+}
+
+/* ---- rules ---- */
+
+static void test_properties(void **state)
+{
+	struct doca_dev *dev = side_open_dev();
+	struct doca_rdma *rdma = NULL;
+	uint32_t u32 = 0;
+	uint16_t u16 = 0;
+	enum doca_rdma_transport_type tt;
+	struct doca_rdma_gid gid;
+	struct doca_devinfo *info;
+
+	(void)state;
+	assert_non_null(dev);
+	info = doca_dev_as_devinfo(dev);
+	assert_int_equal(doca_rdma_create(NULL, &rdma), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_create(dev, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_create(dev, &rdma), DOCA_SUCCESS);
+	/* Defaults, then what was set reads back. */
+	assert_int_equal(doca_rdma_get_permissions(rdma, &u32), DOCA_SUCCESS);
+	assert_int_equal(u32, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	assert_int_equal(doca_rdma_set_permissions(rdma, 1u << 9), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_set_permissions(rdma, RESPONDER), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_get_permissions(rdma, &u32), DOCA_SUCCESS);
+	assert_int_equal(u32, RESPONDER);
+	assert_int_equal(doca_rdma_set_gid_index(rdma, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_set_gid_index(rdma, 0), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_get_gid_index(rdma, &u32), DOCA_SUCCESS);
+	assert_int_equal(u32, 0);
+	assert_int_equal(doca_rdma_set_transport_type(rdma, DOCA_RDMA_TRANSPORT_TYPE_DC), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_get_transport_type(rdma, &tt), DOCA_SUCCESS);
+	assert_int_equal(tt, DOCA_RDMA_TRANSPORT_TYPE_DC);
+	assert_int_equal(doca_rdma_set_transport_type(rdma, (enum doca_rdma_transport_type)7),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_set_send_queue_size(rdma, 100), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_get_send_queue_size(rdma, &u32), DOCA_SUCCESS);
+	assert_int_equal(u32, 128); /* rounded up */
+	assert_int_equal(doca_rdma_set_recv_queue_size(rdma, 16), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_rdma_get_recv_queue_size(rdma, &u32), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_rdma_get_max_num_connections(rdma, &u16), DOCA_SUCCESS);
+	assert_int_equal(u16, 1);
+	assert_int_equal(doca_rdma_set_max_num_connections(rdma, 0), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_rdma_set_max_num_connections(rdma, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_get_max_num_connections(rdma, &u16), DOCA_SUCCESS);
+	assert_int_equal(u16, 4);
+	assert_int_equal(doca_rdma_get_dpa_handle(rdma, &(doca_dpa_dev_rdma_t){0}), DOCA_ERROR_BAD_STATE);
+	/* Caps of the device. */
+	assert_int_equal(doca_rdma_cap_task_send_is_supported(info), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_cap_task_write_imm_is_supported(info), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_cap_task_atomic_cmp_swp_is_supported(info), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_rdma_cap_task_send_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_cap_transport_type_is_supported(info, DOCA_RDMA_TRANSPORT_TYPE_DC), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_cap_get_max_message_size(info, &u32), DOCA_SUCCESS);
+	assert_true(u32 >= (1u << 20));
+	assert_int_equal(doca_rdma_cap_get_gid_table_size(info, &u32), DOCA_SUCCESS);
+	assert_int_equal(u32, 1);
+	assert_int_equal(doca_rdma_cap_get_gid(info, 0, 1, &gid), DOCA_SUCCESS);
+	assert_int_equal(gid.raw[12], 127);
+	assert_int_equal(doca_rdma_cap_get_gid(info, 0, 2, &gid), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_destroy(rdma), DOCA_SUCCESS);
+	(void)doca_dev_close(dev);
+}
+
+static void test_state_rules(void **state)
+{
+	struct pair *p = *state;
+	struct doca_rdma_connection *c1, *c2;
+	const void *d;
+	size_t l;
+	uint32_t perm;
+	struct doca_rdma_task_send *send;
+
+	/* RUNNING at once, as DOCA 3.3: setters refused, export allowed. */
+	assert_int_equal(doca_rdma_set_permissions(p->a.rdma, RESPONDER), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_rdma_get_permissions(p->a.rdma, &perm), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_destroy(p->a.rdma), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_rdma_export(p->a.rdma, NULL, &l, &c1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_export(p->a.rdma, &d, &l, &c1), DOCA_SUCCESS);
+	/* One connection by default. */
+	assert_int_equal(doca_rdma_export(p->a.rdma, &d, &l, &c2), DOCA_ERROR_FULL);
+	/* A connection of another context, twice the same connect. */
+	assert_int_equal(doca_rdma_export(p->b.rdma, &d, &l, &c2), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(p->a.rdma, d, l, c2), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_connect(p->a.rdma, d, l, c1), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(p->a.rdma, d, l, c1), DOCA_ERROR_BAD_STATE);
+	/* A task needs its connection. */
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, NULL, NULL, (union doca_data){0}, &send),
+			 DOCA_ERROR_INVALID_VALUE);
+}
+
+static void test_export_before_start(void **state)
+{
+	struct side s;
+	const void *d;
+	size_t l;
+	struct doca_rdma_connection *c;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.dev = side_open_dev();
+	assert_non_null(s.dev);
+	assert_int_equal(doca_rdma_create(s.dev, &s.rdma), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(s.rdma, &d, &l, &c), DOCA_ERROR_BAD_STATE);
+	assert_logged("connections need RUNNING");
+	side_fini(&s);
+}
+
+/* ---- messages ---- */
+
+static void send_one(struct pair *p, size_t len, uint32_t seed, bool imm)
+{
+	struct doca_buf *src = side_buf(&p->a, 0, len, len);
+	struct doca_buf *dst = side_buf(&p->b, 0, SIDE_MEM / 2, 0);
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st = NULL;
+	struct doca_rdma_task_send_imm *sit = NULL;
+	unsigned int a_ok = p->a.ok, b_ok = p->b.ok;
+	size_t got = 0;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	pattern_fill(p->a.mem, len, seed);
+	memset(p->b.mem, 0, len + 16);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, dst, (union doca_data){0}, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	if (imm) {
+		assert_int_equal(doca_rdma_task_send_imm_allocate_init(p->a.rdma, p->ca, src, 0xABCD,
+								       (union doca_data){0}, &sit),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_send_imm_as_task(sit)), DOCA_SUCCESS);
+	} else {
+		assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, src, (union doca_data){0}, &st),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	}
+	assert_true(side_wait(&p->a, &p->b, &p->b.ok, b_ok + 1, WAIT_MS));
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, a_ok + 1, WAIT_MS));
+	assert_int_equal(p->a.failed + p->b.failed, 0);
+	assert_int_equal(doca_buf_get_data_len(dst, &got), DOCA_SUCCESS);
+	assert_int_equal(got, len);
+	assert_int_equal(doca_rdma_task_receive_get_result_len(rt), len);
+	assert_int_equal(doca_rdma_task_receive_get_result_opcode(rt),
+			 imm ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM : DOCA_RDMA_OPCODE_RECV_SEND);
+	if (imm)
+		assert_int_equal(doca_rdma_task_receive_get_result_immediate_data(rt), 0xABCD);
+	assert_ptr_equal(doca_rdma_task_receive_get_result_rdma_connection(rt), p->cb);
+	assert_true(pattern_check(p->b.mem, len, seed));
+	assert_int_equal(p->b.mem[len], 0); /* nothing beyond */
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	if (imm)
+		doca_task_free(doca_rdma_task_send_imm_as_task(sit));
+	else
+		doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+}
+
+static void test_send_receive_sizes(void **state)
+{
+	struct pair *p = *state;
+	static const size_t sizes[] = {1, 7, 64, 4096, 8191, 65536, 300000, 1u << 20};
+
+	pair_connect(p);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		send_one(p, sizes[i], (uint32_t)i, false);
+		send_one(p, sizes[i], (uint32_t)i + 100, true);
+	}
+}
+
+/* An empty message (NULL source) completes a receive with NULL destination. */
+static void test_empty_message(void **state)
+{
+	struct pair *p = *state;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send_imm *st;
+
+	pair_connect(p);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, NULL, (union doca_data){0}, &rt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_imm_allocate_init(p->a.rdma, p->ca, NULL, 7, (union doca_data){0}, &st),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_imm_as_task(st)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->b.ok, 1, WAIT_MS));
+	assert_int_equal(doca_rdma_task_receive_get_result_len(rt), 0);
+	assert_int_equal(doca_rdma_task_receive_get_result_immediate_data(rt), 7);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_imm_as_task(st));
+}
+
+/* A send before the peer posted its receive, and before this side connected, still arrives. */
+static void test_send_early(void **state)
+{
+	struct pair *p = *state;
+	const void *da, *db;
+	size_t la, lb;
+	struct doca_buf *src = side_buf(&p->a, 0, 100, 100);
+	struct doca_buf *dst = side_buf(&p->b, 0, 4096, 0);
+	struct doca_rdma_task_send *st;
+	struct doca_rdma_task_receive *rt;
+
+	pattern_fill(p->a.mem, 100, 5);
+	assert_int_equal(doca_rdma_export(p->a.rdma, &da, &la, &p->ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(p->b.rdma, &db, &lb, &p->cb), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, src, (union doca_data){0}, &st),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	for (int i = 0; i < 50; i++) {
+		(void)doca_pe_progress(p->a.pe);
+		(void)doca_pe_progress(p->b.pe);
+	}
+	assert_int_equal(p->a.ok + p->a.failed, 0); /* waits for connect */
+	assert_int_equal(doca_rdma_connect(p->a.rdma, db, lb, p->ca), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	/* The responder connects and posts only now. */
+	assert_int_equal(doca_rdma_connect(p->b.rdma, da, la, p->cb), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, dst, (union doca_data){0}, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->b.ok, 1, WAIT_MS));
+	assert_true(pattern_check(p->b.mem, 100, 5));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+}
+
+static void test_receive_too_small(void **state)
+{
+	struct pair *p = *state;
+	struct doca_buf *src = side_buf(&p->a, 0, 1000, 1000);
+	struct doca_buf *dst = side_buf(&p->b, 0, 999, 0);
+	struct doca_rdma_task_send *st;
+	struct doca_rdma_task_receive *rt;
+
+	pair_connect(p);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, dst, (union doca_data){0}, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, src, (union doca_data){0}, &st),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->b.failed, 1, WAIT_MS));
+	assert_int_equal(p->b.last_status, DOCA_ERROR_TOO_BIG);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+}
+
+/* ---- remote memory ---- */
+
+/* B exports [half, end) of its memory with @p perm; A imports it. */
+static struct doca_mmap *import_b(struct pair *p, struct doca_mmap **exported, uint32_t perm)
+{
+	struct doca_mmap *m, *imp = NULL;
+	const void *desc;
+	size_t len;
+
+	assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(m, p->b.mem + SIDE_MEM / 2, SIDE_MEM / 2), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(m, perm), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(m, p->b.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_rdma(m, p->b.dev, &desc, &len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, len, p->a.dev, &imp), DOCA_SUCCESS);
+	*exported = m;
+	return imp;
+}
+
+static void drop_mmaps(struct doca_mmap *exported, struct doca_mmap *imported)
+{
+	assert_int_equal(doca_mmap_destroy(imported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_stop(exported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(exported), DOCA_SUCCESS);
+}
+
+static void test_write_read(void **state)
+{
+	struct pair *p = *state;
+	struct doca_mmap *exp, *imp;
+	uint8_t *remote_mem = p->b.mem + SIDE_MEM / 2;
+	const size_t len = 200000;
+	struct doca_buf *src, *rdst, *rsrc, *back;
+	struct doca_rdma_task_write *wt;
+	struct doca_rdma_task_read *rt;
+	size_t got = 0;
+
+	pair_connect(p);
+	imp = import_b(p, &exp, RW_MMAP);
+	src = side_buf(&p->a, 0, len, len);
+	back = side_buf(&p->a, SIDE_MEM / 2, len, 0);
+	rdst = side_remote_buf(&p->a, imp, remote_mem + 4096, len, 0);
+	assert_non_null(src);
+	assert_non_null(rdst);
+	pattern_fill(p->a.mem, len, 42);
+	assert_int_equal(doca_rdma_task_write_allocate_init(p->a.rdma, p->ca, src, rdst, (union doca_data){0}, &wt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_as_task(wt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	assert_true(pattern_check(remote_mem + 4096, len, 42));
+	/* Read it back from the remote buf's data segment. */
+	rsrc = side_remote_buf(&p->a, imp, remote_mem + 4096, len, len);
+	assert_non_null(rsrc);
+	assert_int_equal(doca_rdma_task_read_allocate_init(p->a.rdma, p->ca, rsrc, back, (union doca_data){0}, &rt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 2, WAIT_MS));
+	assert_int_equal(p->a.failed, 0);
+	assert_int_equal(doca_rdma_task_read_get_result_len(rt), len);
+	assert_int_equal(doca_buf_get_data_len(back, &got), DOCA_SUCCESS);
+	assert_int_equal(got, len);
+	assert_true(pattern_check(p->a.mem + SIDE_MEM / 2, len, 42));
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	doca_task_free(doca_rdma_task_read_as_task(rt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(back, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	doca_buf_dec_refcount(rsrc, NULL);
+	drop_mmaps(exp, imp);
+}
+
+/* A write with immediate: the bytes are there when the peer's receive completes with opcode 2. */
+static void test_write_imm(void **state)
+{
+	struct pair *p = *state;
+	struct doca_mmap *exp, *imp;
+	uint8_t *remote_mem = p->b.mem + SIDE_MEM / 2;
+	const size_t len = 70000;
+	struct doca_buf *src, *rdst;
+	struct doca_rdma_task_write_imm *wt;
+	struct doca_rdma_task_receive *rt;
+
+	pair_connect(p);
+	imp = import_b(p, &exp, RW_MMAP);
+	src = side_buf(&p->a, 0, len, len);
+	rdst = side_remote_buf(&p->a, imp, remote_mem, len, 0);
+	pattern_fill(p->a.mem, len, 9);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, NULL, (union doca_data){0}, &rt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(
+		doca_rdma_task_write_imm_allocate_init(p->a.rdma, p->ca, src, rdst, 0xABCD, (union doca_data){0}, &wt),
+		DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_imm_as_task(wt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->b.ok, 1, WAIT_MS));
+	assert_int_equal(doca_rdma_task_receive_get_result_opcode(rt), DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
+	assert_int_equal(doca_rdma_task_receive_get_result_immediate_data(rt), 0xABCD);
+	assert_true(pattern_check(remote_mem, len, 9));
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	assert_int_equal(p->a.failed + p->b.failed, 0);
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_write_imm_as_task(wt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	drop_mmaps(exp, imp);
+}
+
+/* A read-only export refuses a write (NOT_PERMITTED through the error callback); a read still works. */
+static void test_read_only_export(void **state)
+{
+	struct pair *p = *state;
+	struct doca_mmap *exp, *imp;
+	uint8_t *remote_mem = p->b.mem + SIDE_MEM / 2;
+	struct doca_buf *src, *rdst, *back;
+	struct doca_rdma_task_write *wt;
+	struct doca_rdma_task_read *rt;
+
+	pair_connect(p);
+	imp = import_b(p, &exp, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ);
+	memset(remote_mem, 0x5a, 64);
+	src = side_buf(&p->a, 0, 64, 64);
+	back = side_buf(&p->a, 4096, 64, 0);
+	rdst = side_remote_buf(&p->a, imp, remote_mem, 64, 0);
+	memset(p->a.mem, 0x11, 64);
+	ferry_test_log_reset();
+	assert_int_equal(doca_rdma_task_write_allocate_init(p->a.rdma, p->ca, src, rdst, (union doca_data){0}, &wt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_as_task(wt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.failed, 1, WAIT_MS));
+	assert_int_equal(p->a.last_status, DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("without RDMA write permission");
+	assert_int_equal(remote_mem[0], 0x5a);
+	doca_buf_dec_refcount(rdst, NULL);
+	rdst = side_remote_buf(&p->a, imp, remote_mem, 64, 64);
+	assert_int_equal(doca_rdma_task_read_allocate_init(p->a.rdma, p->ca, rdst, back, (union doca_data){0}, &rt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	assert_int_equal(p->a.mem[4096], 0x5a);
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	doca_task_free(doca_rdma_task_read_as_task(rt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(back, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	drop_mmaps(exp, imp);
+}
+
+/* The peer's context forbids remote writes: refused as well, even on a read-write export. */
+static void test_peer_context_forbids_write(void **state)
+{
+	struct pair *p = *state;
+	struct doca_mmap *exp, *imp;
+	struct doca_buf *src, *rdst;
+	struct doca_rdma_task_write *wt;
+
+	/* Swap roles: B writes into A's memory; A's context has only LOCAL_READ_WRITE. */
+	pair_connect(p);
+	{
+		struct doca_mmap *m;
+		const void *desc;
+		size_t len;
+
+		assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
+		assert_int_equal(doca_mmap_set_memrange(m, p->a.mem + SIDE_MEM / 2, SIDE_MEM / 2), DOCA_SUCCESS);
+		assert_int_equal(doca_mmap_set_permissions(m, RW_MMAP), DOCA_SUCCESS);
+		assert_int_equal(doca_mmap_add_dev(m, p->a.dev), DOCA_SUCCESS);
+		assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+		assert_int_equal(doca_mmap_export_rdma(m, p->a.dev, &desc, &len), DOCA_SUCCESS);
+		assert_int_equal(doca_mmap_create_from_export(NULL, desc, len, p->b.dev, &imp), DOCA_SUCCESS);
+		exp = m;
+	}
+	src = side_buf(&p->b, 0, 64, 64);
+	rdst = side_remote_buf(&p->b, imp, p->a.mem + SIDE_MEM / 2, 64, 0);
+	ferry_test_log_reset();
+	assert_int_equal(doca_rdma_task_write_allocate_init(p->b.rdma, p->cb, src, rdst, (union doca_data){0}, &wt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_as_task(wt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->b.failed, 1, WAIT_MS));
+	assert_int_equal(p->b.last_status, DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("does not allow remote write");
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	drop_mmaps(exp, imp);
+}
+
+/* ---- descriptors ---- */
+
+static void test_bad_conn_descriptors(void **state)
+{
+	struct pair *p = *state;
+	const void *da, *db;
+	size_t la, lb;
+	uint8_t forged[65536];
+	const uint8_t garbage[64] = {1, 2, 3};
+
+	assert_int_equal(doca_rdma_export(p->a.rdma, &da, &la, &p->ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(p->b.rdma, &db, &lb, &p->cb), DOCA_SUCCESS);
+	assert_true(lb <= sizeof(forged));
+	ferry_test_log_reset();
+	assert_int_equal(doca_rdma_connect(p->a.rdma, garbage, sizeof(garbage), p->ca), DOCA_ERROR_CONNECTION_ABORTED);
+	assert_logged("bad magic");
+	assert_int_equal(doca_rdma_connect(p->a.rdma, db, lb - 1, p->ca), DOCA_ERROR_CONNECTION_ABORTED);
+	assert_logged("truncated");
+	assert_int_equal(doca_rdma_connect(p->a.rdma, db, 3, p->ca), DOCA_ERROR_CONNECTION_ABORTED);
+	/* One byte of the worker address changed: the checksum says so. */
+	memcpy(forged, db, lb);
+	forged[lb - 1] ^= 0x40;
+	assert_int_equal(doca_rdma_connect(p->a.rdma, forged, lb, p->ca), DOCA_ERROR_CONNECTION_ABORTED);
+	assert_logged("checksum");
+	/* Another version. */
+	memcpy(forged, db, lb);
+	forged[4] = 2;
+	assert_int_equal(doca_rdma_connect(p->a.rdma, forged, lb, p->ca), DOCA_ERROR_CONNECTION_ABORTED);
+	assert_logged("version");
+	/* The memory descriptor is not a connection descriptor. */
+	assert_int_equal(doca_rdma_connect(p->a.rdma, NULL, lb, p->ca), DOCA_ERROR_INVALID_VALUE);
+	/* The connection is still usable after all that. */
+	assert_int_equal(doca_rdma_connect(p->a.rdma, db, lb, p->ca), DOCA_SUCCESS);
+}
+
+static void test_bad_mem_descriptors(void **state)
+{
+	struct pair *p = *state;
+	struct doca_mmap *m, *imp = NULL;
+	const void *desc;
+	size_t len;
+	uint8_t forged[16384];
+
+	assert_int_equal(doca_mmap_create(&m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(m, p->b.mem, 4096), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(m, p->b.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	/* No RDMA permission: nothing to export. */
+	ferry_test_log_reset();
+	assert_int_equal(doca_mmap_export_rdma(m, p->b.dev, &desc, &len), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("no RDMA permission");
+	assert_int_equal(doca_mmap_stop(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(m, RW_MMAP), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(m), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_rdma(m, p->b.dev, &desc, &len), DOCA_SUCCESS);
+	assert_true(len <= sizeof(forged));
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, len - 1, p->a.dev, &imp), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("truncated");
+	memcpy(forged, desc, len);
+	forged[32] |= 0x80; /* an access bit that is no RDMA bit */
+	assert_int_equal(doca_mmap_create_from_export(NULL, forged, len, p->a.dev, &imp), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("checksum");
+	memcpy(forged, desc, len);
+	forged[4] = 9;
+	assert_int_equal(doca_mmap_create_from_export(NULL, forged, len, p->a.dev, &imp),
+			 DOCA_ERROR_UNSUPPORTED_VERSION);
+	assert_null(imp);
+	/* The real one imports; an RDMA import cannot be re-exported or stopped. */
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, len, p->a.dev, &imp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_rdma(imp, p->a.dev, &desc, &len), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_mmap_stop(imp), DOCA_ERROR_NOT_PERMITTED);
+	drop_mmaps(m, imp);
+}
+
+/* ---- stop ---- */
+
+static void test_stop_flushes(void **state)
+{
+	struct pair *p = *state;
+	struct doca_rdma_task_receive *rt[3];
+	struct doca_buf *dst = side_buf(&p->b, 0, 4096, 0);
+
+	pair_connect(p);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, i == 0 ? dst : NULL,
+								      (union doca_data){0}, &rt[i]),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt[i])), DOCA_SUCCESS);
+	}
+	assert_int_equal(doca_ctx_stop(p->b.ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_true(side_wait(&p->b, &p->a, &p->b.failed, 3, WAIT_MS));
+	assert_int_equal(p->b.last_status, DOCA_ERROR_IO_FAILED);
+	for (int i = 0; i < 3; i++)
+		doca_task_free(doca_rdma_task_receive_as_task(rt[i]));
+	doca_buf_dec_refcount(dst, NULL);
+	assert_true(side_stop(&p->b, &p->a));
+	/* Restart: a new run, new connections. */
+	assert_int_equal(doca_ctx_start(p->b.ctx), DOCA_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_properties),
+		cmocka_unit_test(test_export_before_start),
+		cmocka_unit_test_setup_teardown(test_state_rules, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_send_receive_sizes, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_empty_message, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_send_early, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_receive_too_small, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_write_read, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_write_imm, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_read_only_export, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_peer_context_forbids_write, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_conn_descriptors, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_mem_descriptors, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
+	};
+
+	ferry_test_log_reset();
+	return ferry_test_run(argc, argv, tests, NULL, NULL);
+}
