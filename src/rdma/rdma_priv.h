@@ -75,6 +75,21 @@ enum rdma_conn_state {
 	RDMA_CONN_FAILED,    /* the peer went away: tasks complete with CONNECTION_RESET */
 };
 
+/*
+ * One UCX operation in flight: the user_data of its request. A task can be
+ * handed back to the program before UCX calls back (UCX 1.13 never completes
+ * the requests of an endpoint without peer-failure handling once the peer is
+ * dead): the op is then detached (task NULL) and its late callback, if any,
+ * only frees it. Ops live in chunks freed after the worker is destroyed.
+ */
+struct rdma_op {
+	struct rdma_task *task; /* NULL once detached */
+	struct doca_rdma_connection *conn;
+	struct rdma_op *prev, *next; /* the connection's live ops, or the free list (next) */
+	bool counts;                 /* counted in conn->ops (operations on the endpoint) */
+	bool is_flush;
+};
+
 struct rdma_rkey_slot {
 	uint64_t import_id;
 	ucp_rkey_h rkey;
@@ -90,9 +105,10 @@ struct doca_rdma_connection {
 	uint64_t peer_token; /* from the peer's descriptor */
 	uint32_t peer_conn;  /* the peer's connection id */
 	uint32_t peer_perm;  /* the peer instance's permissions */
-	bool wrote;          /* a put since the last flush: a message must flush first */
-	bool need_close;     /* the peer went away: close the endpoint from progress */
-	int pidfd;           /* the peer process, when it runs on this host; else -1 */
+	uint32_t peer_pid;
+	bool wrote;      /* a put since the last flush: a message must flush first */
+	bool need_close; /* the peer went away: close the endpoint from progress */
+	int pidfd;       /* the peer process, when it runs on this host; else -1 */
 	union doca_data user_data;
 	struct ferry_task_list waiting;  /* submitted before connect */
 	struct ferry_task_list deferred; /* messages behind a flush, in order */
@@ -100,7 +116,8 @@ struct doca_rdma_connection {
 	size_t desc_len;
 	struct rdma_rkey_slot rkeys[RDMA_RKEY_CACHE];
 	uint32_t num_rkeys;
-	uint32_t ops; /* UCX operations in flight on ep */
+	uint32_t ops;         /* UCX operations in flight on ep */
+	struct rdma_op *live; /* every op of this connection, UCX's or a receive's */
 };
 
 /* Every task type has this layout (struct doca_rdma_task_send is a struct rdma_task, ...). */
@@ -198,6 +215,10 @@ struct doca_rdma {
 	uint8_t boot_id[16];  /* ours, for the descriptor */
 	uint64_t liveness_ns; /* when the peers' pidfds were last polled */
 
+	struct rdma_op *free_ops;
+	uint32_t orphan_ops; /* detached ops UCX has not called back yet */
+	void *op_chunks;     /* chunks of ops: a next pointer, then the ops */
+
 	struct doca_rdma_connection *conns; /* max_conns entries, allocated at start */
 	uint32_t num_conns;                 /* exported so far */
 
@@ -218,6 +239,8 @@ static inline struct rdma_task *rdma_task_of(struct doca_task *base)
 
 /* rdma.c: record @p status (the first error wins) and queue the task for completion from progress. */
 void rdma_task_finish(struct rdma_task *task, doca_error_t status);
+/* rdma.c: true when the peer of @p conn is known to be gone (polls its pidfd: error paths only). */
+bool rdma_conn_peer_gone(struct doca_rdma_connection *conn);
 /* rdma.c: a UCX status as the task status DOCA programs see. */
 doca_error_t rdma_status_of(const struct doca_rdma *rdma, ucs_status_t st);
 
@@ -230,6 +253,10 @@ void rdma_task_deliver(struct rdma_task *task);
 /* rdma_task.c: the typed callback trampolines per kind. */
 extern const ferry_task_complete_fn rdma_task_trampolines[RDMA_TASK_KINDS];
 extern const char *const rdma_task_names[RDMA_TASK_KINDS];
+/* rdma_task.c: hand back every task with an operation on @p conn, with @p status; UCX may call back later. */
+void rdma_conn_detach_ops(struct doca_rdma_connection *conn, doca_error_t status);
+/* rdma_task.c: free every op chunk (the worker is gone: no callback can come). */
+void rdma_free_ops(struct doca_rdma *rdma);
 /* rdma_task.c: checks and queues a task (ops->submit). */
 doca_error_t rdma_task_submit(struct rdma_task *task);
 /* rdma_task.c: give a posted receive the message @p u (progress). */

@@ -21,6 +21,7 @@
 
 #include <doca_buf.h>
 
+#include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
@@ -39,68 +40,184 @@ static inline struct doca_rdma *rdma_of(const struct rdma_task *task)
 	return ferry_container_of(task->base.ctx, struct doca_rdma, ctx);
 }
 
-/* ---- UCX completions (inside ucp_worker_progress: record only) ---- */
+/* ---- operations and UCX completions (callbacks run inside ucp_worker_progress: record only) ---- */
+
+#define OPS_PER_CHUNK 64u
 
 static void op_done(struct rdma_task *task, ucs_status_t st, bool on_conn)
 {
 	struct doca_rdma *rdma = rdma_of(task);
 
-	if (on_conn)
-		task->conn->ops--;
 	task->pending--;
-	if (st != UCS_OK && task->status == DOCA_SUCCESS)
-		task->status = task->kind != RDMA_TASK_RECEIVE && task->conn->state == RDMA_CONN_FAILED &&
-					       !rdma->stopping
-				       ? DOCA_ERROR_CONNECTION_RESET /* cancelled because the peer went away */
-				       : rdma_status_of(rdma, st);
+	if (st != UCS_OK && task->status == DOCA_SUCCESS) {
+		/* An operation that failed because the peer is gone says so, whatever UCX's own code. */
+		if (on_conn && !rdma->stopping && rdma_conn_peer_gone(task->conn))
+			task->status = DOCA_ERROR_CONNECTION_RESET;
+		else
+			task->status = rdma_status_of(rdma, st);
+	}
 	if (task->pending == 0 && !task->awaiting_msg)
 		ferry_task_list_push(&rdma->done, &task->base);
+}
+
+static struct rdma_op *op_alloc(struct doca_rdma *rdma)
+{
+	struct rdma_op *op = rdma->free_ops;
+
+	if (op == NULL) {
+		void **chunk = ferry_malloc(sizeof(void *) + OPS_PER_CHUNK * sizeof(struct rdma_op));
+		struct rdma_op *ops;
+
+		if (chunk == NULL)
+			return NULL;
+		*chunk = rdma->op_chunks;
+		rdma->op_chunks = chunk;
+		ops = (struct rdma_op *)(void *)(chunk + 1);
+		for (uint32_t i = 0; i < OPS_PER_CHUNK; i++) {
+			ops[i].next = rdma->free_ops;
+			rdma->free_ops = &ops[i];
+		}
+		op = rdma->free_ops;
+	}
+	rdma->free_ops = op->next;
+	return op;
+}
+
+static void op_unlink(struct rdma_op *op)
+{
+	struct doca_rdma_connection *conn = op->conn;
+
+	if (op->prev != NULL)
+		op->prev->next = op->next;
+	else
+		conn->live = op->next;
+	if (op->next != NULL)
+		op->next->prev = op->prev;
+	if (op->counts)
+		conn->ops--;
+}
+
+/* An operation of @p task on @p conn begins; NULL when no memory is left (the caller fails the task). */
+static struct rdma_op *op_begin(struct rdma_task *task, struct doca_rdma_connection *conn, bool counts)
+{
+	struct rdma_op *op = op_alloc(rdma_of(task));
+
+	if (op == NULL)
+		return NULL;
+	op->task = task;
+	op->conn = conn;
+	op->counts = counts;
+	op->is_flush = false;
+	op->prev = NULL;
+	op->next = conn->live;
+	if (conn->live != NULL)
+		conn->live->prev = op;
+	conn->live = op;
+	if (counts)
+		conn->ops++;
+	task->pending++;
+	return op;
+}
+
+static void op_end(struct rdma_op *op, ucs_status_t st)
+{
+	struct rdma_task *task = op->task;
+	struct doca_rdma *rdma;
+
+	if (task == NULL) {
+		/* Detached: the task went back to the program already. */
+		op->conn->rdma->orphan_ops--;
+		op->next = op->conn->rdma->free_ops;
+		op->conn->rdma->free_ops = op;
+		return;
+	}
+	rdma = rdma_of(task);
+	op_unlink(op);
+	if (op->is_flush) {
+		task->flush_done = true;
+		rdma->deferred = true; /* the message behind it may go */
+	}
+	op->next = rdma->free_ops;
+	rdma->free_ops = op;
+	op_done(task, st, op->counts);
+}
+
+void rdma_conn_detach_ops(struct doca_rdma_connection *conn, doca_error_t status)
+{
+	struct doca_rdma *rdma = conn->rdma;
+
+	while (conn->live != NULL) {
+		struct rdma_op *op = conn->live;
+		struct rdma_task *task = op->task;
+
+		op_unlink(op);
+		op->task = NULL;
+		rdma->orphan_ops++;
+		if (task->status == DOCA_SUCCESS)
+			task->status = status;
+		task->pending--;
+		if (task->pending == 0 && !task->awaiting_msg)
+			ferry_task_list_push(&rdma->done, &task->base);
+	}
+}
+
+void rdma_free_ops(struct doca_rdma *rdma)
+{
+	void **chunk = rdma->op_chunks;
+
+	while (chunk != NULL) {
+		void **next = *chunk;
+
+		free(chunk);
+		chunk = next;
+	}
+	rdma->op_chunks = NULL;
+	rdma->free_ops = NULL;
 }
 
 static void send_cb(void *request, ucs_status_t status, void *user_data)
 {
 	ucp_request_free(request);
-	op_done(user_data, status, true);
-}
-
-static void flush_cb(void *request, ucs_status_t status, void *user_data)
-{
-	struct rdma_task *task = user_data;
-
-	ucp_request_free(request);
-	task->flush_done = true;
-	rdma_of(task)->deferred = true; /* the message behind it may go */
-	op_done(task, status, true);
+	op_end(user_data, status);
 }
 
 static void recv_cb(void *request, ucs_status_t status, size_t length, void *user_data)
 {
-	struct rdma_task *task = user_data;
-
 	(void)length;
 	ucp_request_free(request);
-	op_done(task, status, false);
+	op_end(user_data, status);
 }
 
-/* Account for an operation UCX accepted (@p req) or finished at once (NULL) or refused. */
-static void op_issued(struct rdma_task *task, ucs_status_ptr_t req, bool on_conn)
+/* UCX accepted the operation (its callback ends it), finished it at once (NULL) or refused it. */
+static void op_issued(struct rdma_op *op, ucs_status_ptr_t req)
 {
-	task->pending++;
-	if (on_conn)
-		task->conn->ops++;
 	if (req == NULL)
-		op_done(task, UCS_OK, on_conn);
+		op_end(op, UCS_OK);
 	else if (UCS_PTR_IS_ERR(req))
-		op_done(task, UCS_PTR_STATUS(req), on_conn);
-	/* else: its callback calls op_done */
+		op_end(op, UCS_PTR_STATUS(req));
 }
 
-static void op_params(ucp_request_param_t *p, struct rdma_task *task)
+static void op_params(ucp_request_param_t *p, struct rdma_op *op)
 {
 	memset(p, 0, sizeof(*p));
 	p->op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p->cb.send = send_cb;
-	p->user_data = task;
+	p->user_data = op;
+}
+
+/* Begin an operation on the task's connection, or fail the task for lack of memory. */
+static struct rdma_op *op_start(struct rdma_task *task, ucp_request_param_t *p)
+{
+	struct rdma_op *op = op_begin(task, task->conn, true);
+
+	if (op == NULL) {
+		FERRY_ERR("%s task %p: no memory to track a UCX operation", rdma_task_names[task->kind], (void *)task);
+		if (task->status == DOCA_SUCCESS)
+			task->status = DOCA_ERROR_NO_MEMORY;
+		return NULL;
+	}
+	op_params(p, op);
+	return op;
 }
 
 /* ---- issue ---- */
@@ -110,13 +227,18 @@ static void send_am(struct rdma_task *task)
 	struct doca_rdma_connection *conn = task->conn;
 	const void *data = task->src != NULL ? ferry_buf_data(task->src) : NULL;
 	ucp_request_param_t p;
+	struct rdma_op *op;
 
 	task->hdr.dst_token = conn->peer_token;
 	task->hdr.dst_conn = conn->peer_conn;
 	task->hdr.reserved = 0;
-	op_params(&p, task);
-	op_issued(task, ucp_am_send_nbx(conn->ep, RDMA_AM_ID, &task->hdr, sizeof(task->hdr), data, task->bytes, &p),
-		  true);
+	op = op_start(task, &p);
+	if (op == NULL) {
+		if (task->pending == 0)
+			ferry_task_list_push(&rdma_of(task)->done, &task->base);
+		return;
+	}
+	op_issued(op, ucp_am_send_nbx(conn->ep, RDMA_AM_ID, &task->hdr, sizeof(task->hdr), data, task->bytes, &p));
 }
 
 /* A message: at once, or behind a flush of the writes before it (the peer must see those first). */
@@ -147,20 +269,14 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 		if (task->need_flush && !task->flush_done) {
 			if (!task->flush_started) {
 				ucp_request_param_t p;
-				ucs_status_ptr_t req;
+				struct rdma_op *op = op_start(task, &p);
 
 				task->flush_started = true;
-				op_params(&p, task);
-				p.cb.send = flush_cb;
-				req = ucp_ep_flush_nbx(conn->ep, &p);
-				if (UCS_PTR_IS_PTR(req)) {
-					/* flush_cb finishes the step */
-					task->pending++;
-					conn->ops++;
+				if (op == NULL) {
+					task->flush_done = true; /* the failed status keeps the message from going */
 				} else {
-					task->flush_done = true;
-					if (UCS_PTR_IS_ERR(req) && task->status == DOCA_SUCCESS)
-						task->status = rdma_status_of(rdma_of(task), UCS_PTR_STATUS(req));
+					op->is_flush = true;
+					op_issued(op, ucp_ep_flush_nbx(conn->ep, &p));
 				}
 			}
 			if (!task->flush_done)
@@ -200,6 +316,7 @@ static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf 
 void rdma_task_issue(struct rdma_task *task)
 {
 	ucp_request_param_t p;
+	struct rdma_op *op;
 	doca_error_t err;
 
 	switch (task->kind) {
@@ -217,40 +334,50 @@ void rdma_task_issue(struct rdma_task *task)
 			rdma_task_finish(task, DOCA_SUCCESS);
 			return;
 		}
-		op_params(&p, task);
-		op_issued(task,
-			  ucp_get_nbx(task->conn->ep, task->local_ptr, task->bytes, task->remote_addr, task->rkey, &p),
-			  true);
+		op = op_start(task, &p);
+		if (op == NULL) {
+			err = DOCA_ERROR_NO_MEMORY;
+			break;
+		}
+		op_issued(op,
+			  ucp_get_nbx(task->conn->ep, task->local_ptr, task->bytes, task->remote_addr, task->rkey, &p));
 		return;
 	case RDMA_TASK_WRITE:
 	case RDMA_TASK_WRITE_IMM:
 		err = remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_WRITE);
 		if (err != DOCA_SUCCESS)
 			break;
+		/* No completion while the task's operations are being issued. */
+		task->awaiting_msg = true;
 		if (task->bytes != 0) {
-			op_params(&p, task);
-			task->conn->wrote = true;
-			if (task->kind == RDMA_TASK_WRITE_IMM)
-				task->awaiting_msg = true; /* the put's completion must not finish it */
-			op_issued(task,
-				  ucp_put_nbx(task->conn->ep, task->local_ptr, task->bytes, task->remote_addr,
-					      task->rkey, &p),
-				  true);
+			op = op_start(task, &p);
+			if (op != NULL) {
+				task->conn->wrote = true;
+				op_issued(op, ucp_put_nbx(task->conn->ep, task->local_ptr, task->bytes,
+							  task->remote_addr, task->rkey, &p));
+			}
+			/*
+			 * A write completes when its bytes are in the peer's memory, as
+			 * an RC write completes on the peer's acknowledgement: UCX's put
+			 * completes when the source may be reused, its flush when the
+			 * put has landed (and fails when the peer is gone).
+			 */
+			if (op != NULL && task->kind == RDMA_TASK_WRITE) {
+				op = op_start(task, &p);
+				if (op != NULL)
+					op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
+			}
 		}
-		if (task->kind == RDMA_TASK_WRITE) {
-			if (task->bytes == 0)
-				rdma_task_finish(task, DOCA_SUCCESS);
+		task->awaiting_msg = false;
+		if (task->kind == RDMA_TASK_WRITE_IMM && task->status == DOCA_SUCCESS) {
+			/* The immediate travels alone, behind a flush; the written bytes stay where the put left them. */
+			task->written = task->bytes;
+			task->bytes = 0;
+			send_message(task, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
 			return;
 		}
-		{
-			/* The immediate travels alone; the written bytes stay where the put left them. */
-			uint64_t written = task->bytes;
-
-			task->awaiting_msg = false;
-			task->bytes = 0;
-			task->written = written;
-			send_message(task, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
-		}
+		if (task->pending == 0)
+			rdma_task_finish(task, DOCA_SUCCESS);
 		return;
 	default:
 		err = DOCA_ERROR_UNEXPECTED;
@@ -287,13 +414,16 @@ void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
 	}
 	if (u->is_rndv) {
 		ucp_request_param_t p;
+		struct rdma_op *op = op_begin(task, u->conn, false);
 
-		memset(&p, 0, sizeof(p));
-		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+		if (op == NULL) {
+			ucp_am_data_release(rdma->worker, u->data);
+			rdma_task_finish(task, DOCA_ERROR_NO_MEMORY);
+			return;
+		}
+		op_params(&p, op);
 		p.cb.recv_am = recv_cb;
-		p.user_data = task;
-		op_issued(task, ucp_am_recv_data_nbx(rdma->worker, u->data, ferry_buf_data_end(task->dst), u->len, &p),
-			  false);
+		op_issued(op, ucp_am_recv_data_nbx(rdma->worker, u->data, ferry_buf_data_end(task->dst), u->len, &p));
 		return;
 	}
 	memcpy(ferry_buf_data_end(task->dst), u->data, u->len);
