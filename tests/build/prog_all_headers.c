@@ -45,6 +45,8 @@ int main(void)
 		return 1;
 	if (doca_dma_cap_task_memcpy_is_supported(list[0]) != DOCA_SUCCESS)
 		return 1;
+	if (doca_rdma_cap_task_send_is_supported(list[0]) != DOCA_SUCCESS)
+		return 1;
 	{
 		uint32_t max_msg = 0;
 

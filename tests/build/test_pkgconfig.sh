@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_pkgconfig.sh <source dir> <build dir>: a DOCA program builds with only
-# `cc prog.c $(pkg-config --cflags --libs doca-common doca-dma doca-argp doca-comch)`,
+# `cc prog.c $(pkg-config --cflags --libs doca-common doca-dma doca-argp doca-comch doca-rdma)`,
 # (1) from the build tree (meson-uninstalled/) and (2) after `meson install`
 # into a fresh prefix; the -dpu flavour defines DOCA_ARCH_DPU.
 set -euo pipefail
@@ -25,10 +25,10 @@ check() { # check <label> <expected output prefix> <binary> <lib dir>
 # 1. From the build tree.
 export PKG_CONFIG_PATH="$build/meson-uninstalled"
 # shellcheck disable=SC2046
-$cc -o "$work/host" "$prog" $(pkg-config --cflags --libs doca-common doca-dma doca-argp doca-comch)
+$cc -o "$work/host" "$prog" $(pkg-config --cflags --libs doca-common doca-dma doca-argp doca-comch doca-rdma)
 check "build tree, host" "side=host" "$work/host" "$build/src"
 # shellcheck disable=SC2046
-$cc -o "$work/dpu" "$prog" $(pkg-config --cflags --libs doca-common-dpu doca-dma-dpu doca-argp-dpu doca-comch-dpu)
+$cc -o "$work/dpu" "$prog" $(pkg-config --cflags --libs doca-common-dpu doca-dma-dpu doca-argp-dpu doca-comch-dpu doca-rdma-dpu)
 check "build tree, dpu flavour" "side=dpu" "$work/dpu" "$build/src"
 
 # 2. After installing into a prefix of our own.
@@ -37,5 +37,5 @@ pcdir=$(dirname "$(find "$work/root" -name doca-dma.pc | head -n1)")
 libdir=$(dirname "$(find "$work/root" -name 'libdoca_dma.so' | head -n1)")
 export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$work/root"
 # shellcheck disable=SC2046
-$cc -o "$work/installed" "$prog" $(pkg-config --cflags --libs doca-common doca-dma doca-argp doca-comch)
+$cc -o "$work/installed" "$prog" $(pkg-config --cflags --libs doca-common doca-dma doca-argp doca-comch doca-rdma)
 check "installed prefix" "side=host" "$work/installed" "$libdir"
