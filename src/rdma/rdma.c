@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -318,27 +319,28 @@ static void conn_fail_waiting(struct doca_rdma_connection *conn, doca_error_t st
 
 /* ---- context ops ---- */
 
-static void deliver_done(struct doca_rdma *rdma, uint32_t *delivered)
+static uint32_t deliver(struct ferry_task_list *batch)
 {
-	/* Only what was done before this pass: a callback that resubmits a failing task cannot spin here. */
-	struct ferry_task_list batch = rdma->done;
 	struct doca_task *t;
+	uint32_t n = 0;
 
-	rdma->done.head = rdma->done.tail = NULL;
-	while ((t = ferry_task_list_pop(&batch)) != NULL) {
+	while ((t = ferry_task_list_pop(batch)) != NULL) {
 		rdma_task_deliver(rdma_task_of(t));
-		(*delivered)++;
+		n++;
 	}
+	return n;
 }
 
 static uint32_t rdma_progress(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = rdma_of_ctx(ctx);
-	uint32_t delivered = 0;
+	struct ferry_task_list batch;
 	struct doca_task *t;
 
 	if (rdma->worker == NULL)
 		return 0;
+	atomic_store_explicit(&rdma->pe_active_ns, ferry_link_now_ns(), memory_order_relaxed);
+	pthread_mutex_lock(&rdma->lock);
 	rdma->in_progress = true;
 	for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
 		;
@@ -374,17 +376,19 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 		}
 		match_receives(rdma);
 	}
-	deliver_done(rdma, &delivered);
+	/*
+	 * Only what is done now, and outside the lock: the callbacks may submit,
+	 * and a callback that resubmits a failing task cannot spin here.
+	 */
+	batch = rdma->done;
+	rdma->done.head = rdma->done.tail = NULL;
 	rdma->in_progress = false;
-	return delivered;
+	pthread_mutex_unlock(&rdma->lock);
+	return deliver(&batch);
 }
 
-static bool rdma_has_pending(struct doca_ctx *ctx)
+static bool pending_locked(struct doca_rdma *rdma)
 {
-	struct doca_rdma *rdma = rdma_of_ctx(ctx);
-
-	if (rdma->worker == NULL)
-		return false;
 	if (rdma->done.head != NULL || rdma->ready.head != NULL || rdma->deferred ||
 	    (rdma->receives.head != NULL && rdma->unexp_count != 0))
 		return true;
@@ -395,8 +399,104 @@ static bool rdma_has_pending(struct doca_ctx *ctx)
 	return ucp_worker_arm(rdma->worker) == UCS_ERR_BUSY;
 }
 
+static bool rdma_has_pending(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rdma = rdma_of_ctx(ctx);
+	bool pending;
+
+	if (rdma->worker == NULL)
+		return false;
+	pthread_mutex_lock(&rdma->lock);
+	pending = pending_locked(rdma);
+	pthread_mutex_unlock(&rdma->lock);
+	return pending;
+}
+
+/*
+ * The service thread. UCX 1.13 serves a peer's reads and writes of this
+ * process's memory (and the rendezvous of its messages) from this worker's
+ * progress, over shared memory as over TCP, and DOCA programs wait on stdin
+ * or spin in a sync-event wait while their peer accesses their memory. So
+ * while the PE's thread has not progressed this context for
+ * RDMA_SERVICE_IDLE_NS, this thread progresses the worker whenever its event
+ * fd wakes, and rings the PE for what completed; completions are still
+ * delivered by doca_pe_progress. While the PE progresses, the thread only
+ * looks once per RDMA_SERVICE_IDLE_NS.
+ */
+#define RDMA_SERVICE_IDLE_NS (1000ull * 1000)
+
+static void *service_main(void *arg)
+{
+	struct doca_rdma *rdma = arg;
+	struct pollfd fds[2] = {{.fd = rdma->efd, .events = POLLIN}, {.fd = rdma->service_quit_fd, .events = POLLIN}};
+	int timeout = -1;
+
+	for (;;) {
+		uint64_t active;
+		bool wake;
+
+		if (poll(fds, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents != 0)
+			break;
+		timeout = -1;
+		active = atomic_load_explicit(&rdma->pe_active_ns, memory_order_relaxed);
+		if (ferry_link_now_ns() - active < RDMA_SERVICE_IDLE_NS) {
+			/* The PE's thread is at work: leave the worker to it, look again later. */
+			timeout = 1;
+			fds[0].events = 0;
+			continue;
+		}
+		fds[0].events = POLLIN;
+		pthread_mutex_lock(&rdma->lock);
+		for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
+			;
+		wake = rdma->done.head != NULL || (rdma->receives.head != NULL && rdma->unexp_count != 0) ||
+		       rdma->deferred;
+		/* Busy: more to do at once; else armed, and the fd wakes this thread for the next event. */
+		if (ucp_worker_arm(rdma->worker) == UCS_ERR_BUSY)
+			timeout = 0;
+		pthread_mutex_unlock(&rdma->lock);
+		if (wake)
+			ferry_pe_wake(rdma->ctx.pe);
+	}
+	return NULL;
+}
+
+static doca_error_t service_start(struct doca_rdma *rdma, const char *call)
+{
+	rdma->service_quit_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rdma->service_quit_fd < 0)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "rdma %p: no eventfd for its service thread",
+				     (void *)rdma);
+	atomic_store_explicit(&rdma->pe_active_ns, 0, memory_order_relaxed);
+	if (pthread_create(&rdma->service, NULL, service_main, rdma) != 0) {
+		close(rdma->service_quit_fd);
+		rdma->service_quit_fd = -1;
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "rdma %p: cannot start its service thread",
+				     (void *)rdma);
+	}
+	rdma->service_running = true;
+	return DOCA_SUCCESS;
+}
+
+static void service_stop(struct doca_rdma *rdma)
+{
+	uint64_t one = 1;
+
+	if (!rdma->service_running)
+		return;
+	if (write(rdma->service_quit_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		FERRY_WARN("rdma %p: cannot signal its service thread", (void *)rdma);
+	pthread_join(rdma->service, NULL);
+	close(rdma->service_quit_fd);
+	rdma->service_quit_fd = -1;
+	rdma->service_running = false;
+}
+
 static void rdma_release_worker(struct doca_rdma *rdma)
 {
+	service_stop(rdma);
 	if (rdma->conns != NULL) {
 		for (uint32_t i = 0; i < rdma->num_conns; i++)
 			free(rdma->conns[i].desc);
@@ -442,7 +542,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* two threads, never at once (rdma->lock) */
 	st = ucp_worker_create(rdma->ucp, &wp, &rdma->worker);
 	if (st != UCS_OK) {
 		rdma->worker = NULL;
@@ -513,6 +613,11 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	rdma->done.head = rdma->done.tail = NULL;
 	rdma->ready.head = rdma->ready.tail = NULL;
 	rdma->unexp_head = rdma->unexp_count = 0;
+	/* The worker armed once: its fd wakes the service thread for the first event. */
+	(void)ucp_worker_arm(rdma->worker);
+	err = service_start(rdma, call);
+	if (err != DOCA_SUCCESS)
+		goto fail;
 	/* DOCA 3.3: RUNNING at once; programs export and connect from the RUNNING callback. */
 	return DOCA_SUCCESS;
 fail:
@@ -525,6 +630,7 @@ static void rdma_stop(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = rdma_of_ctx(ctx);
 	struct doca_task *t;
 
+	pthread_mutex_lock(&rdma->lock);
 	rdma->stopping = true;
 	/* Completions go through progress: everything here only queues. */
 	while ((t = ferry_task_list_pop(&rdma->receives)) != NULL)
@@ -541,6 +647,7 @@ static void rdma_stop(struct doca_ctx *ctx)
 		rdma_conn_detach_ops(&rdma->conns[i], DOCA_ERROR_IO_FAILED);
 	}
 	drop_unexpected(rdma);
+	pthread_mutex_unlock(&rdma->lock);
 }
 
 static void rdma_stopped(struct doca_ctx *ctx)
@@ -549,6 +656,8 @@ static void rdma_stopped(struct doca_ctx *ctx)
 	uint64_t deadline = ferry_link_now_ns() + RDMA_CLOSE_DEADLINE_NS;
 	bool all;
 
+	/* From here the PE's thread alone uses the worker. */
+	service_stop(rdma);
 	/* Force-closed endpoints finish within a few progress calls; the deadline is a guard. */
 	do {
 		all = true;
@@ -584,7 +693,13 @@ static const struct ferry_ctx_ops rdma_ops = {
 
 static doca_error_t rdma_submit(struct doca_task *base)
 {
-	return rdma_task_submit(rdma_task_of(base));
+	struct doca_rdma *rdma = rdma_of_ctx(base->ctx);
+	doca_error_t err;
+
+	pthread_mutex_lock(&rdma->lock);
+	err = rdma_task_submit(rdma_task_of(base));
+	pthread_mutex_unlock(&rdma->lock);
+	return err;
 }
 
 /* ---- public: context ---- */
@@ -621,6 +736,8 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	rdma->cm_timeout = 5000;
 	rdma->rnr_retry_count = 7;
 	rdma->efd = -1;
+	rdma->service_quit_fd = -1;
+	pthread_mutex_init(&rdma->lock, NULL);
 	*rdma_out = rdma;
 	return DOCA_SUCCESS;
 }
@@ -635,6 +752,7 @@ doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
 		return err;
 	ferry_ctx_fini(&rdma->ctx);
 	rdma_ucp_put();
+	pthread_mutex_destroy(&rdma->lock);
 	free(rdma);
 	return DOCA_SUCCESS;
 }
@@ -658,10 +776,10 @@ static doca_error_t check_running(const struct doca_rdma *rdma, const char *call
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_conn_details,
-			      size_t *local_rdma_conn_details_size, struct doca_rdma_connection **rdma_connection)
+static doca_error_t export_locked(struct doca_rdma *rdma, const void **local_rdma_conn_details,
+				  size_t *local_rdma_conn_details_size, struct doca_rdma_connection **rdma_connection)
 {
-	const char *call = __func__;
+	const char *call = "doca_rdma_export";
 	struct ferry_rdma_conn_desc d;
 	struct doca_rdma_connection *conn;
 	doca_error_t err;
@@ -718,10 +836,10 @@ static bool conn_belongs(const struct doca_rdma *rdma, const struct doca_rdma_co
 	return rdma->conns != NULL && conn >= rdma->conns && conn < rdma->conns + rdma->num_conns && conn->rdma == rdma;
 }
 
-doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
-			       size_t remote_rdma_conn_details_size, struct doca_rdma_connection *rdma_connection)
+static doca_error_t connect_locked(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
+				   size_t remote_rdma_conn_details_size, struct doca_rdma_connection *rdma_connection)
 {
-	const char *call = __func__;
+	const char *call = "doca_rdma_connect";
 	struct ferry_rdma_conn_desc d;
 	struct doca_rdma_connection *conn = rdma_connection;
 	ucp_ep_params_t ep;
@@ -800,6 +918,32 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	while ((t = ferry_task_list_pop(&conn->waiting)) != NULL)
 		ferry_task_list_push(&rdma->ready, t);
 	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_conn_details,
+			      size_t *local_rdma_conn_details_size, struct doca_rdma_connection **rdma_connection)
+{
+	doca_error_t err;
+
+	if (rdma == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma is NULL");
+	pthread_mutex_lock(&rdma->lock);
+	err = export_locked(rdma, local_rdma_conn_details, local_rdma_conn_details_size, rdma_connection);
+	pthread_mutex_unlock(&rdma->lock);
+	return err;
+}
+
+doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
+			       size_t remote_rdma_conn_details_size, struct doca_rdma_connection *rdma_connection)
+{
+	doca_error_t err;
+
+	if (rdma == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma is NULL");
+	pthread_mutex_lock(&rdma->lock);
+	err = connect_locked(rdma, remote_rdma_conn_details, remote_rdma_conn_details_size, rdma_connection);
+	pthread_mutex_unlock(&rdma->lock);
+	return err;
 }
 
 doca_error_t doca_rdma_connection_set_user_data(struct doca_rdma_connection *rdma_connection,

@@ -29,6 +29,8 @@
 #ifndef FERRY_RDMA_PRIV_H_
 #define FERRY_RDMA_PRIV_H_
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -203,6 +205,18 @@ struct doca_rdma {
 	uint32_t sl;
 	uint16_t cm_timeout;
 	uint8_t rnr_retry_count;
+
+	/*
+	 * The lock: the PE's thread and the context's service thread (rdma.c:
+	 * service_main) both progress the worker, so everything UCX calls back
+	 * into, and the worker and endpoints themselves, are used under it. User
+	 * callbacks run without it.
+	 */
+	pthread_mutex_t lock;
+	pthread_t service;
+	bool service_running;
+	int service_quit_fd;           /* eventfd: the service thread leaves */
+	_Atomic uint64_t pe_active_ns; /* the PE's last progress of this context */
 
 	/* UCX: between start and IDLE. */
 	ucp_context_h ucp; /* the process's, referenced from create to destroy */

@@ -5,7 +5,8 @@
  * (the out-of-band channel), then the requester (parent) sends messages of
  * 1 B to 1 MiB that the responder (child) echoes back, writes into and reads
  * from the child's exported memory, and sends a write with immediate the child
- * checks. Last, the child is killed: every task the parent then submits ends
+ * checks. Then the child blocks in read(), progressing nothing, while the
+ * parent writes into and reads from its memory. Last, the child is killed: every task the parent then submits ends
  * with DOCA_ERROR_CONNECTION_RESET within seconds, a posted receive is flushed
  * by the stop, and nothing hangs.
  *
@@ -20,6 +21,7 @@
 #define WAIT_MS    10000u
 #define REMOTE_OFF (SIDE_MEM / 2) /* the child exports [REMOTE_OFF, SIDE_MEM) */
 #define WIMM_FLAG  0x80000000u
+#define BLOCK_IMM  0x0b10c4u /* after echoing it, the child blocks in read() until the parent writes a byte */
 
 static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
 
@@ -127,6 +129,12 @@ static int child(int in, int out)
 		CHECK(side_wait(&s, NULL, &s.ok, ok + 1, WAIT_MS));
 		doca_task_free(doca_rdma_task_send_imm_as_task(st));
 		doca_buf_dec_refcount(dst, NULL);
+		if (imm == BLOCK_IMM) {
+			/* As NVIDIA's responders sit in getchar(): no progress at all from this thread. */
+			char c;
+
+			CHECK(read(in, &c, 1) == 1);
+		}
 	}
 	return 0;
 }
@@ -243,6 +251,48 @@ static void remote_memory(struct parent *p)
 	doca_buf_dec_refcount(back, NULL);
 }
 
+/*
+ * The child's thread is blocked in read() and progresses nothing: a write and
+ * a read of its memory still complete (its context's service thread serves them).
+ */
+static void passive_target(struct parent *p, int gate)
+{
+	const size_t len = 128 * 1024;
+	struct doca_buf *src = side_buf(&p->s, 0, len, len);
+	struct doca_buf *back = side_buf(&p->s, REMOTE_OFF, len, 0);
+	struct doca_buf *rdst = NULL, *rsrc = NULL;
+	struct doca_rdma_task_write *wt;
+	struct doca_rdma_task_read *rt;
+	unsigned int ok;
+	uint64_t t0;
+
+	CHECK(round_trip(p, 0, BLOCK_IMM) == BLOCK_IMM);
+	usleep(20000); /* the child is in read() by now */
+	OK(doca_buf_inventory_buf_get_by_args(p->s.inv, p->remote, p->remote_base, len, p->remote_base, 0, &rdst));
+	OK(doca_buf_inventory_buf_get_by_args(p->s.inv, p->remote, p->remote_base, len, p->remote_base, len, &rsrc));
+	pattern_fill(p->s.mem, len, 4321);
+	memset(p->s.mem + REMOTE_OFF, 0, len);
+	t0 = side_now_ms();
+	ok = p->s.ok;
+	OK(doca_rdma_task_write_allocate_init(p->s.rdma, p->conn, src, rdst, (union doca_data){0}, &wt));
+	OK(doca_task_submit(doca_rdma_task_write_as_task(wt)));
+	CHECK(side_wait(&p->s, NULL, &p->s.ok, ok + 1, WAIT_MS));
+	OK(doca_rdma_task_read_allocate_init(p->s.rdma, p->conn, rsrc, back, (union doca_data){0}, &rt));
+	OK(doca_task_submit(doca_rdma_task_read_as_task(rt)));
+	CHECK(side_wait(&p->s, NULL, &p->s.ok, ok + 2, WAIT_MS));
+	CHECK(p->s.failed == 0);
+	CHECK(pattern_check(p->s.mem + REMOTE_OFF, len, 4321));
+	printf("xproc: child blocked in read(): 128 KiB written and read back in %llu ms\n",
+	       (unsigned long long)(side_now_ms() - t0));
+	CHECK(write(gate, "x", 1) == 1);
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	doca_task_free(doca_rdma_task_read_as_task(rt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(back, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	doca_buf_dec_refcount(rsrc, NULL);
+}
+
 /* The child dies: what the parent submits next fails with CONNECTION_RESET; a posted receive waits for the stop. */
 static void peer_killed(struct parent *p, pid_t pid)
 {
@@ -336,6 +386,8 @@ int main(void)
 	}
 	messages(&p);
 	remote_memory(&p);
+	passive_target(&p, to_child[1]);
+	messages(&p); /* the child is back */
 	peer_killed(&p, pid);
 	OK(doca_mmap_destroy(p.remote));
 	side_fini(&p.s);
