@@ -41,6 +41,10 @@
  *    by doca_ctx_stop complete with DOCA_ERROR_IO_FAILED.
  *
  * Threading: an RDMA context is used from the thread that progresses its PE.
+ * Each started context also has a service thread of Ferry's, which serves the
+ * peer's reads and writes of this process's memory while that thread does not
+ * progress (waiting on stdin, say); callbacks still run only inside
+ * doca_pe_progress.
  */
 #ifndef DOCA_RDMA_H_
 #define DOCA_RDMA_H_
