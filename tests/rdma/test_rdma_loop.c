@@ -590,8 +590,39 @@ static void test_stop_flushes(void **state)
 		doca_task_free(doca_rdma_task_receive_as_task(rt[i]));
 	doca_buf_dec_refcount(dst, NULL);
 	assert_true(side_stop(&p->b, &p->a));
-	/* Restart: a new run, new connections. */
+	assert_true(side_stop(&p->a, &p->b));
+	/* Restart: a new run voids the old connections; new ones work. */
+	assert_int_equal(doca_ctx_start(p->a.ctx), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(p->b.ctx), DOCA_SUCCESS);
+	p->a.ok = p->a.failed = p->b.ok = p->b.failed = 0;
+	pair_connect(p);
+	send_one(p, 5000, 3, true);
+}
+
+/* A stop flushes a task UCX still holds (a 1 MiB send nobody receives); the peer drops what it held. */
+static void test_stop_inflight(void **state)
+{
+	struct pair *p = *state;
+	struct doca_buf *src = side_buf(&p->a, 0, 1u << 20, 1u << 20);
+	struct doca_rdma_task_send *st[1];
+
+	pair_connect(p);
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, src, (union doca_data){0}, &st[0]),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st[0])), DOCA_SUCCESS);
+	for (int i = 0; i < 100; i++) {
+		(void)doca_pe_progress(p->a.pe);
+		(void)doca_pe_progress(p->b.pe);
+	}
+	assert_int_equal(p->a.ok + p->a.failed, 0); /* the rendezvous waits for a receive */
+	assert_int_equal(doca_ctx_stop(p->a.ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.failed, 1, WAIT_MS));
+	assert_int_equal(p->a.last_status, DOCA_ERROR_IO_FAILED);
+	doca_task_free(doca_rdma_task_send_as_task(st[0]));
+	doca_buf_dec_refcount(src, NULL);
+	assert_true(side_stop(&p->a, &p->b));
+	/* The message B holds for a receive goes with B's stop. */
+	assert_true(side_stop(&p->b, &p->a));
 }
 
 int main(int argc, char **argv)
@@ -611,6 +642,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_bad_conn_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_mem_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
 	};
 
 	ferry_test_log_reset();
