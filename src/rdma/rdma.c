@@ -139,6 +139,15 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 			  conn->id, h.opcode, length);
 		return UCS_OK;
 	}
+	if (rdma->unexp_count == 0 && rdma->receives.head != NULL &&
+	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0) {
+		/* The common case: a receive waits and no message is ahead of this one: fill it from UCX's buffer. */
+		struct rdma_unexpected now = {
+			.conn = conn, .hdr = h, .len = length, .data = length != 0 ? data : NULL, .borrowed = true};
+
+		rdma_receive_fill(rdma_task_of(ferry_task_list_pop(&rdma->receives)), &now);
+		return UCS_OK;
+	}
 	if (rdma->unexp_count == RDMA_MAX_UNEXPECTED) {
 		FERRY_ERR("rdma %p: connection %u: %u messages already wait for a receive task; dropped one of %zu "
 			  "bytes (post receives before the peer sends)",
@@ -151,12 +160,13 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 	u->len = length;
 	u->is_rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 	u->is_desc = held;
+	u->borrowed = false;
 	u->data = NULL;
 	if (length != 0) {
 		if (held) {
 			u->data = data;
 		} else {
-			/* Not ours after return: copy (AM handlers are set persistent, so this is rare). */
+			/* UCX's buffer is not ours after return: copy. */
 			u->data = malloc(length);
 			if (u->data == NULL) {
 				FERRY_ERR("rdma %p: no memory to hold a message of %zu bytes; dropped", (void *)rdma,
@@ -339,13 +349,14 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 
 	if (rdma->worker == NULL)
 		return 0;
-	atomic_store_explicit(&rdma->pe_active_ns, ferry_link_now_ns(), memory_order_relaxed);
+	uint64_t now = ferry_link_now_ns();
+
+	atomic_store_explicit(&rdma->pe_active_ns, now, memory_order_relaxed);
 	pthread_mutex_lock(&rdma->lock);
 	rdma->in_progress = true;
-	for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
-		;
+	/* One round per call: the program calls doca_pe_progress again, and a second round is mostly empty. */
+	(void)ucp_worker_progress(rdma->worker);
 	bool check_alive = false;
-	uint64_t now = ferry_link_now_ns();
 
 	if (now - rdma->liveness_ns >= RDMA_LIVENESS_NS) {
 		rdma->liveness_ns = now;
@@ -566,8 +577,12 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	ap.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
 			UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
 	ap.id = RDMA_AM_ID;
-	/* Persistent: a message that arrives before its receive stays in UCX's buffer, not a copy of ours. */
-	ap.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+	/*
+	 * Not persistent: most messages find their receive posted and are copied
+	 * straight from UCX's buffer; one that arrives first is copied aside
+	 * (or held, when UCX offers its buffer for keeps).
+	 */
+	ap.flags = UCP_AM_FLAG_WHOLE_MSG;
 	ap.cb = am_cb;
 	ap.arg = rdma;
 	st = ucp_worker_set_am_recv_handler(rdma->worker, &ap);

@@ -176,8 +176,9 @@ struct rdma_unexpected {
 	struct doca_rdma_connection *conn;
 	struct rdma_msg_hdr hdr;
 	size_t len;
-	void *data;   /* UCX's data descriptor (held) or our copy */
-	bool is_desc; /* data is UCX's: release with ucp_am_data_release (or fetch with recv_data when rndv) */
+	void *data;    /* UCX's data descriptor (held) or our copy */
+	bool is_desc;  /* data is UCX's: release with ucp_am_data_release (or fetch with recv_data when rndv) */
+	bool borrowed; /* data is UCX's for the time of its callback only: neither release nor free */
 	bool is_rndv;
 };
 

@@ -403,7 +403,7 @@ void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
 			  (void *)task, u->len, room);
 		if (u->data != NULL && u->is_desc)
 			ucp_am_data_release(rdma->worker, u->data);
-		else
+		else if (!u->borrowed)
 			free(u->data);
 		rdma_task_finish(task, DOCA_ERROR_TOO_BIG);
 		return;
@@ -429,7 +429,7 @@ void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
 	memcpy(ferry_buf_data_end(task->dst), u->data, u->len);
 	if (u->is_desc)
 		ucp_am_data_release(rdma->worker, u->data);
-	else
+	else if (!u->borrowed)
 		free(u->data);
 	rdma_task_finish(task, DOCA_SUCCESS);
 }

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdma_bench - DOCA RDMA between two processes against UCX's ucx_perftest on
+ * the same transport, in one run (issue 11 item 8, first figures):
+ *
+ *   lat   64 B send/receive ping-pong, one-way time (round trip / 2),
+ *         against ucp_am_lat 64 B;
+ *   put   write tasks of 64 KiB and 1 MiB, 16 in flight, against ucp_put_bw;
+ *   get   read tasks, the same, against ucp_get (ucx_perftest 1.13 has no ucp_get_bw).
+ *
+ * The requester runs on CPU 0, the responder on CPU 1, as ucx_perftest's
+ * client and server (-c). UCX_TLS defaults to sm,self (set it to compare
+ * another transport; TCP: also UCX_NET_DEVICES=lo). Prints a table and one
+ * JSON line per figure. A command, not a test: build-*\/bench/rdma_bench [seconds]
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "bench_ucx.h"
+#include "bench_util.h"
+#include "../tests/rdma/rdma_fixture.h"
+
+#define IN_FLIGHT 16u
+#define LAT_SIZE  64u
+
+static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
+
+#define DIE(...)                                             \
+	do {                                                 \
+		fprintf(stderr, "rdma_bench: " __VA_ARGS__); \
+		fprintf(stderr, "\n");                       \
+		exit(1);                                     \
+	} while (0)
+
+static void put_blob(int fd, const void *p, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+
+	if (write(fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || write(fd, p, len) != (ssize_t)len)
+		DIE("pipe write");
+}
+
+static size_t get_blob(int fd, void *p, size_t room)
+{
+	uint32_t n = 0;
+	size_t got = 0;
+
+	if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || n > room)
+		DIE("pipe read");
+	while (got < n) {
+		ssize_t r = read(fd, (uint8_t *)p + got, n - got);
+
+		if (r <= 0)
+			DIE("pipe read");
+		got += (size_t)r;
+	}
+	return n;
+}
+
+static struct doca_rdma_connection *connect_side(struct side *s, int out, int in)
+{
+	static uint8_t peer[65536];
+	struct doca_rdma_connection *conn;
+	const void *desc;
+	size_t len;
+
+	if (doca_rdma_export(s->rdma, &desc, &len, &conn) != DOCA_SUCCESS)
+		DIE("export");
+	put_blob(out, desc, len);
+	len = get_blob(in, peer, sizeof(peer));
+	if (doca_rdma_connect(s->rdma, peer, len, conn) != DOCA_SUCCESS)
+		DIE("connect");
+	return conn;
+}
+
+/* ---- responder: echoes 64 B messages, serves reads and writes by progressing ---- */
+
+struct echo {
+	struct side *s;
+	struct doca_rdma_connection *conn;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *buf;
+};
+
+static int responder(int in, int out)
+{
+	struct side s;
+	struct doca_rdma_connection *conn;
+	struct doca_mmap *exp;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *buf;
+	const void *desc;
+	size_t len;
+
+	pin_to(1);
+	if (side_init(&s, RW, RW) != DOCA_SUCCESS)
+		DIE("responder init");
+	conn = connect_side(&s, out, in);
+	if (doca_mmap_create(&exp) != DOCA_SUCCESS || doca_mmap_set_memrange(exp, s.mem, SIDE_MEM) != DOCA_SUCCESS ||
+	    doca_mmap_set_permissions(exp, RW) != DOCA_SUCCESS || doca_mmap_add_dev(exp, s.dev) != DOCA_SUCCESS ||
+	    doca_mmap_start(exp) != DOCA_SUCCESS || doca_mmap_export_rdma(exp, s.dev, &desc, &len) != DOCA_SUCCESS)
+		DIE("responder export");
+	put_blob(out, desc, len);
+	buf = side_buf(&s, 0, LAT_SIZE, 0);
+	if (doca_rdma_task_receive_allocate_init(s.rdma, buf, (union doca_data){0}, &rt) != DOCA_SUCCESS ||
+	    doca_rdma_task_send_allocate_init(s.rdma, conn, buf, (union doca_data){0}, &st) != DOCA_SUCCESS)
+		DIE("responder tasks");
+	for (;;) {
+		unsigned int ok = s.ok;
+
+		(void)doca_buf_reset_data_len(buf);
+		if (doca_task_submit(doca_rdma_task_receive_as_task(rt)) != DOCA_SUCCESS)
+			DIE("responder receive");
+		while (s.ok == ok)
+			(void)doca_pe_progress(s.pe);
+		if (doca_task_submit(doca_rdma_task_send_as_task(st)) != DOCA_SUCCESS)
+			DIE("responder send");
+		while (s.ok == ok + 1)
+			(void)doca_pe_progress(s.pe);
+	}
+	return 0;
+}
+
+/* ---- requester ---- */
+
+struct requester {
+	struct side s;
+	struct doca_rdma_connection *conn;
+	struct doca_mmap *remote;
+	uint8_t *remote_base;
+};
+
+/* One-way microseconds of 64 B messages: median and mean over @p iters round trips. */
+static void ping_pong(struct requester *r, uint64_t iters, double *median, double *mean)
+{
+	struct doca_buf *src = side_buf(&r->s, 0, LAT_SIZE, LAT_SIZE);
+	struct doca_buf *dst = side_buf(&r->s, 4096, LAT_SIZE, 0);
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	double *samples = calloc(iters, sizeof(double));
+	double t_all;
+
+	if (samples == NULL ||
+	    doca_rdma_task_receive_allocate_init(r->s.rdma, dst, (union doca_data){0}, &rt) != DOCA_SUCCESS ||
+	    doca_rdma_task_send_allocate_init(r->s.rdma, r->conn, src, (union doca_data){0}, &st) != DOCA_SUCCESS)
+		DIE("requester tasks");
+	t_all = now_s();
+	for (uint64_t i = 0; i < iters; i++) {
+		unsigned int ok = r->s.ok;
+		double t0 = now_s();
+
+		(void)doca_buf_reset_data_len(dst);
+		if (doca_task_submit(doca_rdma_task_receive_as_task(rt)) != DOCA_SUCCESS ||
+		    doca_task_submit(doca_rdma_task_send_as_task(st)) != DOCA_SUCCESS)
+			DIE("requester submit");
+		while (r->s.ok < ok + 2)
+			(void)doca_pe_progress(r->s.pe);
+		samples[i] = (now_s() - t0) * 1e6 / 2;
+	}
+	*mean = (now_s() - t_all) * 1e6 / 2 / (double)iters;
+	/* Median of the last 2048, as ucx_perftest. */
+	{
+		uint64_t n = iters < 2048 ? iters : 2048;
+		double *tail = samples + (iters - n);
+
+		for (uint64_t i = 1; i < n; i++)
+			for (uint64_t j = i; j > 0 && tail[j - 1] > tail[j]; j--) {
+				double t = tail[j];
+
+				tail[j] = tail[j - 1];
+				tail[j - 1] = t;
+			}
+		*median = tail[n / 2];
+	}
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	free(samples);
+}
+
+/* Bytes/s of @p is_read tasks of @p size bytes, IN_FLIGHT at a time, for @p seconds. */
+static double rma_rate(struct requester *r, size_t size, bool is_read, double seconds)
+{
+	struct doca_buf *local[IN_FLIGHT], *remote[IN_FLIGHT];
+	struct doca_task *tasks[IN_FLIGHT];
+	uint64_t done = 0;
+	double t0, t;
+
+	for (uint32_t i = 0; i < IN_FLIGHT; i++) {
+		size_t off = (i * size) % (SIDE_MEM - size);
+		uint8_t *raddr = r->remote_base + off;
+
+		local[i] = side_buf(&r->s, off, size, is_read ? 0 : size);
+		if (doca_buf_inventory_buf_get_by_args(r->s.inv, r->remote, raddr, size, raddr, is_read ? size : 0,
+						       &remote[i]) != DOCA_SUCCESS)
+			DIE("remote buf");
+		if (is_read) {
+			struct doca_rdma_task_read *rt;
+
+			if (doca_rdma_task_read_allocate_init(r->s.rdma, r->conn, remote[i], local[i],
+							      (union doca_data){0}, &rt) != DOCA_SUCCESS)
+				DIE("read task");
+			tasks[i] = doca_rdma_task_read_as_task(rt);
+		} else {
+			struct doca_rdma_task_write *wt;
+
+			if (doca_rdma_task_write_allocate_init(r->s.rdma, r->conn, local[i], remote[i],
+							       (union doca_data){0}, &wt) != DOCA_SUCCESS)
+				DIE("write task");
+			tasks[i] = doca_rdma_task_write_as_task(wt);
+		}
+	}
+	t0 = now_s();
+	do {
+		unsigned int ok = r->s.ok;
+
+		for (uint32_t i = 0; i < IN_FLIGHT; i++) {
+			(void)doca_buf_reset_data_len(is_read ? local[i] : remote[i]);
+			if (doca_task_submit(tasks[i]) != DOCA_SUCCESS)
+				DIE("rma submit");
+		}
+		while (r->s.ok < ok + IN_FLIGHT)
+			(void)doca_pe_progress(r->s.pe);
+		if (r->s.failed != 0)
+			DIE("rma task failed: %s", doca_error_get_name(r->s.last_status));
+		done += IN_FLIGHT;
+		t = now_s();
+	} while (t - t0 < seconds);
+	for (uint32_t i = 0; i < IN_FLIGHT; i++) {
+		doca_task_free(tasks[i]);
+		doca_buf_dec_refcount(local[i], NULL);
+		doca_buf_dec_refcount(remote[i], NULL);
+	}
+	return (double)done * (double)size / (t - t0);
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	int to_resp[2], to_req[2];
+	static uint8_t desc[16384];
+	struct requester r;
+	char ucx_exe[4096], why[512];
+	bool have_ucx;
+	const char *tls;
+	size_t len;
+	pid_t pid;
+
+	setenv("UCX_TLS", "sm,self", 0);
+	tls = getenv("UCX_TLS");
+	if (pipe(to_resp) != 0 || pipe(to_req) != 0)
+		DIE("pipe");
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(to_resp[1]);
+		close(to_req[0]);
+		return responder(to_resp[0], to_req[1]);
+	}
+	pin_to(0);
+	memset(&r, 0, sizeof(r));
+	if (side_init(&r.s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, RW) != DOCA_SUCCESS)
+		DIE("requester init");
+	r.conn = connect_side(&r.s, to_resp[1], to_req[0]);
+	len = get_blob(to_req[0], desc, sizeof(desc));
+	if (doca_mmap_create_from_export(NULL, desc, len, r.s.dev, &r.remote) != DOCA_SUCCESS)
+		DIE("import");
+	{
+		void *base;
+		size_t rlen;
+
+		(void)doca_mmap_get_memrange(r.remote, &base, &rlen);
+		r.remote_base = base;
+	}
+	have_ucx = bench_ucx_find(ucx_exe, sizeof(ucx_exe));
+	printf("DOCA RDMA between two processes (CPU 0 -> CPU 1), UCX_TLS=%s; peer: ucx_perftest%s\n", tls,
+	       have_ucx ? "" : " (not found: install ucx-utils)");
+	/* Ferry's figures first, then the responder goes, so UCX's two processes have the CPUs to themselves. */
+	{
+		static const size_t sizes[] = {65536, 1u << 20};
+		static const char *const tests[] = {"ucp_put_bw", "ucp_get"}; /* 1.13 names get "ucp_get" */
+		uint64_t lat_iters = (uint64_t)(seconds * 200000);
+		double med, mean, bps[2][2];
+		struct bench_ucx u;
+
+		ping_pong(&r, lat_iters, &med, &mean);
+		for (int k = 0; k < 2; k++)
+			for (int z = 0; z < 2; z++)
+				bps[k][z] = rma_rate(&r, sizes[z], k == 1, seconds);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		if (have_ucx && bench_ucx_run(ucx_exe, "ucp_am_lat", LAT_SIZE, lat_iters, true, &u, why, sizeof(why))) {
+			printf("lat  64 B send/receive one-way: median %.2f us, mean %.2f us | ucp_am_lat median %.2f "
+			       "us, "
+			       "mean %.2f us | ratio (median) %.2fx\n",
+			       med, mean, u.median_us, u.mean_us, med / u.median_us);
+			printf("{\"bench\":\"rdma\",\"test\":\"lat\",\"size\":64,\"tls\":\"%s\",\"median_us\":%.3f,"
+			       "\"mean_us\":%.3f,\"ucx_median_us\":%.3f,\"ucx_mean_us\":%.3f,\"ratio\":%.3f}\n",
+			       tls, med, mean, u.median_us, u.mean_us, med / u.median_us);
+		} else {
+			printf("lat  64 B send/receive one-way: median %.2f us, mean %.2f us%s%s\n", med, mean,
+			       have_ucx ? " | ucx: " : "", have_ucx ? why : "");
+		}
+		for (int k = 0; k < 2; k++) {
+			for (int z = 0; z < 2; z++) {
+				uint64_t iters = (uint64_t)(bps[k][z] / (double)sizes[z] * seconds) + 16;
+				const char *name = k == 1 ? "read " : "write";
+
+				if (have_ucx && bench_ucx_run(ucx_exe, tests[k], (uint32_t)sizes[z], iters, true, &u,
+							      why, sizeof(why))) {
+					double ubps = u.rate * (double)sizes[z];
+
+					printf("%s %7zu B, %u in flight: %.2f GB/s | %s %.2f GB/s | ratio %.2fx\n",
+					       name, sizes[z], IN_FLIGHT, bps[k][z] / 1e9, tests[k], ubps / 1e9,
+					       bps[k][z] / ubps);
+					printf("{\"bench\":\"rdma\",\"test\":\"%s\",\"size\":%zu,\"tls\":\"%s\","
+					       "\"gbps\":%.3f,"
+					       "\"ucx_gbps\":%.3f,\"ratio\":%.3f}\n",
+					       k == 1 ? "read" : "write", sizes[z], tls, bps[k][z] / 1e9, ubps / 1e9,
+					       bps[k][z] / ubps);
+				} else {
+					printf("%s %7zu B: %.2f GB/s%s%s\n", name, sizes[z], bps[k][z] / 1e9,
+					       have_ucx ? " | ucx: " : "", have_ucx ? why : "");
+				}
+			}
+		}
+	}
+	(void)doca_mmap_destroy(r.remote);
+	return 0;
+}
