@@ -216,8 +216,9 @@ struct doca_rdma {
 	pthread_mutex_t lock;
 	pthread_t service;
 	bool service_running;
-	int service_quit_fd;           /* eventfd: the service thread leaves */
-	_Atomic uint64_t pe_active_ns; /* the PE's last progress of this context */
+	int service_quit_fd;       /* eventfd: the service thread leaves */
+	int service_epfd;          /* what the service thread sleeps on: the worker, quit, the peers' pidfds */
+	_Atomic uint64_t pe_calls; /* progress calls of the PE's thread (written there only) */
 
 	/* UCX: between start and IDLE. */
 	ucp_context_h ucp; /* the process's, referenced from create to destroy */
@@ -226,9 +227,8 @@ struct doca_rdma {
 	uint8_t *worker_addr; /* our copy */
 	size_t worker_addr_len;
 	uint64_t token;
-	uint64_t start_time;  /* ours, for the descriptor */
-	uint8_t boot_id[16];  /* ours, for the descriptor */
-	uint64_t liveness_ns; /* when the peers' pidfds were last polled */
+	uint64_t start_time; /* ours, for the descriptor */
+	uint8_t boot_id[16]; /* ours, for the descriptor */
 
 	struct rdma_op *free_ops;
 	uint32_t orphan_ops; /* detached ops UCX has not called back yet */
