@@ -95,6 +95,20 @@ doca_error_t rdma_status_of(const struct doca_rdma *rdma, ucs_status_t st)
 
 /* ---- messages from peers (inside ucp_worker_progress: record, never call the user) ---- */
 
+/*
+ * The oldest posted receive the program still owns. A receive freed while
+ * posted (orphaned) gets no message: its buffer may be gone, and the message
+ * goes to the next receive. It goes back to its pool (no callback).
+ */
+static struct rdma_task *next_receive(struct doca_rdma *rdma)
+{
+	struct doca_task *t;
+
+	while ((t = rdma->receives.head) != NULL && t->orphaned)
+		rdma_task_finish(rdma_task_of(ferry_task_list_pop(&rdma->receives)), DOCA_ERROR_IO_FAILED);
+	return t != NULL ? rdma_task_of(ferry_task_list_pop(&rdma->receives)) : NULL;
+}
+
 static struct doca_rdma_connection *conn_of_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h)
 {
 	if (h->dst_token != rdma->token || h->dst_conn >= rdma->num_conns)
@@ -143,14 +157,16 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 			  conn->id, h.opcode, length);
 		return UCS_OK;
 	}
-	if (rdma->unexp_count == 0 && rdma->receives.head != NULL &&
-	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0) {
+	if (rdma->unexp_count == 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0) {
 		/* The common case: a receive waits and no message is ahead of this one: fill it from UCX's buffer. */
+		struct rdma_task *task = next_receive(rdma);
 		struct rdma_unexpected now = {
 			.conn = conn, .hdr = h, .len = length, .data = length != 0 ? data : NULL, .borrowed = true};
 
-		rdma_receive_fill(rdma_task_of(ferry_task_list_pop(&rdma->receives)), &now);
-		return UCS_OK;
+		if (task != NULL) {
+			rdma_receive_fill(task, &now);
+			return UCS_OK;
+		}
 	}
 	if (rdma->unexp_count == RDMA_MAX_UNEXPECTED) {
 		FERRY_ERR("rdma %p: connection %u: %u messages already wait for a receive task; dropped one of %zu "
@@ -187,10 +203,12 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 /* Posted receives take waiting messages, oldest first. */
 static void match_receives(struct doca_rdma *rdma)
 {
-	while (rdma->unexp_count != 0 && rdma->receives.head != NULL) {
+	while (rdma->unexp_count != 0) {
 		struct rdma_unexpected *u = &rdma->unexpected[rdma->unexp_head];
-		struct rdma_task *task = rdma_task_of(ferry_task_list_pop(&rdma->receives));
+		struct rdma_task *task = next_receive(rdma);
 
+		if (task == NULL)
+			break;
 		rdma->unexp_head = (rdma->unexp_head + 1) % RDMA_MAX_UNEXPECTED;
 		rdma->unexp_count--;
 		rdma_receive_fill(task, u);

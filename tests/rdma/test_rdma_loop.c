@@ -284,6 +284,41 @@ static void test_send_early(void **state)
 	doca_buf_dec_refcount(dst, NULL);
 }
 
+/* A receive freed while posted takes no message: the next one does. */
+static void test_orphan_receive(void **state)
+{
+	struct pair *p = *state;
+	struct doca_buf *src = side_buf(&p->a, 0, 32, 32);
+	struct doca_buf *d1 = side_buf(&p->b, 0, 64, 0), *d2 = side_buf(&p->b, 4096, 64, 0);
+	struct doca_rdma_task_receive *r1, *r2;
+	struct doca_rdma_task_send *st;
+	size_t got = 0;
+
+	pair_connect(p);
+	pattern_fill(p->a.mem, 32, 11);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, d1, (union doca_data){0}, &r1), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, d2, (union doca_data){0}, &r2), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(r1)), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(r2)), DOCA_SUCCESS);
+	doca_task_free(doca_rdma_task_receive_as_task(r1));
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, src, (union doca_data){0}, &st),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->b.ok, 1, WAIT_MS));
+	assert_ptr_equal(p->b.last_task, doca_rdma_task_receive_as_task(r2));
+	assert_int_equal(doca_buf_get_data_len(d2, &got), DOCA_SUCCESS);
+	assert_int_equal(got, 32);
+	assert_true(pattern_check(p->b.mem + 4096, 32, 11));
+	assert_int_equal(doca_buf_get_data_len(d1, &got), DOCA_SUCCESS);
+	assert_int_equal(got, 0);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	doca_task_free(doca_rdma_task_receive_as_task(r2));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(d1, NULL);
+	doca_buf_dec_refcount(d2, NULL);
+}
+
 static void test_receive_too_small(void **state)
 {
 	struct pair *p = *state;
@@ -634,6 +669,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_send_receive_sizes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_empty_message, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_send_early, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_orphan_receive, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_receive_too_small, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_write_read, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_write_imm, pair_setup, pair_teardown),
