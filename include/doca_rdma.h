@@ -69,6 +69,10 @@ struct doca_dpa_completion;
 
 /** An RDMA context. */
 struct doca_rdma;
+/** An address the connection manager connects to. */
+struct doca_rdma_addr;
+/** rdma-core's connection manager id (the bridge calls; Ferry offers none of them). */
+struct rdma_cm_id;
 /** One connection of an RDMA context to a peer context. */
 struct doca_rdma_connection;
 
@@ -107,6 +111,24 @@ enum doca_rdma_opcode {
 struct doca_rdma_gid {
 	uint8_t raw[DOCA_GID_BYTE_LENGTH];
 };
+
+/*
+ * Connection manager callbacks (doca_rdma_set_connection_state_callbacks).
+ * They run inside doca_pe_progress. request: a client asks to connect (accept
+ * or reject it from here); established: the connection carries tasks now,
+ * on both sides; failure: it could not be set up; disconnection: the peer
+ * disconnected or went away.
+ */
+typedef void (*doca_rdma_connection_request_cb_t)(struct doca_rdma_connection *rdma_connection,
+						  union doca_data ctx_user_data);
+typedef void (*doca_rdma_connection_established_cb_t)(struct doca_rdma_connection *rdma_connection,
+						      union doca_data connection_user_data,
+						      union doca_data ctx_user_data);
+typedef void (*doca_rdma_connection_failure_cb_t)(struct doca_rdma_connection *rdma_connection,
+						  union doca_data connection_user_data, union doca_data ctx_user_data);
+typedef void (*doca_rdma_connection_disconnection_cb_t)(struct doca_rdma_connection *rdma_connection,
+							union doca_data connection_user_data,
+							union doca_data ctx_user_data);
 
 /*
  * Task completion callbacks: one type per task, used for success and failure.
@@ -190,6 +212,79 @@ DOCA_EXPERIMENTAL doca_error_t doca_rdma_connection_get_user_data(const struct d
 /** @brief The number of a connection within its context. @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL. */
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_connection_get_id(const struct doca_rdma_connection *rdma_connection,
 							   uint32_t *connection_id);
+
+/*
+ * ---- connection manager ----
+ * A server listens on a TCP port (every address, or the one named by the
+ * environment variable FERRY_RDMA_LISTEN_ADDR); a client connects to an
+ * address. Both sides get the established callback once the connection carries
+ * tasks; the peer of a doca_rdma_connection_disconnect gets the disconnection
+ * callback. UCX's TCP connection manager carries the setup; the connection then
+ * uses the transports UCX_TLS allows.
+ */
+
+/**
+ * @brief Make an address: dotted IPv4, IPv6, or a GID written as IPv6.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL or an address that does not parse; DOCA_ERROR_NO_MEMORY.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_addr_create(enum doca_rdma_addr_type addr_type, const char *address,
+						     uint16_t port, struct doca_rdma_addr **addr);
+/** @brief Free an address. @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_addr_destroy(struct doca_rdma_addr *addr);
+/** @brief What an address holds (the text stays valid while the address lives). */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_addr_get_params(struct doca_rdma_addr *addr,
+							 enum doca_rdma_addr_type *addr_type, const char **address,
+							 uint16_t *port);
+/**
+ * @brief Register the connection manager callbacks (IDLE; @p doca_rdma_connect_request_cb may be NULL on a pure client).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL; DOCA_ERROR_BAD_STATE unless IDLE.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_set_connection_state_callbacks(
+	struct doca_rdma *rdma, doca_rdma_connection_request_cb_t doca_rdma_connect_request_cb,
+	doca_rdma_connection_established_cb_t doca_rdma_connect_established_cb,
+	doca_rdma_connection_failure_cb_t doca_rdma_connect_failure_cb,
+	doca_rdma_connection_disconnection_cb_t doca_rdma_disconnect_cb);
+/**
+ * @brief Listen for clients on TCP port @p port.
+ * @return DOCA_SUCCESS; DOCA_ERROR_BAD_STATE unless RUNNING or when already listening;
+ *         DOCA_ERROR_CONNECTION_ABORTED when the port cannot be listened on.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t port);
+/** @brief Stop listening; connections stay. @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE; DOCA_ERROR_NOT_FOUND when not listening there. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port);
+/**
+ * @brief Connect to a listening server. The connection first appears in the
+ * established or the failure callback, with @p connection_user_data.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE; DOCA_ERROR_BAD_STATE unless RUNNING;
+ *         DOCA_ERROR_FULL when all connections are in use; DOCA_ERROR_CONNECTION_ABORTED.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_addr *addr,
+							 union doca_data connection_user_data);
+/** @brief Accept a requested connection (from the request callback). @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE; DOCA_ERROR_CONNECTION_ABORTED. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection,
+							   void *private_data, uint8_t private_data_len);
+/** @brief Reject a requested connection: the client gets its failure callback. @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE; DOCA_ERROR_CONNECTION_ABORTED. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_connection);
+/**
+ * @brief Disconnect: the peer gets its disconnection callback; this side's
+ * tasks of the connection complete first. SUCCESS also for a connection the
+ * peer already closed.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE; DOCA_ERROR_CONNECTION_ABORTED.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_connection);
+/** @brief The peer's address of a connection manager connection. @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE; DOCA_ERROR_NOT_FOUND. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_connection_get_addr(const struct doca_rdma_connection *rdma_connection,
+							     struct doca_rdma_addr **addr);
+/** @brief Bridge to a program's own rdma_cm: not offered. @return DOCA_ERROR_NOT_SUPPORTED. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_bridge_prepare_connection(struct doca_rdma *rdma, struct rdma_cm_id *cm_id,
+								   struct doca_rdma_connection **rdma_connection);
+/** @brief Bridge to a program's own rdma_cm: not offered. @return DOCA_ERROR_NOT_SUPPORTED. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_bridge_accept(struct doca_rdma *rdma, void *private_data,
+						       uint8_t private_data_len,
+						       struct doca_rdma_connection *rdma_connection);
+/** @brief Bridge to a program's own rdma_cm: not offered. @return DOCA_ERROR_NOT_SUPPORTED. */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_bridge_established(struct doca_rdma *rdma,
+							    struct doca_rdma_connection *rdma_connection);
 
 /* ---- properties: setters need an IDLE context (DOCA_ERROR_BAD_STATE otherwise) ---- */
 

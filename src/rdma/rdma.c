@@ -144,6 +144,11 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 		return UCS_OK;
 	}
 	memcpy(&h, header, sizeof(h));
+	if (h.opcode == RDMA_MSG_HELLO || h.opcode == RDMA_MSG_BYE) {
+		if (!rdma->stopping)
+			rdma_cm_message(rdma, &h, data, length, param);
+		return UCS_OK;
+	}
 	conn = conn_of_msg(rdma, &h);
 	if (conn == NULL || rdma->stopping) {
 		if (!rdma->stopping)
@@ -227,11 +232,27 @@ static void drop_unexpected(struct doca_rdma *rdma)
 
 /* ---- endpoints ---- */
 
-static void ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+void rdma_ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
 	struct doca_rdma_connection *conn = arg;
 
 	(void)ep;
+	if (conn->cm && !conn->rdma->stopping) {
+		/* Not yet established: the connection failed; established: the peer left. */
+		if (conn->state == RDMA_CONN_CONNECTING)
+			conn->events |= RDMA_EV_FAILURE;
+		else if (conn->state == RDMA_CONN_CONNECTED)
+			conn->events |= RDMA_EV_DISCONNECT;
+		if (conn->events != 0)
+			conn->rdma->events_pending = true;
+		if (conn->state == RDMA_CONN_DISCONNECTED || conn->state == RDMA_CONN_FAILED)
+			return; /* already over: its endpoint is closed or closing */
+		if (conn->state == RDMA_CONN_CONNECTING) {
+			FERRY_ERR("rdma %p: connection %u could not be set up: %s", (void *)conn->rdma, conn->id,
+				  ucs_status_string(status));
+			conn->rdma->connecting--;
+		}
+	}
 	if (conn->state == RDMA_CONN_CONNECTED && !conn->rdma->stopping)
 		FERRY_ERR("rdma %p: connection %u lost its peer (pid %u): %s; its tasks complete with "
 			  "DOCA_ERROR_CONNECTION_RESET",
@@ -240,7 +261,7 @@ static void ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 	conn->need_close = true;
 }
 
-static void conn_close_ep(struct doca_rdma_connection *conn)
+void rdma_conn_close_ep(struct doca_rdma_connection *conn)
 {
 	ucp_request_param_t p;
 	void *req;
@@ -279,8 +300,12 @@ static bool conn_peer_exited(const struct doca_rdma_connection *conn)
 
 static void conn_mark_dead(struct doca_rdma_connection *conn)
 {
-	if (conn->state == RDMA_CONN_FAILED)
+	if (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED)
 		return;
+	if (conn->cm && conn->state == RDMA_CONN_CONNECTED) {
+		conn->events |= RDMA_EV_DISCONNECT;
+		conn->rdma->events_pending = true;
+	}
 	FERRY_ERR("rdma %p: connection %u: the peer process (pid %u) has exited; its tasks complete with "
 		  "DOCA_ERROR_CONNECTION_RESET",
 		  (void *)conn->rdma, conn->id, conn->peer_pid);
@@ -300,19 +325,19 @@ bool rdma_conn_peer_gone(struct doca_rdma_connection *conn)
  * then the start time checked): UCX 1.13's shared-memory transports have no
  * peer-failure detection. Elsewhere UCX's own (keepalive, TCP errors) serves.
  */
-static void conn_watch_peer(struct doca_rdma *rdma, struct doca_rdma_connection *conn,
-			    const struct ferry_rdma_conn_desc *d)
+void rdma_conn_watch_peer(struct doca_rdma *rdma, struct doca_rdma_connection *conn, uint32_t pid, uint64_t start_time,
+			  const uint8_t boot_id[16])
 {
 	uint64_t start = 0;
 	int fd;
 
 	conn->pidfd = -1;
-	if (memcmp(d->boot_id, rdma->boot_id, sizeof(rdma->boot_id)) != 0)
+	if (memcmp(boot_id, rdma->boot_id, sizeof(rdma->boot_id)) != 0 || pid == 0)
 		return;
-	fd = (int)syscall(SYS_pidfd_open, (pid_t)d->pid, 0);
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 	if (fd < 0)
 		return;
-	if (ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time ||
+	if (ferry_link_pid_start_time((int)pid, &start) != DOCA_SUCCESS || start != start_time ||
 	    ferry_pe_watch_fd(rdma->ctx.pe, fd) != DOCA_SUCCESS) {
 		/* Not the same process (another pid namespace, or it is gone): UCX alone then. */
 		close(fd);
@@ -387,12 +412,14 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 	rdma->in_progress = true;
 	/* One round per call: the program calls doca_pe_progress again, and a second round is mostly empty. */
 	(void)ucp_worker_progress(rdma->worker);
+	if (rdma->connecting != 0)
+		rdma_cm_check_timeouts(rdma);
 	for (uint32_t i = 0; i < rdma->num_conns; i++) {
 		struct doca_rdma_connection *conn = &rdma->conns[i];
 
 		if (conn->need_close) {
 			conn_fail_waiting(conn, DOCA_ERROR_CONNECTION_RESET);
-			conn_close_ep(conn);
+			rdma_conn_close_ep(conn);
 			conn_drop_pidfd(conn);
 			rdma_conn_detach_ops(conn, DOCA_ERROR_CONNECTION_RESET);
 		}
@@ -417,13 +444,18 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 	batch = rdma->done;
 	rdma->done.head = rdma->done.tail = NULL;
 	rdma->in_progress = false;
+	bool events = rdma->events_pending;
 	pthread_mutex_unlock(&rdma->lock);
-	return deliver(&batch);
+	uint32_t n = deliver(&batch);
+
+	if (events)
+		rdma_cm_deliver(rdma);
+	return n;
 }
 
 static bool pending_locked(struct doca_rdma *rdma)
 {
-	if (rdma->done.head != NULL || rdma->ready.head != NULL || rdma->deferred ||
+	if (rdma->done.head != NULL || rdma->ready.head != NULL || rdma->deferred || rdma->events_pending ||
 	    (rdma->receives.head != NULL && rdma->unexp_count != 0))
 		return true;
 	for (uint32_t i = 0; i < rdma->num_conns; i++)
@@ -528,7 +560,7 @@ static void *service_main(void *arg)
 		pthread_mutex_lock(&rdma->lock);
 		for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
 			;
-		wake = poll_peers_locked(rdma) || rdma->done.head != NULL ||
+		wake = poll_peers_locked(rdma) || rdma->done.head != NULL || rdma->events_pending ||
 		       (rdma->receives.head != NULL && rdma->unexp_count != 0) || rdma->deferred;
 		/* Busy: more to do at once; else armed, and the fd wakes this thread for the next event. */
 		if (ucp_worker_arm(rdma->worker) == UCS_ERR_BUSY)
@@ -582,12 +614,16 @@ static void rdma_release_worker(struct doca_rdma *rdma)
 {
 	service_stop(rdma);
 	if (rdma->conns != NULL) {
-		for (uint32_t i = 0; i < rdma->num_conns; i++)
+		for (uint32_t i = 0; i < rdma->num_conns; i++) {
 			free(rdma->conns[i].desc);
+			rdma_cm_conn_release(&rdma->conns[i]);
+		}
 		free(rdma->conns);
 		rdma->conns = NULL;
 	}
 	rdma->num_conns = 0;
+	rdma->events_pending = false;
+	rdma->connecting = 0;
 	if (rdma->efd >= 0 && rdma->ctx.pe != NULL)
 		ferry_pe_unwatch_fd(rdma->ctx.pe, rdma->efd);
 	rdma->efd = -1;
@@ -720,6 +756,7 @@ static void rdma_stop(struct doca_ctx *ctx)
 
 	pthread_mutex_lock(&rdma->lock);
 	rdma->stopping = true;
+	rdma_cm_stop(rdma);
 	/* Completions go through progress: everything here only queues. */
 	while ((t = ferry_task_list_pop(&rdma->receives)) != NULL)
 		rdma_task_finish(rdma_task_of(t), DOCA_ERROR_IO_FAILED);
@@ -728,7 +765,7 @@ static void rdma_stop(struct doca_ctx *ctx)
 	for (uint32_t i = 0; i < rdma->num_conns; i++) {
 		conn_fail_waiting(&rdma->conns[i], DOCA_ERROR_IO_FAILED);
 		/* Force: UCX completes every operation still on the endpoint with an error. */
-		conn_close_ep(&rdma->conns[i]);
+		rdma_conn_close_ep(&rdma->conns[i]);
 		conn_drop_pidfd(&rdma->conns[i]);
 		/* What UCX cancelled is back already; what it would never complete is handed back here. */
 		ucp_worker_progress(rdma->worker);
@@ -883,15 +920,11 @@ static doca_error_t export_locked(struct doca_rdma *rdma, const void **local_rdm
 	err = check_running(rdma, call);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (rdma->num_conns == rdma->max_conns)
+	if (rdma->num_conns >= rdma->max_conns)
 		return FERRY_RULE_IN(call, DOCA_ERROR_FULL,
 				     "rdma %p: all %u connection(s) are in use (doca_rdma_set_max_num_connections)",
 				     (void *)rdma, rdma->max_conns);
-	conn = &rdma->conns[rdma->num_conns];
-	memset(conn, 0, sizeof(*conn));
-	conn->rdma = rdma;
-	conn->id = rdma->num_conns;
-	conn->pidfd = -1;
+	conn = rdma_conn_new(rdma);
 	d.start_time = rdma->start_time;
 	memcpy(d.boot_id, rdma->boot_id, sizeof(d.boot_id));
 	d.transport = (uint16_t)rdma->transport;
@@ -913,11 +946,57 @@ static doca_error_t export_locked(struct doca_rdma *rdma, const void **local_rdm
 				     (void *)rdma, conn->id);
 	}
 	conn->state = RDMA_CONN_EXPORTED;
-	rdma->num_conns++;
 	*local_rdma_conn_details = conn->desc;
 	*local_rdma_conn_details_size = conn->desc_len;
 	*rdma_connection = conn;
 	return DOCA_SUCCESS;
+}
+
+struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma)
+{
+	struct doca_rdma_connection *conn;
+
+	if (rdma->num_conns >= rdma->max_conns)
+		return NULL;
+	conn = &rdma->conns[rdma->num_conns];
+	memset(conn, 0, sizeof(*conn));
+	conn->rdma = rdma;
+	conn->id = rdma->num_conns++;
+	conn->pidfd = -1;
+	return conn;
+}
+
+ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)
+{
+	ucs_log_level_t level = ucs_global_opts.log_component.log_level;
+	ucs_status_t st;
+
+	ep->field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep->err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep->err_handler.cb = rdma_ep_err_cb;
+	ep->err_handler.arg = conn;
+	/*
+	 * Where UCX cannot watch the peer it refuses PEER mode with an ERROR line
+	 * on stderr; that is expected here (the fallback below), so UCX's log is
+	 * quiet for this one call.
+	 */
+	if (level < UCS_LOG_LEVEL_DEBUG)
+		ucs_global_opts.log_component.log_level = UCS_LOG_LEVEL_FATAL;
+	st = ucp_ep_create(rdma->worker, ep, &conn->ep);
+	ucs_global_opts.log_component.log_level = level;
+	if (st != UCS_OK) {
+		/*
+		 * UCX 1.13 cannot detect a dead peer over shared memory, and then
+		 * refuses PEER mode there: connect without it, the pidfd watch
+		 * (rdma_conn_watch_peer) taking its place.
+		 */
+		ep->field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLER;
+		ep->err_mode = UCP_ERR_HANDLING_MODE_NONE;
+		st = ucp_ep_create(rdma->worker, ep, &conn->ep);
+	}
+	if (st != UCS_OK)
+		conn->ep = NULL;
+	return st;
 }
 
 static bool conn_belongs(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
@@ -958,46 +1037,21 @@ static doca_error_t connect_locked(struct doca_rdma *rdma, const void *remote_rd
 				     "rdma %p: connection %u: the peer's descriptor is refused (%zu bytes): %s",
 				     (void *)rdma, conn->id, remote_rdma_conn_details_size, why);
 	memset(&ep, 0, sizeof(ep));
-	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
 	ep.address = (const ucp_address_t *)d.addr;
-	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	ep.err_handler.cb = ep_err_cb;
-	ep.err_handler.arg = conn;
-	{
-		/*
-		 * Where UCX cannot watch the peer it refuses PEER mode with an ERROR
-		 * line on stderr; that is expected here (the fallback below), so UCX's
-		 * log is quiet for this one call.
-		 */
-		ucs_log_level_t level = ucs_global_opts.log_component.log_level;
-
-		if (level < UCS_LOG_LEVEL_DEBUG)
-			ucs_global_opts.log_component.log_level = UCS_LOG_LEVEL_FATAL;
-		st = ucp_ep_create(rdma->worker, &ep, &conn->ep);
-		ucs_global_opts.log_component.log_level = level;
-	}
-	if (st != UCS_OK) {
-		/*
-		 * UCX 1.13 cannot detect a dead peer over shared memory, and then
-		 * refuses PEER mode there: connect without it, the pidfd watch
-		 * (conn_watch_peer) taking its place.
-		 */
-		ep.field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLER;
-		ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-		st = ucp_ep_create(rdma->worker, &ep, &conn->ep);
-		if (st == UCS_OK && memcmp(d.boot_id, rdma->boot_id, sizeof(d.boot_id)) != 0)
-			FERRY_WARN("rdma %p: connection %u: this UCX transport cannot tell when the peer (on another "
-				   "host) dies; tasks to a dead peer may never complete",
-				   (void *)rdma, conn->id);
-	}
+	st = rdma_ep_create(rdma, conn, &ep);
+	if (st == UCS_OK && ep.err_mode == UCP_ERR_HANDLING_MODE_NONE &&
+	    memcmp(d.boot_id, rdma->boot_id, sizeof(d.boot_id)) != 0)
+		FERRY_WARN("rdma %p: connection %u: this UCX transport cannot tell when the peer (on another host) "
+			   "dies; tasks to a dead peer may never complete",
+			   (void *)rdma, conn->id);
 	if (st != UCS_OK) {
 		conn->ep = NULL;
 		return FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_ABORTED,
 				     "rdma %p: connection %u: UCX cannot reach the peer (pid %u): %s", (void *)rdma,
 				     conn->id, d.pid, ucs_status_string(st));
 	}
-	conn_watch_peer(rdma, conn, &d);
+	rdma_conn_watch_peer(rdma, conn, d.pid, d.start_time, d.boot_id);
 	conn->peer_token = d.token;
 	conn->peer_conn = d.conn_id;
 	conn->peer_perm = d.permissions;

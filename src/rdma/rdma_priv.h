@@ -75,6 +75,33 @@ enum rdma_conn_state {
 	RDMA_CONN_EXPORTED,  /* doca_rdma_export: messages may arrive, none can leave */
 	RDMA_CONN_CONNECTED, /* doca_rdma_connect: has an endpoint */
 	RDMA_CONN_FAILED,    /* the peer went away: tasks complete with CONNECTION_RESET */
+	/* The connection manager (rdma_cm.c): */
+	RDMA_CONN_REQUESTED,    /* a client asked; accept or reject from the request callback */
+	RDMA_CONN_CONNECTING,   /* an endpoint, waiting for the peer's hello */
+	RDMA_CONN_DISCONNECTED, /* closed by either side */
+};
+
+/* Events of the connection manager, per connection (bits of conn->events), delivered from progress. */
+enum {
+	RDMA_EV_REQUEST = 1u << 0,
+	RDMA_EV_ESTABLISHED = 1u << 1,
+	RDMA_EV_FAILURE = 1u << 2,
+	RDMA_EV_DISCONNECT = 1u << 3,
+};
+
+/* Messages of the connection manager itself (struct rdma_msg_hdr.opcode beyond DOCA's). */
+#define RDMA_MSG_HELLO 0x100u /* payload struct rdma_hello; sent with a reply endpoint */
+#define RDMA_MSG_BYE   0x101u /* no payload; sent with a reply endpoint */
+
+/* Who a connection manager peer is: what a connection descriptor says, minus the worker address. */
+struct rdma_hello {
+	uint64_t token;
+	uint32_t conn_id;
+	uint32_t permissions;
+	uint32_t pid;
+	uint32_t reserved; /* zero */
+	uint64_t start_time;
+	uint8_t boot_id[16];
 };
 
 /*
@@ -120,6 +147,14 @@ struct doca_rdma_connection {
 	uint32_t num_rkeys;
 	uint32_t ops;         /* UCX operations in flight on ep */
 	struct rdma_op *live; /* every op of this connection, UCX's or a receive's */
+	/* Connection manager (rdma_cm.c). */
+	bool cm;                     /* made by connect_to_addr or a listener */
+	unsigned int events;         /* RDMA_EV_* not yet delivered */
+	void *conn_req;              /* ucp_conn_request_h while REQUESTED */
+	struct doca_rdma_addr *addr; /* the peer's address (the connection owns it) */
+	struct rdma_hello hello;     /* ours, read by UCX while it is sent */
+	struct rdma_msg_hdr cm_hdr;  /* its header */
+	uint64_t deadline_ns;        /* CONNECTING: fails when not established by then */
 };
 
 /* Every task type has this layout (struct doca_rdma_task_send is a struct rdma_task, ...). */
@@ -230,6 +265,16 @@ struct doca_rdma {
 	uint64_t start_time; /* ours, for the descriptor */
 	uint8_t boot_id[16]; /* ours, for the descriptor */
 
+	/* Connection manager (rdma_cm.c). */
+	ucp_listener_h listener;
+	uint16_t listen_port;
+	bool events_pending; /* some connection has events */
+	uint32_t connecting; /* connections CONNECTING: progress checks their deadlines */
+	doca_rdma_connection_request_cb_t cm_request_cb;
+	doca_rdma_connection_established_cb_t cm_established_cb;
+	doca_rdma_connection_failure_cb_t cm_failure_cb;
+	doca_rdma_connection_disconnection_cb_t cm_disconnect_cb;
+
 	struct rdma_op *free_ops;
 	uint32_t orphan_ops; /* detached ops UCX has not called back yet */
 	void *op_chunks;     /* chunks of ops: a next pointer, then the ops */
@@ -254,6 +299,28 @@ static inline struct rdma_task *rdma_task_of(struct doca_task *base)
 
 /* rdma.c: record @p status (the first error wins) and queue the task for completion from progress. */
 void rdma_task_finish(struct rdma_task *task, doca_error_t status);
+/* rdma.c: a new connection slot (IDLE fields), or NULL when all max_num_connections are used. */
+struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma);
+/* rdma.c: an endpoint for @p conn: with UCX's peer-failure handling, else without (shared memory). */
+ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep);
+/* rdma.c: watch the peer process of @p conn when it runs on this host (pidfd). */
+void rdma_conn_watch_peer(struct doca_rdma *rdma, struct doca_rdma_connection *conn, uint32_t pid, uint64_t start_time,
+			  const uint8_t boot_id[16]);
+/* rdma.c: the error handler of every endpoint. */
+void rdma_ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status);
+/* rdma.c: force-close the endpoint of @p conn (the close finishes from progress). */
+void rdma_conn_close_ep(struct doca_rdma_connection *conn);
+/* rdma_cm.c: a hello or bye message (inside the AM handler, under the lock). */
+void rdma_cm_message(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, const void *data, size_t length,
+		     const ucp_am_recv_param_t *param);
+/* rdma_cm.c: deliver connection events (progress, without the lock). */
+void rdma_cm_deliver(struct doca_rdma *rdma);
+/* rdma_cm.c: fail connections not set up within the connection request timeout (under the lock). */
+void rdma_cm_check_timeouts(struct doca_rdma *rdma);
+/* rdma_cm.c: the stop of a context: the listener goes, requests are rejected (under the lock). */
+void rdma_cm_stop(struct doca_rdma *rdma);
+/* rdma_cm.c: free what connection @p conn holds for the connection manager. */
+void rdma_cm_conn_release(struct doca_rdma_connection *conn);
 /* rdma.c: true when the peer of @p conn is known to be gone (polls its pidfd: error paths only). */
 bool rdma_conn_peer_gone(struct doca_rdma_connection *conn);
 /* rdma.c: a UCX status as the task status DOCA programs see. */

@@ -93,8 +93,8 @@ static inline struct doca_dev *side_open_dev(void)
 	return dev;
 }
 
-/* Create everything up to a started context; @p rdma_perm for the context, @p mmap_perm for its memory. */
-static inline doca_error_t side_init(struct side *s, uint32_t rdma_perm, uint32_t mmap_perm)
+/* Create everything up to a configured, IDLE context; @p rdma_perm for the context, @p mmap_perm for its memory. */
+static inline doca_error_t side_prepare(struct side *s, uint32_t rdma_perm, uint32_t mmap_perm)
 {
 	union doca_data ud = {.ptr = s};
 	doca_error_t err;
@@ -134,9 +134,16 @@ static inline doca_error_t side_init(struct side *s, uint32_t rdma_perm, uint32_
 	TRY(doca_rdma_task_write_set_conf(s->rdma, write_ok_cb, write_err_cb, SIDE_TASKS));
 	TRY(doca_rdma_task_write_imm_set_conf(s->rdma, write_imm_ok_cb, write_imm_err_cb, SIDE_TASKS));
 	TRY(doca_ctx_set_user_data(s->ctx, ud));
-	TRY(doca_ctx_start(s->ctx));
 #undef TRY
 	return DOCA_SUCCESS;
+}
+
+/* side_prepare, then start the context (RUNNING at once). */
+static inline doca_error_t side_init(struct side *s, uint32_t rdma_perm, uint32_t mmap_perm)
+{
+	doca_error_t err = side_prepare(s, rdma_perm, mmap_perm);
+
+	return err != DOCA_SUCCESS ? err : doca_ctx_start(s->ctx);
 }
 
 static inline uint64_t side_now_ms(void)
