@@ -342,6 +342,65 @@ static void test_receive_too_small(void **state)
 	doca_buf_dec_refcount(dst, NULL);
 }
 
+/* Two connections between the same contexts: each message names its own connection. */
+static void test_two_connections(void **state)
+{
+	struct pair *p = *state;
+	struct doca_rdma_connection *ca[2], *cb[2];
+	struct doca_rdma_task_receive *rt[2];
+	struct doca_rdma_task_send *st[2];
+	struct doca_buf *src[2], *dst[2];
+
+	/* Restart both with room for two connections. */
+	assert_true(side_stop(&p->a, &p->b));
+	assert_true(side_stop(&p->b, &p->a));
+	assert_int_equal(doca_rdma_set_max_num_connections(p->a.rdma, 2), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_set_max_num_connections(p->b.rdma, 2), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(p->a.ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(p->b.ctx), DOCA_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		const void *da, *db;
+		size_t la, lb;
+		uint32_t id = 99;
+
+		assert_int_equal(doca_rdma_export(p->a.rdma, &da, &la, &ca[i]), DOCA_SUCCESS);
+		assert_int_equal(doca_rdma_export(p->b.rdma, &db, &lb, &cb[i]), DOCA_SUCCESS);
+		assert_int_equal(doca_rdma_connect(p->a.rdma, db, lb, ca[i]), DOCA_SUCCESS);
+		assert_int_equal(doca_rdma_connect(p->b.rdma, da, la, cb[i]), DOCA_SUCCESS);
+		assert_int_equal(doca_rdma_connection_get_id(cb[i], &id), DOCA_SUCCESS);
+		assert_int_equal(id, (uint32_t)i);
+	}
+	for (int i = 0; i < 2; i++) {
+		src[i] = side_buf(&p->a, (size_t)i * 4096, 100, 100);
+		dst[i] = side_buf(&p->b, (size_t)i * 4096, 4096, 0);
+		pattern_fill(p->a.mem + i * 4096, 100, (uint32_t)i + 50);
+		assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, dst[i], (union doca_data){0}, &rt[i]),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt[i])), DOCA_SUCCESS);
+	}
+	/* The second connection sends first: receives fill in arrival order, whatever the connection. */
+	for (int i = 1; i >= 0; i--) {
+		unsigned int ok = p->b.ok;
+
+		assert_int_equal(
+			doca_rdma_task_send_allocate_init(p->a.rdma, ca[i], src[i], (union doca_data){0}, &st[i]),
+			DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st[i])), DOCA_SUCCESS);
+		assert_true(side_wait(&p->a, &p->b, &p->b.ok, ok + 1, WAIT_MS));
+	}
+	assert_ptr_equal(doca_rdma_task_receive_get_result_rdma_connection(rt[0]), cb[1]);
+	assert_ptr_equal(doca_rdma_task_receive_get_result_rdma_connection(rt[1]), cb[0]);
+	assert_true(pattern_check(p->b.mem, 100, 51));
+	assert_true(pattern_check(p->b.mem + 4096, 100, 50));
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 2, WAIT_MS));
+	for (int i = 0; i < 2; i++) {
+		doca_task_free(doca_rdma_task_receive_as_task(rt[i]));
+		doca_task_free(doca_rdma_task_send_as_task(st[i]));
+		doca_buf_dec_refcount(src[i], NULL);
+		doca_buf_dec_refcount(dst[i], NULL);
+	}
+}
+
 /* ---- remote memory ---- */
 
 /* B exports [half, end) of its memory with @p perm; A imports it. */
@@ -670,6 +729,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_empty_message, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_send_early, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_orphan_receive, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_two_connections, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_receive_too_small, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_write_read, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_write_imm, pair_setup, pair_teardown),
