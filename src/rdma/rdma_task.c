@@ -597,7 +597,9 @@ doca_error_t rdma_task_submit(struct rdma_task *task)
 	}
 	switch (task->conn->state) {
 	case RDMA_CONN_EXPORTED:
-		/* As RC retries until the peer is there: wait for doca_rdma_connect. */
+	case RDMA_CONN_REQUESTED:
+	case RDMA_CONN_CONNECTING:
+		/* As RC retries until the peer is there: wait for doca_rdma_connect, or the peer's hello. */
 		ferry_task_list_push(&task->conn->waiting, &task->base);
 		break;
 	case RDMA_CONN_CONNECTED:
