@@ -120,6 +120,12 @@ for lib in doca_common doca_dma doca_comch; do
 		say "built $lib/$name: ${built[$name]}"
 	done
 done
+# What the compiler said about the samples built against Ferry's headers.
+nwarn=$(cat "$tmp"/build-*.log 2>/dev/null | grep -c 'warning:' || true)
+{
+	echo "=== compiler warnings: $nwarn"
+	cat "$tmp"/build-*.log 2>/dev/null | grep 'warning:' | sed 's|.*/samples/||' | sort | uniq -c
+} >>"$logfile"
 
 sdir() { # the sample's directory
 	find "$tmp/src/samples" -mindepth 2 -maxdepth 2 -type d -name "$1" -print -quit
@@ -259,5 +265,6 @@ for n in "${names[@]}"; do
 	printf '%-36s %-6s %-4s %s\n' "$n" "${built[$n]}" "${ran[$n]:-no}" "${result[$n]:-not run}"
 done
 [ -s "$logfile" ] && say "failures' last lines: $logfile"
+echo "samples: $nwarn compiler warnings (listed in $logfile)"
 echo "samples: $nbuilt built of ${#names[@]}, $nok ran OK of $nran"
 [ "$nbuilt" -eq "${#names[@]}" ] && [ "$nok" -eq "$nran" ]
