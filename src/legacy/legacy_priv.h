@@ -167,8 +167,11 @@ struct ferry_wq_ctx {
 
 #define FERRY_WQ_CTX_MAGIC 0x57514358u /* "WQCX" */
 
-/** Set up the generic part; @p kind must outlive the context. */
-void ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind);
+/**
+ * Set up the generic part; @p kind must outlive the context. DOCA_ERROR_NO_MEMORY
+ * (the line names @p call) when the process has doca_ctx_get_max_num_ctx already.
+ */
+doca_error_t ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind, const char *call);
 
 /** The legacy context behind @p ctx, or NULL with a line when it is not one (a DOCA 3 context, garbage). */
 struct ferry_wq_ctx *ferry_wq_ctx_from(struct doca_ctx *ctx, const char *call);

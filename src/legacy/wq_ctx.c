@@ -6,6 +6,7 @@
  * doca_ctx_start and doca_ctx_stop keep their names in DOCA 3 with another
  * meaning, so the legacy headers rename them to ferry_wq_ctx_start/_stop.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "common/ferry_log.h"
@@ -53,11 +54,22 @@ static const struct ferry_ctx_ops refusing_ops = {
 	.progress = no_progress,
 };
 
-void ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind)
+/* Contexts alive, against doca_ctx_get_max_num_ctx. */
+static _Atomic uint32_t num_ctx;
+
+doca_error_t ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind, const char *call)
 {
+	if (atomic_fetch_add_explicit(&num_ctx, 1, memory_order_relaxed) >= WQ_MAX_NUM_CTX) {
+		atomic_fetch_sub_explicit(&num_ctx, 1, memory_order_relaxed);
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_NO_MEMORY,
+			"%u work-queue contexts exist, the most a process may have (doca_ctx_get_max_num_ctx)",
+			WQ_MAX_NUM_CTX);
+	}
 	ferry_ctx_init(&ctx->generic, &refusing_ops, kind->name, NULL);
 	ctx->magic = FERRY_WQ_CTX_MAGIC;
 	ctx->kind = kind;
+	return DOCA_SUCCESS;
 }
 
 struct ferry_wq_ctx *ferry_wq_ctx_from(struct doca_ctx *ctx, const char *call)
@@ -97,6 +109,7 @@ void ferry_wq_ctx_fini(struct ferry_wq_ctx *ctx)
 		ferry_dev_put(ctx->dev);
 	ctx->magic = 0;
 	ferry_ctx_fini(&ctx->generic);
+	atomic_fetch_sub_explicit(&num_ctx, 1, memory_order_relaxed);
 }
 
 doca_error_t doca_ctx_dev_add(struct doca_ctx *ctx, struct doca_dev *dev)

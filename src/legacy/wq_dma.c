@@ -280,7 +280,10 @@ static doca_error_t dma_create(const struct ferry_wq_ctx_kind *kind, struct ferr
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return FERRY_RULE_IN("doca_dma_create", DOCA_ERROR_NO_MEMORY, "out of memory for a DMA context");
-	ferry_wq_ctx_init(&d->ctx, kind);
+	if (ferry_wq_ctx_init(&d->ctx, kind, "doca_dma_create") != DOCA_SUCCESS) {
+		free(d);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	*dma = d;
 	return DOCA_SUCCESS;
 }

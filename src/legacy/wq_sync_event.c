@@ -235,19 +235,19 @@ struct doca_ctx *ferry_v22_sync_event_as_ctx(struct doca_sync_event *event)
 		se = *at;
 	} else {
 		se = calloc(1, sizeof(*se));
-		if (se != NULL) {
-			ferry_wq_ctx_init(&se->ctx, &sync_event_kind);
+		if (se == NULL) {
+			FERRY_ERR("doca_sync_event_as_ctx: out of memory");
+		} else if (ferry_wq_ctx_init(&se->ctx, &sync_event_kind, "doca_sync_event_as_ctx") != DOCA_SUCCESS) {
+			free(se);
+			se = NULL;
+		} else {
 			se->event = event;
 			se->next = registry;
 			registry = se;
 		}
 	}
 	pthread_mutex_unlock(&registry_lock);
-	if (se == NULL) {
-		FERRY_ERR("doca_sync_event_as_ctx: out of memory");
-		return NULL;
-	}
-	return &se->ctx.generic;
+	return se != NULL ? &se->ctx.generic : NULL;
 }
 
 doca_error_t ferry_v22_sync_event_destroy(struct doca_sync_event *event)
