@@ -127,7 +127,8 @@ static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_j
 
 /*
  * 1.3/1.4: the job names the byte count; the copy takes that many bytes from
- * the source's data pointer, whatever its data length says.
+ * the source's data pointer, whatever its data length says, and writes them
+ * at the destination's data pointer (its data length becomes the count).
  */
 static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct ferry_job *job)
 {
@@ -143,6 +144,9 @@ static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct fer
 				     "dma memcpy job: num_bytes_to_copy is 0");
 	(void)doca_buf_get_data(src, &data);
 	err = doca_buf_set_data(src, data, v14->num_bytes_to_copy);
+	/* DOCA 3 appends to the destination's data; 1.x overwrites from its start. */
+	if (err == DOCA_SUCCESS)
+		err = doca_buf_reset_data_len(v14->job.dst_buff);
 	if (err != DOCA_SUCCESS)
 		return err;
 	return submit_task(att, &v14->job);

@@ -33,7 +33,8 @@ check "build tree, dpu flavour" "side=dpu" "$work/dpu" "$build/src"
 
 # 2. After installing into a prefix of our own.
 meson install -C "$build" --no-rebuild --quiet --destdir "$work/root" >/dev/null
-pcdir=$(dirname "$(find "$work/root" -name doca-dma.pc | head -n1)")
+# DOCA 3's modules, not a legacy flavour's namesakes under lib/ferry/doca-<VERSION>/.
+pcdir=$(dirname "$(find "$work/root" -path '*/ferry/*' -prune -o -name doca-dma.pc -print | head -n1)")
 libdir=$(dirname "$(find "$work/root" -name 'libdoca_dma.so' | head -n1)")
 export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$work/root"
 # shellcheck disable=SC2046
