@@ -17,6 +17,12 @@
  * layout pinned by static assertions; tests/legacy checks the public headers
  * against the same numbers.
  *
+ * DOCA 1.3/1.4's mmap (v14_mmap.c) is a list of chunks, each a core map of
+ * its own range; its first word is a magic the core's maps also carry (with
+ * another value), so a map of one generation in a call of the other is
+ * refused with a line. Its JSON export (v14_export.h) wraps the core's PCI
+ * export descriptor.
+ *
  * A work queue owns a progress engine. Attaching a context to a work queue
  * (doca_ctx_workq_add) makes one DOCA 3 context of the context's kind on that
  * engine (a DMA context for a DMA, ...): the job a program submits becomes that

@@ -28,6 +28,8 @@ __DOCA_EXPERIMENTAL doca_error_t doca_buf_get_len(const struct doca_buf *buf, si
 __DOCA_EXPERIMENTAL doca_error_t doca_buf_get_head(const struct doca_buf *buf, void **head);
 __DOCA_EXPERIMENTAL doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **data);
 __DOCA_EXPERIMENTAL doca_error_t doca_buf_get_data_len(const struct doca_buf *buf, size_t *data_len);
+/** The data window: @p data_len bytes from @p data, inside head..head+len. */
+__DOCA_EXPERIMENTAL doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len);
 
 #ifdef __cplusplus
 }
