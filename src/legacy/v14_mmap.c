@@ -495,6 +495,9 @@ doca_error_t doca_mmap_export(struct ferry_v14_mmap *mmap, const struct doca_dev
 	err = check_changeable(mmap, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
+	if (!ferry_dev_is_open(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device (mmap '%s')",
+				  (const void *)dev, mmap->name);
 	if (find_dev(mmap, dev) < 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
 				  "device %s was not added to mmap '%s' %p (doca_mmap_dev_add)", ferry_dev_name(dev),

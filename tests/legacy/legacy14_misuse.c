@@ -9,6 +9,7 @@
  * Order: mmap life cycle and limits, chunks, bufs, wrong generation, export
  * and forged descriptors, contexts and jobs, devices by property.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,13 @@
 #include "legacy14_common.h"
 
 DOCA_LOG_REGISTER(LEGACY14_MISUSE);
+
+/* The structs a program hands the library by pointer: the layout src/legacy/legacy_priv.h pins. */
+_Static_assert(sizeof(struct doca_job) == 24, "struct doca_job");
+_Static_assert(sizeof(struct doca_event) == 24, "struct doca_event");
+_Static_assert(sizeof(struct doca_dma_job_memcpy) == 48, "struct doca_dma_job_memcpy with num_bytes_to_copy");
+_Static_assert(offsetof(struct doca_dma_job_memcpy, num_bytes_to_copy) == 40, "num_bytes_to_copy at 40");
+_Static_assert(sizeof(struct doca_pci_bdf) == 2, "struct doca_pci_bdf");
 
 /* DOCA 3 calls (libdoca_common) and 2.2's buf_by_addr (libferry_legacy), under names of our own. */
 doca_error_t doca3_mmap_create(struct doca_mmap **mmap) __asm__("doca_mmap_create");
@@ -236,6 +244,7 @@ static void export_rules(struct doca_dev *dpu, struct doca_dev *host)
 	uint8_t *again;
 	size_t len, again_len;
 	uint32_t one = 1;
+	uint64_t not_a_dev[16] = {0};
 	char *mem = malloc(65536);
 	char *p;
 
@@ -248,6 +257,8 @@ static void export_rules(struct doca_dev *dpu, struct doca_dev *host)
 	OK(doca_mmap_populate(mmap, mem, 65536, 4096, NULL, NULL));
 	EXPECT(doca_mmap_export(mmap, dpu, (uint8_t **)&text, &len), DOCA_ERROR_INVALID_VALUE, "was not added");
 	EXPECT(doca_mmap_export(mmap, host, NULL, &len), DOCA_ERROR_INVALID_VALUE, "is NULL");
+	EXPECT(doca_mmap_export(mmap, (struct doca_dev *)not_a_dev, (uint8_t **)&text, &len), DOCA_ERROR_INVALID_VALUE,
+	       "not an open device");
 	OK(doca_mmap_export(mmap, host, (uint8_t **)&text, &len));
 	must(len == strlen(text) + 1 && len < 1024, "the export is NUL-terminated text under 1024 bytes");
 	must(strstr(text, "\"addr\"") != NULL && strstr(text, "\"len\": 65536") != NULL, "the text has addr and len");
@@ -388,6 +399,10 @@ static void device_rules(struct doca_dev *dpu)
 
 	OK(doca_devinfo_property_get(info, DOCA_DEVINFO_PROPERTY_PCI_ADDR, (uint8_t *)&bdf, sizeof(bdf)));
 	must(bdf.bus == 0x03 && bdf.device == 0 && bdf.function == 0, "the DPU device is at 03:00.0");
+	/* Fields by name; raw is the usual packing, bus:8 device:5 function:3. */
+	OK(parse_pci_addr("b1:1f.7", &want));
+	must(want.raw == (0xb1 << 8 | 0x1f << 3 | 7), "raw packs bus, device and function");
+	EXPECT(parse_pci_addr("b1:20.0", &want), DOCA_ERROR_INVALID_VALUE, NULL);
 	memset(big, 0xff, sizeof(big));
 	OK(doca_devinfo_property_get(info, DOCA_DEVINFO_PROPERTY_PCI_ADDR, big, 8));
 	must(memcmp(big, &bdf, sizeof(bdf)) == 0 && big[2] == 0 && big[7] == 0 && big[8] == 0xff,
