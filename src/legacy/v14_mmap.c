@@ -21,6 +21,7 @@
  * other is refused with a line.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,11 +100,12 @@ static doca_error_t check_map(const struct ferry_v14_mmap *m, const char *call)
 	return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%p is not a live mmap", (const void *)m);
 }
 
-#define CHECK_MAP(m)                                                \
-	do {                                                        \
-		doca_error_t check_err_ = check_map((m), __func__); \
-		if (check_err_ != DOCA_SUCCESS)                     \
-			return check_err_;                          \
+/* Lines name the DOCA call the program made, not the symbol it reached. */
+#define CHECK_MAP(m, call)                                        \
+	do {                                                      \
+		doca_error_t check_err_ = check_map((m), (call)); \
+		if (check_err_ != DOCA_SUCCESS)                   \
+			return check_err_;                        \
 	} while (0)
 
 /* dev_add, dev_rm, populate and export: a started map of this process's memory, not exported. */
@@ -187,7 +189,8 @@ static doca_error_t new_map(const char *name, const char *call, struct ferry_v14
 
 doca_error_t ferry_v14_mmap_create(const char *name, struct ferry_v14_mmap **mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	if (mmap == NULL)
+		return FERRY_RULE_IN("doca_mmap_create", DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
 	return new_map(name, "doca_mmap_create", mmap);
 }
 
@@ -232,7 +235,7 @@ doca_error_t ferry_v14_mmap_start(struct ferry_v14_mmap *mmap)
 	const char *call = "doca_mmap_start";
 	doca_error_t err;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, call);
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap '%s' %p was created from an export; it is usable as is", mmap->name,
@@ -253,7 +256,7 @@ doca_error_t ferry_v14_mmap_stop(struct ferry_v14_mmap *mmap)
 	const char *call = "doca_mmap_stop";
 	doca_error_t err;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, call);
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap '%s' %p was created from an export; destroy it instead", mmap->name,
@@ -276,7 +279,7 @@ doca_error_t doca_mmap_property_set(struct ferry_v14_mmap *mmap, int property, c
 {
 	uint32_t v;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, __func__);
 	FERRY_ARG_NOT_NULL(value);
 	if (property != V14_MMAP_MAX_NUM_CHUNKS && property != V14_MMAP_MAX_NUM_DEVICES)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap '%s' %p: %d is not a doca_mmap_property", mmap->name,
@@ -303,7 +306,7 @@ doca_error_t doca_mmap_property_get(struct ferry_v14_mmap *mmap, int property, u
 {
 	uint32_t v;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, __func__);
 	FERRY_ARG_NOT_NULL(value);
 	if (property != V14_MMAP_MAX_NUM_CHUNKS && property != V14_MMAP_MAX_NUM_DEVICES)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap '%s' %p: %d is not a doca_mmap_property", mmap->name,
@@ -337,7 +340,7 @@ doca_error_t ferry_v14_mmap_dev_add(struct ferry_v14_mmap *mmap, struct doca_dev
 	struct doca_dev **devs;
 	doca_error_t err;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, call);
 	err = check_changeable(mmap, call);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -378,11 +381,12 @@ doca_error_t ferry_v14_mmap_dev_rm(struct ferry_v14_mmap *mmap, struct doca_dev 
 	doca_error_t err;
 	int idx;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, call);
 	err = check_changeable(mmap, call);
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(dev);
+	if (dev == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "dev is NULL");
 	idx = find_dev(mmap, dev);
 	if (idx < 0)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND, "device %p was never added to mmap '%s' %p",
@@ -442,7 +446,7 @@ doca_error_t doca_mmap_populate(struct ferry_v14_mmap *mmap, void *addr, size_t 
 	struct doca_mmap *map;
 	doca_error_t err;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, __func__);
 	err = check_changeable(mmap, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -488,7 +492,7 @@ doca_error_t doca_mmap_export(struct ferry_v14_mmap *mmap, const struct doca_dev
 	uint8_t *out;
 	doca_error_t err;
 
-	CHECK_MAP(mmap);
+	CHECK_MAP(mmap, __func__);
 	FERRY_ARG_NOT_NULL(dev);
 	FERRY_ARG_NOT_NULL(export_desc);
 	FERRY_ARG_NOT_NULL(export_desc_len);

@@ -214,13 +214,13 @@ static void wrong_generation(struct doca_dev *dpu)
 	OK(doca_mmap_dev_add(v14, dpu));
 	OK(doca_mmap_populate(v14, mem, 4096, 4096, NULL, NULL));
 	/* A 1.x map in DOCA 3's and 2.2's calls. */
-	EXPECT(doca3_mmap_start(v14), DOCA_ERROR_INVALID_VALUE, "DOCA 1.3/1.4");
+	EXPECT(doca3_mmap_start(v14), DOCA_ERROR_INVALID_VALUE, "doca_mmap_start: mmap");
 	EXPECT(v22_buf_by_addr(inv, v14, mem, 64, &buf), DOCA_ERROR_INVALID_VALUE, "DOCA 1.3/1.4");
 	EXPECT(doca3_mmap_destroy(v14), DOCA_ERROR_INVALID_VALUE, "DOCA 1.3/1.4");
 	/* A DOCA 3 (or 2.2) map in 1.4's calls. */
 	OK(doca3_mmap_create(&doca3));
 	EXPECT(doca_mmap_populate(doca3, mem, 4096, 4096, NULL, NULL), DOCA_ERROR_INVALID_VALUE, "DOCA 1.5 or later");
-	EXPECT(doca_mmap_start(doca3), DOCA_ERROR_INVALID_VALUE, "DOCA 1.5 or later");
+	EXPECT(doca_mmap_start(doca3), DOCA_ERROR_INVALID_VALUE, "doca_mmap_start: mmap");
 	EXPECT(doca_buf_inventory_buf_by_addr(inv, doca3, mem, 64, &buf), DOCA_ERROR_INVALID_VALUE,
 	       "DOCA 1.5 or later");
 	EXPECT(doca_mmap_destroy(doca3), DOCA_ERROR_INVALID_VALUE, "DOCA 1.5 or later");
@@ -328,7 +328,7 @@ static void ctx_rules(struct doca_dev *dpu)
 	struct doca_workq *workq;
 	struct doca_mmap *mmap;
 	struct doca_buf_inventory *inv;
-	struct doca_buf *src, *dst;
+	struct doca_buf *src, *dst, *big;
 	struct doca_dma_job_memcpy job = {0};
 	char *mem = calloc(1, 8192);
 
@@ -347,7 +347,7 @@ static void ctx_rules(struct doca_dev *dpu)
 	EXPECT(doca_workq_destroy(workq), DOCA_ERROR_IN_USE, NULL);
 	must(doca_dma_destroy(dma) != DOCA_SUCCESS, "a started DMA context on a work queue is not destroyed");
 
-	OK(doca_buf_inventory_create(NULL, 2, DOCA_BUF_EXTENSION_NONE, &inv));
+	OK(doca_buf_inventory_create(NULL, 3, DOCA_BUF_EXTENSION_NONE, &inv));
 	EXPECT(doca_buf_inventory_create(NULL, 2, 1, &inv), DOCA_ERROR_INVALID_VALUE, "DOCA_BUF_EXTENSION_NONE");
 	OK(doca_buf_inventory_start(inv));
 	OK(doca_mmap_create(NULL, &mmap));
@@ -362,7 +362,14 @@ static void ctx_rules(struct doca_dev *dpu)
 	job.dst_buff = dst;
 	EXPECT(doca_workq_submit(workq, &job.base), DOCA_ERROR_INVALID_VALUE, "num_bytes_to_copy is 0");
 	job.num_bytes_to_copy = 8192;
-	must(doca_workq_submit(workq, &job.base) != DOCA_SUCCESS, "a copy beyond the source buf is refused");
+	EXPECT(doca_workq_submit(workq, &job.base), DOCA_ERROR_INVALID_VALUE,
+	       "doca_workq_submit: dma memcpy job: "
+	       "num_bytes_to_copy 8192 is more than the source");
+	OK(doca_buf_inventory_buf_by_addr(inv, mmap, mem, 8192, &big));
+	job.src_buff = big;
+	EXPECT(doca_workq_submit(workq, &job.base), DOCA_ERROR_INVALID_VALUE, "than the destination");
+	OK(doca_buf_refcount_rm(big, NULL));
+	job.src_buff = src;
 	job.src_buff = NULL;
 	job.num_bytes_to_copy = 16;
 	EXPECT(doca_workq_submit(workq, &job.base), DOCA_ERROR_INVALID_VALUE, "NULL");
