@@ -4,7 +4,11 @@
  * generation's dma_local_copy sample: source and destination are two chunks
  * of one mmap, the job says how many bytes to copy, the retrieve loop spins.
  *
- *   legacy14_dma_local_copy [size [pci]]     (default 1 MiB on 03:00.0)
+ *   legacy14_dma_local_copy [size [pci [event]]]   (default 1 MiB on 03:00.0)
+ *
+ * With "event" the work queue runs event-driven: enabled before it joins the
+ * context, its handle waited on with epoll, armed and cleared around each
+ * wait, and drained until DOCA_ERROR_AGAIN.
  *
  * It calls no log backend function, as 1.x programs did not, and its lines
  * still appear. Exit 0 when the destination holds the source's bytes.
@@ -12,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
@@ -26,9 +32,53 @@
 
 DOCA_LOG_REGISTER(DMA_LOCAL_COPY);
 
-#define PAGE_SIZE 4096
+#define PAGE_SIZE     4096
+#define EVENT_WAIT_MS 10000
 
-static doca_error_t dma_local_copy(const struct doca_pci_bdf *pcie_addr, char *src, char *dst, size_t size)
+/* The event-driven way to run a job: submit, then sleep on the handle until its event is there. */
+static doca_error_t run_dma_job_event(struct program_core_objects *state, struct doca_dma_job_memcpy *job)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct doca_event event = {0};
+	doca_event_handle_t handle;
+	int epfd, waits = 0;
+	doca_error_t res;
+
+	res = doca_workq_get_event_handle(state->workq, &handle);
+	if (res != DOCA_SUCCESS)
+		return res;
+	epfd = epoll_create1(0);
+	if (epfd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, handle, &ev) != 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	res = doca_workq_submit(state->workq, &job->base);
+	while (res == DOCA_SUCCESS) {
+		res = doca_workq_progress_retrieve(state->workq, &event, DOCA_WORKQ_RETRIEVE_FLAGS_NONE);
+		if (res != DOCA_ERROR_AGAIN)
+			break;
+		/* Nothing yet: arm, sleep until the handle is readable, clear it, retrieve again. */
+		res = doca_workq_event_handle_arm(state->workq);
+		if (res != DOCA_SUCCESS)
+			break;
+		if (epoll_wait(epfd, &ev, 1, EVENT_WAIT_MS) != 1) {
+			DOCA_LOG_ERR("The work queue's handle stayed quiet for %d ms", EVENT_WAIT_MS);
+			res = DOCA_ERROR_TIME_OUT;
+			break;
+		}
+		waits++;
+		res = doca_workq_event_handle_clear(state->workq, handle);
+	}
+	close(epfd);
+	if (res != DOCA_SUCCESS)
+		return res;
+	/* Drained: the next retrieve has nothing. */
+	if (doca_workq_progress_retrieve(state->workq, &event, DOCA_WORKQ_RETRIEVE_FLAGS_NONE) != DOCA_ERROR_AGAIN)
+		return DOCA_ERROR_UNEXPECTED;
+	DOCA_LOG_INFO("Job done after %d wait(s) on the event handle", waits);
+	return (doca_error_t)event.result.u64;
+}
+
+static doca_error_t dma_local_copy(const struct doca_pci_bdf *pcie_addr, char *src, char *dst, size_t size,
+				   int event_driven)
 {
 	struct program_core_objects state = {0};
 	struct doca_dma_job_memcpy dma_job;
@@ -47,6 +97,9 @@ static doca_error_t dma_local_copy(const struct doca_pci_bdf *pcie_addr, char *s
 	if (res != DOCA_SUCCESS)
 		return res;
 	res = create_core_objects(&state, dma_ctx, 2);
+	/* Event-driven mode is chosen before the work queue joins the context. */
+	if (res == DOCA_SUCCESS && event_driven)
+		res = doca_workq_set_event_driven_enable(state.workq, 1);
 	if (res == DOCA_SUCCESS)
 		res = init_core_objects(&state, 2);
 	if (res != DOCA_SUCCESS)
@@ -77,7 +130,7 @@ static doca_error_t dma_local_copy(const struct doca_pci_bdf *pcie_addr, char *s
 	dma_job.dst_buff = dst_doca_buf;
 	dma_job.src_buff = src_doca_buf;
 	dma_job.num_bytes_to_copy = size;
-	res = run_dma_job(&state, &dma_job);
+	res = event_driven ? run_dma_job_event(&state, &dma_job) : run_dma_job(&state, &dma_job);
 	if (res == DOCA_SUCCESS)
 		res = doca_buf_get_data_len(dst_doca_buf, &dst_len);
 	if (res == DOCA_SUCCESS && dst_len != size) {
@@ -113,7 +166,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (size_t i = 0; i < size; i++)
 		src[i + 1] = (char)(i * 31 + 7);
-	res = dma_local_copy(&pcie_dev, src + 1, dst + 1, size);
+	res = dma_local_copy(&pcie_dev, src + 1, dst + 1, size, argc > 3 && strcmp(argv[3], "event") == 0);
 	if (res == DOCA_SUCCESS && memcmp(src + 1, dst + 1, size) != 0) {
 		DOCA_LOG_ERR("The destination differs from the source");
 		res = DOCA_ERROR_UNEXPECTED;
