@@ -212,6 +212,32 @@ static int receive_export(int listener, char *text, int *conn)
 	return -1;
 }
 
+/* Import @p text with its addr moved by a page: DOCA_ERROR_INVALID_VALUE expected. */
+static doca_error_t try_forged_addr(const char *text, unsigned long long addr, struct doca_dev *dev)
+{
+	char forged[RECV_BUF_SIZE + 32], number[32];
+	struct doca_mmap *mmap;
+	const char *at;
+	doca_error_t res;
+
+	snprintf(number, sizeof(number), "%llu", addr);
+	at = strstr(text, number);
+	if (at == NULL)
+		return DOCA_ERROR_UNEXPECTED;
+	snprintf(forged, sizeof(forged), "%.*s%llu%s", (int)(at - text), text, addr + 4096, at + strlen(number));
+	res = doca_mmap_create_from_export("forged", (uint8_t *)forged, strlen(forged) + 1, dev, &mmap);
+	if (res == DOCA_SUCCESS) {
+		DOCA_LOG_ERR("A text with a forged addr was accepted");
+		doca_mmap_destroy(mmap);
+		return DOCA_ERROR_UNEXPECTED;
+	}
+	if (res != DOCA_ERROR_INVALID_VALUE) {
+		DOCA_LOG_ERR("A text with a forged addr answered %s", doca_get_error_name(res));
+		return DOCA_ERROR_UNEXPECTED;
+	}
+	return DOCA_SUCCESS;
+}
+
 static int receiver(int listener, size_t size)
 {
 	struct program_core_objects state = {0};
@@ -246,6 +272,9 @@ static int receiver(int listener, size_t size)
 		res = init_core_objects(&state, 1);
 	if (res == DOCA_SUCCESS)
 		res = doca_mmap_populate(state.mmap, dpu_buffer, size, PAGE_SIZE, NULL, NULL);
+	/* A text whose addr was changed in transit is refused: the export inside covers another range. */
+	if (res == DOCA_SUCCESS)
+		res = try_forged_addr(export_json, (unsigned long long)remote_addr, state.dev);
 	/* The receiver names its imported map as its own: names are labels. */
 	if (res == DOCA_SUCCESS)
 		res = doca_mmap_create_from_export("my_mmap", (uint8_t *)export_json, strlen(export_json) + 1,
