@@ -100,6 +100,23 @@ _Static_assert(sizeof(struct ferry_pci_bdf) == 2, "struct doca_pci_bdf is 2 byte
 #define FERRY_ACTION_GRAPH_FIRST      (14 << 16) /* likewise */
 #define FERRY_DMA_JOB_MEMCPY          (FERRY_ACTION_DMA_FIRST + 1)
 
+/* ---- names in log lines ---- */
+
+/**
+ * The DOCA name a program called for @p func, a function of this library:
+ * "ferry_v22_graph_create" -> "doca_graph_create" (the legacy headers bind the
+ * DOCA name to that symbol); any other name as it is.
+ */
+const char *ferry_legacy_call_name(const char *func);
+
+/** FERRY_ARG_NOT_NULL for the legacy library: the line names the DOCA call. */
+#define LEGACY_ARG_NOT_NULL(arg)                                                                                       \
+	do {                                                                                                           \
+		if ((arg) == NULL)                                                                                     \
+			return FERRY_RULE_IN(ferry_legacy_call_name(__func__), DOCA_ERROR_INVALID_VALUE, "%s is NULL", \
+					     #arg);                                                                    \
+	} while (0)
+
 /* ---- contexts ---- */
 
 struct doca_workq;

@@ -115,8 +115,8 @@ doca_error_t doca_devinfo_property_get(const struct doca_devinfo *devinfo, int p
 	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
 	doca_error_t err;
 
-	FERRY_ARG_NOT_NULL(devinfo);
-	FERRY_ARG_NOT_NULL(value);
+	LEGACY_ARG_NOT_NULL(devinfo);
+	LEGACY_ARG_NOT_NULL(value);
 	switch (property) {
 	case V14_DEVINFO_VUID:
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
@@ -178,8 +178,8 @@ doca_error_t doca_devinfo_remote_property_get(const struct doca_devinfo_rep *dev
 	int type_value;
 	doca_error_t err;
 
-	FERRY_ARG_NOT_NULL(devinfo_remote);
-	FERRY_ARG_NOT_NULL(value);
+	LEGACY_ARG_NOT_NULL(devinfo_remote);
+	LEGACY_ARG_NOT_NULL(value);
 	switch (property) {
 	case V14_REMOTE_VUID:
 		/* NUL-padded: 1.x programs compare all 128 bytes. */

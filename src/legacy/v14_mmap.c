@@ -280,7 +280,7 @@ doca_error_t doca_mmap_property_set(struct ferry_v14_mmap *mmap, int property, c
 	uint32_t v;
 
 	CHECK_MAP(mmap, __func__);
-	FERRY_ARG_NOT_NULL(value);
+	LEGACY_ARG_NOT_NULL(value);
 	if (property != V14_MMAP_MAX_NUM_CHUNKS && property != V14_MMAP_MAX_NUM_DEVICES)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap '%s' %p: %d is not a doca_mmap_property", mmap->name,
 				  (void *)mmap, property);
@@ -307,7 +307,7 @@ doca_error_t doca_mmap_property_get(struct ferry_v14_mmap *mmap, int property, u
 	uint32_t v;
 
 	CHECK_MAP(mmap, __func__);
-	FERRY_ARG_NOT_NULL(value);
+	LEGACY_ARG_NOT_NULL(value);
 	if (property != V14_MMAP_MAX_NUM_CHUNKS && property != V14_MMAP_MAX_NUM_DEVICES)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "mmap '%s' %p: %d is not a doca_mmap_property", mmap->name,
 				  (void *)mmap, property);
@@ -493,9 +493,9 @@ doca_error_t doca_mmap_export(struct ferry_v14_mmap *mmap, const struct doca_dev
 	doca_error_t err;
 
 	CHECK_MAP(mmap, __func__);
-	FERRY_ARG_NOT_NULL(dev);
-	FERRY_ARG_NOT_NULL(export_desc);
-	FERRY_ARG_NOT_NULL(export_desc_len);
+	LEGACY_ARG_NOT_NULL(dev);
+	LEGACY_ARG_NOT_NULL(export_desc);
+	LEGACY_ARG_NOT_NULL(export_desc_len);
 	err = check_changeable(mmap, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;

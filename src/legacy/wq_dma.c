@@ -308,7 +308,8 @@ static doca_error_t dma_create(const struct ferry_wq_ctx_kind *kind, struct ferr
 {
 	struct ferry_wq_dma *d;
 
-	FERRY_ARG_NOT_NULL(dma);
+	if (dma == NULL)
+		return FERRY_RULE_IN("doca_dma_create", DOCA_ERROR_INVALID_VALUE, "dma is NULL");
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return FERRY_RULE_IN("doca_dma_create", DOCA_ERROR_NO_MEMORY, "out of memory for a DMA context");
@@ -334,7 +335,7 @@ doca_error_t ferry_wq_dma_destroy(struct ferry_wq_dma *dma)
 {
 	doca_error_t err;
 
-	FERRY_ARG_NOT_NULL(dma);
+	LEGACY_ARG_NOT_NULL(dma);
 	if (ferry_wq_ctx_from(&dma->ctx.generic, "doca_dma_destroy") == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	err = ferry_wq_ctx_check_destroyable(&dma->ctx, "doca_dma_destroy");
@@ -352,7 +353,7 @@ struct doca_ctx *ferry_wq_dma_as_ctx(struct ferry_wq_dma *dma)
 
 doca_error_t doca_dma_job_get_supported(struct doca_devinfo *devinfo, int job_type)
 {
-	FERRY_ARG_NOT_NULL(devinfo);
+	LEGACY_ARG_NOT_NULL(devinfo);
 	if (job_type != FERRY_DMA_JOB_MEMCPY)
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "job type %#x is not a DMA job", job_type);
 	return doca_dma_cap_task_memcpy_is_supported(devinfo);
@@ -371,8 +372,8 @@ doca_error_t doca_dma_get_max_list_buf_num_elem(const struct doca_devinfo *devin
 /* 1.3: DOCA_DMA_CAP_HW_OFFLOAD (bit 0) when the device copies at all. */
 doca_error_t doca_dma_devinfo_caps_get(struct doca_devinfo *devinfo, uint32_t *caps)
 {
-	FERRY_ARG_NOT_NULL(devinfo);
-	FERRY_ARG_NOT_NULL(caps);
+	LEGACY_ARG_NOT_NULL(devinfo);
+	LEGACY_ARG_NOT_NULL(caps);
 	*caps = doca_dma_cap_task_memcpy_is_supported(devinfo) == DOCA_SUCCESS ? 1u : 0u;
 	return DOCA_SUCCESS;
 }
