@@ -55,7 +55,7 @@ static void client_fail(struct doca_comch_client *client, doca_error_t err, cons
 	FERRY_ERR("comch client '%s' (%s): %s (%s); context leaves %s", client->ep.name, client->host_function, why,
 		  doca_error_get_name(err), ferry_ctx_state_name(client->ep.ctx.state));
 	client->phase = CLIENT_DOWN;
-	ferry_ctx_fail(&client->ep.ctx);
+	ferry_ctx_fail(&client->ep.ctx, err);
 }
 
 /* ---- connecting ---- */
