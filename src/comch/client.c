@@ -244,6 +244,8 @@ static uint32_t client_progress_up(struct doca_comch_client *client)
 		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server cannot be written to (server gone)");
 		return n;
 	}
+	if (ep->ctx.events_held) /* messages wait in the socket (ferry_ctx.h) */
+		return n;
 	if (comch_conn_read(ep, &client->conn, client_on_datagram, &n) != DOCA_SUCCESS)
 		client_lost(client);
 	return n;

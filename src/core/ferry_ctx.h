@@ -186,6 +186,13 @@ struct doca_ctx {
 	uint32_t num_pools;
 	bool orphan_logged;       /* a task was freed in flight: said once per context */
 	doca_error_t fail_status; /* why ferry_ctx_fail last stopped it; DOCA_SUCCESS since doca_ctx_start */
+	/*
+	 * Set by a layer above that cannot take more events now (its own queue is
+	 * full): progress still completes tasks but delivers no new events, so
+	 * what would make them waits where it is (Comch: in the socket, which
+	 * pushes back on the peer). The type's ops->progress honours it.
+	 */
+	bool events_held;
 	struct doca_ctx *pe_next; /* the progress engine's list of contexts */
 };
 
