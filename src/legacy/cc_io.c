@@ -158,10 +158,7 @@ static doca_error_t cc_recv_once(struct doca_comm_channel_ep_t *ep, void *msg, s
 		return cc_rx_empty(ep);
 	if (m->end) {
 		*peer = m->peer;
-		m->peer->end_reported = true;
-		ep->num_dead_reported++;
 		cc_rx_pop(ep);
-		cc_peer_reap_dead(ep);
 		return DOCA_ERROR_CONNECTION_RESET;
 	}
 	if (m->len > *len) {

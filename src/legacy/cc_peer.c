@@ -3,12 +3,12 @@
  * cc_peer.c - the Comm Channel's peer handles and receive queue.
  *
  * A peer handle lives from its connection (a server's new client, a client's
- * connect) until the program disconnects it or destroys the endpoint. Ended
- * peers stay (calls on them answer CONNECTION_RESET) until the program lets
- * go, except that a server keeps at most CC_DEAD_KEEP whose end recvfrom has
- * reported: clients that come and go must not grow its memory for ever. A
- * handle the endpoint no longer knows answers NOT_CONNECTED; handles are
- * compared with the endpoint's list before they are followed.
+ * connect) until the program disconnects it or destroys the endpoint, as DOCA
+ * documents: ended peers stay (calls on them answer CONNECTION_RESET) until the
+ * program lets go, so a handle it holds is never freed behind its back (a
+ * server that never disconnects its ended clients keeps one small handle per
+ * client it ever had). sendto and disconnect compare a handle with the
+ * endpoint's list before they follow it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +96,6 @@ void cc_peer_forget(struct doca_comm_channel_ep_t *ep, struct doca_comm_channel_
 	cc_unlink(&ep->peers, peer);
 	cc_snapshot_drop(ep, peer);
 	cc_rx_drop_peer(ep, peer);
-	if (peer->end_reported)
-		ep->num_dead_reported--;
 	peer->conn = NULL;
 	if (peer->in_flight == 0) {
 		cc_peer_free(peer);
@@ -121,19 +119,6 @@ void cc_peer_send_done(struct doca_comm_channel_ep_t *ep, struct doca_comm_chann
 	}
 }
 
-void cc_peer_reap_dead(struct doca_comm_channel_ep_t *ep)
-{
-	struct doca_comm_channel_addr_t *p = ep->peers;
-
-	while (ep->num_dead_reported > CC_DEAD_KEEP && p != NULL) {
-		struct doca_comm_channel_addr_t *next = p->next;
-
-		if (p->end_reported && p->queued == 0)
-			cc_peer_forget(ep, p);
-		p = next;
-	}
-}
-
 void cc_peers_free_all(struct doca_comm_channel_ep_t *ep)
 {
 	struct doca_comm_channel_addr_t *lists[2] = {ep->peers, ep->detached};
@@ -147,7 +132,6 @@ void cc_peers_free_all(struct doca_comm_channel_ep_t *ep)
 		}
 	}
 	ep->peers = ep->detached = NULL;
-	ep->num_dead_reported = 0;
 	while (ep->rx_head != NULL) {
 		struct cc_msg *next = ep->rx_head->next;
 

@@ -55,7 +55,6 @@
 #define CC_DEFAULT_QUEUE   64u
 #define CC_COMCH_RX_BATCH  32u /* messages one progress call may take per connection */
 #define CC_PROGRESS_ROUNDS 4   /* engine rounds per call that wants news */
-#define CC_DEAD_KEEP       64u /* ended peers whose end recvfrom reported, kept for late calls */
 #define CC_STOP_WAIT_NS    2000000000ull
 #define CC_V14_NONBLOCK    1u /* DOCA_CC_INIT_FLAG_NONBLOCK */
 #define CC_V14_SERVER_PCI  "03:00.0"
@@ -99,10 +98,9 @@ struct doca_comm_channel_addr_t {
 	struct doca_comch_connection *conn;    /* while UP */
 	struct doca_comm_channel_addr_t *next; /* the endpoint's peers, oldest first */
 	enum cc_peer_state state;
-	bool announced;    /* recvfrom returned something of it */
-	bool end_reported; /* recvfrom returned its end */
-	bool detached;     /* disconnected: freed once no send of it is in flight */
-	bool retry;        /* client: start the Comch client again after this progress */
+	bool announced; /* recvfrom returned something of it */
+	bool detached;  /* disconnected: freed once no send of it is in flight */
+	bool retry;     /* client: start the Comch client again after this progress */
 	uint64_t user_data;
 	uint64_t send_msgs, send_bytes, recv_msgs, recv_bytes, in_flight;
 	uint32_t queued; /* its nodes in the receive queue */
@@ -128,7 +126,6 @@ struct doca_comm_channel_ep_t {
 	/* peers: a list, oldest first; the detached ones wait for their sends */
 	struct doca_comm_channel_addr_t *peers;
 	struct doca_comm_channel_addr_t *detached;
-	uint32_t num_dead_reported;
 	/* the receive queue */
 	struct cc_msg *rx_head;
 	struct cc_msg *rx_tail;
@@ -194,8 +191,6 @@ void cc_peers_free_all(struct doca_comm_channel_ep_t *ep);
 /** Append a message (or, @p end, the peer's end mark) to the receive queue. */
 void cc_rx_push(struct doca_comm_channel_ep_t *ep, struct doca_comm_channel_addr_t *peer, const uint8_t *data,
 		uint32_t len, bool end);
-/** A reported end: keep at most CC_DEAD_KEEP ended peers. */
-void cc_peer_reap_dead(struct doca_comm_channel_ep_t *ep);
 
 /* ---- cc_io.c: the data calls shared by 1.x and 2.x ---- */
 
