@@ -863,6 +863,58 @@ static void misuse_client(struct doca_dev *host)
 	CHECK(doca_comm_channel_ep_destroy(ep));
 }
 
+/* The service channel wakes on a new client; the peer list and pending count follow recvfrom. */
+static void service_state(struct doca_dev *dpu, struct doca_dev_rep *rep, struct doca_dev *host)
+{
+	struct doca_comm_channel_ep_t *srv, *cli;
+	struct doca_comm_channel_addr_t *to_srv = NULL, *from = NULL, **list = NULL;
+	struct ev_side e = {.until = now_ms() + 10000};
+	doca_event_channel_t svc = -1;
+	uint32_t n = 0, pending = 0;
+	uint8_t buf[16];
+	size_t len = sizeof(buf);
+	doca_error_t r;
+
+	CHECK(doca_comm_channel_ep_create(&srv));
+	CHECK(doca_comm_channel_ep_set_device(srv, dpu));
+	CHECK(doca_comm_channel_ep_set_device_rep(srv, rep));
+	CHECK(doca_comm_channel_ep_listen(srv, "service state"));
+	CHECK(doca_comm_channel_ep_get_service_event_channel(srv, &svc));
+	CHECK(doca_comm_channel_ep_update_service_state_info(srv)); /* arms the service channel */
+	CHECK(doca_comm_channel_ep_create(&cli));
+	CHECK(doca_comm_channel_ep_set_device(cli, host));
+	CHECK(doca_comm_channel_ep_connect(cli, "service state", &to_srv));
+	while ((r = doca_comm_channel_peer_addr_update_info(to_srv)) == DOCA_ERROR_CONNECTION_INPROGRESS) {
+		EXPECT(doca_comm_channel_ep_recvfrom(srv, buf, &len, 0, &from), DOCA_ERROR_AGAIN); /* lets it accept */
+		if (now_ms() > e.until)
+			FAIL("no connection");
+	}
+	CHECK(r);
+	while (doca_comm_channel_ep_recvfrom(srv, buf, &len, 0, &from) == DOCA_ERROR_AGAIN) {
+		CHECK(doca_comm_channel_ep_update_service_state_info(srv));
+		CHECK(doca_comm_channel_ep_get_peer_addr_list(srv, &list, &n));
+		if (n == 1)
+			break;
+		ev_wait(svc, 100, &e);
+	}
+	CHECK(doca_comm_channel_ep_get_pending_connections(srv, &pending));
+	if (n != 1 || pending != 1)
+		FAIL("%u peers, %u pending after a client connected", n, pending);
+	CHECK(doca_comm_channel_ep_sendto(cli, "hi", 2, 0, to_srv));
+	for (len = sizeof(buf); (r = doca_comm_channel_ep_recvfrom(srv, buf, &len, 0, &from)) == DOCA_ERROR_AGAIN;)
+		if (now_ms() > e.until)
+			FAIL("no message");
+	CHECK(r);
+	if (from != list[0] || len != 2)
+		FAIL("the message came from %p, not the listed peer %p", (void *)from, (void *)list[0]);
+	CHECK(doca_comm_channel_ep_update_service_state_info(srv));
+	CHECK(doca_comm_channel_ep_get_pending_connections(srv, &pending));
+	if (pending != 0)
+		FAIL("%u pending once the client's first message was received", pending);
+	CHECK(doca_comm_channel_ep_destroy(cli));
+	CHECK(doca_comm_channel_ep_destroy(srv));
+}
+
 static void mode_misuse(void)
 {
 	struct doca_dev *dpu = open_dev(DPU_PCI), *host = open_dev(HOST_PCI);
@@ -871,6 +923,7 @@ static void mode_misuse(void)
 	misuse_caps(dpu);
 	misuse_server(dpu, rep);
 	misuse_client(host);
+	service_state(dpu, rep, host);
 	CHECK(doca_dev_rep_close(rep));
 	CHECK(doca_dev_close(dpu));
 	CHECK(doca_dev_close(host));
