@@ -135,19 +135,6 @@ static doca_error_t cc_v14_devices(struct doca_comm_channel_ep_t *ep, bool serve
 	return DOCA_SUCCESS;
 }
 
-static void cc_v14_devices_close(struct doca_comm_channel_ep_t *ep)
-{
-	if (!ep->own_dev)
-		return;
-	if (ep->rep != NULL)
-		(void)doca_dev_rep_close(ep->rep);
-	if (ep->dev != NULL)
-		(void)doca_dev_close(ep->dev);
-	ep->rep = NULL;
-	ep->dev = NULL;
-	ep->own_dev = false;
-}
-
 /* ---- listen / connect ---- */
 
 static doca_error_t cc_check_open(const struct doca_comm_channel_ep_t *ep, const char *call, const char *name)
@@ -197,12 +184,26 @@ static doca_error_t cc_connect_wait(struct doca_comm_channel_ep_t *ep, struct do
 	return peer->state == CC_PEER_UP ? DOCA_SUCCESS : DOCA_ERROR_CONNECTION_ABORTED;
 }
 
+static void cc_v14_devices_close(struct doca_comm_channel_ep_t *ep)
+{
+	if (!ep->own_dev)
+		return;
+	if (ep->rep != NULL)
+		(void)doca_dev_rep_close(ep->rep);
+	if (ep->dev != NULL)
+		(void)doca_dev_close(ep->dev);
+	ep->rep = NULL;
+	ep->dev = NULL;
+	ep->own_dev = false;
+}
+
 static void cc_client_close(struct doca_comm_channel_ep_t *ep)
 {
 	if (ep->peers != NULL)
 		cc_flush_sends(ep, ep->peers);
 	cc_comch_close(ep);
 	cc_peers_free_all(ep);
+	cc_v14_devices_close(ep); /* a 1.x endpoint may listen next: it picks again */
 	ep->role = CC_ROLE_NONE;
 }
 
