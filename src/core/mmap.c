@@ -12,6 +12,7 @@
  * exporter's map is started and its process alive.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <doca_dev.h>
 #include <doca_mmap.h>
@@ -36,10 +37,38 @@ static void unexport(struct doca_mmap *mmap);
 
 /* ---- shared checks ---- */
 
-static doca_error_t check_configurable(const struct doca_mmap *mmap, const char *call, doca_error_t started_err)
+doca_error_t ferry_mmap_check(const struct doca_mmap *mmap, const char *call)
 {
+	uint32_t magic;
+
 	if (mmap == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	/* Read as bytes: the object may be a map of the other generation, of another type. */
+	memcpy(&magic, mmap, sizeof(magic));
+	if (magic == FERRY_MMAP_MAGIC)
+		return DOCA_SUCCESS;
+	if (magic == FERRY_MMAP_MAGIC_V14)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "mmap %p was made by doca_mmap_create(name) of DOCA 1.3/1.4's headers; this call "
+				     "takes only maps of its own generation's doca_mmap_create",
+				     (const void *)mmap);
+	return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%p is not a live mmap", (const void *)mmap);
+}
+
+/* The one mmap argument check of every call here: NULL, another generation's map, garbage. */
+#define CHECK_MMAP(mmap)                                                      \
+	do {                                                                  \
+		doca_error_t check_err_ = ferry_mmap_check((mmap), __func__); \
+		if (check_err_ != DOCA_SUCCESS)                               \
+			return check_err_;                                    \
+	} while (0)
+
+static doca_error_t check_configurable(const struct doca_mmap *mmap, const char *call, doca_error_t started_err)
+{
+	doca_error_t err = ferry_mmap_check(mmap, call);
+
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap %p was created from an export; it cannot be reconfigured",
@@ -81,6 +110,7 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 	if (m == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for a new mmap");
 
+	m->magic = FERRY_MMAP_MAGIC;
 	/* DOCA's DMA samples write into maps whose permissions they never set. */
 	m->access = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
 	m->max_devs = FERRY_MMAP_DEFAULT_MAX_DEVS;
@@ -103,7 +133,7 @@ static doca_error_t check_no_bufs(const struct doca_mmap *mmap, const char *call
 
 doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	doca_error_t err = check_no_bufs(mmap, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -119,13 +149,14 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 	for (uint32_t i = 0; i < mmap->num_devs; i++)
 		ferry_dev_put(mmap->devs[i]);
 	free(mmap->devs);
+	mmap->magic = 0; /* a second destroy of the same pointer is then likely caught */
 	free(mmap);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	if (mmap->from_export)
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "mmap %p was created from an export; it is usable as is",
 				  (void *)mmap);
@@ -141,7 +172,7 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	if (!mmap->started)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is not started", (void *)mmap);
 	doca_error_t err = check_no_bufs(mmap, __func__);
@@ -218,7 +249,7 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 
 doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(max_num_devices);
 	*max_num_devices = mmap->max_devs;
 	return DOCA_SUCCESS;
@@ -254,7 +285,7 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 	(void)addr;
 	(void)dmabuf_offset;
 	(void)len;
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
 			  "mmap %p: Ferry has no dmabuf support; "
 			  "use doca_mmap_set_memrange",
@@ -263,7 +294,7 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 
 doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(addr);
 	FERRY_ARG_NOT_NULL(len);
 	if (!mmap->memrange_set)
@@ -313,7 +344,7 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 
 doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	if (mmap->started && !mmap->from_export)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is started; call it before doca_mmap_start",
 				  (void *)mmap);
@@ -323,7 +354,7 @@ doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(user_data);
 	*user_data = mmap->user_data;
 	return DOCA_SUCCESS;
@@ -331,7 +362,7 @@ doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_da
 
 doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(num_bufs);
 	*num_bufs = atomic_load_explicit(&mmap->num_bufs, memory_order_relaxed);
 	return DOCA_SUCCESS;
@@ -339,7 +370,7 @@ doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_
 
 doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(exported);
 	*exported = mmap->exported ? 1 : 0;
 	return DOCA_SUCCESS;
@@ -347,7 +378,7 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 
 doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(from_export);
 	*from_export = mmap->from_export ? 1 : 0;
 	return DOCA_SUCCESS;
@@ -377,6 +408,9 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 				     : dev == NULL         ? "dev"
 				     : export_desc == NULL ? "export_desc"
 							   : "export_desc_len");
+	doca_error_t check = ferry_mmap_check(mmap, call);
+	if (check != DOCA_SUCCESS)
+		return check;
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap %p was created from an export; it cannot be re-exported", (void *)mmap);
@@ -411,7 +445,7 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				   size_t *export_desc_len)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(dev);
 	FERRY_ARG_NOT_NULL(export_desc);
 	FERRY_ARG_NOT_NULL(export_desc_len);

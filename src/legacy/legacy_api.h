@@ -25,6 +25,7 @@
 #define FERRY_LEGACY_API __attribute__((visibility("default")))
 
 struct ferry_wq_dma;
+struct ferry_v14_mmap;
 
 /* workq.c */
 FERRY_LEGACY_API
@@ -241,5 +242,59 @@ doca_error_t doca_comm_channel_ep_get_peer_addr_list(const struct doca_comm_chan
 FERRY_LEGACY_API
 doca_error_t doca_comm_channel_ep_get_pending_connections(const struct doca_comm_channel_ep_t *local_ep,
 							  uint32_t *pending_connections);
+/* v14.c */
+FERRY_LEGACY_API
+doca_error_t ferry_v14_buf_inventory_create(const char *name, size_t num_elements, uint32_t extensions,
+					    struct doca_buf_inventory **inventory);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_buf_refcount_add(struct doca_buf *buf, uint16_t *refcount);
+FERRY_LEGACY_API
+const char *ferry_v14_version_runtime(void);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_log_register_source(const char *source_name, int *source);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_property_get(const struct doca_devinfo *devinfo, int property, uint8_t *value, uint32_t size);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_remote_list_create(struct doca_dev *local, int filter,
+					     struct doca_devinfo_rep ***dev_list_remote, uint32_t *nb_devs_remote);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_remote_list_destroy(struct doca_devinfo_rep **dev_list_remote);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_remote_property_get(const struct doca_devinfo_rep *devinfo_remote, int property,
+					      uint8_t *value, uint32_t size);
+FERRY_LEGACY_API
+doca_error_t doca_dev_remote_open(struct doca_devinfo_rep *devinfo_remote, struct doca_dev_rep **dev_remote);
+FERRY_LEGACY_API
+doca_error_t doca_dev_remote_close(struct doca_dev_rep *dev_remote);
+
+/* v14_mmap.c: struct doca_mmap of the 1.4 headers is a struct ferry_v14_mmap. */
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_create(const char *name, struct ferry_v14_mmap **mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_destroy(struct ferry_v14_mmap *mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_start(struct ferry_v14_mmap *mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_stop(struct ferry_v14_mmap *mmap);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_property_set(struct ferry_v14_mmap *mmap, int property, const uint8_t *value, size_t size);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_property_get(struct ferry_v14_mmap *mmap, int property, uint8_t *value, size_t size);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_dev_add(struct ferry_v14_mmap *mmap, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_dev_rm(struct ferry_v14_mmap *mmap, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_populate(struct ferry_v14_mmap *mmap, void *addr, size_t len, size_t pg_sz,
+				doca_mmap_memrange_free_cb_t *free_cb, void *opaque);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_export(struct ferry_v14_mmap *mmap, const struct doca_dev *dev, uint8_t **export_desc,
+			      size_t *export_desc_len);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_create_from_export(const char *name, const uint8_t *export_desc, size_t export_desc_len,
+					       struct doca_dev *dev, struct ferry_v14_mmap **mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_buf_inventory_buf_by_addr(struct doca_buf_inventory *inventory, struct ferry_v14_mmap *mmap,
+						 void *addr, size_t len, struct doca_buf **buf);
 
 #endif /* FERRY_LEGACY_API_H_ */

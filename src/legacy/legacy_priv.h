@@ -17,6 +17,12 @@
  * layout pinned by static assertions; tests/legacy checks the public headers
  * against the same numbers.
  *
+ * DOCA 1.3/1.4's mmap (v14_mmap.c) is a list of chunks, each a core map of
+ * its own range; its first word is a magic the core's maps also carry (with
+ * another value), so a map of one generation in a call of the other is
+ * refused with a line. Its JSON export (v14_export.h) wraps the core's PCI
+ * export descriptor.
+ *
  * A work queue owns a progress engine. Attaching a context to a work queue
  * (doca_ctx_workq_add) makes one DOCA 3 context of the context's kind on that
  * engine (a DMA context for a DMA, ...): the job a program submits becomes that
@@ -70,6 +76,22 @@ struct ferry_dma_job_v14 {
 };
 _Static_assert(sizeof(struct ferry_dma_job) == 40, "struct doca_dma_job_memcpy is 40 bytes");
 _Static_assert(offsetof(struct ferry_dma_job_v14, num_bytes_to_copy) == 40, "1.x num_bytes_to_copy at 40");
+
+/**
+ * struct doca_pci_bdf of DOCA 1.x: a PCI address in 16 bits, written field by
+ * field (the 1.4 header declares the same fields in the same order).
+ */
+struct ferry_pci_bdf {
+	union {
+		uint16_t raw;
+		struct {
+			uint16_t function : 3;
+			uint16_t device : 5;
+			uint16_t bus : 8;
+		};
+	};
+};
+_Static_assert(sizeof(struct ferry_pci_bdf) == 2, "struct doca_pci_bdf is 2 bytes");
 
 /* Job types: DOCA_ACTION_<LIB>_FIRST is <n> << 16; the first job type of a library is FIRST + 1. */
 #define FERRY_ACTION_DMA_FIRST        (1 << 16)

@@ -127,22 +127,54 @@ static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_j
 
 /*
  * 1.3/1.4: the job names the byte count; the copy takes that many bytes from
- * the source's data pointer, whatever its data length says.
+ * the source's data pointer, whatever its data length says, and writes them
+ * at the destination's data pointer (its data length becomes the count).
  */
+/* Bytes from @p buf's data pointer to the end of the buf (DOCA 3's checks of @p buf run first). */
+static doca_error_t room_from_data(const struct doca_buf *buf, void **data, size_t *room)
+{
+	void *head = NULL;
+	size_t len = 0;
+	doca_error_t err = doca_buf_get_head(buf, &head);
+
+	if (err == DOCA_SUCCESS)
+		err = doca_buf_get_len(buf, &len);
+	if (err == DOCA_SUCCESS)
+		err = doca_buf_get_data(buf, data);
+	if (err == DOCA_SUCCESS)
+		*room = len - (size_t)((uint8_t *)*data - (uint8_t *)head);
+	return err;
+}
+
 static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct ferry_job *job)
 {
 	const struct ferry_dma_job_v14 *v14 = ferry_container_of(job, struct ferry_dma_job_v14, job.base);
 	struct doca_buf *src = (struct doca_buf *)(uintptr_t)v14->job.src_buff;
-	void *data = NULL;
+	size_t n = v14->num_bytes_to_copy, src_room = 0, dst_room = 0;
+	void *src_data = NULL, *dst_data = NULL;
 	doca_error_t err = check_bufs(&v14->job);
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (v14->num_bytes_to_copy == 0)
+	if (n == 0)
 		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
 				     "dma memcpy job: num_bytes_to_copy is 0");
-	(void)doca_buf_get_data(src, &data);
-	err = doca_buf_set_data(src, data, v14->num_bytes_to_copy);
+	err = room_from_data(src, &src_data, &src_room);
+	if (err == DOCA_SUCCESS)
+		err = room_from_data(v14->job.dst_buff, &dst_data, &dst_room);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (n > src_room || n > dst_room)
+		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy job: num_bytes_to_copy %zu is more than the %s buf %p holds from its "
+				     "data on (%zu bytes)",
+				     n, n > src_room ? "source" : "destination",
+				     n > src_room ? (void *)src : (void *)v14->job.dst_buff,
+				     n > src_room ? src_room : dst_room);
+	/* DOCA 3 appends to the destination's data; 1.x writes from its start. */
+	err = doca_buf_set_data(src, src_data, n);
+	if (err == DOCA_SUCCESS)
+		err = doca_buf_reset_data_len(v14->job.dst_buff);
 	if (err != DOCA_SUCCESS)
 		return err;
 	return submit_task(att, &v14->job);
