@@ -36,6 +36,8 @@
 #include <doca_error.h>
 #include <doca_log.h>
 
+#include "legacy22_util.h"
+
 DOCA_LOG_REGISTER(LEGACY22_CC);
 
 #define HOST_PCI "b1:00.0"
@@ -121,44 +123,6 @@ static uint32_t msg_check(const uint8_t *buf, size_t len, uint32_t tag)
 
 /* ---- devices and endpoints, as the 2.2 samples open them ---- */
 
-static struct doca_dev *open_dev(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-
-	CHECK(doca_devinfo_list_create(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_get_is_pci_addr_equal(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			CHECK(doca_dev_open(list[i], &dev));
-	}
-	CHECK(doca_devinfo_list_destroy(list));
-	if (dev == NULL)
-		FAIL("no device %s", pci);
-	return dev;
-}
-
-static struct doca_dev_rep *open_rep(struct doca_dev *dev, const char *pci)
-{
-	struct doca_devinfo_rep **list;
-	struct doca_dev_rep *rep = NULL;
-	uint32_t n;
-
-	CHECK(doca_devinfo_rep_list_create(dev, DOCA_DEV_REP_FILTER_NET, &list, &n));
-	for (uint32_t i = 0; i < n && rep == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_rep_get_is_pci_addr_equal(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			CHECK(doca_dev_rep_open(list[i], &rep));
-	}
-	CHECK(doca_devinfo_rep_list_destroy(list));
-	if (rep == NULL)
-		FAIL("no representor %s", pci);
-	return rep;
-}
-
 struct side {
 	struct doca_comm_channel_ep_t *ep;
 	struct doca_dev *dev;
@@ -177,8 +141,8 @@ static void server_open(struct side *s, const char *name, uint16_t queue)
 {
 	memset(s, 0, sizeof(*s));
 	CHECK(doca_comm_channel_ep_create(&s->ep));
-	s->dev = open_dev(DPU_PCI);
-	s->rep = open_rep(s->dev, HOST_PCI);
+	s->dev = l22_open_dev(DPU_PCI);
+	s->rep = l22_open_rep(s->dev, HOST_PCI);
 	CHECK(doca_comm_channel_ep_set_device(s->ep, s->dev));
 	set_sizes(s->ep, queue);
 	CHECK(doca_comm_channel_ep_set_device_rep(s->ep, s->rep));
@@ -194,7 +158,7 @@ static unsigned client_open(struct side *s, const char *name, uint16_t queue)
 
 	memset(s, 0, sizeof(*s));
 	CHECK(doca_comm_channel_ep_create(&s->ep));
-	s->dev = open_dev(HOST_PCI);
+	s->dev = l22_open_dev(HOST_PCI);
 	CHECK(doca_comm_channel_ep_set_device(s->ep, s->dev));
 	set_sizes(s->ep, queue);
 	CHECK(doca_comm_channel_ep_connect(s->ep, name, &s->peer));
@@ -917,8 +881,8 @@ static void service_state(struct doca_dev *dpu, struct doca_dev_rep *rep, struct
 
 static void mode_misuse(void)
 {
-	struct doca_dev *dpu = open_dev(DPU_PCI), *host = open_dev(HOST_PCI);
-	struct doca_dev_rep *rep = open_rep(dpu, HOST_PCI);
+	struct doca_dev *dpu = l22_open_dev(DPU_PCI), *host = l22_open_dev(HOST_PCI);
+	struct doca_dev_rep *rep = l22_open_rep(dpu, HOST_PCI);
 
 	misuse_caps(dpu);
 	misuse_server(dpu, rep);

@@ -31,6 +31,8 @@
 #include <doca_log.h>
 #include <doca_mmap.h>
 
+#include "legacy22_util.h"
+
 DOCA_LOG_REGISTER(LEGACY22_DMA_COPY);
 
 #define SERVER_NAME "dma copy server"
@@ -64,54 +66,16 @@ struct channel {
 
 static const struct timespec nap = {0, 10000};
 
-static struct doca_dev *open_dev(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-
-	CHECK(doca_devinfo_list_create(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_get_is_pci_addr_equal(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			CHECK(doca_dev_open(list[i], &dev));
-	}
-	CHECK(doca_devinfo_list_destroy(list));
-	if (dev == NULL)
-		exit(1);
-	return dev;
-}
-
-static struct doca_dev_rep *open_rep(struct doca_dev *dev, const char *pci)
-{
-	struct doca_devinfo_rep **list;
-	struct doca_dev_rep *rep = NULL;
-	uint32_t n;
-
-	CHECK(doca_devinfo_rep_list_create(dev, DOCA_DEV_REP_FILTER_NET, &list, &n));
-	for (uint32_t i = 0; i < n && rep == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_rep_get_is_pci_addr_equal(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			CHECK(doca_dev_rep_open(list[i], &rep));
-	}
-	CHECK(doca_devinfo_rep_list_destroy(list));
-	if (rep == NULL)
-		exit(1);
-	return rep;
-}
-
 static void open_channel(struct channel *ch, bool dpu)
 {
 	CHECK(doca_comm_channel_ep_create(&ch->ep));
-	ch->dev = open_dev(dpu ? DPU_PCI : HOST_PCI);
+	ch->dev = l22_open_dev(dpu ? DPU_PCI : HOST_PCI);
 	CHECK(doca_comm_channel_ep_set_device(ch->ep, ch->dev));
 	CHECK(doca_comm_channel_ep_set_max_msg_size(ch->ep, MAX_MSG));
 	CHECK(doca_comm_channel_ep_set_send_queue_size(ch->ep, QUEUE_SIZE));
 	CHECK(doca_comm_channel_ep_set_recv_queue_size(ch->ep, QUEUE_SIZE));
 	if (dpu) {
-		ch->rep = open_rep(ch->dev, HOST_PCI);
+		ch->rep = l22_open_rep(ch->dev, HOST_PCI);
 		CHECK(doca_comm_channel_ep_set_device_rep(ch->ep, ch->rep));
 		CHECK(doca_comm_channel_ep_listen(ch->ep, SERVER_NAME));
 		return;

@@ -27,6 +27,8 @@
 #include <doca_log.h>
 #include <doca_sync_event.h>
 
+#include "legacy22_util.h"
+
 DOCA_LOG_REGISTER(LEGACY22_SYNC_EVENT);
 
 #define CHECK(call)                                                                                          \
@@ -50,20 +52,8 @@ struct side {
 
 static struct doca_dev *open_by_pci(const char *pci)
 {
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
+	struct doca_dev *dev = l22_open_dev(pci);
 
-	CHECK(doca_devinfo_list_create(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_get_is_pci_addr_equal(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			CHECK(doca_dev_open(list[i], &dev));
-	}
-	CHECK(doca_devinfo_list_destroy(list));
-	if (dev == NULL)
-		exit(1);
 	if (async_mode)
 		CHECK(doca_sync_event_job_get_supported(doca_dev_as_devinfo(dev), DOCA_SYNC_EVENT_JOB_WAIT_GT));
 	return dev;
@@ -221,24 +211,12 @@ static int host_side(void)
 /* The DPU's end: listen with the device and its representor of the host, take the blob. */
 static size_t cc_receive(struct doca_dev *dev, struct doca_comm_channel_ep_t **ep, uint8_t *blob, size_t cap)
 {
-	struct doca_devinfo_rep **reps;
-	struct doca_dev_rep *rep = NULL;
+	struct doca_dev_rep *rep = l22_open_rep(dev, "b1:00.0");
 	struct doca_comm_channel_addr_t *peer = NULL;
 	size_t len = cap;
-	uint32_t n;
 	doca_error_t r;
 	int tries = 0;
 
-	CHECK(doca_devinfo_rep_list_create(dev, DOCA_DEV_REP_FILTER_NET, &reps, &n));
-	for (uint32_t i = 0; i < n && rep == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_rep_get_is_pci_addr_equal(reps[i], "b1:00.0", &eq) == DOCA_SUCCESS && eq)
-			CHECK(doca_dev_rep_open(reps[i], &rep));
-	}
-	CHECK(doca_devinfo_rep_list_destroy(reps));
-	if (rep == NULL)
-		exit(1);
 	CHECK(doca_comm_channel_ep_create(ep));
 	CHECK(doca_comm_channel_ep_set_device(*ep, dev));
 	CHECK(doca_comm_channel_ep_set_device_rep(*ep, rep));
