@@ -64,7 +64,8 @@ meson install -C "$build" --destdir "$tmp/root" --quiet >"$tmp/install.log" 2>&1
 	say "meson install failed"
 	exit 1
 }
-pc=$(find "$tmp/root" -name doca-common.pc -print -quit)
+# DOCA 3's modules; the older generations' flavours under <libdir>/ferry/ have a doca-common.pc too.
+pc=$(find "$tmp/root" -path '*/ferry/doca-*' -prune -o -name doca-common.pc -print -quit)
 [ -n "$pc" ] || {
 	say "no doca-common.pc in the install"
 	exit 1
