@@ -146,6 +146,14 @@ fail)
 	# A DPU side that fails before it is ready: the host side never starts.
 	expect_rc 1 "DPU fails before ready" -- "$FERRY" run -r never-printed --dpu 'exit 9' --host 'echo started'
 	lacks "$tmp/out" "started" "DPU fails before ready: the host side ran"
+	# --until-hosts: a DPU server that never ends is stopped once the hosts are done, and that is success.
+	expect_rc 0 "--until-hosts" -- "$FERRY" run --until-hosts --color=never -D 0 -d 'echo serving; exec sleep 30' \
+		-H 'sleep 0.1; echo done' && {
+		has "$tmp/out" "^host\.0\| done$" "--until-hosts"
+		has "$tmp/err" "stopping the DPU side" "--until-hosts"
+	}
+	expect_rc 3 "--until-hosts, a host fails" -- "$FERRY" run --until-hosts -D 0 -d 'exec sleep 30' -H 'exit 4'
+	expect_rc 2 "--until-hosts without hosts" -- "$FERRY" run --until-hosts -d true
 	# A process that ignores SIGTERM is killed after the grace period.
 	start=$(date +%s)
 	expect_rc 1 "SIGTERM ignored" -- "$FERRY" run --grace 0.3 -D 0 --dpu 'sleep 0.2; exit 1' \

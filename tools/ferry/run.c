@@ -92,6 +92,7 @@ struct run {
 	double delay;
 	double timeout; /* 0: none */
 	double grace;
+	bool until_hosts; /* --until-hosts */
 	bool colour_out, colour_err;
 
 	char domain[DOMAIN_NAME_MAX + 1];
@@ -359,6 +360,18 @@ static void describe_status(int status, char *out, size_t room)
 		snprintf(out, room, "ended with wait status 0x%x", (unsigned)status);
 }
 
+/* Every host-side process ended with status 0. */
+static bool hosts_done(const struct run *r)
+{
+	for (int i = 0; i < r->num_procs; i++) {
+		const struct proc *p = &r->procs[i];
+
+		if (p->side == SIDE_HOST && (p->running || !WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0))
+			return false;
+	}
+	return true;
+}
+
 static void reaped(struct run *r, struct proc *p, int status)
 {
 	bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -372,6 +385,10 @@ static void reaped(struct run *r, struct proc *p, int status)
 
 		stop_group(r, p);
 		p->stopped_by_us = was;
+	}
+	if (ok && p->side == SIDE_HOST && r->until_hosts && !r->stopping && hosts_done(r)) {
+		say(r, "every host-side process exited 0; stopping the DPU side (--until-hosts)");
+		stop_all(r, FERRY_EXIT_OK);
 	}
 	if (ok || (r->stopping && p->stopped_by_us))
 		return;
@@ -763,6 +780,8 @@ static void print_help(void)
 	       "    -t, --timeout SECONDS\n"
 	       "                         stop everything after SECONDS and exit 124 (default: none)\n"
 	       "    -g, --grace SECONDS  wait between SIGTERM and SIGKILL (default 2)\n"
+	       "        --until-hosts    once every host process exited 0, stop the DPU side and\n"
+	       "                         exit 0 (for DPU servers that never end by themselves)\n"
 	       "        --domain NAME    use this FERRY_DOMAIN instead of a fresh one (its runtime\n"
 	       "                         directory is then left in place)\n"
 	       "        --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
@@ -786,7 +805,7 @@ static void print_help(void)
 
 static int parse(struct run *r, int argc, char **argv)
 {
-	enum { OPT_DOMAIN = 256, OPT_COLOR };
+	enum { OPT_DOMAIN = 256, OPT_COLOR, OPT_UNTIL_HOSTS };
 	static const struct option longopts[] = {
 		{"dpu", required_argument, NULL, 'd'},
 		{"host", required_argument, NULL, 'H'},
@@ -794,6 +813,7 @@ static int parse(struct run *r, int argc, char **argv)
 		{"delay", required_argument, NULL, 'D'},
 		{"timeout", required_argument, NULL, 't'},
 		{"grace", required_argument, NULL, 'g'},
+		{"until-hosts", no_argument, NULL, OPT_UNTIL_HOSTS},
 		{"domain", required_argument, NULL, OPT_DOMAIN},
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"colour", required_argument, NULL, OPT_COLOR},
@@ -850,6 +870,9 @@ static int parse(struct run *r, int argc, char **argv)
 			r->own_domain = false;
 			break;
 		}
+		case OPT_UNTIL_HOSTS:
+			r->until_hosts = true;
+			break;
 		case OPT_COLOR:
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
 			    strcmp(optarg, "never") != 0)
@@ -869,6 +892,8 @@ static int parse(struct run *r, int argc, char **argv)
 					 argv[optind]);
 	if (r->num_procs == 0)
 		return ferry_usage_error("run", "nothing to run: give --dpu CMD and/or --host CMD");
+	if (r->until_hosts && nhost == 0)
+		return ferry_usage_error("run", "--until-hosts needs at least one --host");
 	if (ready != NULL && delay != NULL)
 		return ferry_usage_error("run", "--ready and --delay exclude each other");
 	if (ready != NULL) {
