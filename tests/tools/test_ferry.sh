@@ -94,6 +94,7 @@ args)
 	expect_rc 2 "run --domain bad" -- "$FERRY" run --domain 'a/b' --host true
 	expect_rc 2 "run stray word" -- "$FERRY" run --host true false && has "$tmp/err" "unexpected argument 'false'" "stray"
 	expect_rc 2 "run empty command" -- "$FERRY" run --host ''
+	expect_rc 2 "caps --json=1" -- "$FERRY" caps --json=1 && has "$tmp/err" "option '--json' takes no value" "--json=1"
 	expect_rc 2 "caps stray word" -- "$FERRY" caps devices
 	expect_rc 2 "caps bad address" -- "$FERRY" caps --pci-addr zz:zz
 	;;

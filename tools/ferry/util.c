@@ -34,6 +34,9 @@ int ferry_getopt_error(const char *cmd, int ret, char **argv)
 		return ferry_usage_error(cmd, "option '%s' needs a value", word);
 	if (optopt != 0 && strncmp(word, "--", 2) != 0)
 		return ferry_usage_error(cmd, "unknown option '-%c'", optopt);
+	/* A known long option given a value it does not take: "--json=1". */
+	if (optopt != 0 && strchr(word, '=') != NULL)
+		return ferry_usage_error(cmd, "option '%.*s' takes no value", (int)(strchr(word, '=') - word), word);
 	return ferry_usage_error(cmd, "unknown option '%s'", word);
 }
 
