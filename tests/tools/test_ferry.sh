@@ -131,7 +131,25 @@ pair)
 	}
 	"$FERRY" run --color=never -D 0 -H 'echo "$FERRY_DOMAIN"' >"$tmp/again" 2>&1
 	[ -n "${d:-}" ] && grep -q "$d" "$tmp/again" && fail "domain: two runs got the same domain"
-	# A server of another run in another domain is not found: the client waits, then gives up.
+	# The default readiness really watches the domain for a listening server: the host side
+	# starts after the server listens (the socket is there) and well before the 2 s fallback.
+	# The runtime directory is ours (XDG_RUNTIME_DIR), so the host can look, and so can we.
+	mkdir -m 700 "$tmp/xdg"
+	t0=$(date +%s%N)
+	expect_rc 0 "readiness by socket" -- env XDG_RUNTIME_DIR="$tmp/xdg" "$FERRY" run -t 20 --color=never \
+		--dpu "sleep 0.3; exec $COMCH_PEER server soon --expect 1" \
+		--host "date +%s%N > $tmp/host_t; ls \"\$XDG_RUNTIME_DIR/ferry/\$FERRY_DOMAIN\" | grep -q '^comch\\.' && echo saw-server; exec $COMCH_PEER client soon --count 3" && {
+		has "$tmp/out" "^host\.0\| saw-server$" "readiness by socket: the host started before the server listened"
+		ms=$((($(cat "$tmp/host_t") - t0) / 1000000))
+		[ "$ms" -lt 1800 ] || fail "readiness by socket: the host started after $ms ms (the fallback, not the socket)"
+	}
+	# With no Comch server at all, the host side starts after the 2 s fallback.
+	expect_rc 0 "readiness fallback" -- env XDG_RUNTIME_DIR="$tmp/xdg" "$FERRY" run -t 20 --until-hosts \
+		--dpu 'exec sleep 30' --host 'echo host-ran'
+	has "$tmp/out" "host-ran" "readiness fallback"
+	# Each run's domain directory is gone afterwards.
+	left=$(ls "$tmp/xdg/ferry" 2>/dev/null | grep -c '^ferry-run-')
+	[ "$left" -eq 0 ] || fail "domain directories left behind: $(ls "$tmp/xdg/ferry")"
 	;;
 fail)
 	expect_rc 1 "DPU side fails" -- "$FERRY" run --grace 0.5 --dpu 'sleep 0.1; exit 3' --host 'sleep 30' && {

@@ -380,12 +380,7 @@ static void reaped(struct run *r, struct proc *p, int status)
 	p->running = false;
 	p->status = status;
 	/* Whatever the shell left behind in its group goes too (so its pipes end). */
-	if (p->group_alive) {
-		bool was = p->stopped_by_us;
-
-		stop_group(r, p);
-		p->stopped_by_us = was;
-	}
+	stop_group(r, p);
 	if (ok && p->side == SIDE_HOST && r->until_hosts && !r->stopping && hosts_done(r)) {
 		say(r, "every host-side process exited 0; stopping the DPU side (--until-hosts)");
 		stop_all(r, FERRY_EXIT_OK);
