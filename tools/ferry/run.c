@@ -21,9 +21,13 @@
  *      or a signal to ferry stops the run: SIGTERM to every process group, then
  *      SIGKILL after the grace period. A process whose shell ended has the rest
  *      of its group stopped the same way, so its pipes reach EOF.
- *   6. The loop ends when every shell is reaped and every pipe is at EOF; any
- *      process group still alive then is killed, the domain's runtime directory
- *      (ours alone) is emptied and removed, and the exit status tells the story.
+ *   6. ferry is a child subreaper: a descendant that left its group (setsid)
+ *      and lost its parent becomes our child. Once every shell is reaped, such
+ *      orphans (which may hold a pipe open) get SIGTERM, then SIGKILL.
+ *   7. The loop ends when every shell is reaped and every pipe is at EOF; any
+ *      process group still alive then is killed, every child left is killed and
+ *      reaped, the domain's runtime directory (ours alone) is emptied and
+ *      removed, and the exit status tells the story.
  */
 #include <dirent.h>
 #include <errno.h>
