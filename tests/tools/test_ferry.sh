@@ -108,7 +108,9 @@ pair)
 		# The host side started after the server listened.
 		l=$(grep -n '^dpu\.0| listening$' "$tmp/out" | cut -d: -f1)
 		h=$(grep -n '^host\.0| running$' "$tmp/out" | cut -d: -f1)
-		[ -n "$l" ] && [ -n "$h" ] && [ "$l" -lt "$h" ] || fail "pair: host ran before the server listened"
+		if [ -z "$l" ] || [ -z "$h" ] || [ "$l" -ge "$h" ]; then
+			fail "pair: host ran before the server listened"
+		fi
 	}
 	# --ready, two clients, two DPU-side processes (the second only prints and waits).
 	expect_rc 0 "comch pair --ready" -- "$FERRY" run -t 20 --color=never -r '^(listening|up)$' \
@@ -148,8 +150,9 @@ pair)
 		--dpu 'exec sleep 30' --host 'echo host-ran'
 	has "$tmp/out" "host-ran" "readiness fallback"
 	# Each run's domain directory is gone afterwards.
-	left=$(ls "$tmp/xdg/ferry" 2>/dev/null | grep -c '^ferry-run-')
-	[ "$left" -eq 0 ] || fail "domain directories left behind: $(ls "$tmp/xdg/ferry")"
+	for d in "$tmp"/xdg/ferry/ferry-run-*; do
+		[ -e "$d" ] && fail "domain directory left behind: $d"
+	done
 	;;
 fail)
 	expect_rc 1 "DPU side fails" -- "$FERRY" run --grace 0.5 --dpu 'sleep 0.1; exit 3' --host 'sleep 30' && {
@@ -193,7 +196,7 @@ timeout)
 		fi
 		pid=$(cat "$tmp/$f.pid")
 		if kill -0 "$pid" 2>/dev/null; then
-			fail "timeout: $f process $pid survived the run ($(cat /proc/$pid/stat 2>/dev/null))"
+			fail "timeout: $f process $pid survived the run ($(cat "/proc/$pid/stat" 2>/dev/null))"
 			kill -9 "$pid" 2>/dev/null
 		fi
 	done
