@@ -250,6 +250,7 @@ caps)
 		has "$tmp/out" "^    Representors:$" "caps"
 		has "$tmp/out" "^        PCI: 0000:b1:00\.0$" "caps: the representor"
 		has "$tmp/out" "^            vuid +FERRY00PF0HPF$" "caps: vuid"
+		has "$tmp/out" "^    dpu +0$" "caps: dpu index"
 		has "$tmp/out" "^            task_memcpy +supported$" "caps: dma"
 		has "$tmp/out" "^            task_memcpy_max_buf_size +[0-9]+$" "caps: dma"
 		has "$tmp/out" "^            max_num_tasks +[0-9]+$" "caps: dma"
@@ -278,7 +279,7 @@ d = json.load(sys.stdin)
 devs = d["devices"]
 assert isinstance(devs, list) and len(devs) == want_devs, len(devs)
 for dev in devs:
-    for k in ("pci_addr", "ibdev_name", "iface_name", "pci_func_type", "side", "representors", "caps"):
+    for k in ("pci_addr", "ibdev_name", "iface_name", "pci_func_type", "side", "dpu", "representors", "caps"):
         assert k in dev, k
     c = dev["caps"]
     assert c["dma"]["task_memcpy"] is True
@@ -291,6 +292,8 @@ for dev in devs:
     for rep in dev["representors"]:
         assert dev["side"] == "dpu" and rep["vuid"] and rep["filter"] in ("net", "emulated")
 assert any(dev["representors"] for dev in devs if dev["side"] == "dpu")
+want_dpus = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+assert sorted({dev["dpu"] for dev in devs}) == list(range(want_dpus)), "dpu indexes"
 print("json ok:", len(devs), "devices")
 '
 	expect_rc 0 "caps --json" -- "$FERRY" caps --json && {
@@ -302,7 +305,7 @@ print("json ok:", len(devs), "devices")
 	# A topology file: the listing follows it (caps come from the libraries, not from a table).
 	n=$(grep -c '^\(dpu-pf\|host-pf\|host-vf\|dpu-sf\)' "$TOPO_DIR/two_dpus.topo")
 	expect_rc 0 "caps --json two DPUs" -- env FERRY_TOPOLOGY="$TOPO_DIR/two_dpus.topo" "$FERRY" caps --json && {
-		python3 -c "$check" "$n" <"$tmp/out" || fail "caps --json with two DPUs"
+		python3 -c "$check" "$n" 2 <"$tmp/out" || fail "caps --json with two DPUs"
 	}
 	;;
 devices)

@@ -8,6 +8,11 @@
  * call (doca_dma_cap_*, doca_comch_cap_*, doca_mmap_cap_*, ...) made now, so
  * the listing is what a program would get, topology files included. A call
  * that fails shows as "error (<DOCA error name>)" and JSON null.
+ *
+ * One attribute is Ferry's own, not DOCA's: which emulated DPU a device
+ * belongs to (ferry_devinfo_machine, from libdoca_common's private node, which
+ * is built and installed with this command). With several DPUs in a topology
+ * file, their devices may share PCI addresses; the index tells them apart.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -27,6 +32,7 @@
 #include <doca_sync_event.h>
 #include <doca_version.h>
 
+#include "core/ferry_dev.h" /* ferry_devinfo_machine: libdoca_common's FERRY_PRIVATE_0 node */
 #include "ferry.h"
 
 /* The shapes of DOCA's cap calls; each table row holds one, typed (no casts). */
@@ -220,6 +226,7 @@ struct dev_info {
 	char mac[3 * DOCA_DEVINFO_MAC_ADDR_SIZE];
 	const char *type;
 	const char *side;
+	uint32_t dpu;
 	bool has_sf;
 	uint32_t sf_index;
 	struct rep_info *reps;
@@ -278,6 +285,7 @@ static void collect(struct doca_devinfo *info, struct dev_info *d)
 	if (doca_devinfo_get_mac_addr(info, mac, sizeof(mac)) == DOCA_SUCCESS)
 		snprintf(d->mac, sizeof(d->mac), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
 			 mac[4], mac[5]);
+	d->dpu = ferry_devinfo_machine(info);
 	/* The side is what Comch says: servers live on the DPU, clients on the host. */
 	if (doca_comch_cap_server_is_supported(info) == DOCA_SUCCESS)
 		d->side = "dpu";
@@ -324,6 +332,7 @@ static void print_text(const struct dev_info *d)
 		printf("    %-44s%u\n", "sf_index", d->sf_index);
 	printf("    %-44s%s\n", "mac_addr", d->mac[0] != '\0' ? d->mac : "-");
 	printf("    %-44s%s\n", "side", d->side);
+	printf("    %-44s%u\n", "dpu", d->dpu);
 	if (d->num_reps > 0)
 		printf("    Representors:\n");
 	for (uint32_t i = 0; i < d->num_reps; i++) {
@@ -376,6 +385,7 @@ static void print_json(const struct dev_info *d, bool last)
 	else
 		printf("      \"mac_addr\": null,\n");
 	json_member("      ", "side", d->side, false);
+	printf("      \"dpu\": %u,\n", d->dpu);
 	printf("      \"representors\": [");
 	for (uint32_t i = 0; i < d->num_reps; i++) {
 		const struct rep_info *r = &d->reps[i];
@@ -423,12 +433,14 @@ static void print_help(void)
 	       "    ferry caps [--json] [--pci-addr ADDR]\n"
 	       "\n"
 	       "DESCRIPTION\n"
-	       "    Lists every device of the emulated machine that a DOCA program sees, the\n"
-	       "    representors of each DPU-side device, and, grouped by library (dev, dma,\n"
-	       "    comch, mmap, mmap_advise, sync_event, clock), the answer of each of Ferry's\n"
-	       "    capability calls for that device. Every value comes from the library's cap\n"
-	       "    call made now, so a topology file (FERRY_TOPOLOGY) shows as a program would\n"
-	       "    see it. A call that fails reads \"error (NAME)\" (null in JSON).\n"
+	       "    Lists every device of the emulated machine that a DOCA program sees, with\n"
+	       "    its side and the index of the emulated DPU it belongs to; the\n"
+	       "    representors of each DPU-side device; and, grouped by library (dev, dma,\n"
+	       "    comch, mmap, mmap_advise, sync_event, clock), the answer of each of\n"
+	       "    Ferry's capability calls for that device. Every value comes from the\n"
+	       "    library's cap call made now, so a topology file (FERRY_TOPOLOGY) shows as\n"
+	       "    a program would see it. A call that fails reads \"error (NAME)\" (null in\n"
+	       "    JSON).\n"
 	       "\n"
 	       "OPTIONS\n"
 	       "    -j, --json           print one JSON object: {\"ferry_version\", \"doca_api\",\n"
