@@ -461,7 +461,10 @@ static void print_help(void)
 	       "EXAMPLES\n"
 	       "    ferry caps\n"
 	       "    ferry caps --pci-addr 03:00.0\n"
-	       "    ferry caps --json | python3 -m json.tool\n");
+	       "    ferry caps --json | python3 -m json.tool\n"
+	       "\n"
+	       "SEE ALSO\n"
+	       "    ferry-devices, docs/ferry-command.md, docs/topology.md\n");
 }
 
 int ferry_caps_main(int argc, char **argv)

@@ -787,6 +787,13 @@ static void print_help(void)
 	      "                         always or never\n"
 	      "    -h, --help           show this text and exit\n"
 	      "\n"
+	      "ENVIRONMENT\n"
+	      "    NO_COLOR     when set and not empty, --color=auto means no colour\n"
+	      "    FERRY_DOMAIN, FERRY_SIDE\n"
+	      "                 replaced in each process's environment, as above\n"
+	      "    FERRY_COMCH_CONNECT_TIMEOUT_MS\n"
+	      "                 how long a host-side client looks for its server (Ferry)\n"
+	      "\n"
 	      "EXIT STATUS\n"
 	      "    0      every process exited 0 (or --until-hosts ended the run)\n"
 	      "    1      a DPU-side process failed first (stderr names it)\n"
@@ -801,7 +808,10 @@ static void print_help(void)
 	      "              --host './client -p b1:00.0'\n"
 	      "    ferry run -t 30 -r '^listening' -d ./dpu_app -H './host_app -n 1' \\\n"
 	      "              -H './host_app -n 2'\n"
-	      "    ferry run --color=never --until-hosts -d ./server -H ./client > run.log 2>&1\n",
+	      "    ferry run --color=never --until-hosts -d ./server -H ./client > run.log 2>&1\n"
+	      "\n"
+	      "SEE ALSO\n"
+	      "    ferry --help, docs/ferry-command.md, docs/topology.md\n",
 	      stdout);
 }
 
