@@ -72,24 +72,6 @@
 
 static double measure_s = 0.5;
 
-/*
- * Where copy number i of @p size bytes sits in a @p window of each buffer:
- * copies at least a page apart, round and round the window. The default run's
- * small copies use a 64-page window (cache resident), its large ones the span.
- */
-static size_t place(uint64_t i, size_t size, size_t window)
-{
-	size_t stride = size < 4096 ? 4096 : size;
-	size_t slots = window / stride;
-
-	if (slots <= 1)
-		return 0;
-	/* A mask, not a division, when it can: a divide costs a 4 KiB copy's harness ~10%. */
-	if ((slots & (slots - 1)) == 0)
-		return (size_t)(i & (slots - 1)) * stride;
-	return (size_t)(i % slots) * stride;
-}
-
 /* The default run's window for @p size. */
 static size_t default_window(size_t size)
 {
@@ -105,7 +87,7 @@ static double bench_memcpy(unsigned char *dst, const unsigned char *src, size_t 
 
 	do {
 		for (uint64_t k = 0; k < batch; k++, done++) {
-			size_t off = place(done, size, window);
+			size_t off = bench_place(done, size, window);
 
 			memcpy(dst + off, src + off, size);
 		}
@@ -129,7 +111,7 @@ struct bench {
 	struct doca_buf *src_buf[MAX_QD], *dst_buf[MAX_QD];
 	struct doca_dma_task_memcpy *task[MAX_QD];
 	size_t size;
-	size_t window; /* see place() */
+	size_t window; /* see bench_place() */
 	uint64_t next; /* copy number of the next submit */
 	uint64_t completed;
 	uint64_t failed;
@@ -139,7 +121,7 @@ struct bench {
 /* Aim a task's bufs at copy number b->next. */
 static inline void aim(struct bench *b, unsigned slot)
 {
-	size_t off = place(b->next++, b->size, b->window);
+	size_t off = bench_place(b->next++, b->size, b->window);
 
 	(void)doca_buf_set_data(b->src_buf[slot], b->src + off, b->size);
 	(void)doca_buf_set_data(b->dst_buf[slot], b->dst + off, 0);
@@ -254,7 +236,7 @@ static bool bench_dma(struct bench *b, enum ferry_engine_kind engine, size_t siz
 /* The copies landed: spot-check the last window of the span. */
 static bool spot_check(const struct bench *b, size_t size)
 {
-	size_t off = place(b->next - 1, size, b->window);
+	size_t off = bench_place(b->next - 1, size, b->window);
 
 	return memcmp(b->dst + off, b->src + off, size) == 0;
 }
@@ -394,8 +376,7 @@ static int run_legacy(struct bench *b)
 			double tps = 0, gbps = 0, jps = 0;
 
 			if (!bench_dma(b, FERRY_ENGINE_AUTO, size, window, cases[c].qd, &tps, &gbps) ||
-			    legacy22_dma_rate(b->src, b->dst, SPAN, size, window, place, cases[c].qd, measure_s,
-					      &jps) != 0) {
+			    legacy22_dma_rate(b->src, b->dst, SPAN, size, window, cases[c].qd, measure_s, &jps) != 0) {
 				fprintf(stderr, "dma_bench: --legacy %zu B failed\n", size);
 				return 1;
 			}

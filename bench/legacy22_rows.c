@@ -17,6 +17,7 @@
 #include <doca_error.h>
 #include <doca_mmap.h>
 
+#include "bench_util.h"
 #include "legacy22_rows.h"
 
 #define MAX_QD 64u
@@ -30,14 +31,6 @@ struct rows {
 	struct doca_workq *wq;
 	struct doca_buf *src_buf[MAX_QD], *dst_buf[MAX_QD];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool ok(doca_error_t r, const char *what)
 {
@@ -109,8 +102,8 @@ static void teardown(struct rows *r, unsigned qd)
 	(void)doca_dev_close(r->dev);
 }
 
-int legacy22_dma_rate(unsigned char *src, unsigned char *dst, size_t span, size_t size, size_t window,
-		      legacy22_place_fn place, unsigned qd, double seconds, double *jobs_per_s)
+int legacy22_dma_rate(unsigned char *src, unsigned char *dst, size_t span, size_t size, size_t window, unsigned qd,
+		      double seconds, double *jobs_per_s)
 {
 	struct rows r;
 	struct doca_dma_job_memcpy job;
@@ -127,7 +120,7 @@ int legacy22_dma_rate(unsigned char *src, unsigned char *dst, size_t span, size_
 	job.base.type = DOCA_DMA_JOB_MEMCPY;
 	job.base.ctx = r.ctx;
 	for (unsigned i = 0; good && i < qd; i++) {
-		size_t off = place(next++, size, window);
+		size_t off = bench_place(next++, size, window);
 
 		(void)doca_buf_set_data(r.src_buf[i], src + off, size);
 		(void)doca_buf_set_data(r.dst_buf[i], dst + off, 0);
@@ -160,7 +153,7 @@ int legacy22_dma_rate(unsigned char *src, unsigned char *dst, size_t span, size_
 			}
 		}
 		slot = (unsigned)ev.user_data.u64;
-		off = place(next++, size, window);
+		off = bench_place(next++, size, window);
 		(void)doca_buf_set_data(r.src_buf[slot], src + off, size);
 		(void)doca_buf_set_data(r.dst_buf[slot], dst + off, 0);
 		job.base.user_data.u64 = slot;

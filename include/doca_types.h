@@ -5,10 +5,17 @@
 #ifndef DOCA_TYPES_H_
 #define DOCA_TYPES_H_
 
-/* inttypes.h: DOCA programs print with PRIu64 and friends without including it themselves. */
+/*
+ * DOCA programs lean on what DOCA's headers bring in: NVIDIA's own samples
+ * print with PRIu64 and call malloc, free, memset, strnlen, strcpy and
+ * strcmp without including inttypes.h, stdlib.h or string.h (a compiler that
+ * refuses implicit declarations, GCC 14 on, fails them otherwise).
+ */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <doca_compat.h>
 

@@ -64,7 +64,8 @@ meson install -C "$build" --destdir "$tmp/root" --quiet >"$tmp/install.log" 2>&1
 	say "meson install failed"
 	exit 1
 }
-pc=$(find "$tmp/root" -name doca-common.pc -print -quit)
+# DOCA 3's modules; the older generations' flavours under <libdir>/ferry/ have a doca-common.pc too.
+pc=$(find "$tmp/root" -path '*/ferry/doca-*' -prune -o -name doca-common.pc -print -quit)
 [ -n "$pc" ] || {
 	say "no doca-common.pc in the install"
 	exit 1
@@ -120,6 +121,12 @@ for lib in doca_common doca_dma doca_comch; do
 		say "built $lib/$name: ${built[$name]}"
 	done
 done
+# What the compiler said about the samples built against Ferry's headers.
+nwarn=$(cat "$tmp"/build-*.log 2>/dev/null | grep -c 'warning:' || true)
+{
+	echo "=== compiler warnings: $nwarn"
+	cat "$tmp"/build-*.log 2>/dev/null | grep 'warning:' | sed 's|.*/samples/||' | sort | uniq -c
+} >>"$logfile"
 
 sdir() { # the sample's directory
 	find "$tmp/src/samples" -mindepth 2 -maxdepth 2 -type d -name "$1" -print -quit
@@ -259,5 +266,6 @@ for n in "${names[@]}"; do
 	printf '%-36s %-6s %-4s %s\n' "$n" "${built[$n]}" "${ran[$n]:-no}" "${result[$n]:-not run}"
 done
 [ -s "$logfile" ] && say "failures' last lines: $logfile"
+echo "samples: $nwarn compiler warnings (listed in $logfile)"
 echo "samples: $nbuilt built of ${#names[@]}, $nok ran OK of $nran"
 [ "$nbuilt" -eq "${#names[@]}" ] && [ "$nok" -eq "$nran" ]

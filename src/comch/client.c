@@ -55,7 +55,7 @@ static void client_fail(struct doca_comch_client *client, doca_error_t err, cons
 	FERRY_ERR("comch client '%s' (%s): %s (%s); context leaves %s", client->ep.name, client->host_function, why,
 		  doca_error_get_name(err), ferry_ctx_state_name(client->ep.ctx.state));
 	client->phase = CLIENT_DOWN;
-	ferry_ctx_fail(&client->ep.ctx);
+	ferry_ctx_fail(&client->ep.ctx, err);
 }
 
 /* ---- connecting ---- */
@@ -244,6 +244,8 @@ static uint32_t client_progress_up(struct doca_comch_client *client)
 		client_fail(client, DOCA_ERROR_CONNECTION_RESET, "the server cannot be written to (server gone)");
 		return n;
 	}
+	if (ep->ctx.events_held) /* messages wait in the socket (ferry_ctx.h) */
+		return n;
 	if (comch_conn_read(ep, &client->conn, client_on_datagram, &n) != DOCA_SUCCESS)
 		client_lost(client);
 	return n;

@@ -411,8 +411,10 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 	 * only every SERVER_SOLO_EPOLL_EVERY calls, which saves a system call on the
 	 * message's path. Everything is still found, a new client a little later.
 	 */
-	if (server->solo != NULL && server->num_pending == 0 && (++server->poll_tick % SERVER_SOLO_EPOLL_EVERY) != 0 &&
-	    !server->solo->broken)
+	if (ctx->events_held)
+		; /* messages and new clients wait in their sockets (ferry_ctx.h) */
+	else if (server->solo != NULL && server->num_pending == 0 &&
+		 (++server->poll_tick % SERVER_SOLO_EPOLL_EVERY) != 0 && !server->solo->broken)
 		n += server_read_conn(server, server->solo);
 	else
 		n += server_poll_sockets(server);

@@ -179,7 +179,9 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	if (inventory == NULL || mmap == NULL || buf == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
 				     inventory == NULL ? "inventory" : (mmap == NULL ? "mmap" : "buf"));
-	doca_error_t err = check_can_take(inventory, call);
+	doca_error_t err = ferry_mmap_check(mmap, call);
+	if (err == DOCA_SUCCESS)
+		err = check_can_take(inventory, call);
 	if (err == DOCA_SUCCESS)
 		err = check_mmap_usable(mmap, call);
 	if (err == DOCA_SUCCESS)

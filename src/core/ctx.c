@@ -300,10 +300,12 @@ static void ctx_begin_stop(struct doca_ctx *ctx)
 	ctx->ops->stop(ctx);
 }
 
-void ferry_ctx_fail(struct doca_ctx *ctx)
+void ferry_ctx_fail(struct doca_ctx *ctx, doca_error_t why)
 {
-	if (ctx->state == DOCA_CTX_STATE_STARTING || ctx->state == DOCA_CTX_STATE_RUNNING)
+	if (ctx->state == DOCA_CTX_STATE_STARTING || ctx->state == DOCA_CTX_STATE_RUNNING) {
+		ctx->fail_status = why;
 		ctx_begin_stop(ctx);
+	}
 }
 
 doca_error_t doca_ctx_start(struct doca_ctx *ctx)
@@ -318,6 +320,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		return FERRY_RULE(DOCA_ERROR_NOT_CONNECTED,
 				  "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
 				  ctx->name);
+	ctx->fail_status = DOCA_SUCCESS;
 	for (uint32_t i = 0; i < ctx->num_pools; i++) {
 		err = pool_prepare(ctx->pools[i]);
 		if (err != DOCA_SUCCESS)

@@ -185,6 +185,14 @@ struct doca_ctx {
 	struct ferry_task_pool *pools[8];
 	uint32_t num_pools;
 	bool orphan_logged;       /* a task was freed in flight: said once per context */
+	doca_error_t fail_status; /* why ferry_ctx_fail last stopped it; DOCA_SUCCESS since doca_ctx_start */
+	/*
+	 * Set by a layer above that cannot take more events now (its own queue is
+	 * full): progress still completes tasks but delivers no new events, so
+	 * what would make them waits where it is (Comch: in the socket, which
+	 * pushes back on the peer). The type's ops->progress honours it.
+	 */
+	bool events_held;
 	struct doca_ctx *pe_next; /* the progress engine's list of contexts */
 };
 
@@ -218,9 +226,13 @@ doca_error_t ferry_ctx_check_idle(const struct doca_ctx *ctx, const char *call);
 FERRY_PRIVATE_API
 void ferry_ctx_set_running(struct doca_ctx *ctx);
 
-/** Any state -> STOPPING -> IDLE path for fatal errors detected in progress (e.g. peer lost). */
+/**
+ * Any state -> STOPPING -> IDLE path for fatal errors detected in progress (e.g.
+ * peer lost). @p why stays in ctx->fail_status until the next doca_ctx_start, so
+ * a layer above (the legacy Comm Channel) can tell "no server yet" from "refused".
+ */
 FERRY_PRIVATE_API
-void ferry_ctx_fail(struct doca_ctx *ctx);
+void ferry_ctx_fail(struct doca_ctx *ctx, doca_error_t why);
 
 /** Human name of a state ("RUNNING"). */
 FERRY_PRIVATE_API

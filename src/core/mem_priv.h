@@ -23,7 +23,17 @@ struct ferry_link_import;
 /* Room for devices when the user never calls doca_mmap_set_max_num_devices. */
 #define FERRY_MMAP_DEFAULT_MAX_DEVS 16u
 
+/*
+ * The first word of every map a program can hold. Maps of this API carry
+ * FERRY_MMAP_MAGIC; the map of DOCA 1.3/1.4's headers (src/legacy/v14_mmap.c,
+ * several chunks over maps of this API) carries FERRY_MMAP_MAGIC_V14 in the
+ * same place, so each side refuses the other's with a line.
+ */
+#define FERRY_MMAP_MAGIC     0x504d4d46u /* "FMMP" */
+#define FERRY_MMAP_MAGIC_V14 0x3431564du /* "MV14" */
+
 struct doca_mmap {
+	uint32_t magic; /* FERRY_MMAP_MAGIC while the map lives */
 	void *addr;
 	size_t len;
 	bool memrange_set;
@@ -95,6 +105,9 @@ static inline void ferry_mmap_buf_released(struct doca_mmap *mmap)
 {
 	atomic_fetch_sub_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
 }
+
+/* DOCA_SUCCESS for a live map of this API; else the line naming @p call and what @p mmap is. */
+doca_error_t ferry_mmap_check(const struct doca_mmap *mmap, const char *call);
 
 /* True when [addr, addr + len) lies inside the mmap's range (no wrap-around). */
 bool ferry_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t len);

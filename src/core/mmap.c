@@ -12,6 +12,7 @@
  * exporter's map is started and its process alive.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <doca_dev.h>
 #include <doca_mmap.h>
@@ -45,6 +46,32 @@ void ferry_mmap_rdma_register(const struct ferry_mmap_rdma_ops *ops)
 
 /* ---- shared checks ---- */
 
+doca_error_t ferry_mmap_check(const struct doca_mmap *mmap, const char *call)
+{
+	uint32_t magic;
+
+	if (mmap == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	/* Read as bytes: the object may be a map of the other generation, of another type. */
+	memcpy(&magic, mmap, sizeof(magic));
+	if (magic == FERRY_MMAP_MAGIC)
+		return DOCA_SUCCESS;
+	if (magic == FERRY_MMAP_MAGIC_V14)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "mmap %p was made by doca_mmap_create(name) of DOCA 1.3/1.4's headers; this call "
+				     "takes only maps of its own generation's doca_mmap_create",
+				     (const void *)mmap);
+	return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%p is not a live mmap", (const void *)mmap);
+}
+
+/* The one mmap argument check of every call here: NULL, another generation's map, garbage. */
+#define CHECK_MMAP(mmap)                                                      \
+	do {                                                                  \
+		doca_error_t check_err_ = ferry_mmap_check((mmap), __func__); \
+		if (check_err_ != DOCA_SUCCESS)                               \
+			return check_err_;                                    \
+	} while (0)
+
 /*
  * Each call answers with the codes DOCA documents for it: @p started_err for a
  * started map, @p import_err for a map created from an export (started for
@@ -55,8 +82,10 @@ void ferry_mmap_rdma_register(const struct ferry_mmap_rdma_ops *ops)
 static doca_error_t check_configurable(const struct doca_mmap *mmap, const char *call, doca_error_t started_err,
 				       doca_error_t import_err)
 {
-	if (mmap == NULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	doca_error_t err = ferry_mmap_check(mmap, call);
+
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, import_err, "mmap %p was created from an export; it cannot be reconfigured",
 				     (const void *)mmap);
@@ -97,6 +126,7 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 	if (m == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "out of memory for a new mmap");
 
+	m->magic = FERRY_MMAP_MAGIC;
 	/* DOCA's DMA samples write into maps whose permissions they never set. */
 	m->access = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
 	m->max_devs = FERRY_MMAP_DEFAULT_MAX_DEVS;
@@ -119,7 +149,7 @@ static doca_error_t check_no_bufs(const struct doca_mmap *mmap, const char *call
 
 doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	doca_error_t err = check_no_bufs(mmap, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -137,13 +167,14 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 	for (uint32_t i = 0; i < mmap->num_devs; i++)
 		ferry_dev_put(mmap->devs[i]);
 	free(mmap->devs);
+	mmap->magic = 0; /* a second destroy of the same pointer is then likely caught */
 	free(mmap);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	if (mmap->from_export)
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "mmap %p was created from an export; it is usable as is",
 				  (void *)mmap);
@@ -159,7 +190,7 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	if (mmap->from_export) /* DOCA: NOT_PERMITTED; such a map goes with doca_mmap_destroy */
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
 				  "mmap %p was created from an export; destroy it instead of stopping it",
@@ -240,7 +271,7 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 
 doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(max_num_devices);
 	*max_num_devices = mmap->max_devs;
 	return DOCA_SUCCESS;
@@ -276,7 +307,7 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 	(void)addr;
 	(void)dmabuf_offset;
 	(void)len;
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
 			  "mmap %p: Ferry has no dmabuf support; "
 			  "use doca_mmap_set_memrange",
@@ -285,7 +316,7 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 
 doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(addr);
 	FERRY_ARG_NOT_NULL(len);
 	if (!mmap->memrange_set)
@@ -335,7 +366,7 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 
 doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	/* DOCA answers NOT_PERMITTED for both: a started map, bufs taken from it. */
 	if (mmap->started && !mmap->from_export)
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED, "mmap %p is started; call it before doca_mmap_start",
@@ -350,7 +381,7 @@ doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(user_data);
 	*user_data = mmap->user_data;
 	return DOCA_SUCCESS;
@@ -358,7 +389,7 @@ doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_da
 
 doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(num_bufs);
 	*num_bufs = atomic_load_explicit(&mmap->num_bufs, memory_order_relaxed);
 	return DOCA_SUCCESS;
@@ -366,7 +397,7 @@ doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_
 
 doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(exported);
 	*exported = mmap->exported ? 1 : 0;
 	return DOCA_SUCCESS;
@@ -374,7 +405,7 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 
 doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
 {
-	FERRY_ARG_NOT_NULL(mmap);
+	CHECK_MMAP(mmap);
 	FERRY_ARG_NOT_NULL(from_export);
 	*from_export = mmap->from_export ? 1 : 0;
 	return DOCA_SUCCESS;
@@ -410,6 +441,9 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 				     : dev == NULL         ? "dev"
 				     : export_desc == NULL ? "export_desc"
 							   : "export_desc_len");
+	doca_error_t check = ferry_mmap_check(mmap, call);
+	if (check != DOCA_SUCCESS)
+		return check;
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap %p was created from an export; it cannot be re-exported", (void *)mmap);
@@ -448,94 +482,12 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				   size_t *export_desc_len)
 {
-	const char *call = __func__;
-
-	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
-				     mmap == NULL          ? "mmap"
-				     : dev == NULL         ? "dev"
-				     : export_desc == NULL ? "export_desc"
-							   : "export_desc_len");
-	if (rdma_ops == NULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
-				     "mmap %p: the RDMA transport is not loaded; link the program with libdoca_rdma "
-				     "(pkg-config doca-rdma)",
-				     (void *)mmap);
-	if (mmap->from_export)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
-				     "mmap %p was created from an export; Ferry cannot re-export it for RDMA yet",
-				     (void *)mmap);
-	if (!mmap->started)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
-				     "mmap %p is not started; export needs a started mmap", (void *)mmap);
-	if (find_dev(mmap, dev) < 0)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
-				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
-				     (void *)mmap);
-	if ((mmap->access & RDMA_ACCESS_BITS) == 0)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
-				     "mmap %p has no RDMA permission; set DOCA_ACCESS_FLAG_RDMA_READ and/or "
-				     "DOCA_ACCESS_FLAG_RDMA_WRITE before start",
-				     (void *)mmap);
-	if (mmap->rdma_export == NULL) {
-		doca_error_t err = rdma_ops->export_range(mmap->addr, mmap->len, mmap->access & RDMA_ACCESS_BITS, call,
-							  &mmap->rdma_export, &mmap->rdma_desc, &mmap->rdma_desc_len);
-		if (err != DOCA_SUCCESS)
-			return err;
-	}
-	mmap->exported = true;
-	*export_desc = mmap->rdma_desc;
-	*export_desc_len = mmap->rdma_desc_len;
-	return DOCA_SUCCESS;
-}
-
-/* The first four bytes of a descriptor say which transport made it. */
-static bool desc_is_rdma(const void *desc, size_t len)
-{
-	const uint8_t *p = desc;
-
-	return len >= 4 && ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24) ==
-				   FERRY_RDMA_MEM_MAGIC;
-}
-
-static doca_error_t create_from_rdma_export(const union doca_data *user_data, const void *export_desc,
-					    size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap,
-					    const char *call)
-{
-	struct ferry_rdma_import_view view;
-	struct doca_mmap *m = NULL;
-	void *state;
-	doca_error_t err;
-
-	if (rdma_ops == NULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
-				     "an RDMA export descriptor needs the RDMA transport; link the program with "
-				     "libdoca_rdma (pkg-config doca-rdma)");
-	err = rdma_ops->import(export_desc, export_desc_len, call, &state, &view);
-	if (err != DOCA_SUCCESS)
-		return err;
-	err = doca_mmap_create(&m);
-	if (err == DOCA_SUCCESS)
-		err = doca_mmap_add_dev(m, dev);
-	if (err != DOCA_SUCCESS) {
-		if (m != NULL)
-			doca_mmap_destroy(m);
-		rdma_ops->import_close(state);
-		return err;
-	}
-	/* The exporter's addresses: bufs name them, only RDMA tasks reach them. */
-	m->addr = (void *)(uintptr_t)view.addr;
-	m->len = (size_t)view.len;
-	m->memrange_set = true;
-	m->access = view.access;
-	m->from_export = true;
-	m->started = true;
-	m->ever_started = true;
-	m->rdma_import = state;
-	if (user_data != NULL)
-		m->user_data = *user_data;
-	*mmap = m;
-	return DOCA_SUCCESS;
+	CHECK_MMAP(mmap);
+	FERRY_ARG_NOT_NULL(dev);
+	FERRY_ARG_NOT_NULL(export_desc);
+	FERRY_ARG_NOT_NULL(export_desc_len);
+	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+			  "mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci", (void *)mmap);
 }
 
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,

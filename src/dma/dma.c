@@ -419,7 +419,7 @@ static void finish_task(struct doca_dma_task_memcpy *task)
 	doca_error_t status = task->first_error;
 
 	if (status != DOCA_SUCCESS)
-		ferry_ctx_fail(task->base.ctx); /* a failed copy stops the context, as DOCA's DMA does */
+		ferry_ctx_fail(task->base.ctx, status); /* a failed copy stops the context, as DOCA's DMA does */
 	else if (!task->base.orphaned)
 		commit_dst(task); /* an orphan's bufs are no longer the task's: the program may have freed them */
 	ferry_task_complete(&task->base, status);

@@ -25,6 +25,7 @@
 #define FERRY_LEGACY_API __attribute__((visibility("default")))
 
 struct ferry_wq_dma;
+struct ferry_v14_mmap;
 
 /* workq.c */
 FERRY_LEGACY_API
@@ -246,5 +247,160 @@ doca_error_t ferry_v22_graph_instance_node_get_state(const struct ferry_wq_graph
 FERRY_LEGACY_API
 doca_error_t ferry_v22_graph_instance_node_get_result(const struct ferry_wq_graph_instance *instance,
 						      const struct ferry_wq_graph_node *node, union doca_data *result);
+/* comm_channel.c, cc_api.c: the Comm Channel (1.x and 2.x) */
+struct doca_comm_channel_ep_t;
+struct doca_comm_channel_addr_t;
+struct ferry_cc_init_attr;
+
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_create(struct doca_comm_channel_ep_t **ep);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_comm_channel_ep_create(const struct ferry_cc_init_attr *attr,
+					      struct doca_comm_channel_ep_t **ep);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_destroy(struct doca_comm_channel_ep_t *local_ep);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_set_device(struct doca_comm_channel_ep_t *local_ep, struct doca_dev *device);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_set_device_rep(struct doca_comm_channel_ep_t *local_ep,
+						 struct doca_dev_rep *device_rep);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_set_max_msg_size(struct doca_comm_channel_ep_t *ep, uint16_t max_msg_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_set_send_queue_size(struct doca_comm_channel_ep_t *ep, uint16_t send_queue_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_set_recv_queue_size(struct doca_comm_channel_ep_t *ep, uint16_t recv_queue_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_device(struct doca_comm_channel_ep_t *local_ep, struct doca_dev **device);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_device_rep(struct doca_comm_channel_ep_t *local_ep,
+						 struct doca_dev_rep **device_rep);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_max_msg_size(struct doca_comm_channel_ep_t *ep, uint16_t *max_msg_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_send_queue_size(struct doca_comm_channel_ep_t *ep, uint16_t *send_queue_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_recv_queue_size(struct doca_comm_channel_ep_t *ep, uint16_t *recv_queue_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_get_max_service_name_len(uint32_t *max_service_name_len);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_get_max_message_size(struct doca_devinfo *devinfo, uint32_t *max_message_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_get_max_send_queue_size(struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_get_max_recv_queue_size(struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_get_service_max_num_connections(struct doca_devinfo *devinfo,
+							       uint32_t *max_num_connections);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_listen(struct doca_comm_channel_ep_t *local_ep, const char *name);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_connect(struct doca_comm_channel_ep_t *local_ep, const char *name,
+					  struct doca_comm_channel_addr_t **peer_addr);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_update_info(struct doca_comm_channel_addr_t *peer_addr);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_sendto(struct doca_comm_channel_ep_t *local_ep, const void *msg, size_t len,
+					 int flags, struct doca_comm_channel_addr_t *peer_addr);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_recvfrom(struct doca_comm_channel_ep_t *local_ep, void *msg, size_t *len, int flags,
+					   struct doca_comm_channel_addr_t **peer_addr);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_disconnect(struct doca_comm_channel_ep_t *local_ep,
+					     struct doca_comm_channel_addr_t *peer_addr);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_set_user_data(struct doca_comm_channel_addr_t *peer_addr,
+						       uint64_t user_context);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_get_user_data(struct doca_comm_channel_addr_t *peer_addr, uint64_t *user_data);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_get_send_messages(const struct doca_comm_channel_addr_t *peer_addr,
+							   uint64_t *send_messages);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_get_send_bytes(const struct doca_comm_channel_addr_t *peer_addr,
+							uint64_t *send_bytes);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_get_recv_messages(const struct doca_comm_channel_addr_t *peer_addr,
+							   uint64_t *recv_messages);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_get_recv_bytes(const struct doca_comm_channel_addr_t *peer_addr,
+							uint64_t *recv_bytes);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_peer_addr_get_send_in_flight_messages(const struct doca_comm_channel_addr_t *peer_addr,
+								     uint64_t *send_in_flight_messages);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_event_channel(struct doca_comm_channel_ep_t *local_ep,
+						    doca_event_handle_t *send_event_channel,
+						    doca_event_handle_t *recv_event_channel);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_event_handle_arm_send(struct doca_comm_channel_ep_t *local_ep);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_event_handle_arm_recv(struct doca_comm_channel_ep_t *local_ep);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_service_event_channel(struct doca_comm_channel_ep_t *local_ep,
+							    doca_event_handle_t *service_event_channel);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_update_service_state_info(struct doca_comm_channel_ep_t *local_ep);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_peer_addr_list(const struct doca_comm_channel_ep_t *local_ep,
+						     struct doca_comm_channel_addr_t ***peer_addr_array,
+						     uint32_t *peer_addr_array_len);
+FERRY_LEGACY_API
+doca_error_t doca_comm_channel_ep_get_pending_connections(const struct doca_comm_channel_ep_t *local_ep,
+							  uint32_t *pending_connections);
+/* v14.c */
+FERRY_LEGACY_API
+doca_error_t ferry_v14_buf_inventory_create(const char *name, size_t num_elements, uint32_t extensions,
+					    struct doca_buf_inventory **inventory);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_buf_refcount_add(struct doca_buf *buf, uint16_t *refcount);
+FERRY_LEGACY_API
+const char *ferry_v14_version_runtime(void);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_log_register_source(const char *source_name, int *source);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_property_get(const struct doca_devinfo *devinfo, int property, uint8_t *value, uint32_t size);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_remote_list_create(struct doca_dev *local, int filter,
+					     struct doca_devinfo_rep ***dev_list_remote, uint32_t *nb_devs_remote);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_remote_list_destroy(struct doca_devinfo_rep **dev_list_remote);
+FERRY_LEGACY_API
+doca_error_t doca_devinfo_remote_property_get(const struct doca_devinfo_rep *devinfo_remote, int property,
+					      uint8_t *value, uint32_t size);
+FERRY_LEGACY_API
+doca_error_t doca_dev_remote_open(struct doca_devinfo_rep *devinfo_remote, struct doca_dev_rep **dev_remote);
+FERRY_LEGACY_API
+doca_error_t doca_dev_remote_close(struct doca_dev_rep *dev_remote);
+
+/* v14_mmap.c: struct doca_mmap of the 1.4 headers is a struct ferry_v14_mmap. */
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_create(const char *name, struct ferry_v14_mmap **mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_destroy(struct ferry_v14_mmap *mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_start(struct ferry_v14_mmap *mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_stop(struct ferry_v14_mmap *mmap);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_property_set(struct ferry_v14_mmap *mmap, int property, const uint8_t *value, size_t size);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_property_get(struct ferry_v14_mmap *mmap, int property, uint8_t *value, size_t size);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_dev_add(struct ferry_v14_mmap *mmap, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_dev_rm(struct ferry_v14_mmap *mmap, struct doca_dev *dev);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_populate(struct ferry_v14_mmap *mmap, void *addr, size_t len, size_t pg_sz,
+				doca_mmap_memrange_free_cb_t *free_cb, void *opaque);
+FERRY_LEGACY_API
+doca_error_t doca_mmap_export(struct ferry_v14_mmap *mmap, const struct doca_dev *dev, uint8_t **export_desc,
+			      size_t *export_desc_len);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_mmap_create_from_export(const char *name, const uint8_t *export_desc, size_t export_desc_len,
+					       struct doca_dev *dev, struct ferry_v14_mmap **mmap);
+FERRY_LEGACY_API
+doca_error_t ferry_v14_buf_inventory_buf_by_addr(struct doca_buf_inventory *inventory, struct ferry_v14_mmap *mmap,
+						 void *addr, size_t len, struct doca_buf **buf);
 
 #endif /* FERRY_LEGACY_API_H_ */

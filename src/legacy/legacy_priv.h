@@ -17,6 +17,12 @@
  * layout pinned by static assertions; tests/legacy checks the public headers
  * against the same numbers.
  *
+ * DOCA 1.3/1.4's mmap (v14_mmap.c) is a list of chunks, each a core map of
+ * its own range; its first word is a magic the core's maps also carry (with
+ * another value), so a map of one generation in a call of the other is
+ * refused with a line. Its JSON export (v14_export.h) wraps the core's PCI
+ * export descriptor.
+ *
  * A work queue owns a progress engine. Attaching a context to a work queue
  * (doca_ctx_workq_add) makes one DOCA 3 context of the context's kind on that
  * engine (a DMA context for a DMA, ...): the job a program submits becomes that
@@ -71,12 +77,45 @@ struct ferry_dma_job_v14 {
 _Static_assert(sizeof(struct ferry_dma_job) == 40, "struct doca_dma_job_memcpy is 40 bytes");
 _Static_assert(offsetof(struct ferry_dma_job_v14, num_bytes_to_copy) == 40, "1.x num_bytes_to_copy at 40");
 
+/**
+ * struct doca_pci_bdf of DOCA 1.x: a PCI address in 16 bits, written field by
+ * field (the 1.4 header declares the same fields in the same order).
+ */
+struct ferry_pci_bdf {
+	union {
+		uint16_t raw;
+		struct {
+			uint16_t function : 3;
+			uint16_t device : 5;
+			uint16_t bus : 8;
+		};
+	};
+};
+_Static_assert(sizeof(struct ferry_pci_bdf) == 2, "struct doca_pci_bdf is 2 bytes");
+
 /* Job types: DOCA_ACTION_<LIB>_FIRST is <n> << 16; the first job type of a library is FIRST + 1. */
 #define FERRY_ACTION_DMA_FIRST        (1 << 16)
 #define FERRY_ACTION_SHA_FIRST        (9 << 16)
 #define FERRY_ACTION_SYNC_EVENT_FIRST (13 << 16) /* NVIDIA's value is not published; any distinct one serves */
 #define FERRY_ACTION_GRAPH_FIRST      (14 << 16) /* likewise */
 #define FERRY_DMA_JOB_MEMCPY          (FERRY_ACTION_DMA_FIRST + 1)
+
+/* ---- names in log lines ---- */
+
+/**
+ * The DOCA name a program called for @p func, a function of this library:
+ * "ferry_v22_graph_create" -> "doca_graph_create" (the legacy headers bind the
+ * DOCA name to that symbol); any other name as it is.
+ */
+const char *ferry_legacy_call_name(const char *func);
+
+/** FERRY_ARG_NOT_NULL for the legacy library: the line names the DOCA call. */
+#define LEGACY_ARG_NOT_NULL(arg)                                                                                       \
+	do {                                                                                                           \
+		if ((arg) == NULL)                                                                                     \
+			return FERRY_RULE_IN(ferry_legacy_call_name(__func__), DOCA_ERROR_INVALID_VALUE, "%s is NULL", \
+					     #arg);                                                                    \
+	} while (0)
 
 /* ---- contexts ---- */
 
@@ -167,8 +206,11 @@ struct ferry_wq_ctx {
 
 #define FERRY_WQ_CTX_MAGIC 0x57514358u /* "WQCX" */
 
-/** Set up the generic part; @p kind must outlive the context. */
-void ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind);
+/**
+ * Set up the generic part; @p kind must outlive the context. DOCA_ERROR_NO_MEMORY
+ * (the line names @p call) when the process has doca_ctx_get_max_num_ctx already.
+ */
+doca_error_t ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind, const char *call);
 
 /** The legacy context behind @p ctx, or NULL with a line when it is not one (a DOCA 3 context, garbage). */
 struct ferry_wq_ctx *ferry_wq_ctx_from(struct doca_ctx *ctx, const char *call);

@@ -114,7 +114,7 @@ doca_error_t doca_workq_create(uint32_t depth, struct doca_workq **workq)
 	struct doca_workq *wq;
 	doca_error_t err;
 
-	FERRY_ARG_NOT_NULL(workq);
+	LEGACY_ARG_NOT_NULL(workq);
 	err = check_depth(depth, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -159,7 +159,7 @@ doca_error_t doca_workq_get_depth(const struct doca_workq *workq, uint32_t *dept
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(depth);
+	LEGACY_ARG_NOT_NULL(depth);
 	*depth = workq->depth;
 	return DOCA_SUCCESS;
 }
@@ -387,7 +387,7 @@ doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(ev);
+	LEGACY_ARG_NOT_NULL(ev);
 	if (flags != 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "flags %#x: only DOCA_WORKQ_RETRIEVE_FLAGS_NONE exists",
 				  (unsigned int)flags);
@@ -441,7 +441,7 @@ doca_error_t doca_workq_get_event_driven_enable(struct doca_workq *workq, uint8_
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(enabled);
+	LEGACY_ARG_NOT_NULL(enabled);
 	*enabled = workq->event_driven;
 	return DOCA_SUCCESS;
 }
@@ -466,7 +466,7 @@ doca_error_t doca_workq_get_event_handle(struct doca_workq *workq, doca_event_ha
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(handle);
+	LEGACY_ARG_NOT_NULL(handle);
 	/* DOCA: asking for the handle turns the mode on, which is allowed only while unattached. */
 	if (!workq->event_driven) {
 		err = doca_workq_set_event_driven_enable(workq, 1);

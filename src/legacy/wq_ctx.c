@@ -6,7 +6,10 @@
  * doca_ctx_start and doca_ctx_stop keep their names in DOCA 3 with another
  * meaning, so the legacy headers rename them to ferry_wq_ctx_start/_stop.
  */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
@@ -53,11 +56,38 @@ static const struct ferry_ctx_ops refusing_ops = {
 	.progress = no_progress,
 };
 
-void ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind)
+const char *ferry_legacy_call_name(const char *func)
 {
+	static const char *const prefixes[] = {"ferry_v22_", "ferry_v14_", "ferry_wq_"};
+	static _Thread_local char name[96];
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (strncmp(func, prefixes[i], n) == 0) {
+			snprintf(name, sizeof(name), "doca_%s", func + n);
+			return name;
+		}
+	}
+	return func;
+}
+
+/* Contexts alive, against doca_ctx_get_max_num_ctx. */
+static _Atomic uint32_t num_ctx;
+
+doca_error_t ferry_wq_ctx_init(struct ferry_wq_ctx *ctx, const struct ferry_wq_ctx_kind *kind, const char *call)
+{
+	if (atomic_fetch_add_explicit(&num_ctx, 1, memory_order_relaxed) >= WQ_MAX_NUM_CTX) {
+		atomic_fetch_sub_explicit(&num_ctx, 1, memory_order_relaxed);
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_NO_MEMORY,
+			"%u work-queue contexts exist, the most a process may have (doca_ctx_get_max_num_ctx)",
+			WQ_MAX_NUM_CTX);
+	}
 	ferry_ctx_init(&ctx->generic, &refusing_ops, kind->name, NULL);
 	ctx->magic = FERRY_WQ_CTX_MAGIC;
 	ctx->kind = kind;
+	return DOCA_SUCCESS;
 }
 
 struct ferry_wq_ctx *ferry_wq_ctx_from(struct doca_ctx *ctx, const char *call)
@@ -97,6 +127,7 @@ void ferry_wq_ctx_fini(struct ferry_wq_ctx *ctx)
 		ferry_dev_put(ctx->dev);
 	ctx->magic = 0;
 	ferry_ctx_fini(&ctx->generic);
+	atomic_fetch_sub_explicit(&num_ctx, 1, memory_order_relaxed);
 }
 
 doca_error_t doca_ctx_dev_add(struct doca_ctx *ctx, struct doca_dev *dev)
@@ -105,7 +136,7 @@ doca_error_t doca_ctx_dev_add(struct doca_ctx *ctx, struct doca_dev *dev)
 
 	if (wctx == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	FERRY_ARG_NOT_NULL(dev);
+	LEGACY_ARG_NOT_NULL(dev);
 	if (wctx->started)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s context %p is started; add devices before doca_ctx_start",
 				  wctx->kind->name, (void *)ctx);
@@ -128,7 +159,7 @@ doca_error_t doca_ctx_dev_rm(struct doca_ctx *ctx, struct doca_dev *dev)
 
 	if (wctx == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	FERRY_ARG_NOT_NULL(dev);
+	LEGACY_ARG_NOT_NULL(dev);
 	if (wctx->started)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s context %p is started; doca_ctx_stop it first",
 				  wctx->kind->name, (void *)ctx);
@@ -181,7 +212,7 @@ doca_error_t ferry_wq_ctx_stop(struct doca_ctx *ctx)
 
 doca_error_t doca_ctx_get_max_num_ctx(uint32_t *max_num_ctx)
 {
-	FERRY_ARG_NOT_NULL(max_num_ctx);
+	LEGACY_ARG_NOT_NULL(max_num_ctx);
 	*max_num_ctx = WQ_MAX_NUM_CTX;
 	return DOCA_SUCCESS;
 }
@@ -190,7 +221,7 @@ doca_error_t doca_ctx_get_event_driven_supported(struct doca_ctx *ctx, uint8_t *
 {
 	if (ferry_wq_ctx_from(ctx, __func__) == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	FERRY_ARG_NOT_NULL(event_supported);
+	LEGACY_ARG_NOT_NULL(event_supported);
 	*event_supported = 1;
 	return DOCA_SUCCESS;
 }

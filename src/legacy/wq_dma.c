@@ -222,22 +222,54 @@ static doca_error_t dma_submit(struct ferry_wq_attach *att, const struct ferry_j
 
 /*
  * 1.3/1.4: the job names the byte count; the copy takes that many bytes from
- * the source's data pointer, whatever its data length says.
+ * the source's data pointer, whatever its data length says, and writes them
+ * at the destination's data pointer (its data length becomes the count).
  */
+/* Bytes from @p buf's data pointer to the end of the buf (DOCA 3's checks of @p buf run first). */
+static doca_error_t room_from_data(const struct doca_buf *buf, void **data, size_t *room)
+{
+	void *head = NULL;
+	size_t len = 0;
+	doca_error_t err = doca_buf_get_head(buf, &head);
+
+	if (err == DOCA_SUCCESS)
+		err = doca_buf_get_len(buf, &len);
+	if (err == DOCA_SUCCESS)
+		err = doca_buf_get_data(buf, data);
+	if (err == DOCA_SUCCESS)
+		*room = len - (size_t)((uint8_t *)*data - (uint8_t *)head);
+	return err;
+}
+
 static doca_error_t dma_submit_v14(struct ferry_wq_attach *att, const struct ferry_job *job, union doca_data tag)
 {
 	const struct ferry_dma_job_v14 *v14 = ferry_container_of(job, struct ferry_dma_job_v14, job.base);
 	struct doca_buf *src = (struct doca_buf *)(uintptr_t)v14->job.src_buff;
-	void *data = NULL;
+	size_t n = v14->num_bytes_to_copy, src_room = 0, dst_room = 0;
+	void *src_data = NULL, *dst_data = NULL;
 	doca_error_t err = check_bufs(&v14->job);
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (v14->num_bytes_to_copy == 0)
+	if (n == 0)
 		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
 				     "dma memcpy job: num_bytes_to_copy is 0");
-	(void)doca_buf_get_data(src, &data);
-	err = doca_buf_set_data(src, data, v14->num_bytes_to_copy);
+	err = room_from_data(src, &src_data, &src_room);
+	if (err == DOCA_SUCCESS)
+		err = room_from_data(v14->job.dst_buff, &dst_data, &dst_room);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (n > src_room || n > dst_room)
+		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_INVALID_VALUE,
+				     "dma memcpy job: num_bytes_to_copy %zu is more than the %s buf %p holds from its "
+				     "data on (%zu bytes)",
+				     n, n > src_room ? "source" : "destination",
+				     n > src_room ? (void *)src : (void *)v14->job.dst_buff,
+				     n > src_room ? src_room : dst_room);
+	/* DOCA 3 appends to the destination's data; 1.x writes from its start. */
+	err = doca_buf_set_data(src, src_data, n);
+	if (err == DOCA_SUCCESS)
+		err = doca_buf_reset_data_len(v14->job.dst_buff);
 	if (err != DOCA_SUCCESS)
 		return err;
 	return submit_task(att, &v14->job, tag);
@@ -276,11 +308,15 @@ static doca_error_t dma_create(const struct ferry_wq_ctx_kind *kind, struct ferr
 {
 	struct ferry_wq_dma *d;
 
-	FERRY_ARG_NOT_NULL(dma);
+	if (dma == NULL)
+		return FERRY_RULE_IN("doca_dma_create", DOCA_ERROR_INVALID_VALUE, "dma is NULL");
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return FERRY_RULE_IN("doca_dma_create", DOCA_ERROR_NO_MEMORY, "out of memory for a DMA context");
-	ferry_wq_ctx_init(&d->ctx, kind);
+	if (ferry_wq_ctx_init(&d->ctx, kind, "doca_dma_create") != DOCA_SUCCESS) {
+		free(d);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	*dma = d;
 	return DOCA_SUCCESS;
 }
@@ -299,7 +335,7 @@ doca_error_t ferry_wq_dma_destroy(struct ferry_wq_dma *dma)
 {
 	doca_error_t err;
 
-	FERRY_ARG_NOT_NULL(dma);
+	LEGACY_ARG_NOT_NULL(dma);
 	if (ferry_wq_ctx_from(&dma->ctx.generic, "doca_dma_destroy") == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	err = ferry_wq_ctx_check_destroyable(&dma->ctx, "doca_dma_destroy");
@@ -317,7 +353,7 @@ struct doca_ctx *ferry_wq_dma_as_ctx(struct ferry_wq_dma *dma)
 
 doca_error_t doca_dma_job_get_supported(struct doca_devinfo *devinfo, int job_type)
 {
-	FERRY_ARG_NOT_NULL(devinfo);
+	LEGACY_ARG_NOT_NULL(devinfo);
 	if (job_type != FERRY_DMA_JOB_MEMCPY)
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "job type %#x is not a DMA job", job_type);
 	return doca_dma_cap_task_memcpy_is_supported(devinfo);
@@ -336,8 +372,8 @@ doca_error_t doca_dma_get_max_list_buf_num_elem(const struct doca_devinfo *devin
 /* 1.3: DOCA_DMA_CAP_HW_OFFLOAD (bit 0) when the device copies at all. */
 doca_error_t doca_dma_devinfo_caps_get(struct doca_devinfo *devinfo, uint32_t *caps)
 {
-	FERRY_ARG_NOT_NULL(devinfo);
-	FERRY_ARG_NOT_NULL(caps);
+	LEGACY_ARG_NOT_NULL(devinfo);
+	LEGACY_ARG_NOT_NULL(caps);
 	*caps = doca_dma_cap_task_memcpy_is_supported(devinfo) == DOCA_SUCCESS ? 1u : 0u;
 	return DOCA_SUCCESS;
 }

@@ -131,7 +131,7 @@ static doca_error_t check_node_of(const struct ferry_wq_graph_instance *inst, co
 
 doca_error_t ferry_v22_graph_create(struct ferry_wq_graph **graph)
 {
-	FERRY_ARG_NOT_NULL(graph);
+	LEGACY_ARG_NOT_NULL(graph);
 	*graph = calloc(1, sizeof(**graph));
 	if (*graph == NULL)
 		return FERRY_RULE_IN("doca_graph_create", DOCA_ERROR_NO_MEMORY, "out of memory for a graph");
@@ -191,7 +191,7 @@ doca_error_t ferry_v22_graph_ctx_node_create(struct ferry_wq_graph *graph, int j
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(node);
+	LEGACY_ARG_NOT_NULL(node);
 	wctx = ferry_wq_ctx_from((struct doca_ctx *)(uintptr_t)ctx, "doca_graph_ctx_node_create");
 	if (wctx == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -213,8 +213,8 @@ doca_error_t ferry_v22_graph_user_node_create(struct ferry_wq_graph *graph, ferr
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(cb);
-	FERRY_ARG_NOT_NULL(node);
+	LEGACY_ARG_NOT_NULL(cb);
+	LEGACY_ARG_NOT_NULL(node);
 	err = add_node(graph, NODE_USER, "doca_graph_user_node_create", node);
 	if (err == DOCA_SUCCESS)
 		(*node)->user_cb = cb;
@@ -242,7 +242,7 @@ doca_error_t ferry_v22_graph_sub_graph_node_create(struct ferry_wq_graph *graph,
 		err = check_graph(sub_graph, call);
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(node);
+	LEGACY_ARG_NOT_NULL(node);
 	if (!sub_graph->started)
 		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "sub-graph %p is not started", (void *)sub_graph);
 	if (graph_contains(sub_graph, graph))
@@ -275,8 +275,8 @@ doca_error_t ferry_v22_graph_add_dependency(struct ferry_wq_graph *graph, struct
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(from);
-	FERRY_ARG_NOT_NULL(to);
+	LEGACY_ARG_NOT_NULL(from);
+	LEGACY_ARG_NOT_NULL(to);
 	if (from->graph != graph || to->graph != graph)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "a node of another graph");
 	if (graph->started)
@@ -390,7 +390,7 @@ doca_error_t ferry_v22_graph_instance_create(const struct ferry_wq_graph *graph,
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(instance);
+	LEGACY_ARG_NOT_NULL(instance);
 	if (!graph->started)
 		return FERRY_RULE_IN("doca_graph_instance_create", DOCA_ERROR_BAD_STATE, "graph %p is not started",
 				     (const void *)graph);
@@ -465,7 +465,7 @@ doca_error_t ferry_v22_graph_instance_set_ctx_node_data(struct ferry_wq_graph_in
 
 	if (n == NULL)
 		return err;
-	FERRY_ARG_NOT_NULL(job);
+	LEGACY_ARG_NOT_NULL(job);
 	if (job->type != node->job_type || job->ctx != node->ctx)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "job of type %#x for context %p; node %u runs type %#x on context %p", job->type,
@@ -722,7 +722,7 @@ doca_error_t ferry_v22_graph_instance_get_num_failed_nodes(const struct ferry_wq
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(num_failed_nodes);
+	LEGACY_ARG_NOT_NULL(num_failed_nodes);
 	*num_failed_nodes = 0;
 	for (uint32_t i = 0; i < instance->graph->num_nodes; i++)
 		*num_failed_nodes += instance->nodes[i].state == NODE_ERROR;
@@ -739,8 +739,8 @@ doca_error_t ferry_v22_graph_instance_get_failed_nodes(const struct ferry_wq_gra
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(failed_nodes);
-	FERRY_ARG_NOT_NULL(num_failed_nodes);
+	LEGACY_ARG_NOT_NULL(failed_nodes);
+	LEGACY_ARG_NOT_NULL(num_failed_nodes);
 	room = *num_failed_nodes;
 	for (uint32_t i = 0; i < instance->graph->num_nodes && n < room; i++)
 		if (instance->nodes[i].state == NODE_ERROR)
@@ -758,7 +758,7 @@ doca_error_t ferry_v22_graph_instance_node_get_state(const struct ferry_wq_graph
 		err = check_node_of(instance, node, "doca_graph_instance_node_get_state");
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(state);
+	LEGACY_ARG_NOT_NULL(state);
 	*state = (int)instance->nodes[node->index].state;
 	return DOCA_SUCCESS;
 }
@@ -772,7 +772,7 @@ doca_error_t ferry_v22_graph_instance_node_get_result(const struct ferry_wq_grap
 		err = check_node_of(instance, node, "doca_graph_instance_node_get_result");
 	if (err != DOCA_SUCCESS)
 		return err;
-	FERRY_ARG_NOT_NULL(result);
+	LEGACY_ARG_NOT_NULL(result);
 	result->u64 = (uint64_t)instance->nodes[node->index].result;
 	return DOCA_SUCCESS;
 }

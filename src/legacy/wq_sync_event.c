@@ -235,19 +235,19 @@ struct doca_ctx *ferry_v22_sync_event_as_ctx(struct doca_sync_event *event)
 		se = *at;
 	} else {
 		se = calloc(1, sizeof(*se));
-		if (se != NULL) {
-			ferry_wq_ctx_init(&se->ctx, &sync_event_kind);
+		if (se == NULL) {
+			FERRY_ERR("doca_sync_event_as_ctx: out of memory");
+		} else if (ferry_wq_ctx_init(&se->ctx, &sync_event_kind, "doca_sync_event_as_ctx") != DOCA_SUCCESS) {
+			free(se);
+			se = NULL;
+		} else {
 			se->event = event;
 			se->next = registry;
 			registry = se;
 		}
 	}
 	pthread_mutex_unlock(&registry_lock);
-	if (se == NULL) {
-		FERRY_ERR("doca_sync_event_as_ctx: out of memory");
-		return NULL;
-	}
-	return &se->ctx.generic;
+	return se != NULL ? &se->ctx.generic : NULL;
 }
 
 doca_error_t ferry_v22_sync_event_destroy(struct doca_sync_event *event)
@@ -255,7 +255,7 @@ doca_error_t ferry_v22_sync_event_destroy(struct doca_sync_event *event)
 	struct wq_sync_event **at, *se = NULL;
 	doca_error_t err = DOCA_SUCCESS;
 
-	FERRY_ARG_NOT_NULL(event);
+	LEGACY_ARG_NOT_NULL(event);
 	pthread_mutex_lock(&registry_lock);
 	at = find_locked(event);
 	if (at != NULL) {
@@ -356,7 +356,7 @@ doca_error_t doca_sync_event_export_to_gpu(struct doca_sync_event *event, struct
 
 doca_error_t doca_sync_event_job_get_supported(struct doca_devinfo *devinfo, int job_type)
 {
-	FERRY_ARG_NOT_NULL(devinfo);
+	LEGACY_ARG_NOT_NULL(devinfo);
 	if (job_type < SE_JOB_WAIT_GT || job_type > SE_JOB_UPDATE_ADD)
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "job type %#x is not a sync event job", job_type);
 	return DOCA_SUCCESS;

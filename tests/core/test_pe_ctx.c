@@ -701,7 +701,7 @@ static void test_stop_other_context_from_callback(void **state)
 static void fail_ctx_on_error(struct fake_ctx *fc, struct fake_task *task)
 {
 	if (doca_task_get_status(&task->base) == DOCA_ERROR_DRIVER)
-		ferry_ctx_fail(&fc->ctx);
+		ferry_ctx_fail(&fc->ctx, DOCA_ERROR_IO_FAILED);
 	doca_task_free(&task->base);
 }
 

@@ -33,6 +33,8 @@
 #include <doca_mmap.h>
 #include <doca_version.h>
 
+#include "legacy22_util.h"
+
 DOCA_LOG_REGISTER(LEGACY22_DMA);
 
 #define HOST_PCI "b1:00.0"
@@ -57,25 +59,12 @@ struct core_objects {
 	struct doca_workq *workq;
 };
 
+/* The device at @p pci, which must run memcpy jobs. */
 static struct doca_dev *open_by_pci(const char *pci)
 {
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
+	struct doca_dev *dev = l22_open_dev(pci);
 
-	CHECK(doca_devinfo_list_create(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_get_is_pci_addr_equal(list[i], pci, &eq) == DOCA_SUCCESS && eq &&
-		    doca_dma_job_get_supported(list[i], DOCA_DMA_JOB_MEMCPY) == DOCA_SUCCESS)
-			CHECK(doca_dev_open(list[i], &dev));
-	}
-	CHECK(doca_devinfo_list_destroy(list));
-	if (dev == NULL) {
-		DOCA_LOG_ERR("no DMA device at %s", pci);
-		exit(1);
-	}
+	CHECK(doca_dma_job_get_supported(doca_dev_as_devinfo(dev), DOCA_DMA_JOB_MEMCPY));
 	return dev;
 }
 

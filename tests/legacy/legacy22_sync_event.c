@@ -10,8 +10,8 @@
  *
  * sync: doca_sync_event_start and the blocking calls. async: the event as a
  * context on a work queue, one job at a time, polled every 10 us as the
- * samples do. The export's bytes travel through a pipe (the samples use the
- * Comm Channel). Exit 0 when both sides saw what they waited for.
+ * samples do. The export's bytes travel over the Comm Channel, as in the
+ * samples ("sync_event_cc"). Exit 0 when both sides saw what they waited for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <doca_comm_channel.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_error.h>
 #include <doca_log.h>
 #include <doca_sync_event.h>
+
+#include "legacy22_util.h"
 
 DOCA_LOG_REGISTER(LEGACY22_SYNC_EVENT);
 
@@ -38,6 +41,7 @@ DOCA_LOG_REGISTER(LEGACY22_SYNC_EVENT);
 	} while (0)
 
 static int async_mode, add_mode;
+static struct doca_dev_rep *dpu_rep;
 
 struct side {
 	struct doca_dev *dev;
@@ -48,20 +52,8 @@ struct side {
 
 static struct doca_dev *open_by_pci(const char *pci)
 {
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
+	struct doca_dev *dev = l22_open_dev(pci);
 
-	CHECK(doca_devinfo_list_create(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (doca_devinfo_get_is_pci_addr_equal(list[i], pci, &eq) == DOCA_SUCCESS && eq)
-			CHECK(doca_dev_open(list[i], &dev));
-	}
-	CHECK(doca_devinfo_list_destroy(list));
-	if (dev == NULL)
-		exit(1);
 	if (async_mode)
 		CHECK(doca_sync_event_job_get_supported(doca_dev_as_devinfo(dev), DOCA_SYNC_EVENT_JOB_WAIT_GT));
 	return dev;
@@ -158,8 +150,33 @@ static void update(struct side *s, uint64_t set, uint64_t before)
 	}
 }
 
-static int host_side(int out_fd)
+static const struct timespec cc_nap = {0, 10000};
+
+/* The host's end: connect to the DPU's service and wait until it answers. */
+static struct doca_comm_channel_addr_t *cc_connect(struct doca_comm_channel_ep_t **ep, struct doca_dev *dev)
 {
+	struct doca_comm_channel_addr_t *peer;
+	doca_error_t r;
+	int tries = 0;
+
+	CHECK(doca_comm_channel_ep_create(ep));
+	CHECK(doca_comm_channel_ep_set_device(*ep, dev));
+	CHECK(doca_comm_channel_ep_set_max_msg_size(*ep, 1024));
+	CHECK(doca_comm_channel_ep_set_send_queue_size(*ep, 8));
+	CHECK(doca_comm_channel_ep_set_recv_queue_size(*ep, 8));
+	CHECK(doca_comm_channel_ep_connect(*ep, "sync_event_cc", &peer));
+	while ((r = doca_comm_channel_peer_addr_update_info(peer)) == DOCA_ERROR_CONNECTION_INPROGRESS &&
+	       tries++ < 300000)
+		nanosleep(&cc_nap, NULL);
+	CHECK(r);
+	return peer;
+}
+
+static int host_side(void)
+{
+	struct doca_comm_channel_ep_t *ep;
+	struct doca_comm_channel_addr_t *peer;
+	doca_error_t r;
 	struct side s = {0};
 	const uint8_t *blob;
 	size_t len;
@@ -172,12 +189,17 @@ static int host_side(int out_fd)
 	CHECK(doca_sync_event_subscriber_add_location_cpu(s.se, s.dev));
 	start_event(&s);
 	CHECK(doca_sync_event_export_to_dpu(s.se, s.dev, &blob, &len));
-	if (len > 1024 || write(out_fd, &len, sizeof(len)) != (ssize_t)sizeof(len) ||
-	    write(out_fd, blob, len) != (ssize_t)len)
+	if (len > 1024)
 		return 1;
+	peer = cc_connect(&ep, s.dev);
+	while ((r = doca_comm_channel_ep_sendto(ep, blob, len, DOCA_CC_MSG_FLAG_NONE, peer)) == DOCA_ERROR_AGAIN)
+		nanosleep(&cc_nap, NULL);
+	CHECK(r);
 	update(&s, 1, 0);
 	wait_gt(&s, 1);
 	CHECK(doca_sync_event_get(s.se, &value));
+	CHECK(doca_comm_channel_ep_disconnect(ep, peer));
+	CHECK(doca_comm_channel_ep_destroy(ep));
 	stop_event(&s);
 	if (value != 2) {
 		DOCA_LOG_ERR("host saw %llu, expected 2", (unsigned long long)value);
@@ -186,45 +208,67 @@ static int host_side(int out_fd)
 	return 0;
 }
 
-static int dpu_side(int in_fd)
+/* The DPU's end: listen with the device and its representor of the host, take the blob. */
+static size_t cc_receive(struct doca_dev *dev, struct doca_comm_channel_ep_t **ep, uint8_t *blob, size_t cap)
+{
+	struct doca_dev_rep *rep = l22_open_rep(dev, "b1:00.0");
+	struct doca_comm_channel_addr_t *peer = NULL;
+	size_t len = cap;
+	doca_error_t r;
+	int tries = 0;
+
+	CHECK(doca_comm_channel_ep_create(ep));
+	CHECK(doca_comm_channel_ep_set_device(*ep, dev));
+	CHECK(doca_comm_channel_ep_set_device_rep(*ep, rep));
+	CHECK(doca_comm_channel_ep_set_max_msg_size(*ep, 1024));
+	CHECK(doca_comm_channel_ep_set_send_queue_size(*ep, 8));
+	CHECK(doca_comm_channel_ep_set_recv_queue_size(*ep, 8));
+	CHECK(doca_comm_channel_ep_listen(*ep, "sync_event_cc"));
+	/* As the sample: len is not reset between tries (an AGAIN leaves it alone). */
+	while ((r = doca_comm_channel_ep_recvfrom(*ep, blob, &len, DOCA_CC_MSG_FLAG_NONE, &peer)) == DOCA_ERROR_AGAIN &&
+	       tries++ < 300000)
+		nanosleep(&cc_nap, NULL);
+	CHECK(r);
+	dpu_rep = rep;
+	return len;
+}
+
+static int dpu_side(void)
 {
 	struct side s = {0};
+	struct doca_comm_channel_ep_t *ep;
 	uint8_t blob[1024];
-	size_t len = 0;
+	size_t len;
 
 	s.dev = open_by_pci("03:00.0");
 	CHECK(doca_sync_event_get_create_from_export_supported(doca_dev_as_devinfo(s.dev)));
-	if (read(in_fd, &len, sizeof(len)) != (ssize_t)sizeof(len) || len > sizeof(blob) ||
-	    read(in_fd, blob, len) != (ssize_t)len)
-		return 1;
+	len = cc_receive(s.dev, &ep, blob, sizeof(blob));
 	CHECK(doca_sync_event_create_from_export(s.dev, blob, len, &s.se));
 	start_event(&s);
 	wait_gt(&s, 0);
 	update(&s, 2, 1);
+	CHECK(doca_comm_channel_ep_destroy(ep));
+	CHECK(doca_dev_rep_close(dpu_rep));
 	stop_event(&s);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int fds[2], status = 0, rc;
+	int status = 0, rc;
 	pid_t pid;
 
 	if (argc != 3)
 		return 2;
 	async_mode = strcmp(argv[1], "async") == 0;
 	add_mode = strcmp(argv[2], "add") == 0;
-	if (doca_log_create_standard_backend() != DOCA_SUCCESS || pipe(fds) != 0)
+	if (doca_log_create_standard_backend() != DOCA_SUCCESS)
 		return 1;
 	fflush(NULL);
 	pid = fork();
-	if (pid == 0) {
-		close(fds[1]);
-		_exit(dpu_side(fds[0]));
-	}
-	close(fds[0]);
-	rc = host_side(fds[1]);
-	close(fds[1]);
+	if (pid == 0)
+		_exit(dpu_side());
+	rc = host_side();
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		DOCA_LOG_ERR("DPU side failed (status %#x)", status);
 		return 1;

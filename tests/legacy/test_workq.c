@@ -410,10 +410,34 @@ static void test_wrong_generation(void **state)
 	assert_int_equal(doca_dma_create(&f->dma), DOCA_SUCCESS); /* for teardown */
 }
 
+/* doca_ctx_get_max_num_ctx is a limit, not a number: one more context is refused. */
+static void test_max_num_ctx(void **state)
+{
+	struct doca_dma **dmas;
+	uint32_t max = 0, made = 0;
+	struct doca_dma *extra = NULL;
+
+	(void)state;
+	assert_int_equal(doca_ctx_get_max_num_ctx(&max), DOCA_SUCCESS);
+	assert_true(max > 0 && max <= 65536);
+	dmas = calloc(max, sizeof(*dmas));
+	assert_non_null(dmas);
+	while (made < max && doca_dma_create(&dmas[made]) == DOCA_SUCCESS)
+		made++;
+	assert_int_equal(made, max);
+	assert_int_equal(doca_dma_create(&extra), DOCA_ERROR_NO_MEMORY);
+	assert_int_equal(doca_dma_destroy(dmas[0]), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_create(&dmas[0]), DOCA_SUCCESS); /* a place came free */
+	for (uint32_t i = 0; i < made; i++)
+		assert_int_equal(doca_dma_destroy(dmas[i]), DOCA_SUCCESS);
+	free(dmas);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workq_create_rules),
+		cmocka_unit_test(test_max_num_ctx),
 		cmocka_unit_test_setup_teardown(test_ctx_life_cycle_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_depth_is_jobs_not_retrieved, setup, teardown),

@@ -1,0 +1,329 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_ferry.sh CASE - the `ferry` command (tools/ferry/), one behaviour per case:
+#   args     bad command lines answer 2 with one line; every --help answers 0
+#   pair     a real Comch server (DPU side) and clients (host side) under ferry run
+#   fail     a failing side stops the others; the exit status and stderr name it
+#   timeout  --timeout answers 124 and leaves no process behind
+#   prefix   every line prefixed, none lost, colour only when asked or on a tty
+#   caps     ferry caps as text and as JSON (parsed by python3)
+#   devices  ferry-devices still lists the machine
+# Environment: FERRY (the command), COMCH_PEER (tests/comch/comch_peer),
+# FERRY_DEVICES, TOPO_DIR (tests/core/topologies).
+set -u
+
+case_name=${1:?usage: test_ferry.sh CASE}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# expect_rc WANT DESCRIPTION -- command...: run it, keep stdout/stderr in $tmp/out, $tmp/err.
+expect_rc() {
+	want=$1
+	what=$2
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "$what: exit $got, want $want"
+		sed 's/^/    out: /' "$tmp/out" | head -20
+		sed 's/^/    err: /' "$tmp/err" | head -20
+		return 1
+	fi
+	return 0
+}
+
+has() { # has FILE REGEX DESCRIPTION
+	grep -Eq -- "$2" "$1" || {
+		fail "$3: no line matching '$2' in $(basename "$1")"
+		sed 's/^/    | /' "$1" | head -20
+	}
+}
+
+lacks() { # lacks FILE REGEX DESCRIPTION
+	if grep -Eq -- "$2" "$1"; then
+		fail "$3: a line matches '$2' in $(basename "$1")"
+	fi
+}
+
+one_line() { # one_line FILE DESCRIPTION
+	n=$(wc -l <"$1")
+	[ "$n" -eq 1 ] || fail "$2: $n lines on stderr, want 1"
+}
+
+case $case_name in
+args)
+	expect_rc 2 "no command" -- "$FERRY" && one_line "$tmp/err" "no command"
+	expect_rc 2 "unknown command" -- "$FERRY" frobnicate && one_line "$tmp/err" "unknown command"
+	expect_rc 2 "unknown top option" -- "$FERRY" --frobnicate && has "$tmp/err" "unknown option '--frobnicate'" "top"
+	for sub in run caps; do
+		expect_rc 2 "$sub --bogus" -- "$FERRY" $sub --bogus && {
+			one_line "$tmp/err" "$sub --bogus"
+			has "$tmp/err" "^ferry $sub: unknown option '--bogus' \(see 'ferry $sub --help'\)$" "$sub --bogus"
+		}
+		expect_rc 2 "$sub -Z" -- "$FERRY" $sub -Z && has "$tmp/err" "unknown option '-Z'" "$sub -Z"
+		expect_rc 0 "$sub --help" -- "$FERRY" $sub --help && {
+			for section in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES; do
+				has "$tmp/out" "^$section\$" "$sub --help"
+			done
+			[ -s "$tmp/err" ] && fail "$sub --help wrote to stderr"
+		}
+		expect_rc 0 "help $sub" -- "$FERRY" help $sub && has "$tmp/out" "^    ferry $sub - " "help $sub"
+	done
+	expect_rc 0 "--help" -- "$FERRY" --help && {
+		has "$tmp/out" "^EXIT STATUS$" "--help"
+		has "$tmp/out" "^    run " "--help lists run"
+		has "$tmp/out" "^    caps " "--help lists caps"
+	}
+	expect_rc 0 "--version" -- "$FERRY" --version && has "$tmp/out" "^ferry [0-9]+\.[0-9]+\.[0-9]+ \(DOCA API " "--version"
+	expect_rc 2 "run nothing" -- "$FERRY" run && one_line "$tmp/err" "run nothing"
+	expect_rc 2 "run --dpu without value" -- "$FERRY" run --dpu && has "$tmp/err" "option '--dpu' needs a value" "--dpu"
+	expect_rc 2 "run -t bad" -- "$FERRY" run -t abc --host true && has "$tmp/err" "--timeout takes seconds" "-t abc"
+	expect_rc 2 "run -t 0" -- "$FERRY" run -t 0 --host true
+	expect_rc 2 "run -t negative" -- "$FERRY" run --timeout=-1 --host true
+	expect_rc 2 "run --delay bad" -- "$FERRY" run --delay 1x --host true
+	expect_rc 2 "run --ready bad regex" -- "$FERRY" run --ready '(' --dpu true && one_line "$tmp/err" "--ready bad"
+	expect_rc 2 "run --ready and --delay" -- "$FERRY" run --ready x --delay 1 --dpu true
+	expect_rc 2 "run --color bad" -- "$FERRY" run --color=sometimes --host true
+	expect_rc 2 "run --domain bad" -- "$FERRY" run --domain 'a/b' --host true
+	expect_rc 2 "run stray word" -- "$FERRY" run --host true false && has "$tmp/err" "unexpected argument 'false'" "stray"
+	expect_rc 2 "run empty command" -- "$FERRY" run --host ''
+	expect_rc 2 "caps --json=1" -- "$FERRY" caps --json=1 && has "$tmp/err" "option '--json' takes no value" "--json=1"
+	expect_rc 2 "caps stray word" -- "$FERRY" caps devices
+	expect_rc 2 "caps bad address" -- "$FERRY" caps --pci-addr zz:zz
+	;;
+pair)
+	# Default readiness: the host side starts once the server listens (no sleep, no regex).
+	expect_rc 0 "comch pair" -- "$FERRY" run --timeout 20 --color=never \
+		--dpu "$COMCH_PEER server ferry_run --expect 1" --host "$COMCH_PEER client ferry_run --count 20" && {
+		has "$tmp/out" "^dpu\.0\| listening$" "pair"
+		has "$tmp/out" "^host\.0\| running$" "pair"
+		has "$tmp/out" "^dpu\.0\| disconnect$" "pair"
+		# The host side started after the server listened.
+		l=$(grep -n '^dpu\.0| listening$' "$tmp/out" | cut -d: -f1)
+		h=$(grep -n '^host\.0| running$' "$tmp/out" | cut -d: -f1)
+		if [ -z "$l" ] || [ -z "$h" ] || [ "$l" -ge "$h" ]; then
+			fail "pair: host ran before the server listened"
+		fi
+	}
+	# --ready, two clients, two DPU-side processes (the second only prints and waits).
+	expect_rc 0 "comch pair --ready" -- "$FERRY" run -t 20 --color=never -r '^(listening|up)$' \
+		-d "$COMCH_PEER server ferry_run2 --expect 2" -d 'sleep 0.2; echo up' \
+		-H "$COMCH_PEER client ferry_run2 --count 5" -H "$COMCH_PEER client ferry_run2 --count 5 --size 100" && {
+		has "$tmp/out" "^dpu\.1\| up$" "--ready"
+		has "$tmp/out" "^host\.0\| running$" "--ready"
+		has "$tmp/out" "^host\.1\| running$" "--ready"
+		u=$(grep -n '^dpu\.1| up$' "$tmp/out" | cut -d: -f1)
+		grep -n '^host' "$tmp/out" | cut -d: -f1 | while read -r h; do
+			[ "$h" -gt "$u" ] || echo bad
+		done | grep -q bad && fail "--ready: a host line came before every DPU process was ready"
+	}
+	# Every process sees one fresh domain, and its side.
+	expect_rc 0 "domain" -- "$FERRY" run --color=never -D 0 -d 'echo "$FERRY_DOMAIN $FERRY_SIDE"' \
+		-H 'echo "$FERRY_DOMAIN $FERRY_SIDE"' && {
+		d=$(sed -n 's/^dpu\.0| \(ferry-run-[0-9]*-[0-9a-f]*\) dpu$/\1/p' "$tmp/out")
+		[ -n "$d" ] || fail "domain: dpu.0 did not get a ferry-run-<pid>-<hex> domain"
+		has "$tmp/out" "^host\.0\| $d host$" "domain: host.0 in the same domain"
+	}
+	"$FERRY" run --color=never -D 0 -H 'echo "$FERRY_DOMAIN"' >"$tmp/again" 2>&1
+	[ -n "${d:-}" ] && grep -q "$d" "$tmp/again" && fail "domain: two runs got the same domain"
+	# The default readiness really watches the domain for a listening server: the host side
+	# starts after the server listens (the socket is there) and well before the 2 s fallback.
+	# The runtime directory is ours (XDG_RUNTIME_DIR), so the host can look, and so can we.
+	mkdir -m 700 "$tmp/xdg"
+	t0=$(date +%s%N)
+	expect_rc 0 "readiness by socket" -- env XDG_RUNTIME_DIR="$tmp/xdg" "$FERRY" run -t 20 --color=never \
+		--dpu "sleep 0.3; exec $COMCH_PEER server soon --expect 1" \
+		--host "date +%s%N > $tmp/host_t; ls \"\$XDG_RUNTIME_DIR/ferry/\$FERRY_DOMAIN\" | grep -q '^comch\\.' && echo saw-server; exec $COMCH_PEER client soon --count 3" && {
+		has "$tmp/out" "^host\.0\| saw-server$" "readiness by socket: the host started before the server listened"
+		ms=$((($(cat "$tmp/host_t") - t0) / 1000000))
+		[ "$ms" -lt 1800 ] || fail "readiness by socket: the host started after $ms ms (the fallback, not the socket)"
+	}
+	# With no Comch server at all, the host side starts after the 2 s fallback.
+	expect_rc 0 "readiness fallback" -- env XDG_RUNTIME_DIR="$tmp/xdg" "$FERRY" run -t 20 --until-hosts \
+		--dpu 'exec sleep 30' --host 'echo host-ran'
+	has "$tmp/out" "host-ran" "readiness fallback"
+	# Each run's domain directory is gone afterwards.
+	for d in "$tmp"/xdg/ferry/ferry-run-*; do
+		[ -e "$d" ] && fail "domain directory left behind: $d"
+	done
+	;;
+fail)
+	expect_rc 1 "DPU side fails" -- "$FERRY" run --grace 0.5 --dpu 'sleep 0.1; exit 3' --host 'sleep 30' && {
+		has "$tmp/err" "dpu\.0 \(sleep 0\.1; exit 3\) exited with status 3" "dpu fails"
+		one_line "$tmp/err" "dpu fails"
+	}
+	expect_rc 3 "host side fails" -- "$FERRY" run --grace 0.5 -D 0 --dpu 'sleep 30' --host 'exit 0' \
+		--host 'sleep 0.1; exit 5' && has "$tmp/err" "host\.1 .* exited with status 5" "host fails"
+	expect_rc 3 "host killed by a signal" -- "$FERRY" run -D 0 --dpu 'sleep 30' --host 'kill -9 $$' &&
+		has "$tmp/err" "host\.0 .* was killed by signal 9" "signal"
+	expect_rc 3 "command not found" -- "$FERRY" run --host './no-such-program-here' &&
+		has "$tmp/err" "host\.0 .* exited with status 127" "not found"
+	# A DPU side that fails before it is ready: the host side never starts.
+	expect_rc 1 "DPU fails before ready" -- "$FERRY" run -r never-printed --dpu 'exit 9' --host 'echo started'
+	lacks "$tmp/out" "started" "DPU fails before ready: the host side ran"
+	# --until-hosts: a DPU server that never ends is stopped once the hosts are done, and that is success.
+	expect_rc 0 "--until-hosts" -- "$FERRY" run --until-hosts --color=never -D 0 -d 'echo serving; exec sleep 30' \
+		-H 'sleep 0.1; echo done' && {
+		has "$tmp/out" "^host\.0\| done$" "--until-hosts"
+		has "$tmp/err" "stopping the DPU side" "--until-hosts"
+	}
+	expect_rc 3 "--until-hosts, a host fails" -- "$FERRY" run --until-hosts -D 0 -d 'exec sleep 30' -H 'exit 4'
+	expect_rc 2 "--until-hosts without hosts" -- "$FERRY" run --until-hosts -d true
+	# A process that ignores SIGTERM is killed after the grace period.
+	start=$(date +%s)
+	expect_rc 1 "SIGTERM ignored" -- "$FERRY" run --grace 0.3 -D 0 --dpu 'sleep 0.2; exit 1' \
+		--host 'trap "" TERM; sleep 30'
+	[ $(($(date +%s) - start)) -lt 10 ] || fail "SIGTERM ignored: the run took too long"
+	;;
+timeout)
+	start=$(date +%s)
+	expect_rc 124 "timeout" -- "$FERRY" run --timeout 0.5 --grace 0.3 -D 0 \
+		--dpu "echo \$\$ > $tmp/dpu.pid; exec sleep 60" \
+		--host "sleep 61 & echo \$! > $tmp/bg.pid; setsid sleep 62 & echo \$! > $tmp/setsid.pid; trap '' TERM; wait" &&
+		has "$tmp/err" "time limit of 0\.5 s reached" "timeout"
+	[ $(($(date +%s) - start)) -lt 10 ] || fail "timeout: the run took too long"
+	for f in dpu bg setsid; do
+		if [ ! -s "$tmp/$f.pid" ]; then
+			fail "timeout: no pid recorded for $f"
+			continue
+		fi
+		pid=$(cat "$tmp/$f.pid")
+		if kill -0 "$pid" 2>/dev/null; then
+			fail "timeout: $f process $pid survived the run ($(cat "/proc/$pid/stat" 2>/dev/null))"
+			kill -9 "$pid" 2>/dev/null
+		fi
+	done
+	# A run within its time limit exits 0.
+	expect_rc 0 "within the limit" -- "$FERRY" run --timeout 10 --dpu true --host true
+	# SIGTERM to ferry itself: everything stops, 128+15.
+	"$FERRY" run -D 0 --dpu 'sleep 60' --host "echo \$\$ > $tmp/h.pid; exec sleep 60" >/dev/null 2>&1 &
+	fp=$!
+	i=0
+	while [ ! -s "$tmp/h.pid" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -TERM $fp
+	wait $fp
+	rc=$?
+	[ $rc -eq 143 ] || fail "SIGTERM to ferry: exit $rc, want 143"
+	[ -s "$tmp/h.pid" ] && kill -0 "$(cat "$tmp/h.pid")" 2>/dev/null && fail "SIGTERM to ferry: host.0 survived"
+	;;
+prefix)
+	expect_rc 0 "prefix" -- "$FERRY" run --color=never -D 0 --dpu 'echo a; echo b >&2; printf "no newline"' \
+		--host 'printf "x\ny\n"; echo "err line" >&2' && {
+		has "$tmp/out" "^dpu\.0\| a$" "prefix"
+		has "$tmp/out" "^dpu\.0\| no newline$" "prefix: the last partial line"
+		has "$tmp/out" "^host\.0\| x$" "prefix"
+		has "$tmp/out" "^host\.0\| y$" "prefix"
+		has "$tmp/err" "^dpu\.0\| b$" "prefix: stderr to stderr"
+		has "$tmp/err" "^host\.0\| err line$" "prefix: stderr to stderr"
+		lacks "$tmp/out" "$(printf '\033')" "prefix: colour on a file"
+		[ "$(wc -l <"$tmp/out")" -eq 4 ] || fail "prefix: $(wc -l <"$tmp/out") lines on stdout, want 4"
+	}
+	# Nothing is lost at exit: 20000 lines written just before the end, all there, in order.
+	expect_rc 0 "no line lost" -- "$FERRY" run -d 'seq 1 20000' -H 'seq 1 20000 >&2' && {
+		[ "$(grep -c '^dpu\.0| ' "$tmp/out")" -eq 20000 ] || fail "no line lost: $(wc -l <"$tmp/out") lines"
+		seq 1 20000 >"$tmp/seq"
+		sed 's/^dpu\.0| //' "$tmp/out" | cmp -s - "$tmp/seq" || fail "no line lost: lines differ or out of order"
+		sed 's/^host\.0| //' "$tmp/err" | cmp -s - "$tmp/seq" || fail "no line lost: stderr lines differ"
+	}
+	# A line longer than the buffer (64 KiB) comes out in pieces, every byte there.
+	expect_rc 0 "long line" -- "$FERRY" run -d "printf '%0200000d' 0; echo" && {
+		n=$(sed 's/^dpu\.0| //' "$tmp/out" | tr -d '\n' | wc -c)
+		[ "$n" -eq 200000 ] || fail "long line: $n bytes, want 200000"
+	}
+	expect_rc 0 "colour" -- "$FERRY" run --color=always -d 'echo a' && has "$tmp/out" "$(printf '\033')\[36mdpu\.0\|" "colour"
+	expect_rc 0 "NO_COLOR" -- env NO_COLOR=1 "$FERRY" run -d 'echo a' && lacks "$tmp/out" "$(printf '\033')" "NO_COLOR"
+	;;
+caps)
+	expect_rc 0 "caps" -- "$FERRY" caps && {
+		has "$tmp/out" "^PCI: 0000:03:00\.0$" "caps"
+		has "$tmp/out" "^PCI: 0000:b1:00\.0$" "caps"
+		has "$tmp/out" "^    Representors:$" "caps"
+		has "$tmp/out" "^        PCI: 0000:b1:00\.0$" "caps: the representor"
+		has "$tmp/out" "^            vuid +FERRY00PF0HPF$" "caps: vuid"
+		has "$tmp/out" "^    dpu +0$" "caps: dpu index"
+		has "$tmp/out" "^            task_memcpy +supported$" "caps: dma"
+		has "$tmp/out" "^            task_memcpy_max_buf_size +[0-9]+$" "caps: dma"
+		has "$tmp/out" "^            max_num_tasks +[0-9]+$" "caps: dma"
+		has "$tmp/out" "^            server +supported$" "caps: comch"
+		has "$tmp/out" "^            client +supported$" "caps: comch"
+		has "$tmp/out" "^            export_pci +supported$" "caps: mmap"
+		has "$tmp/out" "^            task_wait_eq +" "caps: sync_event"
+		lacks "$tmp/out" "error \(" "caps: a cap call failed"
+		[ -s "$tmp/err" ] && fail "caps wrote to stderr: $(head -3 "$tmp/err")"
+	}
+	expect_rc 0 "caps -p" -- "$FERRY" caps -p b1:00.0 && {
+		[ "$(grep -c '^PCI' "$tmp/out")" -eq 1 ] || fail "caps -p: not one device"
+		lacks "$tmp/out" "Representors" "caps -p b1:00.0 (a host device has none)"
+	}
+	expect_rc 1 "caps -p absent" -- "$FERRY" caps -p 0000:42:00.0 && has "$tmp/err" "no device at" "caps -p absent"
+	expect_rc 1 "caps bad topology" -- env FERRY_TOPOLOGY=/nonexistent/topo "$FERRY" caps
+	if ! command -v python3 >/dev/null; then
+		echo "SKIP: python3 is missing (scripts/ferry.sh installs it); the JSON checks need it"
+		[ $fails -eq 0 ] && exit 77
+		exit 1
+	fi
+	check='
+import json, sys
+want_devs = int(sys.argv[1])
+d = json.load(sys.stdin)
+devs = d["devices"]
+assert isinstance(devs, list) and len(devs) == want_devs, len(devs)
+for dev in devs:
+    for k in ("pci_addr", "ibdev_name", "iface_name", "pci_func_type", "side", "dpu", "representors", "caps"):
+        assert k in dev, k
+    c = dev["caps"]
+    assert c["dma"]["task_memcpy"] is True
+    assert c["dma"]["task_memcpy_max_buf_size"] > 0 and c["dma"]["max_num_tasks"] > 0
+    assert c["comch"]["server"] == (dev["side"] == "dpu") and c["comch"]["client"] == (dev["side"] == "host")
+    for lib in ("dev", "mmap", "mmap_advise", "sync_event", "clock"):
+        assert isinstance(c[lib], dict) and c[lib], lib
+    for v in (v for lib in c.values() for v in lib.values()):
+        assert v is not None, "a cap call failed"
+    for rep in dev["representors"]:
+        assert dev["side"] == "dpu" and rep["vuid"] and rep["filter"] in ("net", "emulated")
+assert any(dev["representors"] for dev in devs if dev["side"] == "dpu")
+want_dpus = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+assert sorted({dev["dpu"] for dev in devs}) == list(range(want_dpus)), "dpu indexes"
+print("json ok:", len(devs), "devices")
+'
+	expect_rc 0 "caps --json" -- "$FERRY" caps --json && {
+		python3 -c "$check" 2 <"$tmp/out" || fail "caps --json: not the JSON expected"
+	}
+	expect_rc 0 "caps --json -p" -- "$FERRY" caps --json --pci-addr 03:00.0 && {
+		python3 -c "$check" 1 <"$tmp/out" || fail "caps --json -p: not the JSON expected"
+	}
+	# A topology file: the listing follows it (caps come from the libraries, not from a table).
+	n=$(grep -c '^\(dpu-pf\|host-pf\|host-vf\|dpu-sf\)' "$TOPO_DIR/two_dpus.topo")
+	expect_rc 0 "caps --json two DPUs" -- env FERRY_TOPOLOGY="$TOPO_DIR/two_dpus.topo" "$FERRY" caps --json && {
+		python3 -c "$check" "$n" 2 <"$tmp/out" || fail "caps --json with two DPUs"
+	}
+	;;
+devices)
+	expect_rc 0 "ferry-devices" -- "$FERRY_DEVICES" && {
+		has "$tmp/out" "^0000:03:00\.0 " "ferry-devices"
+		has "$tmp/out" "rep 0000:b1:00\.0 " "ferry-devices"
+	}
+	expect_rc 0 "ferry-devices --help" -- "$FERRY_DEVICES" --help
+	expect_rc 2 "ferry-devices bad" -- "$FERRY_DEVICES" --bogus
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac
+
+if [ $fails -ne 0 ]; then
+	echo "$case_name: $fails failed"
+	exit 1
+fi
+echo "$case_name: ok"
