@@ -482,12 +482,97 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				   size_t *export_desc_len)
 {
-	CHECK_MMAP(mmap);
-	FERRY_ARG_NOT_NULL(dev);
-	FERRY_ARG_NOT_NULL(export_desc);
-	FERRY_ARG_NOT_NULL(export_desc_len);
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
-			  "mmap %p: Ferry has no RDMA transport yet; use doca_mmap_export_pci", (void *)mmap);
+	const char *call = __func__;
+
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
+				     mmap == NULL          ? "mmap"
+				     : dev == NULL         ? "dev"
+				     : export_desc == NULL ? "export_desc"
+							   : "export_desc_len");
+	doca_error_t check = ferry_mmap_check(mmap, call);
+	if (check != DOCA_SUCCESS)
+		return check;
+	if (rdma_ops == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "mmap %p: the RDMA transport is not loaded; link the program with libdoca_rdma "
+				     "(pkg-config doca-rdma)",
+				     (void *)mmap);
+	if (mmap->from_export)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "mmap %p was created from an export; Ferry cannot re-export it for RDMA yet",
+				     (void *)mmap);
+	if (!mmap->started)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p is not started; export needs a started mmap", (void *)mmap);
+	if (find_dev(mmap, dev) < 0)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
+				     (void *)mmap);
+	if ((mmap->access & RDMA_ACCESS_BITS) == 0)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p has no RDMA permission; set DOCA_ACCESS_FLAG_RDMA_READ and/or "
+				     "DOCA_ACCESS_FLAG_RDMA_WRITE before start",
+				     (void *)mmap);
+	if (mmap->rdma_export == NULL) {
+		doca_error_t err = rdma_ops->export_range(mmap->addr, mmap->len, mmap->access & RDMA_ACCESS_BITS, call,
+							  &mmap->rdma_export, &mmap->rdma_desc, &mmap->rdma_desc_len);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	mmap->exported = true;
+	*export_desc = mmap->rdma_desc;
+	*export_desc_len = mmap->rdma_desc_len;
+	return DOCA_SUCCESS;
+}
+
+/* The first four bytes of a descriptor say which transport made it. */
+static bool desc_is_rdma(const void *desc, size_t len)
+{
+	const uint8_t *p = desc;
+
+	return len >= 4 && ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24) ==
+				   FERRY_RDMA_MEM_MAGIC;
+}
+
+static doca_error_t create_from_rdma_export(const union doca_data *user_data, const void *export_desc,
+					    size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap,
+					    const char *call)
+{
+	struct ferry_rdma_import_view view;
+	struct doca_mmap *m = NULL;
+	void *state;
+	doca_error_t err;
+
+	if (rdma_ops == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "an RDMA export descriptor needs the RDMA transport; link the program with "
+				     "libdoca_rdma (pkg-config doca-rdma)");
+	err = rdma_ops->import(export_desc, export_desc_len, call, &state, &view);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = doca_mmap_create(&m);
+	if (err == DOCA_SUCCESS)
+		err = doca_mmap_add_dev(m, dev);
+	if (err != DOCA_SUCCESS) {
+		if (m != NULL)
+			doca_mmap_destroy(m);
+		rdma_ops->import_close(state);
+		return err;
+	}
+	/* The exporter's addresses: bufs name them, only RDMA tasks reach them. */
+	m->addr = (void *)(uintptr_t)view.addr;
+	m->len = (size_t)view.len;
+	m->memrange_set = true;
+	m->access = view.access;
+	m->from_export = true;
+	m->started = true;
+	m->ever_started = true;
+	m->rdma_import = state;
+	if (user_data != NULL)
+		m->user_data = *user_data;
+	*mmap = m;
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
