@@ -162,8 +162,13 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 			  conn->id, h.opcode, length);
 		return UCS_OK;
 	}
-	if (rdma->unexp_count == 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0) {
-		/* The common case: a receive waits and no message is ahead of this one: fill it from UCX's buffer. */
+	/*
+	 * The common case: a receive waits and no message is ahead of this one:
+	 * fill it from UCX's buffer. On the PE's thread only: whether a posted
+	 * receive was freed (orphaned) is the PE thread's to read, so a message
+	 * the service thread takes waits in the ring for progress to match it.
+	 */
+	if (rdma->in_progress && rdma->unexp_count == 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0) {
 		struct rdma_task *task = next_receive(rdma);
 		struct rdma_unexpected now = {
 			.conn = conn, .hdr = h, .len = length, .data = length != 0 ? data : NULL, .borrowed = true};
