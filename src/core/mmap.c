@@ -191,6 +191,21 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 {
 	CHECK_MMAP(mmap);
+	/*
+	 * NVIDIA's RDMA samples stop the map they imported from an RDMA export
+	 * before destroying it, and count a failure: that stop succeeds (no bufs
+	 * may be taken from it afterwards). A map imported from a PCI export goes
+	 * with doca_mmap_destroy only.
+	 */
+	if (mmap->rdma_import != NULL) {
+		if (!mmap->started)
+			return FERRY_RULE(DOCA_ERROR_BAD_STATE, "mmap %p is not started", (void *)mmap);
+		doca_error_t busy = check_no_bufs(mmap, __func__);
+		if (busy != DOCA_SUCCESS)
+			return busy;
+		mmap->started = false;
+		return DOCA_SUCCESS;
+	}
 	if (mmap->from_export) /* DOCA: NOT_PERMITTED; such a map goes with doca_mmap_destroy */
 		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
 				  "mmap %p was created from an export; destroy it instead of stopping it",

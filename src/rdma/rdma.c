@@ -311,9 +311,9 @@ static void conn_mark_dead(struct doca_rdma_connection *conn)
 		conn->events |= RDMA_EV_DISCONNECT;
 		conn->rdma->events_pending = true;
 	}
-	FERRY_ERR("rdma %p: connection %u: the peer process (pid %u) has exited; its tasks complete with "
-		  "DOCA_ERROR_CONNECTION_RESET",
-		  (void *)conn->rdma, conn->id, conn->peer_pid);
+	FERRY_INFO("rdma %p: connection %u: the peer process (pid %u) has exited; its tasks complete with "
+		   "DOCA_ERROR_CONNECTION_RESET",
+		   (void *)conn->rdma, conn->id, conn->peer_pid);
 	conn->state = RDMA_CONN_FAILED;
 	conn->need_close = true;
 }
