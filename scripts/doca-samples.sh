@@ -12,7 +12,11 @@
 #                        (default <build dir>/doca-samples.log)
 #
 # Only the libraries Ferry offers: every directory under samples/doca_common,
-# samples/doca_dma and samples/doca_comch that has a meson.build.public. A
+# samples/doca_dma, samples/doca_comch and samples/doca_rdma (but the RDMA
+# sync-event pair: Ferry has no remote net sync-event tasks yet) that has a
+# meson.build.public. The RDMA pairs run over UCX_TLS=sm,self (unless the
+# caller's environment names transports), exchanging their descriptor files as
+# NVIDIA's README says, with Enter fed to each side in turn. A
 # sample that runs on the DPU side is built as on a BlueField: its DOCA modules
 # add -DDOCA_ARCH_DPU. Ends with "samples: B built of N, R ran OK of M"; exits
 # non-zero when a sample failed to build or to run.
@@ -98,11 +102,12 @@ flavours() {
 declare -A built ran result
 names=()
 nbuilt=0
-for lib in doca_common doca_dma doca_comch; do
+for lib in doca_common doca_dma doca_comch doca_rdma; do
 	for d in "$tmp/src/samples/$lib"/*/; do
 		d=${d%/}
 		[ -f "$d/meson.build.public" ] || continue
 		name=$(basename "$d")
+		case "$name" in rdma_sync_event_*) continue ;; esac
 		names+=("$name")
 		cp "$d/meson.build.public" "$d/meson.build"
 		built[$name]=yes
@@ -256,6 +261,67 @@ run_dma_copy
 run_pair sync_event_remote_pci sync_event_local_pci "-d 03:00.0 -r b1:00.0" "-d b1:00.0"
 run_pair comch_ctrl_path_server comch_ctrl_path_client "-p 03:00.0 -r b1:00.0" "-p b1:00.0"
 run_pair comch_data_path_high_speed_server comch_data_path_high_speed_client "-p 03:00.0 -r b1:00.0" "-p b1:00.0"
+
+# run_rdma_pair <first> <second> <first args> <second args>: NVIDIA's RDMA
+# pairs in descriptor-file mode. Both sides write their connection file (the
+# first side also its mmap file, when it has one) and wait for Enter; the
+# files are copied to the other side's paths, as between two machines (each
+# side deletes its own three paths at exit); the first side then connects, the
+# second connects, does its work and exits, and the first side gets one more
+# Enter if it still waits (the responders print what was written or read).
+# Both must succeed.
+run_rdma_pair() {
+	local fn=$1 sn=$2 fargs=$3 sargs=$4 frc=0 src_rc=0 fpid spid fout sout res d
+	can_run "$fn" "$sn" || return 0
+	d=$tmp/rdma-$fn
+	mkdir -p "$d"
+	mkfifo "$d/enter1" "$d/enter2"
+	fout=$tmp/run-$fn.log
+	sout=$tmp/run-$sn.log
+	say "running $fn $fargs / $sn $sargs"
+	# shellcheck disable=SC2086 # the args are words
+	UCX_TLS=${UCX_TLS:-sm,self} FERRY_DOMAIN=samples-$$-$fn LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(exe "$fn" host)" -d mlx5_0 -ld "$d/first.conn" -re "$d/first.peer" \
+		-m "$d/first.mmap" $fargs <"$d/enter1" >"$fout" 2>&1 &
+	fpid=$!
+	pids+=("$fpid")
+	# shellcheck disable=SC2086
+	UCX_TLS=${UCX_TLS:-sm,self} FERRY_DOMAIN=samples-$$-$fn LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(exe "$sn" host)" -d mlx5_0 -ld "$d/second.conn" -re "$d/second.peer" \
+		-m "$d/second.mmap" $sargs <"$d/enter2" >"$sout" 2>&1 &
+	spid=$!
+	pids+=("$spid")
+	exec 4>"$d/enter1" 5>"$d/enter2"
+	for _ in $(seq 1 $((timeout_s * 10))); do
+		[ -s "$d/first.conn" ] && [ -s "$d/second.conn" ] && break
+		if ! kill -0 "$fpid" 2>/dev/null || ! kill -0 "$spid" 2>/dev/null; then break; fi
+		sleep 0.1
+	done
+	sleep 0.3 # the files are written and closed
+	cp "$d/second.conn" "$d/first.peer" 2>/dev/null || true
+	cp "$d/first.conn" "$d/second.peer" 2>/dev/null || true
+	if [ -s "$d/first.mmap" ]; then cp "$d/first.mmap" "$d/second.mmap"; fi
+	echo >&4 || true
+	sleep 0.5 # the first side connects (and posts its receive)
+	echo >&5 || true
+	wait "$spid" || src_rc=$?
+	sleep 0.2
+	if kill -0 "$fpid" 2>/dev/null; then echo >&4 || true; fi
+	wait "$fpid" || frc=$?
+	exec 4>&- 5>&-
+	res=""
+	ok "$fn" "$fout" "$frc" || res="first side $(status_of "$frc")"
+	ok "$sn" "$sout" "$src_rc" || res="${res:+$res; }second side $(status_of "$src_rc")"
+	cat "$fout" "$sout" >"$tmp/run-$fn-pair.log"
+	record "$fn" "${res:-OK}" "$tmp/run-$fn-pair.log"
+	record "$sn" "${res:-OK}" "$tmp/run-$fn-pair.log"
+}
+trap '' PIPE # an Enter for a side that already left must not end the script
+run_rdma_pair rdma_receive rdma_send "" "-s Hello_from_Ferry"
+run_rdma_pair rdma_receive_immediate rdma_send_immediate "" "-s Hello_from_Ferry"
+run_rdma_pair rdma_write_responder rdma_write_requester "" "-w Written_by_Ferry"
+run_rdma_pair rdma_write_immediate_responder rdma_write_immediate_requester "" "-w Written_by_Ferry"
+run_rdma_pair rdma_read_responder rdma_read_requester "-r Read_from_Ferry" ""
 
 nran=0
 nok=0
