@@ -58,7 +58,7 @@ struct host {
 	uint8_t msg[FC_MAX_MSG_LEN];
 	size_t msg_len;
 	struct fc_reply reply;
-	bool got_reply, failed;
+	bool connected, got_reply, failed;
 };
 
 /* ---- command line ---- */
@@ -266,12 +266,15 @@ static void on_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_c
 
 	(void)ctx;
 	if (next == DOCA_CTX_STATE_RUNNING) {
+		h->connected = true;
 		send_request(h);
-	} else if (next == DOCA_CTX_STATE_IDLE && prev == DOCA_CTX_STATE_STARTING) {
-		fprintf(stderr, "no Comch server '%s' answered\n", h->cfg.service);
-		h->failed = true;
-	} else if (next != DOCA_CTX_STATE_RUNNING && prev == DOCA_CTX_STATE_RUNNING && !h->got_reply) {
-		fprintf(stderr, "the DPU side closed the connection before it replied\n");
+	} else if ((next == DOCA_CTX_STATE_STOPPING || next == DOCA_CTX_STATE_IDLE) && !h->got_reply && !h->failed &&
+		   prev != DOCA_CTX_STATE_IDLE) {
+		/* Leaving STARTING or RUNNING on its own: the server never answered, or went away. */
+		if (h->connected)
+			fprintf(stderr, "the DPU side closed the connection before it replied\n");
+		else
+			fprintf(stderr, "no Comch server '%s' answered on %s\n", h->cfg.service, h->cfg.pci);
 		h->failed = true;
 	}
 }
