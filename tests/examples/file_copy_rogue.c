@@ -15,9 +15,11 @@
  *     wrap       a buffer that wraps around the address space
  *     bad-desc   a descriptor of random bytes
  *     huge       a file larger than the DPU accepts (run the DPU with -m 1)
+ *     silent     connect, send nothing and leave
  *
  * Prints "refused: <status>" and exits 0 when the reply is the expected
- * refusal; 1 on any other reply or none; 2 when it cannot set up.
+ * refusal (silent: once connected); 1 on any other reply or none; 2 when it
+ * cannot set up.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,7 +45,7 @@ struct rogue {
 	uint8_t msg[FC_MAX_MSG_LEN];
 	size_t msg_len;
 	struct fc_reply reply;
-	bool got_reply, failed;
+	bool silent, connected, got_reply, failed;
 };
 
 static struct rogue g;
@@ -54,9 +56,11 @@ struct mode {
 };
 
 static const struct mode modes[] = {
-	{"truncated", FC_STATUS_BAD_REQUEST}, {"version", FC_STATUS_BAD_REQUEST},  {"magic", FC_STATUS_BAD_REQUEST},
-	{"desc-len", FC_STATUS_BAD_REQUEST},  {"reserved", FC_STATUS_BAD_REQUEST}, {"beyond", FC_STATUS_BAD_EXPORT},
-	{"wrap", FC_STATUS_BAD_REQUEST},      {"bad-desc", FC_STATUS_BAD_EXPORT},  {"huge", FC_STATUS_TOO_LARGE},
+	{"truncated", FC_STATUS_BAD_REQUEST}, {"version", FC_STATUS_BAD_REQUEST},
+	{"magic", FC_STATUS_BAD_REQUEST},     {"desc-len", FC_STATUS_BAD_REQUEST},
+	{"reserved", FC_STATUS_BAD_REQUEST},  {"beyond", FC_STATUS_BAD_EXPORT},
+	{"wrap", FC_STATUS_BAD_REQUEST},      {"bad-desc", FC_STATUS_BAD_EXPORT},
+	{"huge", FC_STATUS_TOO_LARGE},        {"silent", FC_STATUS_OK}, /* no request, so no reply */
 };
 
 static void put32(uint8_t *p, uint32_t v)
@@ -134,6 +138,9 @@ static void on_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_c
 			g.failed = !g.got_reply;
 		return;
 	}
+	g.connected = true;
+	if (g.silent)
+		return;
 	if (doca_comch_client_get_connection(g.client, &conn) != DOCA_SUCCESS ||
 	    doca_comch_client_task_send_alloc_init(g.client, conn, g.msg, (uint32_t)g.msg_len, &task) != DOCA_SUCCESS ||
 	    doca_task_submit(doca_comch_task_send_as_task(task)) != DOCA_SUCCESS)
@@ -211,9 +218,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rogue: cannot start the Comch client\n");
 		return 2;
 	}
-	while (!g.got_reply && !g.failed)
+	g.silent = strcmp(mode->name, "silent") == 0;
+	while (!g.got_reply && !g.failed && !(g.silent && g.connected))
 		if (doca_pe_progress(g.pe) == 0)
 			usleep(100);
+	if (g.silent) {
+		printf("left without a word\n");
+		stop_client();
+		return g.connected ? 0 : 1;
+	}
 	if (g.got_reply)
 		printf("%s: %s (expected %s)\n", g.reply.status == FC_STATUS_OK ? "ACCEPTED" : "refused",
 		       fc_status_name(g.reply.status), fc_status_name(mode->expect));

@@ -7,6 +7,7 @@
 #   file        a file given with -f arrives byte for byte (-o, then cmp)
 #   rogue-MODE  a lying host (file_copy_rogue MODE) is refused: the DPU side
 #               prints "refused the request", exits 3 and does not crash
+#               (rogue-silent: connects and leaves; the DPU side says so, exits 1)
 #   no-server   a host without a DPU side fails with a clear line (ferry run exits 3)
 # Environment: FERRY, FC_DPU, FC_HOST, FC_ROGUE (the built programs).
 set -u
@@ -43,6 +44,11 @@ file)
 	head -c 9437189 /dev/urandom >"$tmp/in"
 	run_pair 0 "-c 1048576 -q 3 -o $tmp/copy" "$FC_HOST -f $tmp/in"
 	cmp "$tmp/in" "$tmp/copy" || fail "the copy differs from the file"
+	;;
+rogue-silent)
+	run_pair 1 "" "$FC_ROGUE silent"
+	grep -q 'the host left without sending a request' "$tmp/err" || fail "the DPU side did not say the host left"
+	grep -q 'dpu.0 .* exited with status 1' "$tmp/err" || fail "the DPU side did not exit 1"
 	;;
 rogue-*)
 	mode=${case_name#rogue-}
