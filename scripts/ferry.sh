@@ -158,7 +158,8 @@ cmd_demo() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-h | --help) demo_usage; return 0 ;;
-		-n) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; host+=" -n $(quote "$2")"; shift 2 ;;
+		-n) # the DPU side accepts what the demo sends, above its 4096 MiB default too
+			[ $# -ge 2 ] || { demo_usage >&2; exit 2; }; host+=" -n $(quote "$2")"; dpu+=" -m $(quote "$2")"; shift 2 ;;
 		-f) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; host+=" -f $(quote "$(abs "$2")")"; shift 2 ;;
 		-o) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; dpu+=" -o $(quote "$(abs "$2")")"; shift 2 ;;
 		-c | -q) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; dpu+=" $1 $(quote "$2")"; shift 2 ;;

@@ -9,7 +9,8 @@
 #               prints "refused the request", exits 3 and does not crash
 #               (rogue-silent: connects and leaves; the DPU side says so, exits 1)
 #   no-server   a host without a DPU side fails with a clear line (ferry run exits 3)
-# Environment: FERRY, FC_DPU, FC_HOST, FC_ROGUE (the built programs).
+#   script      scripts/ferry.sh demo's option parsing (--help, a bad option; no build)
+# Environment: FERRY, FC_DPU, FC_HOST, FC_ROGUE (the built programs), FERRY_SH.
 set -u
 
 case_name=${1:?usage: test_file_copy.sh CASE}
@@ -66,6 +67,17 @@ no-server)
 	got=$?
 	[ "$got" -eq 3 ] || fail "ferry run exited $got, want 3 (the host side failed)"
 	grep -q 'no Comch server .* answered' "$tmp/err" || fail "the host did not say that no server answered"
+	;;
+script)
+	"$FERRY_SH" demo --help >"$tmp/out" 2>"$tmp/err" || fail "demo --help did not exit 0"
+	grep -q '^usage: scripts/ferry.sh demo ' "$tmp/out" || fail "demo --help printed no usage"
+	"$FERRY_SH" demo --no-such-option >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" -eq 2 ] || fail "demo with a bad option exited $got, want 2"
+	grep -q "unknown option '--no-such-option'" "$tmp/err" || fail "the bad option is not named"
+	"$FERRY_SH" demo -n >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" -eq 2 ] || fail "demo -n without a value exited $got, want 2"
 	;;
 *)
 	echo "unknown case $case_name"
