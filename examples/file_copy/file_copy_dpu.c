@@ -39,7 +39,7 @@
 DOCA_LOG_REGISTER(FILE_COPY_DPU);
 
 #define RECV_BUF_LEN     4096u /* above FC_MAX_MSG_LEN, so an oversized message is seen as such */
-#define LEAVE_TIMEOUT_S  5.0   /* how long to wait for the host to disconnect after the reply */
+#define LEAVE_TIMEOUT_S  5.0   /* for the reply to go out, then for the host to leave */
 #define EXIT_REFUSED     3
 #define EXIT_XFER_FAILED 4
 #define DEFAULT_MAX_MIB  4096u
@@ -433,8 +433,7 @@ static enum fc_status serve_request(struct dpu *d, struct fc_reply *rep)
 {
 	struct fc_request req;
 	char why[160];
-	enum fc_status st = fc_request_decode(d->msg, d->msg_len < sizeof(d->msg) ? d->msg_len : sizeof(d->msg), &req,
-					      why, sizeof(why));
+	enum fc_status st;
 	double t0;
 
 	if (d->msg_len > sizeof(d->msg)) {
@@ -442,6 +441,7 @@ static enum fc_status serve_request(struct dpu *d, struct fc_reply *rep)
 			     FC_MAX_MSG_LEN);
 		return FC_STATUS_BAD_REQUEST;
 	}
+	st = fc_request_decode(d->msg, d->msg_len, &req, why, sizeof(why));
 	if (st != FC_STATUS_OK) {
 		DOCA_LOG_ERR("refused the request: %s", why);
 		return st;
@@ -495,8 +495,10 @@ static doca_error_t send_reply(struct dpu *d, const struct fc_reply *rep)
 		DOCA_LOG_ERR("cannot send the reply: %s", doca_error_get_descr(err));
 		return err;
 	}
-	progress_until(d, &d->reply_done, 0);
-	return d->reply_failed ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS;
+	progress_until(d, &d->reply_done, LEAVE_TIMEOUT_S);
+	if (!d->reply_done)
+		DOCA_LOG_ERR("the reply was not sent within %.0f s", LEAVE_TIMEOUT_S);
+	return d->reply_done && !d->reply_failed ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
 
 static int exit_status(enum fc_status st)
