@@ -245,12 +245,13 @@ cmd_test() {
 		stage "ASan+UBSan" build-asan -Db_sanitize=address,undefined "${sanitizer_args[@]}" --
 
 	# TSan where threads meet: the progress engine's wakeups, the worker copy
-	# engine and DMA on top of it, the memory agent of the link, Comch peers.
+	# engine and DMA on top of it, the memory agent of the link, Comch peers, the
+	# legacy Comm Channel (secure_channel's two threads on one endpoint).
 	# setarch -R: TSan's shadow layout needs the address space without the
 	# kernel's full mmap randomisation. atexit_sleep_ms=0: TSan otherwise waits
 	# a second at every process exit, and the kill/stop matrix starts hundreds.
 	TSAN_OPTIONS=halt_on_error=1:atexit_sleep_ms=0 stage "TSan" build-tsan -Db_sanitize=thread "${sanitizer_args[@]}" -- \
-		--wrapper 'setarch -R' --suite core --suite engine --suite dma --suite link --suite comch
+		--wrapper 'setarch -R' --suite core --suite engine --suite dma --suite link --suite comch --suite legacy
 
 	# Every parser of bytes from another process or a user file, under
 	# libFuzzer with ASan+UBSan, for a bounded time each (FERRY_FUZZ_SECONDS).
