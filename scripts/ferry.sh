@@ -3,7 +3,16 @@
 #
 # ferry.sh - the project's front door on a fresh Debian 12 machine (as root).
 #
-#   scripts/ferry.sh demo [demo options]   build, then run the DMA demo (the main job)
+#   scripts/ferry.sh demo [-n MiB | -f FILE] [-o OUT] [-c BYTES] [-q N] [-s NAME]
+#                                          build, then the main job: through `ferry run`,
+#                                          a DPU program and a host program (examples/
+#                                          file_copy/) agree over Comch and move a file
+#                                          (or -n MiB of generated data, default 256)
+#                                          host->DPU with DMA, verify it, print GB/s;
+#                                          -o keeps the copy, -c/-q set the DMA chunk
+#                                          and tasks in flight; --help lists them
+#   scripts/ferry.sh demo-dma [options]    build, then the one-process DMA demo
+#                                          (ferry-dma-demo; --help lists its options)
 #   scripts/ferry.sh test                  build, then run the whole test suite:
 #                                          plain, ASan+UBSan, TSan where threads meet,
 #                                          and the libFuzzer targets for a bounded time;
@@ -26,6 +35,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+caller_dir=$PWD # demo's -f and -o are relative to where the user stands
 cd "$top"
 
 # Debian packages Ferry needs to build and test. gcc-12 brings the ASan, UBSan
@@ -113,9 +123,60 @@ cmd_build() {
 	configure build
 }
 
+demo_usage() {
+	cat <<'USAGE'
+usage: scripts/ferry.sh demo [-n MiB | -f FILE] [-o OUT] [-c BYTES] [-q N] [-s NAME] [-t SECONDS]
+  -n MiB      send this many MiB of generated data (default 256)
+  -f FILE     send FILE instead
+  -o OUT      the DPU side writes what it received to OUT
+  -c BYTES    bytes per DMA task (default 4194304)
+  -q N        DMA tasks in flight (default 8)
+  -s NAME     Comch service name (default ferry-file-copy)
+  -t SECONDS  time limit of the whole run (default 300)
+Runs build/examples/ferry-file-copy-dpu and ferry-file-copy-host through
+`build/tools/ferry run`; the exit status is ferry run's (0: the file arrived intact).
+USAGE
+}
+
+# quote <word>: one word for `sh -c` (ferry run's commands), in single quotes.
+quote() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+# abs <path>: the path as the caller meant it, before ferry.sh changed directory.
+abs() {
+	case "$1" in
+	/*) printf '%s' "$1" ;;
+	*) printf '%s/%s' "$caller_dir" "$1" ;;
+	esac
+}
+
+# demo [options]: the two-sided main job, both programs under `ferry run`.
 cmd_demo() {
+	local dpu="./build/examples/ferry-file-copy-dpu" host="./build/examples/ferry-file-copy-host"
+	local limit=300
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h | --help) demo_usage; return 0 ;;
+		-n) # the DPU side accepts what the demo sends, above its 4096 MiB default too
+			[ $# -ge 2 ] || { demo_usage >&2; exit 2; }; host+=" -n $(quote "$2")"; dpu+=" -m $(quote "$2")"; shift 2 ;;
+		-f) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; host+=" -f $(quote "$(abs "$2")")"; shift 2 ;;
+		-o) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; dpu+=" -o $(quote "$(abs "$2")")"; shift 2 ;;
+		-c | -q) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; dpu+=" $1 $(quote "$2")"; shift 2 ;;
+		-s) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; dpu+=" -s $(quote "$2")"; host+=" -s $(quote "$2")"; shift 2 ;;
+		-t) [ $# -ge 2 ] || { demo_usage >&2; exit 2; }; limit=$2; shift 2 ;;
+		*) echo "ferry.sh demo: unknown option '$1'" >&2; demo_usage >&2; exit 2 ;;
+		esac
+	done
 	cmd_build
-	log "running the DMA demo"
+	log "running the file copy demo: $dpu  |  $host"
+	exec ./build/tools/ferry run --timeout "$limit" --dpu "$dpu" --host "$host"
+}
+
+# demo-dma [options]: the one-process DMA demo (ferry-dma-demo).
+cmd_demo_dma() {
+	cmd_build
+	log "running the one-process DMA demo"
 	exec ./build/examples/ferry-dma-demo "$@"
 }
 
@@ -185,12 +246,13 @@ cmd_test() {
 
 	# TSan where threads meet: the progress engine's wakeups, the worker copy
 	# engine and DMA on top of it, the memory agent of the link, Comch peers, the
-	# RDMA service thread beside the PE's.
+	# legacy Comm Channel (secure_channel's two threads on one endpoint), the RDMA
+	# service thread beside the PE's.
 	# setarch -R: TSan's shadow layout needs the address space without the
 	# kernel's full mmap randomisation. atexit_sleep_ms=0: TSan otherwise waits
 	# a second at every process exit, and the kill/stop matrix starts hundreds.
 	TSAN_OPTIONS=halt_on_error=1:atexit_sleep_ms=0 stage "TSan" build-tsan -Db_sanitize=thread "${sanitizer_args[@]}" -- \
-		--wrapper 'setarch -R' --suite core --suite engine --suite dma --suite link --suite comch --suite rdma
+		--wrapper 'setarch -R' --suite core --suite engine --suite dma --suite link --suite comch --suite legacy --suite rdma
 
 	# Every parser of bytes from another process or a user file, under
 	# libFuzzer with ASan+UBSan, for a bounded time each (FERRY_FUZZ_SECONDS).
@@ -219,9 +281,10 @@ case "${1:-}" in
 build) shift; cmd_build "$@" ;;
 samples) shift; cmd_samples "$@" ;;
 demo) shift; cmd_demo "$@" ;;
+demo-dma) shift; cmd_demo_dma "$@" ;;
 test) shift; cmd_test "$@" ;;
 *)
-	echo "usage: $0 {demo|test|build|samples}" >&2
+	echo "usage: $0 {demo|demo-dma|test|build|samples}" >&2
 	exit 2
 	;;
 esac
