@@ -238,7 +238,7 @@ static void task_complete_aside(struct doca_task *task, doca_error_t status)
 		owner->complete(owner, task, status);
 }
 
-void ferry_task_complete_now(struct doca_task *task, doca_error_t status)
+static inline void task_finish(struct doca_task *task, doca_error_t status)
 {
 	struct doca_ctx *ctx = task->ctx;
 
@@ -253,12 +253,27 @@ void ferry_task_complete_now(struct doca_task *task, doca_error_t status)
 	task->pool->complete(task, task->user_data, ctx->user_data, status == DOCA_SUCCESS);
 }
 
+void ferry_task_complete_now(struct doca_task *task, doca_error_t status)
+{
+	task_finish(task, status);
+}
+
+/* Out of line, so that the fast path keeps status in a register and ends in a tail call. */
+__attribute__((noinline, cold)) static void task_complete_faulted(struct doca_task *task, doca_error_t status)
+{
+	if (!ferry_fault_on_complete(task, &status))
+		task_finish(task, status);
+	/* else held back by a delay: still in flight, finished by a later progress */
+}
+
 void ferry_task_complete(struct doca_task *task, doca_error_t status)
 {
 	/* FERRY_FAULT: the pool's site is NULL unless a rule names this pool, so off costs one branch. */
-	if (__builtin_expect(task->pool->fault != NULL, 0) && ferry_fault_on_complete(task, &status))
-		return; /* held back by a delay: still in flight, finished by a later progress */
-	ferry_task_complete_now(task, status);
+	if (__builtin_expect(task->pool->fault != NULL, 0)) {
+		task_complete_faulted(task, status);
+		return;
+	}
+	task_finish(task, status);
 }
 
 /* ---- state machine ---- */

@@ -32,6 +32,10 @@ static doca_error_t refuse(const struct cursor *c, const char *fmt, ...)
 		vsnprintf(c->why + n, c->why_len - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
+	/* The message quotes the user's text: keep it one printable line. */
+	for (char *w = c->why; c->why_len > 0 && *w != '\0'; w++)
+		if ((unsigned char)*w < 0x20 || (unsigned char)*w >= 0x7f)
+			*w = '?';
 	return DOCA_ERROR_INVALID_VALUE;
 }
 

@@ -83,6 +83,8 @@ static const struct {
 	{"dma.:status=DOCA_ERROR_AGAIN", "target must be"},
 	{"dma.mem.cpy:status=DOCA_ERROR_AGAIN", "target must be"},
 	{"dma:status", "is not key=value"},
+	{"dma\n:status=DOCA_ERROR_AGAIN", "rule 1 ('dma?:status=DOCA_ERROR_AGAIN'): target must be"},
+	{"dma:st\001tus=DOCA_ERROR_AGAIN", "unknown key 'st?tus'"},
 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -98,7 +100,7 @@ static uint64_t next_rand(void)
 int main(void)
 {
 	static const char alphabet[] =
-		"dma.*:;=_0123456789.DOCA_ERROR_AGAINeveryprobseedcountafterstatusdelay_us\0\xff";
+		"dma.*:;=_0123456789.DOCA_ERROR_AGAINeveryprobseedcountafterstatusdelay_us\n\0\xff";
 	struct ferry_fault_plan plan;
 	char why[256];
 	int failures = 0;
