@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifdef FERRY_FUZZ_STANDALONE
 static const char *const good[] = {
-	"dma.memcpy:every=100:status=DOCA_ERROR_IO_FAILED;comch.send:prob=0.01:seed=7:status=DOCA_ERROR_AGAIN;"
-	"*:delay_us=50:every=10",
+	("dma.memcpy:every=100:status=DOCA_ERROR_IO_FAILED;comch.send:prob=0.01:seed=7:status=DOCA_ERROR_AGAIN;"
+	 "*:delay_us=50:every=10"),
 	"*:status=DOCA_ERROR_IO_FAILED",
 	"dma:after=3:count=1:status=DOCA_ERROR_TIME_OUT",
 	"comch_consumer.recv:prob=1:delay_us=10000000",
