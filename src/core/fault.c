@@ -96,7 +96,7 @@ void ferry_fault_pool_prepare(struct ferry_task_pool *pool)
 		for (unsigned i = 0; i < plan->num_rules; i++) {
 			const struct ferry_fault_rule *r = &plan->rules[i];
 
-			if (!ferry_fault_rule_matches(r, pool->ctx->name, pool->task_name))
+			if (r->drop || !ferry_fault_rule_matches(r, pool->ctx->name, pool->task_name))
 				continue;
 			site->rules[site->num_rules].rule = r;
 			site->rules[site->num_rules].rng = r->seed;
@@ -228,4 +228,17 @@ unsigned ferry_fault_release_due(struct doca_ctx *ctx)
 		}
 	}
 	return done;
+}
+
+uint64_t ferry_fault_conn_drop_at(const char *ctx_name)
+{
+	if (plan == NULL)
+		return 0;
+	for (unsigned i = 0; i < plan->num_rules; i++) {
+		const struct ferry_fault_rule *r = &plan->rules[i];
+
+		if (r->drop && ferry_fault_rule_matches(r, ctx_name, "connection"))
+			return r->after + 1;
+	}
+	return 0;
 }

@@ -17,7 +17,11 @@
 
 #include <stdbool.h>
 
+#include <stdint.h>
+
 #include <doca_error.h>
+
+#include "common/ferry_abi.h"
 
 struct doca_ctx;
 struct doca_task;
@@ -47,5 +51,13 @@ bool ferry_fault_on_complete(struct doca_task *task, doca_error_t *status);
 
 /** From progress: finish the held completions of @p ctx whose time has come. Returns how many. */
 unsigned ferry_fault_release_due(struct doca_ctx *ctx);
+
+/**
+ * For a connection of a context named @p ctx_name, as it comes up: the
+ * number of the send at which an action=drop rule drops it (after=N: N + 1),
+ * or 0 for none. Comch counts its sends and drops the connection there.
+ */
+FERRY_PRIVATE_API
+uint64_t ferry_fault_conn_drop_at(const char *ctx_name);
 
 #endif /* FERRY_FAULT_H_ */

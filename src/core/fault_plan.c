@@ -127,7 +127,7 @@ static int take_status(const char *s, size_t n, doca_error_t *out)
 }
 
 /* Bits of the keys seen in a rule. */
-enum { K_EVERY = 1, K_PROB = 2, K_SEED = 4, K_AFTER = 8, K_COUNT = 16, K_STATUS = 32, K_DELAY = 64 };
+enum { K_EVERY = 1, K_PROB = 2, K_SEED = 4, K_AFTER = 8, K_COUNT = 16, K_STATUS = 32, K_DELAY = 64, K_ACTION = 128 };
 
 static doca_error_t parse_param(const struct cursor *c, const char *s, size_t n, unsigned *seen,
 				struct ferry_fault_rule *r)
@@ -135,8 +135,8 @@ static doca_error_t parse_param(const struct cursor *c, const char *s, size_t n,
 	static const struct {
 		const char *key;
 		unsigned bit;
-	} keys[] = {{"every", K_EVERY}, {"prob", K_PROB},     {"seed", K_SEED},     {"after", K_AFTER},
-		    {"count", K_COUNT}, {"status", K_STATUS}, {"delay_us", K_DELAY}};
+	} keys[] = {{"every", K_EVERY}, {"prob", K_PROB},     {"seed", K_SEED},      {"after", K_AFTER},
+		    {"count", K_COUNT}, {"status", K_STATUS}, {"delay_us", K_DELAY}, {"action", K_ACTION}};
 	const char *eq = memchr(s, '=', n);
 	size_t klen, vlen;
 	const char *v;
@@ -152,8 +152,8 @@ static doca_error_t parse_param(const struct cursor *c, const char *s, size_t n,
 		if (strlen(keys[i].key) == klen && memcmp(keys[i].key, s, klen) == 0)
 			bit = keys[i].bit;
 	if (bit == 0)
-		return refuse(c, "unknown key '%.*s' (every, prob, seed, after, count, status, delay_us)", (int)klen,
-			      s);
+		return refuse(c, "unknown key '%.*s' (every, prob, seed, after, count, status, delay_us, action)",
+			      (int)klen, s);
 	if (*seen & bit)
 		return refuse(c, "'%.*s' is given twice", (int)klen, s);
 	*seen |= bit;
@@ -161,6 +161,11 @@ static doca_error_t parse_param(const struct cursor *c, const char *s, size_t n,
 	case K_PROB:
 		if (!take_prob(v, vlen, &r->prob_threshold))
 			return refuse(c, "prob must be a decimal in (0, 1], like 0.01");
+		return DOCA_SUCCESS;
+	case K_ACTION:
+		if (vlen != 4 || memcmp(v, "drop", 4) != 0)
+			return refuse(c, "action '%.*s' is not known (drop)", (int)vlen, v);
+		r->drop = 1;
 		return DOCA_SUCCESS;
 	case K_STATUS:
 		if (!take_status(v, vlen, &r->status))
@@ -225,7 +230,7 @@ static doca_error_t parse_rule(const struct cursor *c, struct ferry_fault_rule *
 	if (c->len == 0)
 		return refuse(c, "is empty");
 	if (colon == NULL)
-		return refuse(c, "needs at least one action (status= or delay_us=) after ':'");
+		return refuse(c, "needs at least one action (status=, delay_us= or action=) after ':'");
 	err = parse_target(c, s, (size_t)(colon - s), r);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -242,8 +247,17 @@ static doca_error_t parse_rule(const struct cursor *c, struct ferry_fault_rule *
 			break;
 		s = next + 1;
 	}
+	if (seen & K_ACTION) {
+		if (strcmp(r->task, "connection") != 0)
+			return refuse(c, "action=drop needs a target <context>.connection, like comch.connection");
+		if (seen != (K_ACTION | K_AFTER))
+			return refuse(c, "action=drop takes after=N and nothing else");
+		return DOCA_SUCCESS;
+	}
+	if (strcmp(r->task, "connection") == 0)
+		return refuse(c, "a connection takes action=drop, not a task's status or delay");
 	if ((seen & (K_STATUS | K_DELAY)) == 0)
-		return refuse(c, "needs an action: status=DOCA_ERROR_<NAME> or delay_us=U");
+		return refuse(c, "needs an action: status=DOCA_ERROR_<NAME>, delay_us=U or action=drop");
 	if ((seen & K_EVERY) && (seen & K_PROB))
 		return refuse(c, "every and prob exclude each other");
 	if ((seen & K_SEED) && !(seen & K_PROB))

@@ -8,10 +8,12 @@
  *   rule   := target (':' key '=' value)+
  *   target := '*' | ctx ['.' task]      words of [a-z0-9_]
  *   keys   := every=N | prob=P | seed=S | after=N | count=K     (selectors)
- *             status=DOCA_ERROR_<NAME> | delay_us=U              (actions)
+ *             status=DOCA_ERROR_<NAME> | delay_us=U              (task actions)
+ *             action=drop                                         (connection action)
  *
  * Each key at most once per rule; every and prob exclude each other; seed
- * needs prob; a rule has at least one action.
+ * needs prob; a rule has at least one action. action=drop takes a target
+ * <ctx>.connection and after=N only: the connection drops at its (N+1)th send.
  */
 #ifndef FERRY_FAULT_PLAN_H_
 #define FERRY_FAULT_PLAN_H_
@@ -36,6 +38,7 @@ struct ferry_fault_rule {
 	uint64_t count;              /* 0: no limit on injections */
 	doca_error_t status;         /* DOCA_SUCCESS: no status action */
 	uint32_t delay_us;           /* 0: no delay action */
+	int drop;                    /* action=drop: a connection rule, no task action */
 };
 
 struct ferry_fault_plan {

@@ -36,7 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < plan.num_rules; i++) {
 		const struct ferry_fault_rule *r = &plan.rules[i];
 
-		if (r->status == DOCA_SUCCESS && r->delay_us == 0)
+		if (r->status == DOCA_SUCCESS && r->delay_us == 0 && !r->drop)
+			abort();
+		if (r->drop && (r->status != DOCA_SUCCESS || r->delay_us != 0 || strcmp(r->task, "connection") != 0))
 			abort();
 		if (r->delay_us > FERRY_FAULT_MAX_DELAY || (r->every != 0 && r->prob_threshold != 0))
 			abort();
@@ -54,6 +56,7 @@ static const char *const good[] = {
 	"dma:after=3:count=1:status=DOCA_ERROR_TIME_OUT",
 	"comch_consumer.recv:prob=1:delay_us=10000000",
 	"comch:prob=0.000000000000000001:status=DOCA_ERROR_CONNECTION_RESET",
+	"comch_client.connection:after=3:action=drop;comch.connection:after=0:action=drop",
 };
 
 static const struct {
@@ -83,6 +86,11 @@ static const struct {
 	{"dma.:status=DOCA_ERROR_AGAIN", "target must be"},
 	{"dma.mem.cpy:status=DOCA_ERROR_AGAIN", "target must be"},
 	{"dma:status", "is not key=value"},
+	{"comch.connection:action=drop", "action=drop takes after=N and nothing else"},
+	{"comch.connection:after=1:every=2:action=drop", "action=drop takes after=N and nothing else"},
+	{"comch.send:after=1:action=drop", "action=drop needs a target <context>.connection"},
+	{"comch.connection:status=DOCA_ERROR_AGAIN", "a connection takes action=drop"},
+	{"comch.connection:after=1:action=revoke", "action 'revoke' is not known (drop)"},
 	{"dma\n:status=DOCA_ERROR_AGAIN", "rule 1 ('dma?:status=DOCA_ERROR_AGAIN'): target must be"},
 	{"dma:st\001tus=DOCA_ERROR_AGAIN", "unknown key 'st?tus'"},
 };
