@@ -38,6 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (r->status == DOCA_SUCCESS && r->delay_us == 0 && !r->drop)
 			abort();
+		if (r->status != DOCA_SUCCESS &&
+		    strcmp(doca_error_get_name(r->status), "DOCA_ERROR_UNKNOWN_VALUE") == 0)
+			abort();
 		if (r->drop && (r->status != DOCA_SUCCESS || r->delay_us != 0 || strcmp(r->task, "connection") != 0))
 			abort();
 		if (r->delay_us > FERRY_FAULT_MAX_DELAY || (r->every != 0 && r->prob_threshold != 0))
@@ -68,6 +71,7 @@ static const struct {
 	{"dma:every=2", "needs an action"},
 	{"dma:status=DOCA_SUCCESS", "is not a DOCA error name"},
 	{"dma:status=IO_FAILED", "is not a DOCA error name"},
+	{"dma:status=DOCA_ERROR_UNKNOWN_VALUE", "is not a DOCA error name"},
 	{"dma:every=0:status=DOCA_ERROR_AGAIN", "every must be at least 1"},
 	{"dma:every=-1:status=DOCA_ERROR_AGAIN", "whole decimal number"},
 	{"dma:every=99999999999999999999:status=DOCA_ERROR_AGAIN", "whole decimal number"},
