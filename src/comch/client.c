@@ -188,6 +188,7 @@ static uint32_t client_progress_handshake(struct doca_comch_client *client)
 		return 1;
 	}
 	client->conn.established = true;
+	comch_conn_fault_arm(&client->conn);
 	client->phase = CLIENT_UP;
 	ferry_ctx_set_running(&client->ep.ctx);
 	return 1;

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <doca_dev.h>
 
@@ -14,6 +15,7 @@
 #include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
+#include "core/fault.h"
 #include "core/ferry_dev.h"
 
 FERRY_LOG_MODULE("comch");
@@ -373,10 +375,37 @@ void comch_conn_mark_broken(struct doca_comch_connection *conn)
 	}
 }
 
+/*
+ * FERRY_FAULT's action=drop: the connection ends here as if the peer's
+ * socket broke (the peer sees its end of the stream), so both sides take
+ * their usual path for a lost peer.
+ */
+static bool conn_fault_drop(struct doca_comch_connection *conn)
+{
+	if (++conn->fault_sends != conn->fault_drop_at)
+		return false;
+	FERRY_WARN("context '%s': connection %u dropped at send %llu (FERRY_FAULT)", conn->ep->ctx.name, conn->id,
+		   (unsigned long long)conn->fault_sends);
+	if (conn->fd >= 0)
+		(void)shutdown(conn->fd, SHUT_RDWR);
+	comch_conn_mark_broken(conn);
+	return true;
+}
+
+void comch_conn_fault_arm(struct doca_comch_connection *conn)
+{
+	conn->fault_sends = 0;
+	conn->fault_drop_at = ferry_fault_conn_drop_at(conn->ep->ctx.name);
+}
+
 void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *conn, struct doca_comch_task_send *task)
 {
 	doca_error_t err;
 
+	if (__builtin_expect(conn->fault_drop_at != 0, 0) && conn_fault_drop(conn)) {
+		comch_ep_finish_task(ep, task, DOCA_ERROR_CONNECTION_RESET);
+		return;
+	}
 	if (conn->backlog.head != NULL) {
 		ferry_task_list_push(&conn->backlog, &task->base); /* keep the order */
 		return;

@@ -66,13 +66,15 @@ struct doca_comch_connection {
 	struct comch_ep *ep;
 	int fd;
 	pid_t peer_pid;
-	uint32_t slot;        /* server: index in the slot table; client: 0 */
-	uint32_t generation;  /* bumped when the slot is reused */
-	uint32_t id;          /* server-assigned, for log lines */
-	bool established;     /* handshake done */
-	bool broken;          /* peer gone or protocol broken: reap in progress */
-	bool quiet;           /* ended by doca_comch_server_disconnect: no event */
-	uint64_t deadline_ns; /* handshake must finish by then (server side, pending) */
+	uint32_t slot;          /* server: index in the slot table; client: 0 */
+	uint32_t generation;    /* bumped when the slot is reused */
+	uint32_t id;            /* server-assigned, for log lines */
+	bool established;       /* handshake done */
+	bool broken;            /* peer gone or protocol broken: reap in progress */
+	bool quiet;             /* ended by doca_comch_server_disconnect: no event */
+	uint64_t fault_drop_at; /* FERRY_FAULT action=drop: the send that drops it; 0 = never */
+	uint64_t fault_sends;   /* sends counted towards fault_drop_at */
+	uint64_t deadline_ns;   /* handshake must finish by then (server side, pending) */
 	union doca_data user_data;
 	struct ferry_task_list backlog;
 	struct comch_fast_hub *hub; /* what its producers and consumers share with it (fast_priv.h); once established */
@@ -200,6 +202,10 @@ doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinf
 doca_error_t comch_cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value);
 /** Mark a connection for reaping by progress (idempotent). */
 void comch_conn_mark_broken(struct doca_comch_connection *conn);
+
+/** As a connection comes up: read FERRY_FAULT's action=drop for it (core/fault.h). */
+void comch_conn_fault_arm(struct doca_comch_connection *conn);
+
 /**
  * Handle one received datagram of @p conn; returns the events delivered. Sets
  * *stop when reading must end now (the connection may be freed by then).

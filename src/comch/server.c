@@ -259,6 +259,7 @@ static uint32_t server_on_hello(struct doca_comch_server *server, struct doca_co
 	if (ferry_link_send(conn->fd, frame, len) != DOCA_SUCCESS)
 		return server_lost(server, conn, false, "went away during the handshake");
 	conn->established = true;
+	comch_conn_fault_arm(conn);
 	server->num_pending--;
 	server->num_conns++;
 	if (comch_fast_conn_up(conn) != DOCA_SUCCESS)

@@ -17,6 +17,7 @@
 #include "common/ferry_log.h"
 #include "core/ferry_ctx.h"
 #include "core/ctx_priv.h"
+#include "core/fault.h"
 #include "core/ferry_dev.h"
 
 FERRY_LOG_MODULE("ctx");
@@ -107,8 +108,10 @@ void ferry_ctx_fini(struct doca_ctx *ctx)
 {
 	if (ctx->pe != NULL)
 		ferry_pe_disconnect_ctx(ctx->pe, ctx);
-	for (uint32_t i = 0; i < ctx->num_pools; i++)
+	for (uint32_t i = 0; i < ctx->num_pools; i++) {
 		pool_release(ctx->pools[i]);
+		ferry_fault_pool_release(ctx->pools[i]);
+	}
 	if (ctx->dev != NULL)
 		ferry_dev_put(ctx->dev);
 	ctx->dev = NULL;
@@ -157,6 +160,7 @@ static doca_error_t pool_prepare(struct ferry_task_pool *pool)
 		pool->free_list = task;
 	}
 	pool->num_free = pool->capacity;
+	ferry_fault_pool_prepare(pool);
 	return DOCA_SUCCESS;
 }
 
@@ -234,7 +238,7 @@ static void task_complete_aside(struct doca_task *task, doca_error_t status)
 		owner->complete(owner, task, status);
 }
 
-void ferry_task_complete(struct doca_task *task, doca_error_t status)
+static inline void task_finish(struct doca_task *task, doca_error_t status)
 {
 	struct doca_ctx *ctx = task->ctx;
 
@@ -247,6 +251,29 @@ void ferry_task_complete(struct doca_task *task, doca_error_t status)
 	task->status = status;
 	task->state = FERRY_TASK_ALLOCATED;
 	task->pool->complete(task, task->user_data, ctx->user_data, status == DOCA_SUCCESS);
+}
+
+void ferry_task_complete_now(struct doca_task *task, doca_error_t status)
+{
+	task_finish(task, status);
+}
+
+/* Out of line, so that the fast path keeps status in a register and ends in a tail call. */
+__attribute__((noinline, cold)) static void task_complete_faulted(struct doca_task *task, doca_error_t status)
+{
+	if (!ferry_fault_on_complete(task, &status))
+		task_finish(task, status);
+	/* else held back by a delay: still in flight, finished by a later progress */
+}
+
+void ferry_task_complete(struct doca_task *task, doca_error_t status)
+{
+	/* FERRY_FAULT: the pool's site is NULL unless a rule names this pool, so off costs one branch. */
+	if (__builtin_expect(task->pool->fault != NULL, 0)) {
+		task_complete_faulted(task, status);
+		return;
+	}
+	task_finish(task, status);
 }
 
 /* ---- state machine ---- */
@@ -321,6 +348,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 				  "context '%s' is not connected to a progress engine (doca_pe_connect_ctx)",
 				  ctx->name);
 	ctx->fail_status = DOCA_SUCCESS;
+	ferry_fault_init();
 	for (uint32_t i = 0; i < ctx->num_pools; i++) {
 		err = pool_prepare(ctx->pools[i]);
 		if (err != DOCA_SUCCESS)

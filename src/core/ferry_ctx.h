@@ -42,6 +42,7 @@
 
 struct doca_dev;
 struct ferry_task_pool;
+struct ferry_fault_site;
 
 /**
  * Where a task is in its life. A task the user freed while SUBMITTED stays
@@ -133,6 +134,7 @@ struct ferry_task_pool {
 	void *mem; /* allocated at ctx start, freed at ctx fini */
 	struct doca_task *free_list;
 	ferry_task_complete_fn complete;
+	struct ferry_fault_site *fault; /* FERRY_FAULT's state for this pool; NULL (always, when unset) = no faults */
 };
 
 /** What a context type plugs into the generic machinery. */
@@ -170,6 +172,11 @@ struct ferry_ctx_ops {
 	 * "whenever tasks are in flight".
 	 */
 	bool (*has_pending)(struct doca_ctx *ctx);
+	/*
+	 * A failed task stops the context (DMA, as in DOCA). Fault injection
+	 * (core/fault.c) reads it so that an injected failure does the same.
+	 */
+	bool task_error_stops_ctx;
 };
 
 /** Generic context; embedded in every context type. */
@@ -193,6 +200,7 @@ struct doca_ctx {
 	 * pushes back on the peer). The type's ops->progress honours it.
 	 */
 	bool events_held;
+	uint32_t fault_held;      /* completions held back by a FERRY_FAULT delay (still in flight) */
 	struct doca_ctx *pe_next; /* the progress engine's list of contexts */
 };
 

@@ -28,6 +28,7 @@
 #include "common/ferry_log.h"
 #include "core/ferry_ctx.h"
 #include "core/ctx_priv.h"
+#include "core/fault.h"
 
 FERRY_LOG_MODULE("pe");
 
@@ -155,6 +156,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 			continue;
 		pe->current = ctx;
 		delivered += ctx->ops->progress(ctx);
+		if (__builtin_expect(ctx->fault_held != 0, 0))
+			delivered += ferry_fault_release_due(ctx);
 		/*
 		 * The type's progress has returned, so the IDLE callback that
 		 * finishing a stop delivers may destroy ctx (DOCA's pe_reactive
@@ -194,6 +197,8 @@ static bool ctx_has_pending(struct doca_ctx *ctx)
 		return false;
 	if (ferry_ctx_can_finish_stop(ctx))
 		return true; /* progress must move it to IDLE */
+	if (ctx->fault_held != 0)
+		return true; /* a FERRY_FAULT delay: progress finishes it when due */
 	if (ctx->ops->has_pending != NULL)
 		return ctx->ops->has_pending(ctx);
 	return ctx->num_inflight > 0;

@@ -700,6 +700,7 @@ static const struct ferry_ctx_ops dma_ops = {
 	.flush = dma_flush,
 	.progress = dma_progress,
 	.has_pending = dma_has_pending,
+	.task_error_stops_ctx = true,
 };
 
 /* The pool's trampoline to the user's typed callbacks. */

@@ -37,6 +37,7 @@
 #include "comch/fast_priv.h"
 #include "comch/comch_priv.h"
 #include "comch_util.h"
+#include "core/fault.h"
 #include "core/ferry_dev.h"
 #include "link/link_priv.h"
 #include "ferry_test.h"
@@ -513,6 +514,29 @@ static void test_stop_flushes_backlog(void **state)
 		client_send("0123456789abcdef0123456789abcdef", 32);
 	ferry_test_stop_idle(F->m.pe, doca_comch_client_as_ctx(F->client));
 	assert_int_equal(F->sent_ok + F->sent_err, 64);
+}
+
+/* FERRY_FAULT's action=drop: the client's third send drops its connection; both sides see a lost peer. */
+static void test_fault_drop_connection(void **state)
+{
+	(void)state;
+	ferry_fault_init(); /* the environment's plan (none) first, so it does not replace the test's */
+	assert_int_equal(ferry_fault_install("comch_client.connection:after=2:action=drop"), DOCA_SUCCESS);
+	connect_pair("fault-drop");
+	client_send("one", 3);
+	client_send("two", 3);
+	want_server_msgs = 2;
+	progress_until(server_got);
+	client_send("three", 5);
+	progress_until(client_left_running);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->disconnects > 0, FERRY_TEST_WAIT_MS);
+	assert_int_equal(F->disconnects, 1);
+	assert_int_equal(F->server_msgs, 2);
+	assert_int_equal(F->sent_ok, 2);
+	assert_int_equal(F->sent_err, 1);
+	assert_true(ferry_test_log_has("dropped at send 3 (FERRY_FAULT)"));
+	progress_until(client_idle);
+	assert_int_equal(ferry_fault_install(NULL), DOCA_SUCCESS);
 }
 
 /* ---- rogue peers ---- */
@@ -2522,6 +2546,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_notification_handle_wakes_on_connection_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_disconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes_backlog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_drop_connection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_peers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_server_same_name_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_stop_ends_clients, setup, teardown),

@@ -154,6 +154,24 @@ pair)
 		[ -e "$d" ] && fail "domain directory left behind: $d"
 	done
 	;;
+fault)
+	# --fault reaches the child: the DMA demo's 5th copy fails with the plan's status.
+	expect_rc 3 "fault applied" -- env -u FERRY_FAULT "$FERRY" run --color=never \
+		--fault 'dma.memcpy:every=5:status=DOCA_ERROR_IO_FAILED' -H "$DMA_DEMO -n 20 -s 4096 -q 1" && {
+		has "$tmp/err" "^host\.0\| .*memcpy task failed: Input/output operation failed" "fault applied"
+		has "$tmp/err" "^host\.0\| .*1 copies failed, 5 of 20 done" "fault applied: the 5th copy (the demo counts it done)"
+	}
+	# Without --fault, the caller's FERRY_FAULT passes through (here: a rule for another context).
+	expect_rc 0 "fault passed through" -- env FERRY_FAULT='comch.send:status=DOCA_ERROR_AGAIN' \
+		"$FERRY" run --color=never -H "$DMA_DEMO -n 20 -s 4096 -q 1 && echo \"\$FERRY_FAULT\""
+	has "$tmp/out" "^host\.0\| comch\.send:status=DOCA_ERROR_AGAIN$" "fault passed through"
+	# A plan that does not parse is a usage error, in one line, and nothing runs.
+	expect_rc 2 "bad plan" -- "$FERRY" run --fault 'dma:every=0:status=DOCA_ERROR_IO_FAILED' -H 'echo ran' && {
+		one_line "$tmp/err" "bad plan"
+		has "$tmp/err" "^ferry run: --fault: rule 1 .*every must be at least 1" "bad plan"
+		lacks "$tmp/out" "ran" "bad plan"
+	}
+	;;
 fail)
 	expect_rc 1 "DPU side fails" -- "$FERRY" run --grace 0.5 --dpu 'sleep 0.1; exit 3' --host 'sleep 30' && {
 		has "$tmp/err" "dpu\.0 \(sleep 0\.1; exit 3\) exited with status 3" "dpu fails"

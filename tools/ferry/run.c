@@ -49,6 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/fault_plan.h"
 #include "ferry.h"
 
 extern char **environ;
@@ -96,7 +97,8 @@ struct run {
 	double delay;
 	double timeout; /* 0: none */
 	double grace;
-	bool until_hosts; /* --until-hosts */
+	bool until_hosts;  /* --until-hosts */
+	const char *fault; /* --fault PLAN for FERRY_FAULT, or NULL */
 	bool colour_out, colour_err;
 
 	char domain[DOMAIN_NAME_MAX + 1];
@@ -785,12 +787,16 @@ static void print_help(void)
 	      "                         directory is then left in place)\n"
 	      "        --color WHEN     auto (default: on a terminal, unless NO_COLOR is set),\n"
 	      "                         always or never\n"
+	      "        --fault PLAN     set FERRY_FAULT=PLAN in every process: chosen tasks\n"
+	      "                         fail or complete late (README, \"Fault injection\");\n"
+	      "                         a plan that does not parse is a usage error\n"
 	      "    -h, --help           show this text and exit\n"
 	      "\n"
 	      "ENVIRONMENT\n"
 	      "    NO_COLOR     when set and not empty, --color=auto means no colour\n"
 	      "    FERRY_DOMAIN, FERRY_SIDE\n"
 	      "                 replaced in each process's environment, as above\n"
+	      "    FERRY_FAULT  passed on as it is, unless --fault replaces it\n"
 	      "    FERRY_COMCH_CONNECT_TIMEOUT_MS\n"
 	      "                 how long a host-side client looks for its server (Ferry)\n"
 	      "\n"
@@ -809,6 +815,8 @@ static void print_help(void)
 	      "    ferry run -t 30 -r '^listening' -d ./dpu_app -H './host_app -n 1' \\\n"
 	      "              -H './host_app -n 2'\n"
 	      "    ferry run --color=never --until-hosts -d ./server -H ./client > run.log 2>&1\n"
+	      "    ferry run --fault 'dma.memcpy:every=100:status=DOCA_ERROR_IO_FAILED' \\\n"
+	      "              -d ./dpu_app -H ./host_app\n"
 	      "\n"
 	      "SEE ALSO\n"
 	      "    ferry --help, docs/ferry-command.md, docs/topology.md\n",
@@ -817,7 +825,7 @@ static void print_help(void)
 
 static int parse(struct run *r, int argc, char **argv)
 {
-	enum { OPT_DOMAIN = 256, OPT_COLOR, OPT_UNTIL_HOSTS };
+	enum { OPT_DOMAIN = 256, OPT_COLOR, OPT_UNTIL_HOSTS, OPT_FAULT };
 	static const struct option longopts[] = {
 		{"dpu", required_argument, NULL, 'd'},
 		{"host", required_argument, NULL, 'H'},
@@ -829,6 +837,7 @@ static int parse(struct run *r, int argc, char **argv)
 		{"domain", required_argument, NULL, OPT_DOMAIN},
 		{"color", required_argument, NULL, OPT_COLOR},
 		{"colour", required_argument, NULL, OPT_COLOR},
+		{"fault", required_argument, NULL, OPT_FAULT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -885,6 +894,16 @@ static int parse(struct run *r, int argc, char **argv)
 		case OPT_UNTIL_HOSTS:
 			r->until_hosts = true;
 			break;
+		case OPT_FAULT: {
+			/* The libraries parse it again in each process; refusing it here saves a run that injects nothing. */
+			struct ferry_fault_plan plan;
+			char why[256];
+
+			if (ferry_fault_plan_parse(optarg, strlen(optarg), &plan, why, sizeof(why)) != DOCA_SUCCESS)
+				return ferry_usage_error("run", "--fault: %s", why);
+			r->fault = optarg;
+			break;
+		}
 		case OPT_COLOR:
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
 			    strcmp(optarg, "never") != 0)
@@ -976,6 +995,8 @@ int ferry_run_main(int argc, char **argv)
 	}
 	domain_dir(r);
 	setenv("FERRY_DOMAIN", r->domain, 1);
+	if (r->fault != NULL)
+		setenv("FERRY_FAULT", r->fault, 1);
 
 	/* Children's ends and our own stop signals arrive on one fd; a closed stdout is an error, not a death. */
 	sigemptyset(&mask);
