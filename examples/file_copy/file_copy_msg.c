@@ -159,6 +159,10 @@ enum fc_status fc_reply_decode(const uint8_t *msg, size_t len, struct fc_reply *
 		snprintf(why, why_len, "reply is %zu bytes, not %u", len, FC_REPLY_LEN);
 		return FC_STATUS_BAD_REQUEST;
 	}
+	if (get32(msg + 12) != 0) {
+		snprintf(why, why_len, "reply's reserved field is %#x, not 0", get32(msg + 12));
+		return FC_STATUS_BAD_REQUEST;
+	}
 	rep->status = get32(msg + 8);
 	rep->bytes = get64(msg + 16);
 	rep->nsec = get64(msg + 24);

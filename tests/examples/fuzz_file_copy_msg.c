@@ -88,6 +88,9 @@ int main(void)
 	fc_reply_encode(&rep, msg);
 	for (size_t cut = 0; cut <= FC_REPLY_LEN; cut++)
 		LLVMFuzzerTestOneInput(msg, cut);
+	/* Found by the fuzzer: a reply whose reserved word is not 0 was taken (and re-encoded otherwise). */
+	msg[13] = 0xc9;
+	LLVMFuzzerTestOneInput(msg, FC_REPLY_LEN);
 	/* The checksum sees every byte, in every position of a word. */
 	for (size_t i = 0; i < 70; i++) {
 		uint8_t buf[70] = {0};
