@@ -54,9 +54,6 @@ struct doca_workq {
 	struct ferry_wq_attach *attached[WORKQ_MAX_CTXS];
 };
 
-static doca_error_t check_workq(const struct doca_workq *workq, const char *call);
-static struct ferry_wq_attach *find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx);
-
 /* Ring and slots for @p depth jobs; the old ones are freed. */
 static doca_error_t size_for(struct doca_workq *wq, uint32_t depth, const char *call)
 {
@@ -86,11 +83,6 @@ static doca_error_t size_for(struct doca_workq *wq, uint32_t depth, const char *
 }
 
 doca_error_t ferry_workq_check(const struct doca_workq *workq, const char *call)
-{
-	return check_workq(workq, call);
-}
-
-static doca_error_t check_workq(const struct doca_workq *workq, const char *call)
 {
 	if (workq == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "workq is NULL");
@@ -137,7 +129,7 @@ doca_error_t doca_workq_create(uint32_t depth, struct doca_workq **workq)
 
 doca_error_t doca_workq_destroy(struct doca_workq *workq)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -155,7 +147,7 @@ doca_error_t doca_workq_destroy(struct doca_workq *workq)
 
 doca_error_t doca_workq_get_depth(const struct doca_workq *workq, uint32_t *depth)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -166,7 +158,7 @@ doca_error_t doca_workq_get_depth(const struct doca_workq *workq, uint32_t *dept
 
 doca_error_t doca_workq_set_depth(struct doca_workq *workq, uint32_t depth)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -271,11 +263,6 @@ static void run_deferred(struct doca_workq *workq)
 
 struct ferry_wq_attach *ferry_workq_find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx)
 {
-	return find_attach(workq, ctx);
-}
-
-static struct ferry_wq_attach *find_attach(const struct doca_workq *workq, const struct doca_ctx *ctx)
-{
 	for (uint32_t i = 0; i < workq->num_attached; i++)
 		if (&workq->attached[i]->ctx->generic == ctx)
 			return workq->attached[i];
@@ -296,7 +283,7 @@ static doca_error_t submit(struct doca_workq *workq, const struct ferry_job *job
 				     "work queue %p is full: %u jobs submitted and not yet retrieved (its depth); "
 				     "retrieve events first",
 				     (void *)workq, workq->depth);
-	att = find_attach(workq, job->ctx);
+	att = ferry_workq_find_attach(workq, job->ctx);
 	if (att == NULL) {
 		struct ferry_wq_ctx *ctx = ferry_wq_ctx_from(job->ctx, call);
 
@@ -329,7 +316,7 @@ static doca_error_t submit(struct doca_workq *workq, const struct ferry_job *job
 
 doca_error_t doca_workq_submit(struct doca_workq *workq, const struct ferry_job *job)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -383,7 +370,7 @@ static void take_event(struct doca_workq *workq, struct ferry_event *ev)
 
 doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry_event *ev, int flags)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -422,7 +409,7 @@ static bool has_polled_jobs(const struct doca_workq *workq)
 
 doca_error_t doca_workq_set_event_driven_enable(struct doca_workq *workq, uint8_t enable)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -437,7 +424,7 @@ doca_error_t doca_workq_set_event_driven_enable(struct doca_workq *workq, uint8_
 
 doca_error_t doca_workq_get_event_driven_enable(struct doca_workq *workq, uint8_t *enabled)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -448,7 +435,7 @@ doca_error_t doca_workq_get_event_driven_enable(struct doca_workq *workq, uint8_
 
 static doca_error_t check_event_driven(const struct doca_workq *workq, const char *call)
 {
-	doca_error_t err = check_workq(workq, call);
+	doca_error_t err = ferry_workq_check(workq, call);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -462,7 +449,7 @@ static doca_error_t check_event_driven(const struct doca_workq *workq, const cha
 
 doca_error_t doca_workq_get_event_handle(struct doca_workq *workq, doca_event_handle_t *handle)
 {
-	doca_error_t err = check_workq(workq, __func__);
+	doca_error_t err = ferry_workq_check(workq, __func__);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -515,13 +502,13 @@ doca_error_t doca_ctx_workq_add(struct doca_ctx *ctx, struct doca_workq *workq)
 
 	if (wctx == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	err = check_workq(workq, __func__);
+	err = ferry_workq_check(workq, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (!wctx->started)
 		return FERRY_RULE(DOCA_ERROR_BAD_STATE, "%s context %p is not started; doca_ctx_start comes first",
 				  wctx->kind->name, (void *)ctx);
-	if (find_attach(workq, ctx) != NULL)
+	if (ferry_workq_find_attach(workq, ctx) != NULL)
 		return FERRY_RULE(DOCA_ERROR_IN_USE, "work queue %p is already added to %s context %p", (void *)workq,
 				  wctx->kind->name, (void *)ctx);
 	if (wctx->num_attached == FERRY_WQ_CTX_MAX_WORKQS || workq->num_attached == WORKQ_MAX_CTXS)
@@ -564,10 +551,10 @@ doca_error_t doca_ctx_workq_rm(struct doca_ctx *ctx, struct doca_workq *workq)
 
 	if (wctx == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	err = check_workq(workq, __func__);
+	err = ferry_workq_check(workq, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
-	att = find_attach(workq, ctx);
+	att = ferry_workq_find_attach(workq, ctx);
 	if (att == NULL)
 		return FERRY_RULE(DOCA_ERROR_NOT_FOUND, "work queue %p is not added to %s context %p", (void *)workq,
 				  wctx->kind->name, (void *)ctx);

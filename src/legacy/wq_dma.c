@@ -82,17 +82,29 @@ static void job_done(struct doca_dma_task_memcpy *task, union doca_data task_use
 }
 
 /* After a failed copy: let the stop finish (flushing what was still queued), then start again. */
-static doca_error_t restart_engine(struct ferry_wq_attach *att)
+/*
+ * Give back the idle tasks and progress the work queue's engine until the
+ * DMA context is IDLE (a stop finishing; nothing of it is pending). True when
+ * it got there.
+ */
+static bool settle_idle(struct ferry_wq_attach *att)
 {
 	struct doca_pe *pe = ferry_workq_pe(att->workq);
-	enum doca_ctx_states state = DOCA_CTX_STATE_STOPPING;
+	enum doca_ctx_states state = DOCA_CTX_STATE_IDLE;
 
 	drop_idle(att->kind_data);
-	for (int spins = 0; spins < 1000000 && state != DOCA_CTX_STATE_IDLE; spins++) {
-		(void)doca_pe_progress(pe);
+	for (int spins = 0; spins < 1000000; spins++) {
 		(void)doca_ctx_get_state(att->engine_ctx, &state);
+		if (state == DOCA_CTX_STATE_IDLE)
+			return true;
+		(void)doca_pe_progress(pe);
 	}
-	if (state != DOCA_CTX_STATE_IDLE)
+	return false;
+}
+
+static doca_error_t restart_engine(struct ferry_wq_attach *att)
+{
+	if (!settle_idle(att))
 		return FERRY_RULE_IN("doca_workq_submit", DOCA_ERROR_BAD_STATE,
 				     "dma context %p: the copy engine did not come back after a failed job",
 				     (void *)att->ctx);
@@ -143,19 +155,12 @@ static doca_error_t dma_attach(struct ferry_wq_attach *att, uint32_t depth)
 static void dma_detach(struct ferry_wq_attach *att)
 {
 	struct wq_dma_engine *eng = att->kind_data;
-	struct doca_pe *pe = ferry_workq_pe(att->workq);
-	enum doca_ctx_states state = DOCA_CTX_STATE_IDLE;
 
-	drop_idle(eng);
 	/* Nothing is pending (doca_ctx_workq_rm checked): a stop, or one a failed copy began, ends soon. */
+	drop_idle(eng);
 	if (engine_running(att))
 		(void)doca_ctx_stop(att->engine_ctx);
-	for (int spins = 0; spins < 1000000; spins++) {
-		(void)doca_ctx_get_state(att->engine_ctx, &state);
-		if (state == DOCA_CTX_STATE_IDLE)
-			break;
-		(void)doca_pe_progress(pe);
-	}
+	(void)settle_idle(att);
 	if (doca_dma_destroy(eng->dma) != DOCA_SUCCESS)
 		FERRY_ERR("doca_ctx_workq_rm: dma context %p: its copy engine did not stop; it is leaked",
 			  (void *)att->ctx);

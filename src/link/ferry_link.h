@@ -74,8 +74,9 @@ const char *ferry_link_domain(const char **why);
  * $XDG_RUNTIME_DIR/ferry/<domain>, else /run/user/<uid>/ferry/<domain>, else
  * (root) /run/ferry/<domain>, else /tmp/ferry-<uid>/<domain>; every level that
  * another user could have made first must be owned by us with mode 0700
- * (DOCA_ERROR_NOT_PERMITTED otherwise).
+ * (DOCA_ERROR_NOT_PERMITTED otherwise). The `ferry` command calls it too.
  */
+FERRY_PRIVATE_API
 doca_error_t ferry_link_domain_dir(const char *domain, char *out, size_t room);
 
 /**

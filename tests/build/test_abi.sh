@@ -118,8 +118,12 @@ problems=$((problems + $(wc -l <"$work/missing")))
 # import unversioned under Ferry's prefixes (an internal function they expect
 # but nobody exports; only a build without -Wl,--no-undefined gets that far).
 : >"$work/imports"
-for lib in libdoca_argp libdoca_dma libdoca_comch libdoca_rdma libferry_legacy; do
-	so=$(find "$work/root" -name "$lib.so*" -type f | head -n1)
+for lib in libdoca_argp libdoca_dma libdoca_comch libdoca_rdma libferry_legacy ferry; do
+	if [ "$lib" = ferry ]; then
+		so=$(find "$work/root" -path '*/bin/ferry' -type f | head -n1)
+	else
+		so=$(find "$work/root" -name "$lib.so*" -type f | head -n1)
+	fi
 	if [ -z "$so" ]; then
 		fail "$lib is not installed"
 		continue

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "core/fault_plan.h"
+#include "link/ferry_link.h"
 #include "ferry.h"
 
 extern char **environ;
@@ -437,30 +438,6 @@ static int start_side(struct run *r, enum side side)
 }
 
 /* ---- readiness ------------------------------------------------------------- */
-
-/*
- * The domain's runtime directory, as Ferry's link layer names it
- * (src/link/link_env.c): $XDG_RUNTIME_DIR/ferry, else /run/user/<uid>/ferry
- * when that is ours, else /run/ferry for root, else /tmp/ferry-<uid>; then
- * /<domain>. Only read here, never created.
- */
-static void domain_dir(struct run *r)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char run_user[64];
-	struct stat st;
-
-	snprintf(run_user, sizeof(run_user), "/run/user/%u", (unsigned)getuid());
-	if (xdg != NULL && xdg[0] == '/')
-		snprintf(r->domain_dir, sizeof(r->domain_dir), "%s/ferry/%s", xdg, r->domain);
-	else if (stat(run_user, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
-		snprintf(r->domain_dir, sizeof(r->domain_dir), "%s/ferry/%s", run_user, r->domain);
-	else if (getuid() == 0 && stat("/run", &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
-		 (st.st_mode & 0022) == 0)
-		snprintf(r->domain_dir, sizeof(r->domain_dir), "/run/ferry/%s", r->domain);
-	else
-		snprintf(r->domain_dir, sizeof(r->domain_dir), "/tmp/ferry-%u/%s", (unsigned)getuid(), r->domain);
-}
 
 /* A Comch server listens in the domain: a socket named comch.* in its directory. */
 static bool comch_listening(const struct run *r)
@@ -993,7 +970,10 @@ int ferry_run_main(int argc, char **argv)
 		free(r);
 		return rc < 0 ? FERRY_EXIT_OK : rc;
 	}
-	domain_dir(r);
+	/* The link layer names (and makes, 0700) the domain's directory, so ferry and its programs agree on
+	 * it; when it cannot, readiness falls back to the delay. */
+	if (ferry_link_domain_dir(r->domain, r->domain_dir, sizeof(r->domain_dir)) != DOCA_SUCCESS)
+		r->domain_dir[0] = '\0';
 	setenv("FERRY_DOMAIN", r->domain, 1);
 	if (r->fault != NULL)
 		setenv("FERRY_FAULT", r->fault, 1);
