@@ -204,7 +204,7 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 		return true;
 	}
 	/* Our own buffer must be readable before a post is taken: a post taken is a post used up. */
-	if (task->buf != NULL && !ferry_mmap_is_usable(ferry_buf_mmap(task->buf))) {
+	if (task->buf != NULL && !ferry_mmap_task_may_use(ferry_buf_mmap(task->buf))) {
 		FERRY_ERR("comch producer %u: the send's buf belongs to an mmap that is stopped or gone; send fails",
 			  p->id);
 		finish_now(p, task, DOCA_ERROR_NOT_CONNECTED);

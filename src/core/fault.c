@@ -96,7 +96,8 @@ void ferry_fault_pool_prepare(struct ferry_task_pool *pool)
 		for (unsigned i = 0; i < plan->num_rules; i++) {
 			const struct ferry_fault_rule *r = &plan->rules[i];
 
-			if (r->drop || !ferry_fault_rule_matches(r, pool->ctx->name, pool->task_name))
+			if (r->action != FERRY_FAULT_ACT_NONE ||
+			    !ferry_fault_rule_matches(r, pool->ctx->name, pool->task_name))
 				continue;
 			site->rules[site->num_rules].rule = r;
 			site->rules[site->num_rules].rng = r->seed;
@@ -237,8 +238,19 @@ uint64_t ferry_fault_conn_drop_at(const char *ctx_name)
 	for (unsigned i = 0; i < plan->num_rules; i++) {
 		const struct ferry_fault_rule *r = &plan->rules[i];
 
-		if (r->drop && ferry_fault_rule_matches(r, ctx_name, "connection"))
+		if (r->action == FERRY_FAULT_ACT_DROP && ferry_fault_rule_matches(r, ctx_name, "connection"))
 			return r->after + 1;
 	}
+	return 0;
+}
+
+uint64_t ferry_fault_export_revoke_at(void)
+{
+	ferry_fault_init(); /* an import may come before any context starts */
+	if (plan == NULL)
+		return 0;
+	for (unsigned i = 0; i < plan->num_rules; i++)
+		if (plan->rules[i].action == FERRY_FAULT_ACT_REVOKE)
+			return plan->rules[i].after + 1;
 	return 0;
 }

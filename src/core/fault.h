@@ -60,4 +60,11 @@ unsigned ferry_fault_release_due(struct doca_ctx *ctx);
 FERRY_PRIVATE_API
 uint64_t ferry_fault_conn_drop_at(const char *ctx_name);
 
+/**
+ * For a map this process imports from a PCI export, as it is created: the
+ * number of the use (a task's check that the map is usable) at which an
+ * action=revoke rule revokes it (after=N: N + 1), or 0 for none.
+ */
+uint64_t ferry_fault_export_revoke_at(void);
+
 #endif /* FERRY_FAULT_H_ */

@@ -5,6 +5,7 @@
  * the reason, never guessed at; the caller then injects nothing.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -166,9 +167,12 @@ static doca_error_t parse_param(const struct cursor *c, const char *s, size_t n,
 			return refuse(c, "prob must be a decimal in (0, 1], like 0.01");
 		return DOCA_SUCCESS;
 	case K_ACTION:
-		if (vlen != 4 || memcmp(v, "drop", 4) != 0)
-			return refuse(c, "action '%.*s' is not known (drop)", (int)vlen, v);
-		r->drop = 1;
+		if (vlen == 4 && memcmp(v, "drop", 4) == 0)
+			r->action = FERRY_FAULT_ACT_DROP;
+		else if (vlen == 6 && memcmp(v, "revoke", 6) == 0)
+			r->action = FERRY_FAULT_ACT_REVOKE;
+		else
+			return refuse(c, "action '%.*s' is not known (drop, revoke)", (int)vlen, v);
 		return DOCA_SUCCESS;
 	case K_STATUS:
 		if (!take_status(v, vlen, &r->status))
@@ -221,6 +225,29 @@ static doca_error_t parse_target(const struct cursor *c, const char *s, size_t n
 	return DOCA_SUCCESS;
 }
 
+/* mmap.export: the maps this process imports from PCI exports. */
+static bool is_export_target(const struct ferry_fault_rule *r)
+{
+	return strcmp(r->ctx, "mmap") == 0 && strcmp(r->task, "export") == 0;
+}
+
+/* An action rule counts one kind of event (after=N) and acts on the next: no selector or task action beside. */
+static doca_error_t check_action_rule(const struct cursor *c, const struct ferry_fault_rule *r, unsigned seen)
+{
+	if (r->action == FERRY_FAULT_ACT_DROP) {
+		if (strcmp(r->task, "connection") != 0)
+			return refuse(c, "action=drop needs a target <context>.connection, like comch.connection");
+		if (seen != (K_ACTION | K_AFTER))
+			return refuse(c, "action=drop takes after=N and nothing else");
+		return DOCA_SUCCESS;
+	}
+	if (!is_export_target(r))
+		return refuse(c, "action=revoke needs the target mmap.export");
+	if (seen != (K_ACTION | K_AFTER))
+		return refuse(c, "action=revoke takes after=N and nothing else");
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t parse_rule(const struct cursor *c, struct ferry_fault_rule *r)
 {
 	const char *s = c->p, *end = c->p + c->len;
@@ -250,17 +277,14 @@ static doca_error_t parse_rule(const struct cursor *c, struct ferry_fault_rule *
 			break;
 		s = next + 1;
 	}
-	if (seen & K_ACTION) {
-		if (strcmp(r->task, "connection") != 0)
-			return refuse(c, "action=drop needs a target <context>.connection, like comch.connection");
-		if (seen != (K_ACTION | K_AFTER))
-			return refuse(c, "action=drop takes after=N and nothing else");
-		return DOCA_SUCCESS;
-	}
+	if (seen & K_ACTION)
+		return check_action_rule(c, r, seen);
 	if (strcmp(r->task, "connection") == 0)
 		return refuse(c, "a connection takes action=drop, not a task's status or delay");
+	if (is_export_target(r))
+		return refuse(c, "an export takes action=revoke, not a task's status or delay");
 	if ((seen & (K_STATUS | K_DELAY)) == 0)
-		return refuse(c, "needs an action: status=DOCA_ERROR_<NAME>, delay_us=U or action=drop");
+		return refuse(c, "needs an action: status=DOCA_ERROR_<NAME>, delay_us=U or action=drop|revoke");
 	if ((seen & K_EVERY) && (seen & K_PROB))
 		return refuse(c, "every and prob exclude each other");
 	if ((seen & K_SEED) && !(seen & K_PROB))

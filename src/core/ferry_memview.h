@@ -98,16 +98,40 @@ static inline bool ferry_mmap_is_import(const struct doca_mmap *mmap)
 	return mmap->link_import != NULL;
 }
 
+/** True once a FERRY_FAULT action=revoke rule revoked the import @p mmap (mmap->fault set). */
+static inline bool ferry_mmap_fault_revoked(const struct doca_mmap *mmap)
+{
+	return atomic_load_explicit(&mmap->fault->uses, memory_order_relaxed) >= mmap->fault->revoke_at;
+}
+
+/**
+ * Count one use of an import that a FERRY_FAULT action=revoke rule watches
+ * (core/fault.h, mmap.c); true from the use at which the rule revokes it on.
+ */
+FERRY_PRIVATE_API
+bool ferry_mmap_fault_count_use(const struct doca_mmap *mmap);
+
 /**
  * True when the mmap is started and still valid. An import whose exporter
  * revoked it or died is not: that is asked of the link (a cheap, rate-limited
- * liveness check) every time, since it can happen at any moment.
+ * liveness check) every time, since it can happen at any moment; so is an
+ * import a fault plan revoked.
  */
 static inline bool ferry_mmap_is_usable(const struct doca_mmap *mmap)
 {
-	if (mmap->link_import != NULL && !ferry_link_import_alive(mmap->link_import))
+	if (mmap->link_import != NULL &&
+	    (!ferry_link_import_alive(mmap->link_import) || (mmap->fault != NULL && ferry_mmap_fault_revoked(mmap))))
 		return false;
 	return mmap->started && mmap->valid;
+}
+
+/**
+ * As ferry_mmap_is_usable, for a task about to reach the map's bytes: one use
+ * of the map, which a fault plan may count (mmap.export:after=N:action=revoke).
+ */
+static inline bool ferry_mmap_task_may_use(const struct doca_mmap *mmap)
+{
+	return ferry_mmap_is_usable(mmap) && (mmap->fault == NULL || !ferry_mmap_fault_count_use(mmap));
 }
 
 /**

@@ -32,6 +32,12 @@ struct ferry_link_import;
 #define FERRY_MMAP_MAGIC     0x504d4d46u /* "FMMP" */
 #define FERRY_MMAP_MAGIC_V14 0x3431564du /* "MV14" */
 
+/* FERRY_FAULT mmap.export:after=N:action=revoke on an import: its uses, counted from any thread (mmap.c). */
+struct ferry_mmap_fault {
+	uint64_t revoke_at; /* the use that revokes: N + 1 */
+	atomic_uint_fast64_t uses;
+};
+
 struct doca_mmap {
 	uint32_t magic; /* FERRY_MMAP_MAGIC while the map lives */
 	void *addr;
@@ -53,6 +59,7 @@ struct doca_mmap {
 	/* Cross-process link (src/link): the live export of a started map, or an import. */
 	struct ferry_link_export *link_export;
 	struct ferry_link_import *link_import;
+	struct ferry_mmap_fault *fault; /* an import a FERRY_FAULT action=revoke rule counts, or NULL */
 	/* RDMA (src/rdma through core/ferry_rdma_mem.h): the export of a started map, or an import. */
 	void *rdma_export;
 	void *rdma_import;

@@ -19,6 +19,7 @@
 
 #include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
+#include "core/fault.h"
 #include "core/ferry_dev.h"
 #include "core/ferry_memview.h"
 #include "core/ferry_rdma_mem.h"
@@ -159,6 +160,8 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 	unexport(mmap);
 	if (mmap->link_import != NULL)
 		ferry_link_import_close(mmap->link_import);
+	free(mmap->fault);
+	mmap->fault = NULL;
 	if (mmap->rdma_import != NULL)
 		rdma_ops->import_close(mmap->rdma_import);
 	if (mmap->ever_started && mmap->memrange_set && mmap->free_cb != NULL)
@@ -590,6 +593,39 @@ static doca_error_t create_from_rdma_export(const union doca_data *user_data, co
 	return DOCA_SUCCESS;
 }
 
+static void fault_watch_import(struct doca_mmap *m)
+{
+	uint64_t at = ferry_fault_export_revoke_at();
+
+	if (at == 0)
+		return;
+	m->fault = calloc(1, sizeof(*m->fault));
+	if (m->fault == NULL) {
+		FERRY_ERR("mmap %p: no memory to count its uses for FERRY_FAULT; it is never revoked", (void *)m);
+		return;
+	}
+	m->fault->revoke_at = at;
+	atomic_init(&m->fault->uses, 0);
+}
+
+bool ferry_mmap_fault_count_use(const struct doca_mmap *mmap)
+{
+	struct ferry_mmap_fault *f = mmap->fault;
+	uint64_t n;
+
+	if (ferry_mmap_fault_revoked(mmap))
+		return true; /* for good; the counter stops */
+	n = atomic_fetch_add_explicit(&f->uses, 1, memory_order_relaxed) + 1;
+	if (n < f->revoke_at)
+		return false;
+	if (n == f->revoke_at)
+		FERRY_WARN("mmap %p (imported from pid %u): revoked at its use %llu by FERRY_FAULT "
+			   "(mmap.export:after=%llu:action=revoke); its tasks fail from now on",
+			   (const void *)mmap, ferry_link_import_pid(mmap->link_import), (unsigned long long)n,
+			   (unsigned long long)(f->revoke_at - 1));
+	return true;
+}
+
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
 {
@@ -631,6 +667,7 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	m->link_import = imp;
 	if (user_data != NULL)
 		m->user_data = *user_data;
+	fault_watch_import(m);
 	*mmap = m;
 	return DOCA_SUCCESS;
 }

@@ -110,7 +110,7 @@ static doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma
 	const uint32_t write_flags = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE |
 				     DOCA_ACCESS_FLAG_RDMA_WRITE;
 
-	if (mmap == NULL || !ferry_mmap_is_usable(mmap))
+	if (mmap == NULL || !ferry_mmap_task_may_use(mmap))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
 				     "dma memcpy task %p: %s buf %p belongs to an mmap that is not "
 				     "started or no longer valid",

@@ -447,7 +447,7 @@ static doca_error_t check_buf(const struct rdma_task *task, const struct doca_bu
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "%s task %p: the %s buf is a list; Ferry takes one buf per side so far", name,
 				     (const void *)task, side);
-	if (mmap == NULL || !ferry_mmap_is_usable(mmap))
+	if (mmap == NULL || !ferry_mmap_task_may_use(mmap))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
 				     "%s task %p: the %s buf belongs to an mmap that is not started or no longer valid",
 				     name, (const void *)task, side);

@@ -36,12 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < plan.num_rules; i++) {
 		const struct ferry_fault_rule *r = &plan.rules[i];
 
-		if (r->status == DOCA_SUCCESS && r->delay_us == 0 && !r->drop)
+		if (r->status == DOCA_SUCCESS && r->delay_us == 0 && r->action == FERRY_FAULT_ACT_NONE)
 			abort();
 		if (r->status != DOCA_SUCCESS &&
 		    strcmp(doca_error_get_name(r->status), "DOCA_ERROR_UNKNOWN_VALUE") == 0)
 			abort();
-		if (r->drop && (r->status != DOCA_SUCCESS || r->delay_us != 0 || strcmp(r->task, "connection") != 0))
+		if (r->action != FERRY_FAULT_ACT_NONE && (r->status != DOCA_SUCCESS || r->delay_us != 0))
+			abort();
+		if (r->action == FERRY_FAULT_ACT_DROP && strcmp(r->task, "connection") != 0)
+			abort();
+		if (r->action == FERRY_FAULT_ACT_REVOKE &&
+		    (strcmp(r->ctx, "mmap") != 0 || strcmp(r->task, "export") != 0))
 			abort();
 		if (r->delay_us > FERRY_FAULT_MAX_DELAY || (r->every != 0 && r->prob_threshold != 0))
 			abort();
@@ -60,6 +65,7 @@ static const char *const good[] = {
 	"comch_consumer.recv:prob=1:delay_us=10000000",
 	"comch:prob=0.000000000000000001:status=DOCA_ERROR_CONNECTION_RESET",
 	"comch_client.connection:after=3:action=drop;comch.connection:after=0:action=drop",
+	"mmap.export:after=0:action=revoke;dma.memcpy:every=2:status=DOCA_ERROR_IO_FAILED",
 };
 
 static const struct {
@@ -94,7 +100,13 @@ static const struct {
 	{"comch.connection:after=1:every=2:action=drop", "action=drop takes after=N and nothing else"},
 	{"comch.send:after=1:action=drop", "action=drop needs a target <context>.connection"},
 	{"comch.connection:status=DOCA_ERROR_AGAIN", "a connection takes action=drop"},
-	{"comch.connection:after=1:action=revoke", "action 'revoke' is not known (drop)"},
+	{"comch.connection:after=1:action=revoke", "action=revoke needs the target mmap.export"},
+	{"comch.connection:after=1:action=cut", "action 'cut' is not known (drop, revoke)"},
+	{"mmap.export:action=revoke", "action=revoke takes after=N and nothing else"},
+	{"mmap.export:after=2:count=1:action=revoke", "action=revoke takes after=N and nothing else"},
+	{"mmap.export:after=2:action=drop", "action=drop needs a target <context>.connection"},
+	{"mmap.export:status=DOCA_ERROR_AGAIN", "an export takes action=revoke"},
+	{"mmap:after=2:action=revoke", "action=revoke needs the target mmap.export"},
 	{"dma\n:status=DOCA_ERROR_AGAIN", "rule 1 ('dma?:status=DOCA_ERROR_AGAIN'): target must be"},
 	{"dma:st\001tus=DOCA_ERROR_AGAIN", "unknown key 'st?tus'"},
 };

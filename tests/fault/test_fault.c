@@ -4,7 +4,8 @@
  * fails with the chosen status and stops the context as a real failure does,
  * a probability with a seed replays, after/count bound the hits, a rule for
  * another context leaves DMA alone, a refused plan injects nothing, and a
- * delay makes completions later but never loses one.
+ * delay makes completions later but never loses one; an import is revoked at
+ * the use an mmap.export rule names, and only that import.
  *
  * Tasks go one at a time, so that the Nth completion is the Nth task and a
  * context stopped by a failure is restarted before the next one.
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "core/fault.h"
+#include "core/mem_priv.h"
 #include "dma_fixture.h"
 
 #define MAX_RUN 64
@@ -207,6 +209,87 @@ static void test_delay_then_stop(void **state)
 	}
 }
 
+/* Export @p mem over PCI and import it again in this process (the local path). */
+static struct doca_mmap *export_and_import(struct dma_fix *f, uint8_t *mem, struct doca_mmap **exported)
+{
+	struct doca_mmap *imported = NULL;
+	const void *desc = NULL;
+	size_t desc_len = 0;
+
+	assert_int_equal(doca_mmap_create(exported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(*exported, mem, FIX_MEM_LEN), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(*exported, DOCA_ACCESS_FLAG_PCI_READ_WRITE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(*exported, f->dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(*exported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_pci(*exported, f->dev, &desc, &desc_len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, desc_len, f->dev, &imported), DOCA_SUCCESS);
+	return imported;
+}
+
+/* One task from @p src (its byte at mem + off) to the destination map's byte at off; its submit's answer. */
+static doca_error_t copy_one(struct dma_fix *f, struct doca_buf *src, uint8_t *mem, size_t off)
+{
+	struct doca_dma_task_memcpy *task = NULL;
+	struct doca_buf *dst = fix_dst_buf(f, f->dst_mmap, f->dst_mem, off, 1);
+	unsigned done = f->successes + f->errors;
+	doca_error_t err;
+
+	mem[off] = (uint8_t)(off + 7);
+	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src, dst, no_data, &task), DOCA_SUCCESS);
+	err = doca_task_submit(doca_dma_task_memcpy_as_task(task));
+	if (err == DOCA_SUCCESS) {
+		fix_wait_completions(f, 1);
+		assert_int_equal(f->successes + f->errors, done + 1);
+		assert_int_equal(f->dst_mem[off], (uint8_t)(off + 7));
+	}
+	doca_task_free(doca_dma_task_memcpy_as_task(task));
+	fix_put(dst);
+	return err;
+}
+
+static void test_export_revoked_after_n(void **state)
+{
+	enum { N = 6 };
+	struct dma_fix *f = *state;
+	struct doca_mmap *exported, *imported, *unwatched_exp, *unwatched;
+	struct doca_buf *src[N], *late = NULL;
+
+	/* Imported before the plan: not watched. */
+	unwatched = export_and_import(f, f->ro_mem, &unwatched_exp);
+	assert_null(unwatched->fault);
+	assert_int_equal(ferry_fault_install("mmap.export:after=3:action=revoke"), DOCA_SUCCESS);
+	imported = export_and_import(f, f->src_mem, &exported);
+	assert_non_null(imported->fault);
+	/* Taking bufs is no use of the bytes: only tasks count. */
+	for (size_t i = 0; i < N; i++)
+		src[i] = fix_src_buf(f, imported, f->src_mem, i, 1);
+	fix_start(f, 4, FERRY_ENGINE_INLINE);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(copy_one(f, src[i], f->src_mem, i), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	/* The 4th use finds the export revoked, as if its exporter had stopped it; so does every later one. */
+	assert_int_equal(copy_one(f, src[3], f->src_mem, 3), DOCA_ERROR_BAD_STATE);
+	assert_true(ferry_test_log_has("revoked at its use 4 by FERRY_FAULT (mmap.export:after=3:action=revoke)"));
+	assert_int_equal(copy_one(f, src[4], f->src_mem, 4), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_buf_inventory_buf_get_by_data(f->inv, imported, f->src_mem, 1, &late),
+			 DOCA_ERROR_BAD_STATE);
+	/* The exporter's own map and an unwatched import still work. */
+	for (size_t i = 0; i < N; i++)
+		fix_put(src[i]);
+	src[0] = fix_src_buf(f, f->src_mmap, f->src_mem, 5, 1);
+	assert_int_equal(copy_one(f, src[0], f->src_mem, 5), DOCA_SUCCESS);
+	fix_put(src[0]);
+	src[0] = fix_src_buf(f, unwatched, f->ro_mem, 6, 1);
+	assert_int_equal(copy_one(f, src[0], f->ro_mem, 6), DOCA_SUCCESS);
+	fix_put(src[0]);
+	assert_int_equal(f->errors, 0);
+	assert_true(fix_stop(f));
+	assert_int_equal(doca_mmap_destroy(imported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(exported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(unwatched), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(unwatched_exp), DOCA_SUCCESS);
+}
+
 static int fault_teardown(void **state)
 {
 	int rc = fix_teardown(state);
@@ -227,6 +310,7 @@ int main(void)
 		T(test_bad_plan_injects_nothing),
 		T(test_delay_later_not_lost),
 		T(test_delay_then_stop),
+		T(test_export_revoked_after_n),
 	};
 
 	unsetenv("FERRY_FAULT");
