@@ -15,6 +15,7 @@
 #ifndef FERRY_RDMA_MEM_H_
 #define FERRY_RDMA_MEM_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,18 @@ struct ferry_mmap_rdma_ops {
 			       struct ferry_rdma_import_view *view);
 	void (*import_close)(void *state);
 };
+
+struct doca_sync_event_remote_net;
+
+/**
+ * What an event made by doca_sync_event_remote_net_create_from_export reaches:
+ * the transport's import of the 8 bytes of the exporter's value (as @p import
+ * gave it) and their address. False, with one log line naming @p call, when
+ * @p event is not such an event.
+ */
+FERRY_PRIVATE_API
+bool ferry_sync_event_remote_net_view(const struct doca_sync_event_remote_net *event, const char *call,
+				      const void **import_state, uint64_t *addr);
 
 /** Called by libdoca_rdma once, when it is loaded. */
 FERRY_PRIVATE_API

@@ -119,4 +119,9 @@ doca_error_t ferry_mmap_check(const struct doca_mmap *mmap, const char *call);
 /* True when [addr, addr + len) lies inside the mmap's range (no wrap-around). */
 bool ferry_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t len);
 
+struct ferry_mmap_rdma_ops;
+
+/** The RDMA transport's memory ops (core/ferry_rdma_mem.h), or NULL while libdoca_rdma is not loaded (mmap.c). */
+const struct ferry_mmap_rdma_ops *ferry_mmap_rdma_ops_get(void);
+
 #endif /* FERRY_MEM_PRIV_H_ */

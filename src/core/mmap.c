@@ -45,6 +45,11 @@ void ferry_mmap_rdma_register(const struct ferry_mmap_rdma_ops *ops)
 	rdma_ops = ops;
 }
 
+const struct ferry_mmap_rdma_ops *ferry_mmap_rdma_ops_get(void)
+{
+	return rdma_ops;
+}
+
 /* ---- shared checks ---- */
 
 doca_error_t ferry_mmap_check(const struct doca_mmap *mmap, const char *call)

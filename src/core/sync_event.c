@@ -57,11 +57,19 @@
 #include "common/ferry_util.h"
 #include "core/ferry_ctx.h"
 #include "core/ferry_dev.h"
+#include "core/ferry_rdma_mem.h"
 #include "core/mem_priv.h"
 #include "core/sync_event_priv.h"
 #include "link/ferry_export.h"
 
 FERRY_LOG_MODULE("sync_event");
+
+#define NO_NET                                                                                    \
+	"DOCA RDMA is not loaded in this process (link the program with doca-rdma): network peers " \
+	"reach an event through it"
+
+/* What a network export grants the value's 8 bytes. */
+#define SE_NET_ACCESS (DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
 
 /* Re-check intervals of a sleeping waiter: API updates wake it at once. */
 #define SE_RECHECK_NS_SHARED 50000000L /* value in the shared block */
@@ -76,6 +84,7 @@ enum se_mode {
 enum se_loc {
 	SE_LOC_CPU = 1u << 0,
 	SE_LOC_REMOTE_PCI = 1u << 1,
+	SE_LOC_REMOTE_NET = 1u << 2,
 };
 
 enum se_kind { SE_GET = 0, SE_NOTIFY_SET, SE_NOTIFY_ADD, SE_WAIT_EQ, SE_WAIT_NEQ, SE_NUM_KINDS };
@@ -123,6 +132,10 @@ struct doca_sync_event {
 	uint32_t storage_access; /* the buf's mmap permissions */
 	uint8_t *blob;
 	size_t blob_len;
+	/* Network export (doca_sync_event_export_to_remote_net): the value's 8 bytes, registered with DOCA RDMA. */
+	void *net_exp;
+	uint8_t *net_blob;
+	size_t net_blob_len;
 	struct ferry_task_pool pools[SE_NUM_KINDS];
 	union {
 		doca_sync_event_task_get_completion_cb_t get;
@@ -267,7 +280,9 @@ static bool cmp_holds(uint64_t v, enum se_cmp cmp, uint64_t want, uint64_t mask)
 
 static void wait_sleeping(struct doca_sync_event *ev, enum se_cmp cmp, uint64_t want, uint64_t mask)
 {
-	const struct timespec recheck = {0, ev->user_storage ? SE_RECHECK_NS_USER : SE_RECHECK_NS_SHARED};
+	/* Network peers write the value with RDMA: no futex wake comes, so look often. */
+	bool raw_writes = ev->user_storage || (ev->pub_locs & SE_LOC_REMOTE_NET) != 0;
+	const struct timespec recheck = {0, raw_writes ? SE_RECHECK_NS_USER : SE_RECHECK_NS_SHARED};
 
 	while (!cmp_holds(value_load(ev), cmp, want, mask)) {
 		__atomic_fetch_add(&ev->shm->waiters, 1, __ATOMIC_SEQ_CST);
@@ -539,6 +554,10 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	err = sync_event_desc_decode(data, sz, &parts, &why);
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE(err, "descriptor refused (%zu bytes): %s", sz, why);
+	if (parts.net)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "the descriptor is an export to a network peer (doca_sync_event_export_to_remote_net); "
+				  "doca_sync_event_remote_net_create_from_export takes it");
 	machine = ferry_devinfo_machine(doca_dev_as_devinfo(dev));
 	err = ferry_link_import_open(parts.block, parts.block_len, machine, FERRY_LINK_IMPORT_ANYWHERE, call, &imp,
 				     &view);
@@ -590,14 +609,74 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	return DOCA_SUCCESS;
 }
 
+/* struct doca_sync_event_remote_net: a network peer's event, reached through DOCA RDMA tasks. */
+#define SE_NET_MAGIC 0x4e455346u /* "FSEN" */
+
+struct doca_sync_event_remote_net {
+	uint32_t magic;
+	void *imp;     /* the RDMA transport's import of the value's 8 bytes */
+	uint64_t addr; /* their address in the exporter */
+};
+
 doca_error_t doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
 							   struct doca_sync_event_remote_net **event)
 {
-	(void)sz;
+	const struct ferry_mmap_rdma_ops *ops = ferry_mmap_rdma_ops_get();
+	struct ferry_rdma_import_view view;
+	struct doca_sync_event_remote_net *ev;
+	struct se_desc_parts parts;
+	const char *why = NULL;
+	doca_error_t err;
+
 	FERRY_ARG_NOT_NULL(dev);
 	FERRY_ARG_NOT_NULL(data);
 	FERRY_ARG_NOT_NULL(event);
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "Ferry has no RDMA transport yet: no network sync events");
+	if (!ferry_dev_is_open(dev))
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
+	err = sync_event_desc_decode(data, sz, &parts, &why);
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE(err, "descriptor refused (%zu bytes): %s", sz, why);
+	if (!parts.net)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "the descriptor is an export to the PCIe peer (doca_sync_event_export_to_remote_pci); "
+				  "doca_sync_event_create_from_export takes it");
+	if (ops == NULL)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, NO_NET);
+	ev = ferry_calloc(1, sizeof(*ev));
+	if (ev == NULL)
+		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for a network sync event");
+	err = ops->import(parts.block, parts.block_len, __func__, &ev->imp, &view);
+	if (err != DOCA_SUCCESS) {
+		free(ev);
+		return err;
+	}
+	/* The exporter registered exactly the value's 8 aligned bytes, for reads, writes and atomics. */
+	if (view.len != sizeof(uint64_t) || (view.addr & (sizeof(uint64_t) - 1)) != 0 ||
+	    (view.access & SE_NET_ACCESS) != SE_NET_ACCESS) {
+		ops->import_close(ev->imp);
+		free(ev);
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "the exported range 0x%llx + %llu (access %#x) is not a sync event's aligned 8-byte "
+				  "value open to RDMA reads, writes and atomics",
+				  (unsigned long long)view.addr, (unsigned long long)view.len, view.access);
+	}
+	ev->magic = SE_NET_MAGIC;
+	ev->addr = view.addr;
+	*event = ev;
+	return DOCA_SUCCESS;
+}
+
+bool ferry_sync_event_remote_net_view(const struct doca_sync_event_remote_net *event, const char *call,
+				      const void **import_state, uint64_t *addr)
+{
+	if (event == NULL || event->magic != SE_NET_MAGIC) {
+		FERRY_ERR("%s: %p is not a sync event made by doca_sync_event_remote_net_create_from_export", call,
+			  (const void *)event);
+		return false;
+	}
+	*import_state = event->imp;
+	*addr = event->addr;
+	return true;
 }
 
 doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
@@ -624,8 +703,16 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 
 doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event)
 {
-	FERRY_ARG_NOT_NULL(event);
-	return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "Ferry makes no network sync events; %p is not one", (void *)event);
+	const void *imp;
+	uint64_t addr;
+
+	if (!ferry_sync_event_remote_net_view(event, __func__, &imp, &addr))
+		return DOCA_ERROR_INVALID_VALUE;
+	/* Made by a registered transport: ops cannot be NULL here. */
+	ferry_mmap_rdma_ops_get()->import_close(event->imp);
+	event->magic = 0;
+	free(event);
+	return DOCA_SUCCESS;
 }
 
 /* ---- locations, storage ---- */
@@ -659,7 +746,6 @@ static doca_error_t no_location(const struct doca_sync_event *ev, const void *un
 
 #define NO_DPA "Ferry emulates no DPA; events live in CPU memory"
 #define NO_GPU "Ferry emulates no GPU; events live in CPU memory"
-#define NO_NET "Ferry has no RDMA transport yet; network peers cannot reach an event"
 
 doca_error_t doca_sync_event_add_publisher_location_cpu(struct doca_sync_event *event, struct doca_dev *dev)
 {
@@ -685,7 +771,9 @@ doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_
 
 doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
 {
-	return no_location(event, NULL, __func__, NO_NET);
+	if (event == NULL)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "event is NULL");
+	return add_location(event, &event->pub_locs, SE_LOC_REMOTE_NET, __func__);
 }
 
 doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event *event, struct doca_dev *dev)
@@ -828,8 +916,18 @@ static doca_error_t export_storage(struct doca_sync_event *ev, uint32_t machine,
 				      &ev->value_exp);
 }
 
+static void unexport_net(struct doca_sync_event *ev)
+{
+	if (ev->net_exp != NULL)
+		ferry_mmap_rdma_ops_get()->unexport(ev->net_exp);
+	ev->net_exp = NULL;
+	free(ev->net_blob);
+	ev->net_blob = NULL;
+}
+
 static void unexport(struct doca_sync_event *ev)
 {
+	unexport_net(ev);
 	if (ev->value_exp != NULL)
 		ferry_link_export_close(ev->value_exp);
 	if (ev->exp != NULL)
@@ -841,7 +939,7 @@ static void unexport(struct doca_sync_event *ev)
 static doca_error_t export_once(struct doca_sync_event *ev, struct doca_dev *dev, const char *call)
 {
 	uint32_t machine = ferry_devinfo_machine(doca_dev_as_devinfo(dev));
-	struct se_desc_parts parts = {NULL, 0, NULL, 0};
+	struct se_desc_parts parts = {NULL, 0, NULL, 0, false};
 	const void *p;
 	doca_error_t err;
 	uint8_t *blob = ferry_malloc(SE_DESC_MAX_LEN);
@@ -899,12 +997,60 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	return DOCA_SUCCESS;
 }
 
+/* Register the value's 8 bytes with DOCA RDMA and wrap the transport's descriptor in ours. */
+static doca_error_t export_net_once(struct doca_sync_event *ev, const struct ferry_mmap_rdma_ops *ops, const char *call)
+{
+	struct se_desc_parts parts = {NULL, 0, NULL, 0, true};
+	const void *desc;
+	size_t desc_len;
+	doca_error_t err;
+
+	err = ops->export_range(ev->value, sizeof(uint64_t), SE_NET_ACCESS, call, &ev->net_exp, &desc, &desc_len);
+	if (err != DOCA_SUCCESS)
+		return err;
+	parts.block = desc;
+	parts.block_len = desc_len;
+	ev->net_blob = ferry_malloc(SE_DESC_HDR_LEN + desc_len);
+	if (ev->net_blob != NULL)
+		ev->net_blob_len = sync_event_desc_encode(&parts, ev->net_blob, SE_DESC_HDR_LEN + desc_len);
+	if (ev->net_blob == NULL || ev->net_blob_len == 0) {
+		bool no_memory = ev->net_blob == NULL;
+
+		unexport_net(ev);
+		return FERRY_RULE_IN(call, no_memory ? DOCA_ERROR_NO_MEMORY : DOCA_ERROR_UNEXPECTED,
+				     "sync event %p: no room for its network descriptor (%zu bytes from the transport)",
+				     (void *)ev, desc_len);
+	}
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, size_t *sz)
 {
+	const struct ferry_mmap_rdma_ops *ops = ferry_mmap_rdma_ops_get();
+
 	FERRY_ARG_NOT_NULL(event);
 	FERRY_ARG_NOT_NULL(data);
 	FERRY_ARG_NOT_NULL(sz);
-	return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "sync event %p: " NO_NET, (void *)event);
+	if (event->from_export)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "sync event %p was created from an export; only its creator exports it",
+				  (void *)event);
+	if ((event->pub_locs & SE_LOC_REMOTE_NET) == 0)
+		return FERRY_RULE(DOCA_ERROR_NOT_PERMITTED,
+				  "sync event %p has no network publisher; call "
+				  "doca_sync_event_add_publisher_location_remote_net before it starts",
+				  (void *)event);
+	if (ops == NULL)
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, "sync event %p: " NO_NET, (void *)event);
+	if (event->net_blob == NULL) {
+		doca_error_t err = export_net_once(event, ops, __func__);
+
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	*data = event->net_blob;
+	*sz = event->net_blob_len;
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
@@ -941,6 +1087,12 @@ doca_error_t doca_sync_event_remote_net_get_gpu_handle(struct doca_sync_event_re
 
 /* ---- capabilities ---- */
 
+/* Network peers reach events through DOCA RDMA, when the program loaded it. */
+static doca_error_t net_supported(void)
+{
+	return ferry_mmap_rdma_ops_get() != NULL ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
 #define SE_CAP(name, answer)                                                        \
 	doca_error_t doca_sync_event_cap_##name(const struct doca_devinfo *devinfo) \
 	{                                                                           \
@@ -948,9 +1100,9 @@ doca_error_t doca_sync_event_remote_net_get_gpu_handle(struct doca_sync_event_re
 		return answer;                                                      \
 	}
 SE_CAP(is_create_from_export_supported, DOCA_SUCCESS)
-SE_CAP(remote_net_is_create_from_export_supported, DOCA_ERROR_NOT_SUPPORTED)
+SE_CAP(remote_net_is_create_from_export_supported, net_supported())
 SE_CAP(is_export_to_remote_pci_supported, DOCA_SUCCESS)
-SE_CAP(is_export_to_remote_net_supported, DOCA_ERROR_NOT_SUPPORTED)
+SE_CAP(is_export_to_remote_net_supported, net_supported())
 SE_CAP(is_export_to_dpa_supported, DOCA_ERROR_NOT_SUPPORTED)
 SE_CAP(is_export_to_gpu_supported, DOCA_ERROR_NOT_SUPPORTED)
 SE_CAP(remote_net_is_export_to_dpa_supported, DOCA_ERROR_NOT_SUPPORTED)

@@ -31,9 +31,14 @@ static uint32_t get_le32(const uint8_t *p)
 	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-static bool part_ok(const uint8_t *p, size_t len)
+static size_t max_inner(bool net)
 {
-	return p != NULL && len != 0 && len <= SE_DESC_MAX_INNER;
+	return net ? SE_DESC_MAX_NET_INNER : SE_DESC_MAX_INNER;
+}
+
+static bool part_ok(const uint8_t *p, size_t len, bool net)
+{
+	return p != NULL && len != 0 && len <= max_inner(net);
 }
 
 size_t sync_event_desc_encode(const struct se_desc_parts *parts, uint8_t *out, size_t room)
@@ -41,12 +46,12 @@ size_t sync_event_desc_encode(const struct se_desc_parts *parts, uint8_t *out, s
 	bool value = parts->value != NULL;
 	size_t total = SE_DESC_HDR_LEN + parts->block_len + (value ? 4 + parts->value_len : 0);
 
-	if (out == NULL || !part_ok(parts->block, parts->block_len) ||
-	    (value && !part_ok(parts->value, parts->value_len)) || room < total)
+	if (out == NULL || (value && parts->net) || !part_ok(parts->block, parts->block_len, parts->net) ||
+	    (value && !part_ok(parts->value, parts->value_len, false)) || room < total)
 		return 0;
 	put_le32(out, SE_DESC_MAGIC);
 	put_le16(out + 4, SE_DESC_VERSION);
-	put_le16(out + 6, value ? SE_DESC_F_VALUE : 0);
+	put_le16(out + 6, (uint16_t)((value ? SE_DESC_F_VALUE : 0) | (parts->net ? SE_DESC_F_NET : 0)));
 	put_le32(out + 8, (uint32_t)parts->block_len);
 	memcpy(out + SE_DESC_HDR_LEN, parts->block, parts->block_len);
 	if (value) {
@@ -59,7 +64,7 @@ size_t sync_event_desc_encode(const struct se_desc_parts *parts, uint8_t *out, s
 }
 
 /* Take a length-prefixed part at [*at, end): 4 bytes of length, then that many. */
-static bool take_part(const uint8_t *buf, size_t end, size_t *at, bool prefixed, uint32_t n_if_not,
+static bool take_part(const uint8_t *buf, size_t end, size_t *at, bool prefixed, uint32_t n_if_not, size_t max,
 		      const uint8_t **part, size_t *part_len)
 {
 	uint32_t n = n_if_not;
@@ -71,7 +76,7 @@ static bool take_part(const uint8_t *buf, size_t end, size_t *at, bool prefixed,
 		*at += 4;
 	}
 	/* Compare against what is left, so nothing can wrap. */
-	if (n == 0 || n > SE_DESC_MAX_INNER || n > end - *at)
+	if (n == 0 || n > max || n > end - *at)
 		return false;
 	*part = buf + *at;
 	*part_len = n;
@@ -81,7 +86,7 @@ static bool take_part(const uint8_t *buf, size_t end, size_t *at, bool prefixed,
 
 doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, struct se_desc_parts *parts, const char **why)
 {
-	struct se_desc_parts p = {NULL, 0, NULL, 0};
+	struct se_desc_parts p = {NULL, 0, NULL, 0, false};
 	size_t at = SE_DESC_HDR_LEN;
 	uint16_t flags;
 
@@ -98,15 +103,21 @@ doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, struct se_de
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
 	flags = get_le16(buf + 6);
-	if ((flags & ~SE_DESC_F_VALUE) != 0) {
+	if ((flags & ~(SE_DESC_F_VALUE | SE_DESC_F_NET)) != 0) {
 		*why = "unknown flags are set";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!take_part(buf, len, &at, false, get_le32(buf + 8), &p.block, &p.block_len)) {
+	if ((flags & SE_DESC_F_VALUE) != 0 && (flags & SE_DESC_F_NET) != 0) {
+		*why = "a network export has one memory descriptor, not a separate value";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	p.net = (flags & SE_DESC_F_NET) != 0;
+	if (!take_part(buf, len, &at, false, get_le32(buf + 8), max_inner(p.net), &p.block, &p.block_len)) {
 		*why = "the block's memory descriptor is empty, too large or truncated";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((flags & SE_DESC_F_VALUE) != 0 && !take_part(buf, len, &at, true, 0, &p.value, &p.value_len)) {
+	if ((flags & SE_DESC_F_VALUE) != 0 &&
+	    !take_part(buf, len, &at, true, 0, SE_DESC_MAX_INNER, &p.value, &p.value_len)) {
 		*why = "the value's memory descriptor is empty, too large or truncated";
 		return DOCA_ERROR_INVALID_VALUE;
 	}

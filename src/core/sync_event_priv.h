@@ -26,8 +26,12 @@
  *     4      2 version (1)
  *     6      2 flags: bit 0 SE_DESC_F_VALUE, the value lives apart (set_addr or
  *              set_doca_buf in shareable memory) and its own descriptor follows;
- *              other bits zero
- *     8      4 length n of the block's link descriptor (1..SE_DESC_MAX_INNER)
+ *              bit 1 SE_DESC_F_NET, an export to a network peer
+ *              (doca_sync_event_export_to_remote_net): the one descriptor is the
+ *              RDMA memory descriptor of the value's 8 bytes (src/rdma), never
+ *              with bit 0; other bits zero
+ *     8      4 length n of the block's link descriptor (1..SE_DESC_MAX_INNER;
+ *              with SE_DESC_F_NET the RDMA descriptor's, 1..SE_DESC_MAX_NET_INNER)
  *    12      n link descriptor of the shared block (link/export_desc_priv.h)
  *  with SE_DESC_F_VALUE:
  *  12+n      4 length m of the value's link descriptor (1..SE_DESC_MAX_INNER)
@@ -39,6 +43,7 @@
 #ifndef FERRY_SYNC_EVENT_PRIV_H_
 #define FERRY_SYNC_EVENT_PRIV_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,9 +61,13 @@ struct sync_event_shared {
 #define SE_DESC_MAGIC     0x45595246u /* "FRYE" read little-endian */
 #define SE_DESC_VERSION   1u
 #define SE_DESC_F_VALUE   1u
+#define SE_DESC_F_NET     2u
 #define SE_DESC_HDR_LEN   12u
 #define SE_DESC_MAX_INNER 512u
 #define SE_DESC_MAX_LEN   (SE_DESC_HDR_LEN + 2 * SE_DESC_MAX_INNER + 4)
+/* An RDMA memory descriptor carries UCX's packed remote key (src/rdma/rdma_desc_priv.h: at most 8236 bytes). */
+#define SE_DESC_MAX_NET_INNER 8448u
+#define SE_DESC_MAX_NET_LEN   (SE_DESC_HDR_LEN + SE_DESC_MAX_NET_INNER)
 
 /** The link descriptors inside a sync event descriptor (pointers into its bytes). */
 struct se_desc_parts {
@@ -66,6 +75,7 @@ struct se_desc_parts {
 	size_t block_len;
 	const uint8_t *value; /* the value's, or NULL when it lives in the block */
 	size_t value_len;
+	bool net; /* SE_DESC_F_NET: block is the value's RDMA memory descriptor, value is NULL */
 };
 
 /**

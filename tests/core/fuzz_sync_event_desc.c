@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct se_desc_parts parts;
 	const char *why = NULL;
-	uint8_t again[SE_DESC_MAX_LEN];
+	uint8_t again[SE_DESC_MAX_NET_LEN];
 
 	if (sync_event_desc_decode(data, size, &parts, &why) != DOCA_SUCCESS) {
 		if (why == NULL)
@@ -60,7 +60,7 @@ static uint64_t next_rand(void)
 /* Every truncation and extension, every single-bit flip, then random edits and bytes. */
 static int mutate(const uint8_t *valid, size_t n, unsigned expect_accepted)
 {
-	uint8_t buf[SE_DESC_MAX_LEN + 16];
+	uint8_t buf[SE_DESC_MAX_NET_LEN + 16];
 	struct se_desc_parts back;
 	const char *why = NULL;
 	unsigned accepted = 0;
@@ -97,12 +97,17 @@ static int mutate(const uint8_t *valid, size_t n, unsigned expect_accepted)
 
 int main(void)
 {
-	uint8_t inner[100], one[SE_DESC_MAX_LEN], two[SE_DESC_MAX_LEN];
-	struct se_desc_parts block_only = {inner, sizeof(inner), NULL, 0};
-	struct se_desc_parts both = {inner, 60, inner + 60, 40};
+	static uint8_t big[SE_DESC_MAX_NET_INNER + 1], big_out[SE_DESC_MAX_NET_LEN + 4];
+	uint8_t inner[100], one[SE_DESC_MAX_LEN], two[SE_DESC_MAX_LEN], net[SE_DESC_MAX_LEN];
+	struct se_desc_parts block_only = {inner, sizeof(inner), NULL, 0, false};
+	struct se_desc_parts both = {inner, 60, inner + 60, 40, false};
+	struct se_desc_parts net_only = {inner, sizeof(inner), NULL, 0, true};
+	struct se_desc_parts net_value = {inner, 60, inner + 60, 40, true};
+	struct se_desc_parts net_big = {big, SE_DESC_MAX_NET_INNER, NULL, 0, true};
+	struct se_desc_parts pci_big = {big, SE_DESC_MAX_INNER + 1, NULL, 0, false};
 	struct se_desc_parts back;
 	const char *why = NULL;
-	size_t n1, n2;
+	size_t n1, n2, n3;
 
 	for (size_t i = 0; i < sizeof(inner); i++)
 		inner[i] = (uint8_t)(i * 7 + 1);
@@ -116,7 +121,26 @@ int main(void)
 		fprintf(stderr, "the valid descriptors do not round-trip\n");
 		return 1;
 	}
-	if (mutate(one, n1, sizeof(inner) * 8) != 0 || mutate(two, n2, sizeof(inner) * 8) != 0)
+	/* A network export: one RDMA descriptor, up to its own larger bound; never with a separate value. */
+	n3 = sync_event_desc_encode(&net_only, net, sizeof(net));
+	if (n3 != n1 || sync_event_desc_decode(net, n3, &back, &why) != DOCA_SUCCESS || !back.net ||
+	    back.value != NULL || memcmp(back.block, inner, sizeof(inner)) != 0 ||
+	    sync_event_desc_encode(&net_value, two, sizeof(two)) != 0 ||
+	    sync_event_desc_encode(&net_big, big_out, sizeof(big_out)) != SE_DESC_MAX_NET_LEN ||
+	    sync_event_desc_decode(big_out, SE_DESC_MAX_NET_LEN, &back, &why) != DOCA_SUCCESS ||
+	    sync_event_desc_encode(&pci_big, big_out, sizeof(big_out)) != 0) {
+		fprintf(stderr, "network descriptors are not framed as documented\n");
+		return 1;
+	}
+	big_out[6] = SE_DESC_F_VALUE | SE_DESC_F_NET;
+	if (sync_event_desc_decode(big_out, SE_DESC_MAX_NET_LEN, &back, &why) == DOCA_SUCCESS) {
+		fprintf(stderr, "a network descriptor with a separate value was accepted\n");
+		return 1;
+	}
+	n2 = sync_event_desc_encode(&both, two, sizeof(two));
+	/* Flipping the NET flag of a lone block is accepted (the other kind's import refuses it); of two parts, not. */
+	if (mutate(one, n1, sizeof(inner) * 8 + 1) != 0 || mutate(two, n2, sizeof(inner) * 8) != 0 ||
+	    mutate(net, n3, sizeof(inner) * 8 + 1) != 0)
 		return 1;
 	printf("sync event descriptor: all mutations handled\n");
 	return 0;

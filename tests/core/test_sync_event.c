@@ -139,6 +139,9 @@ static void test_no_dpa_gpu_net(void **state)
 	const uint8_t *data = NULL;
 	size_t sz = 0;
 	const uint8_t blob[16] = {0};
+	uint8_t net_inner[16] = {1}, net_blob[SE_DESC_HDR_LEN + 16];
+	struct se_desc_parts net_parts = {net_inner, sizeof(net_inner), NULL, 0, true};
+	struct doca_sync_event *bad = NULL;
 
 	(void)state;
 	ferry_test_log_reset();
@@ -149,15 +152,33 @@ static void test_no_dpa_gpu_net(void **state)
 	assert_logged("no GPU");
 	assert_int_equal(doca_sync_event_add_publisher_location_gpu(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(doca_sync_event_add_subscriber_location_dpa(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
-	ferry_test_log_reset();
-	assert_int_equal(doca_sync_event_add_publisher_location_remote_net(ev), DOCA_ERROR_NOT_SUPPORTED);
-	assert_logged("no RDMA transport");
 	assert_int_equal(doca_sync_event_get_dpa_handle(ev, NULL, &h), DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(doca_sync_event_get_gpu_handle(ev, NULL, &gh), DOCA_ERROR_NOT_SUPPORTED);
+	/* Network peers: configuring is fine; exporting needs DOCA RDMA, which this program does not load. */
+	ferry_test_log_reset();
+	assert_int_equal(doca_sync_event_export_to_remote_net(ev, &data, &sz), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("has no network publisher");
+	assert_int_equal(doca_sync_event_add_publisher_location_remote_net(ev), DOCA_SUCCESS);
+	ferry_test_log_reset();
 	assert_int_equal(doca_sync_event_export_to_remote_net(ev, &data, &sz), DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("DOCA RDMA is not loaded in this process");
+	ferry_test_log_reset();
 	assert_int_equal(doca_sync_event_remote_net_create_from_export(dev, blob, sizeof(blob), &rn),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("descriptor refused");
+	assert_int_equal(sync_event_desc_encode(&net_parts, net_blob, sizeof(net_blob)), SE_DESC_HDR_LEN + 16);
+	ferry_test_log_reset();
+	assert_int_equal(doca_sync_event_remote_net_create_from_export(dev, net_blob, SE_DESC_HDR_LEN + 16, &rn),
 			 DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("DOCA RDMA is not loaded in this process");
 	assert_null(rn);
+	ferry_test_log_reset();
+	assert_int_equal(doca_sync_event_create_from_export(dev, net_blob, SE_DESC_HDR_LEN + 16, &bad),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_sync_event_remote_net_create_from_export takes it");
+	assert_null(bad);
+	assert_int_equal(doca_sync_event_remote_net_destroy((struct doca_sync_event_remote_net *)(void *)net_blob),
+			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_sync_event_remote_net_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_sync_event_get_dpa_handle(NULL, NULL, &h), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_sync_event_destroy(ev), DOCA_SUCCESS);
@@ -1067,7 +1088,7 @@ static void test_rogue_descriptors(void **state)
 	assert_int_equal(doca_sync_event_create_from_export(host, mdesc, mlen, &imp), DOCA_ERROR_INVALID_VALUE);
 	assert_logged("not a sync event descriptor");
 	/* Wrapped as one: a read-only range, not shareable memory: refused by the link or by the event. */
-	struct se_desc_parts wrapped = {mdesc, mlen, NULL, 0};
+	struct se_desc_parts wrapped = {mdesc, mlen, NULL, 0, false};
 	size_t wlen = sync_event_desc_encode(&wrapped, buf, sizeof(buf));
 	assert_true(wlen > 0);
 	ferry_test_log_reset();
