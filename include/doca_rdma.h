@@ -547,6 +547,118 @@ DOCA_EXPERIMENTAL void doca_rdma_task_write_imm_set_rdma_connection(struct doca_
 DOCA_EXPERIMENTAL const struct doca_rdma_connection *doca_rdma_task_write_imm_get_rdma_connection(
 	const struct doca_rdma_task_write_imm *task);
 
+/*
+ * ---- sync events of a network peer ----
+ * A struct doca_sync_event_remote_net comes from
+ * doca_sync_event_remote_net_create_from_export (doca_sync_event.h) on the
+ * peer's doca_sync_event_export_to_remote_net descriptor. Each task reaches
+ * the event's 64-bit value over a connection to the exporting program: get
+ * reads it into the free space after dst_buf's data (data_len grows by 8),
+ * notify_set writes the 8 bytes of src_buf's data (its data_len must be 8),
+ * notify_add adds add_data atomically and puts the value before the add after
+ * result_buf's data (data_len grows by 8). The exporter's waiters see the new
+ * value (within a millisecond: RDMA writes wake no sleeper).
+ */
+struct doca_sync_event_remote_net;
+struct doca_rdma_task_remote_net_sync_event_get;
+struct doca_rdma_task_remote_net_sync_event_notify_set;
+struct doca_rdma_task_remote_net_sync_event_notify_add;
+
+typedef void (*doca_rdma_task_remote_net_sync_event_get_completion_cb_t)(
+	struct doca_rdma_task_remote_net_sync_event_get *task, union doca_data task_user_data,
+	union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t)(
+	struct doca_rdma_task_remote_net_sync_event_notify_set *task, union doca_data task_user_data,
+	union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t)(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task, union doca_data task_user_data,
+	union doca_data ctx_user_data);
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_rdma_cap_task_remote_net_sync_event_get_is_supported(const struct doca_devinfo *devinfo);
+DOCA_EXPERIMENTAL doca_error_t
+doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(const struct doca_devinfo *devinfo);
+DOCA_EXPERIMENTAL doca_error_t
+doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(const struct doca_devinfo *devinfo);
+
+/* get: the event's value, read into dst_buf */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_remote_net_sync_event_get_set_conf(
+	struct doca_rdma *rdma, doca_rdma_task_remote_net_sync_event_get_completion_cb_t successful_task_completion_cb,
+	doca_rdma_task_remote_net_sync_event_get_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
+	struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+	const struct doca_sync_event_remote_net *event, struct doca_buf *dst_buf, union doca_data user_data,
+	struct doca_rdma_task_remote_net_sync_event_get **task);
+DOCA_EXPERIMENTAL struct doca_task *doca_rdma_task_remote_net_sync_event_get_as_task(
+	struct doca_rdma_task_remote_net_sync_event_get *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_get_set_sync_event(
+	struct doca_rdma_task_remote_net_sync_event_get *task, const struct doca_sync_event_remote_net *event);
+DOCA_EXPERIMENTAL const struct doca_sync_event_remote_net *doca_rdma_task_remote_net_sync_event_get_get_sync_event(
+	const struct doca_rdma_task_remote_net_sync_event_get *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_get_set_dst_buf(
+	struct doca_rdma_task_remote_net_sync_event_get *task, struct doca_buf *dst_buf);
+DOCA_EXPERIMENTAL struct doca_buf *doca_rdma_task_remote_net_sync_event_get_get_dst_buf(
+	const struct doca_rdma_task_remote_net_sync_event_get *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_get_set_rdma_connection(
+	struct doca_rdma_task_remote_net_sync_event_get *task, struct doca_rdma_connection *rdma_connection);
+DOCA_EXPERIMENTAL const struct doca_rdma_connection *doca_rdma_task_remote_net_sync_event_get_get_rdma_connection(
+	const struct doca_rdma_task_remote_net_sync_event_get *task);
+/** @brief Bytes the last successful get read: 8. */
+DOCA_EXPERIMENTAL uint32_t
+doca_rdma_task_remote_net_sync_event_get_get_result_len(const struct doca_rdma_task_remote_net_sync_event_get *task);
+
+/* notify_set: the event's value becomes the 8 bytes of src_buf */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
+	struct doca_rdma *rdma,
+	doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t successful_task_completion_cb,
+	doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+	struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection, struct doca_sync_event_remote_net *event,
+	const struct doca_buf *src_buf, union doca_data user_data,
+	struct doca_rdma_task_remote_net_sync_event_notify_set **task);
+DOCA_EXPERIMENTAL struct doca_task *doca_rdma_task_remote_net_sync_event_notify_set_as_task(
+	struct doca_rdma_task_remote_net_sync_event_notify_set *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_notify_set_set_sync_event(
+	struct doca_rdma_task_remote_net_sync_event_notify_set *task, struct doca_sync_event_remote_net *event);
+DOCA_EXPERIMENTAL struct doca_sync_event_remote_net *doca_rdma_task_remote_net_sync_event_notify_set_get_sync_event(
+	const struct doca_rdma_task_remote_net_sync_event_notify_set *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_notify_set_set_src_buf(
+	struct doca_rdma_task_remote_net_sync_event_notify_set *task, const struct doca_buf *src_buf);
+DOCA_EXPERIMENTAL const struct doca_buf *doca_rdma_task_remote_net_sync_event_notify_set_get_src_buf(
+	const struct doca_rdma_task_remote_net_sync_event_notify_set *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_notify_set_set_rdma_connection(
+	struct doca_rdma_task_remote_net_sync_event_notify_set *task, struct doca_rdma_connection *rdma_connection);
+DOCA_EXPERIMENTAL const struct doca_rdma_connection *doca_rdma_task_remote_net_sync_event_notify_set_get_rdma_connection(
+	const struct doca_rdma_task_remote_net_sync_event_notify_set *task);
+
+/* notify_add: add_data is added atomically; the value before it goes to result_buf */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
+	struct doca_rdma *rdma,
+	doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t successful_task_completion_cb,
+	doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+	struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection, struct doca_sync_event_remote_net *event,
+	struct doca_buf *result_buf, uint64_t add_data, union doca_data user_data,
+	struct doca_rdma_task_remote_net_sync_event_notify_add **task);
+DOCA_EXPERIMENTAL struct doca_task *doca_rdma_task_remote_net_sync_event_notify_add_as_task(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_notify_add_set_sync_event(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task, struct doca_sync_event_remote_net *event);
+DOCA_EXPERIMENTAL struct doca_sync_event_remote_net *doca_rdma_task_remote_net_sync_event_notify_add_get_sync_event(
+	const struct doca_rdma_task_remote_net_sync_event_notify_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_notify_add_set_result_buf(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task, struct doca_buf *result_buf);
+DOCA_EXPERIMENTAL struct doca_buf *doca_rdma_task_remote_net_sync_event_notify_add_get_result_buf(
+	const struct doca_rdma_task_remote_net_sync_event_notify_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_notify_add_set_add_data(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task, uint64_t add_data);
+DOCA_EXPERIMENTAL uint64_t doca_rdma_task_remote_net_sync_event_notify_add_get_add_data(
+	const struct doca_rdma_task_remote_net_sync_event_notify_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_remote_net_sync_event_notify_add_set_rdma_connection(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task, struct doca_rdma_connection *rdma_connection);
+DOCA_EXPERIMENTAL const struct doca_rdma_connection *doca_rdma_task_remote_net_sync_event_notify_add_get_rdma_connection(
+	const struct doca_rdma_task_remote_net_sync_event_notify_add *task);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,8 +12,7 @@
 #                        (default <build dir>/doca-samples.log)
 #
 # Only the libraries Ferry offers: every directory under samples/doca_common,
-# samples/doca_dma, samples/doca_comch and samples/doca_rdma (but the RDMA
-# sync-event pair: Ferry has no remote net sync-event tasks yet) that has a
+# samples/doca_dma, samples/doca_comch and samples/doca_rdma that has a
 # meson.build.public. The RDMA pairs run over UCX_TLS=sm,self (unless the
 # caller's environment names transports), exchanging their descriptor files as
 # NVIDIA's README says, with Enter fed to each side in turn. A
@@ -107,7 +106,6 @@ for lib in doca_common doca_dma doca_comch doca_rdma; do
 		d=${d%/}
 		[ -f "$d/meson.build.public" ] || continue
 		name=$(basename "$d")
-		case "$name" in rdma_sync_event_*) continue ;; esac
 		names+=("$name")
 		cp "$d/meson.build.public" "$d/meson.build"
 		built[$name]=yes
@@ -322,6 +320,7 @@ run_rdma_pair rdma_receive_immediate rdma_send_immediate "" "-s Hello_from_Ferry
 run_rdma_pair rdma_write_responder rdma_write_requester "" "-w Written_by_Ferry"
 run_rdma_pair rdma_write_immediate_responder rdma_write_immediate_requester "" "-w Written_by_Ferry"
 run_rdma_pair rdma_read_responder rdma_read_requester "-r Read_from_Ferry" ""
+run_rdma_pair rdma_sync_event_responder rdma_sync_event_requester "" ""
 
 nran=0
 nok=0

@@ -180,6 +180,9 @@ struct ferry_ctx_ops {
 };
 
 /** Generic context; embedded in every context type. */
+/* Task types one context may have (DOCA RDMA has the most: 11). */
+#define FERRY_CTX_MAX_TASK_TYPES 16
+
 struct doca_ctx {
 	const struct ferry_ctx_ops *ops;
 	const char *name; /* "dma", "comch_server", ... for log lines */
@@ -189,7 +192,7 @@ struct doca_ctx {
 	uint32_t num_inflight;
 	union doca_data user_data;
 	doca_ctx_state_changed_callback_t state_changed_cb;
-	struct ferry_task_pool *pools[8];
+	struct ferry_task_pool *pools[FERRY_CTX_MAX_TASK_TYPES];
 	uint32_t num_pools;
 	bool orphan_logged;       /* a task was freed in flight: said once per context */
 	doca_error_t fail_status; /* why ferry_ctx_fail last stopped it; DOCA_SUCCESS since doca_ctx_start */

@@ -64,7 +64,7 @@
 
 FERRY_LOG_MODULE("sync_event");
 
-#define NO_NET                                                                                    \
+#define NO_NET                                                                                      \
 	"DOCA RDMA is not loaded in this process (link the program with doca-rdma): network peers " \
 	"reach an event through it"
 
@@ -555,9 +555,10 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE(err, "descriptor refused (%zu bytes): %s", sz, why);
 	if (parts.net)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "the descriptor is an export to a network peer (doca_sync_event_export_to_remote_net); "
-				  "doca_sync_event_remote_net_create_from_export takes it");
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"the descriptor is an export to a network peer (doca_sync_event_export_to_remote_net); "
+			"doca_sync_event_remote_net_create_from_export takes it");
 	machine = ferry_devinfo_machine(doca_dev_as_devinfo(dev));
 	err = ferry_link_import_open(parts.block, parts.block_len, machine, FERRY_LINK_IMPORT_ANYWHERE, call, &imp,
 				     &view);
@@ -637,9 +638,10 @@ doca_error_t doca_sync_event_remote_net_create_from_export(struct doca_dev *dev,
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE(err, "descriptor refused (%zu bytes): %s", sz, why);
 	if (!parts.net)
-		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "the descriptor is an export to the PCIe peer (doca_sync_event_export_to_remote_pci); "
-				  "doca_sync_event_create_from_export takes it");
+		return FERRY_RULE(
+			DOCA_ERROR_INVALID_VALUE,
+			"the descriptor is an export to the PCIe peer (doca_sync_event_export_to_remote_pci); "
+			"doca_sync_event_create_from_export takes it");
 	if (ops == NULL)
 		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED, NO_NET);
 	ev = ferry_calloc(1, sizeof(*ev));

@@ -58,13 +58,13 @@ struct sync_event_shared {
 	uint64_t bells[SE_BELLS];
 };
 
-#define SE_DESC_MAGIC     0x45595246u /* "FRYE" read little-endian */
-#define SE_DESC_VERSION   1u
-#define SE_DESC_F_VALUE   1u
-#define SE_DESC_F_NET     2u
-#define SE_DESC_HDR_LEN   12u
-#define SE_DESC_MAX_INNER 512u
-#define SE_DESC_MAX_LEN   (SE_DESC_HDR_LEN + 2 * SE_DESC_MAX_INNER + 4)
+#define SE_DESC_MAGIC         0x45595246u /* "FRYE" read little-endian */
+#define SE_DESC_VERSION       1u
+#define SE_DESC_F_VALUE       1u
+#define SE_DESC_F_NET         2u
+#define SE_DESC_HDR_LEN       12u
+#define SE_DESC_MAX_INNER     512u
+#define SE_DESC_MAX_LEN       (SE_DESC_HDR_LEN + 2 * SE_DESC_MAX_INNER + 4)
 /* An RDMA memory descriptor carries UCX's packed remote key (src/rdma/rdma_desc_priv.h: at most 8236 bytes). */
 #define SE_DESC_MAX_NET_INNER 8448u
 #define SE_DESC_MAX_NET_LEN   (SE_DESC_HDR_LEN + SE_DESC_MAX_NET_INNER)

@@ -58,6 +58,10 @@ enum rdma_task_kind {
 	RDMA_TASK_READ,
 	RDMA_TASK_WRITE,
 	RDMA_TASK_WRITE_IMM,
+	/* Sync events of a network peer (doca_sync_event_remote_net): an 8-byte read, write or atomic add. */
+	RDMA_TASK_NET_SE_GET,
+	RDMA_TASK_NET_SE_SET,
+	RDMA_TASK_NET_SE_ADD,
 	RDMA_TASK_KINDS,
 };
 
@@ -182,7 +186,11 @@ struct rdma_task {
 	/* Write destination / read source: remote address and key. */
 	uint64_t remote_addr;
 	ucp_rkey_h rkey;
-	uint8_t *local_ptr;      /* the local side's segment (single buf) */
+	uint8_t *local_ptr; /* the local side's segment (single buf) */
+	/* Network sync events: the event, its import, the add's operand (UCX reads it while the atomic runs). */
+	const struct doca_sync_event_remote_net *event;
+	const struct ferry_rdma_mem_import *event_imp;
+	uint64_t add_data;
 	struct rdma_msg_hdr hdr; /* the header of a message (UCX reads it while sending) */
 };
 
@@ -203,6 +211,15 @@ struct doca_rdma_task_write {
 	struct rdma_task t;
 };
 struct doca_rdma_task_write_imm {
+	struct rdma_task t;
+};
+struct doca_rdma_task_remote_net_sync_event_get {
+	struct rdma_task t;
+};
+struct doca_rdma_task_remote_net_sync_event_notify_set {
+	struct rdma_task t;
+};
+struct doca_rdma_task_remote_net_sync_event_notify_add {
 	struct rdma_task t;
 };
 
@@ -227,6 +244,12 @@ struct doca_rdma {
 	doca_rdma_task_read_completion_cb_t read_ok, read_err;
 	doca_rdma_task_write_completion_cb_t write_ok, write_err;
 	doca_rdma_task_write_imm_completion_cb_t write_imm_ok, write_imm_err;
+	doca_rdma_task_remote_net_sync_event_get_completion_cb_t remote_net_sync_event_get_ok,
+		remote_net_sync_event_get_err;
+	doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t remote_net_sync_event_notify_set_ok,
+		remote_net_sync_event_notify_set_err;
+	doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t remote_net_sync_event_notify_add_ok,
+		remote_net_sync_event_notify_add_err;
 
 	/* Properties. */
 	uint32_t permissions;

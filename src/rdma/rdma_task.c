@@ -25,14 +25,21 @@
 #include "common/ferry_log.h"
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
+#include "core/ferry_rdma_mem.h"
 #include "rdma/rdma_priv.h"
 
 FERRY_LOG_MODULE("rdma");
 
 const char *const rdma_task_names[RDMA_TASK_KINDS] = {
-	[RDMA_TASK_RECEIVE] = "rdma receive",   [RDMA_TASK_SEND] = "rdma send",
-	[RDMA_TASK_SEND_IMM] = "rdma send_imm", [RDMA_TASK_READ] = "rdma read",
-	[RDMA_TASK_WRITE] = "rdma write",       [RDMA_TASK_WRITE_IMM] = "rdma write_imm",
+	[RDMA_TASK_RECEIVE] = "rdma receive",
+	[RDMA_TASK_SEND] = "rdma send",
+	[RDMA_TASK_SEND_IMM] = "rdma send_imm",
+	[RDMA_TASK_READ] = "rdma read",
+	[RDMA_TASK_WRITE] = "rdma write",
+	[RDMA_TASK_WRITE_IMM] = "rdma write_imm",
+	[RDMA_TASK_NET_SE_GET] = "rdma remote_net_sync_event_get",
+	[RDMA_TASK_NET_SE_SET] = "rdma remote_net_sync_event_notify_set",
+	[RDMA_TASK_NET_SE_ADD] = "rdma remote_net_sync_event_notify_add",
 };
 
 static inline struct doca_rdma *rdma_of(const struct rdma_task *task)
@@ -313,6 +320,74 @@ static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf 
 	return rdma_conn_rkey(task->conn, imp, &task->rkey);
 }
 
+/* ---- network sync events: 8 bytes of the peer's event, read, written or added to ---- */
+
+static const uint32_t net_se_need[RDMA_TASK_KINDS] = {
+	[RDMA_TASK_NET_SE_GET] = DOCA_ACCESS_FLAG_RDMA_READ,
+	[RDMA_TASK_NET_SE_SET] = DOCA_ACCESS_FLAG_RDMA_WRITE,
+	[RDMA_TASK_NET_SE_ADD] = DOCA_ACCESS_FLAG_RDMA_ATOMIC,
+};
+
+/* The exporter registered the value for all three (core checked the import); its context must allow it too. */
+static doca_error_t net_se_access(struct rdma_task *task)
+{
+	uint32_t need = net_se_need[task->kind];
+
+	if ((task->event_imp->access & need) == 0 || (task->conn->peer_perm & need) == 0) {
+		FERRY_ERR("%s task %p: the peer's %s does not allow remote %s", rdma_task_names[task->kind],
+			  (void *)task,
+			  (task->event_imp->access & need) == 0 ? "sync event export"
+								: "RDMA context (doca_rdma_set_permissions)",
+			  need == DOCA_ACCESS_FLAG_RDMA_READ    ? "reads"
+			  : need == DOCA_ACCESS_FLAG_RDMA_WRITE ? "writes"
+								: "atomics");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return rdma_conn_rkey(task->conn, task->event_imp, &task->rkey);
+}
+
+static void issue_net_sync_event(struct rdma_task *task)
+{
+	ucp_request_param_t p;
+	struct rdma_op *op;
+	doca_error_t err = net_se_access(task);
+
+	if (err != DOCA_SUCCESS) {
+		rdma_task_finish(task, err);
+		return;
+	}
+	/* No completion while the task's operations are being issued. */
+	task->awaiting_msg = true;
+	op = op_start(task, &p);
+	if (op != NULL) {
+		switch (task->kind) {
+		case RDMA_TASK_NET_SE_GET:
+			op_issued(op, ucp_get_nbx(task->conn->ep, task->local_ptr, sizeof(uint64_t), task->remote_addr,
+						  task->rkey, &p));
+			break;
+		case RDMA_TASK_NET_SE_SET:
+			task->conn->wrote = true;
+			op_issued(op, ucp_put_nbx(task->conn->ep, task->local_ptr, sizeof(uint64_t), task->remote_addr,
+						  task->rkey, &p));
+			/* Complete once the value is in the peer's memory, as a write does. */
+			op = op_start(task, &p);
+			if (op != NULL)
+				op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
+			break;
+		default: /* RDMA_TASK_NET_SE_ADD */
+			p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+			p.datatype = ucp_dt_make_contig(sizeof(uint64_t));
+			p.reply_buffer = task->local_ptr;
+			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_ADD, &task->add_data, 1,
+							task->remote_addr, task->rkey, &p));
+			break;
+		}
+	}
+	task->awaiting_msg = false;
+	if (task->pending == 0)
+		rdma_task_finish(task, DOCA_SUCCESS);
+}
+
 void rdma_task_issue(struct rdma_task *task)
 {
 	ucp_request_param_t p;
@@ -378,6 +453,11 @@ void rdma_task_issue(struct rdma_task *task)
 		}
 		if (task->pending == 0)
 			rdma_task_finish(task, DOCA_SUCCESS);
+		return;
+	case RDMA_TASK_NET_SE_GET:
+	case RDMA_TASK_NET_SE_SET:
+	case RDMA_TASK_NET_SE_ADD:
+		issue_net_sync_event(task);
 		return;
 	default:
 		err = DOCA_ERROR_UNEXPECTED;
@@ -507,6 +587,44 @@ static doca_error_t check_remote_range(const struct rdma_task *task, const struc
 	return DOCA_SUCCESS;
 }
 
+/* The event must be one doca_sync_event_remote_net_create_from_export made; the local buf holds 8 bytes. */
+static doca_error_t check_net_sync_event(struct rdma_task *task)
+{
+	const char *name = rdma_task_names[task->kind];
+	bool is_set = task->kind == RDMA_TASK_NET_SE_SET;
+	const struct doca_buf *local = is_set ? task->src : task->dst;
+	const char *side = is_set ? "source" : task->kind == RDMA_TASK_NET_SE_GET ? "destination" : "result";
+	const void *imp;
+	doca_error_t err;
+
+	if (!ferry_sync_event_remote_net_view(task->event, "doca_task_submit", &imp, &task->remote_addr))
+		return DOCA_ERROR_INVALID_VALUE;
+	task->event_imp = imp;
+	if (local == NULL)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE, "%s task %p has no %s buf", name,
+				     (void *)task, side);
+	err = check_buf(task, local, side, false, !is_set);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (is_set) {
+		if (ferry_buf_data_len(local) != sizeof(uint64_t))
+			return FERRY_RULE_IN(
+				"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				"%s task %p: the source buf holds %zu bytes of data; an event's value is 8", name,
+				(void *)task, ferry_buf_data_len(local));
+		task->local_ptr = (uint8_t *)ferry_buf_data(local);
+	} else {
+		if (ferry_buf_room_after_data(task->dst) < sizeof(uint64_t))
+			return FERRY_RULE_IN(
+				"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				"%s task %p: the %s buf has %zu free bytes after its data; the value needs 8", name,
+				(void *)task, side, ferry_buf_room_after_data(task->dst));
+		task->local_ptr = ferry_buf_data_end(task->dst);
+	}
+	task->bytes = sizeof(uint64_t);
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t check_task(struct rdma_task *task)
 {
 	const char *name = rdma_task_names[task->kind];
@@ -568,6 +686,10 @@ static doca_error_t check_task(struct rdma_task *task)
 		if (err != DOCA_SUCCESS)
 			return err;
 		return check_remote_range(task, task->dst, task->remote_addr, task->bytes);
+	case RDMA_TASK_NET_SE_GET:
+	case RDMA_TASK_NET_SE_SET:
+	case RDMA_TASK_NET_SE_ADD:
+		return check_net_sync_event(task);
 	default:
 		return DOCA_ERROR_UNEXPECTED;
 	}
@@ -630,6 +752,10 @@ void rdma_task_deliver(struct rdma_task *task)
 			break;
 		case RDMA_TASK_WRITE_IMM:
 			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + task->written);
+			break;
+		case RDMA_TASK_NET_SE_GET:
+		case RDMA_TASK_NET_SE_ADD:
+			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + sizeof(uint64_t));
 			break;
 		default:
 			break;
@@ -784,11 +910,20 @@ RDMA_TASK_COMMON(send_imm, RDMA_TASK_SEND_IMM)
 RDMA_TASK_COMMON(read, RDMA_TASK_READ)
 RDMA_TASK_COMMON(write, RDMA_TASK_WRITE)
 RDMA_TASK_COMMON(write_imm, RDMA_TASK_WRITE_IMM)
+RDMA_TASK_COMMON(remote_net_sync_event_get, RDMA_TASK_NET_SE_GET)
+RDMA_TASK_COMMON(remote_net_sync_event_notify_set, RDMA_TASK_NET_SE_SET)
+RDMA_TASK_COMMON(remote_net_sync_event_notify_add, RDMA_TASK_NET_SE_ADD)
 
 const ferry_task_complete_fn rdma_task_trampolines[RDMA_TASK_KINDS] = {
-	[RDMA_TASK_RECEIVE] = receive_trampoline,   [RDMA_TASK_SEND] = send_trampoline,
-	[RDMA_TASK_SEND_IMM] = send_imm_trampoline, [RDMA_TASK_READ] = read_trampoline,
-	[RDMA_TASK_WRITE] = write_trampoline,       [RDMA_TASK_WRITE_IMM] = write_imm_trampoline,
+	[RDMA_TASK_RECEIVE] = receive_trampoline,
+	[RDMA_TASK_SEND] = send_trampoline,
+	[RDMA_TASK_SEND_IMM] = send_imm_trampoline,
+	[RDMA_TASK_READ] = read_trampoline,
+	[RDMA_TASK_WRITE] = write_trampoline,
+	[RDMA_TASK_WRITE_IMM] = write_imm_trampoline,
+	[RDMA_TASK_NET_SE_GET] = remote_net_sync_event_get_trampoline,
+	[RDMA_TASK_NET_SE_SET] = remote_net_sync_event_notify_set_trampoline,
+	[RDMA_TASK_NET_SE_ADD] = remote_net_sync_event_notify_add_trampoline,
 };
 
 RDMA_TASK_CONN(send)
@@ -807,6 +942,57 @@ RDMA_TASK_DST(write)
 RDMA_TASK_DST(write_imm)
 RDMA_TASK_IMM(send_imm)
 RDMA_TASK_IMM(write_imm)
+RDMA_TASK_CONN(remote_net_sync_event_get)
+RDMA_TASK_CONN(remote_net_sync_event_notify_set)
+RDMA_TASK_CONN(remote_net_sync_event_notify_add)
+RDMA_TASK_DST(remote_net_sync_event_get)
+RDMA_TASK_SRC(remote_net_sync_event_notify_set)
+
+/* The event of a network sync event task; QUAL is const where DOCA's getter returns a const event. */
+#define RDMA_TASK_EVENT(X, QUAL)                                                                                     \
+	void doca_rdma_task_##X##_set_sync_event(struct doca_rdma_task_##X *task,                                    \
+						 QUAL struct doca_sync_event_remote_net *event)                      \
+	{                                                                                                            \
+		if (task != NULL && settable(&task->t, __func__))                                                    \
+			task->t.event = event;                                                                       \
+	}                                                                                                            \
+	QUAL struct doca_sync_event_remote_net *doca_rdma_task_##X##_get_sync_event(                                 \
+		const struct doca_rdma_task_##X *task)                                                               \
+	{                                                                                                            \
+		/* Only a non-const event is stored where DOCA's getter returns one (notify_set, notify_add). */     \
+		return gettable(task, __func__) ? (QUAL struct doca_sync_event_remote_net *)(uintptr_t)task->t.event \
+						: NULL;                                                              \
+	}
+
+RDMA_TASK_EVENT(remote_net_sync_event_get, const)
+RDMA_TASK_EVENT(remote_net_sync_event_notify_set, )
+RDMA_TASK_EVENT(remote_net_sync_event_notify_add, )
+
+void doca_rdma_task_remote_net_sync_event_notify_add_set_result_buf(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task, struct doca_buf *result_buf)
+{
+	if (task != NULL && settable(&task->t, __func__))
+		task->t.dst = result_buf;
+}
+
+struct doca_buf *doca_rdma_task_remote_net_sync_event_notify_add_get_result_buf(
+	const struct doca_rdma_task_remote_net_sync_event_notify_add *task)
+{
+	return gettable(task, __func__) ? task->t.dst : NULL;
+}
+
+void doca_rdma_task_remote_net_sync_event_notify_add_set_add_data(
+	struct doca_rdma_task_remote_net_sync_event_notify_add *task, uint64_t add_data)
+{
+	if (task != NULL && settable(&task->t, __func__))
+		task->t.add_data = add_data;
+}
+
+uint64_t doca_rdma_task_remote_net_sync_event_notify_add_get_add_data(
+	const struct doca_rdma_task_remote_net_sync_event_notify_add *task)
+{
+	return gettable(task, __func__) ? task->t.add_data : 0;
+}
 
 /* ---- public: allocation, per type ---- */
 
@@ -900,6 +1086,55 @@ doca_error_t doca_rdma_task_write_imm_allocate_init(struct doca_rdma *rdma,
 	return DOCA_SUCCESS;
 }
 
+doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
+	struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+	const struct doca_sync_event_remote_net *event, struct doca_buf *dst_buf, union doca_data user_data,
+	struct doca_rdma_task_remote_net_sync_event_get **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_NET_SE_GET, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->event = event;
+	t->dst = dst_buf;
+	*task = ferry_container_of(t, struct doca_rdma_task_remote_net_sync_event_get, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+	struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection, struct doca_sync_event_remote_net *event,
+	const struct doca_buf *src_buf, union doca_data user_data,
+	struct doca_rdma_task_remote_net_sync_event_notify_set **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_NET_SE_SET, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->event = event;
+	t->src = src_buf;
+	*task = ferry_container_of(t, struct doca_rdma_task_remote_net_sync_event_notify_set, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+	struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection, struct doca_sync_event_remote_net *event,
+	struct doca_buf *result_buf, uint64_t add_data, union doca_data user_data,
+	struct doca_rdma_task_remote_net_sync_event_notify_add **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_NET_SE_ADD, rdma_connection, user_data, task == NULL, __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->event = event;
+	t->dst = result_buf;
+	t->add_data = add_data;
+	*task = ferry_container_of(t, struct doca_rdma_task_remote_net_sync_event_notify_add, t);
+	return DOCA_SUCCESS;
+}
+
 /* ---- public: results ---- */
 
 enum doca_rdma_opcode doca_rdma_task_receive_get_result_opcode(const struct doca_rdma_task_receive *task)
@@ -926,6 +1161,12 @@ const struct doca_rdma_connection *doca_rdma_task_receive_get_result_rdma_connec
 }
 
 uint32_t doca_rdma_task_read_get_result_len(const struct doca_rdma_task_read *task)
+{
+	return gettable(task, __func__) ? (uint32_t)task->t.bytes : 0;
+}
+
+uint32_t doca_rdma_task_remote_net_sync_event_get_get_result_len(
+	const struct doca_rdma_task_remote_net_sync_event_get *task)
 {
 	return gettable(task, __func__) ? (uint32_t)task->t.bytes : 0;
 }

@@ -76,6 +76,9 @@ SIDE_CBS(send_imm)
 SIDE_CBS(read)
 SIDE_CBS(write)
 SIDE_CBS(write_imm)
+SIDE_CBS(remote_net_sync_event_get)
+SIDE_CBS(remote_net_sync_event_notify_set)
+SIDE_CBS(remote_net_sync_event_notify_add)
 
 static inline struct doca_dev *side_open_dev(void)
 {
@@ -133,6 +136,12 @@ static inline doca_error_t side_prepare(struct side *s, uint32_t rdma_perm, uint
 	TRY(doca_rdma_task_read_set_conf(s->rdma, read_ok_cb, read_err_cb, SIDE_TASKS));
 	TRY(doca_rdma_task_write_set_conf(s->rdma, write_ok_cb, write_err_cb, SIDE_TASKS));
 	TRY(doca_rdma_task_write_imm_set_conf(s->rdma, write_imm_ok_cb, write_imm_err_cb, SIDE_TASKS));
+	TRY(doca_rdma_task_remote_net_sync_event_get_set_conf(s->rdma, remote_net_sync_event_get_ok_cb,
+							      remote_net_sync_event_get_err_cb, SIDE_TASKS));
+	TRY(doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
+		s->rdma, remote_net_sync_event_notify_set_ok_cb, remote_net_sync_event_notify_set_err_cb, SIDE_TASKS));
+	TRY(doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
+		s->rdma, remote_net_sync_event_notify_add_ok_cb, remote_net_sync_event_notify_add_err_cb, SIDE_TASKS));
 	TRY(doca_ctx_set_user_data(s->ctx, ud));
 #undef TRY
 	return DOCA_SUCCESS;

@@ -4,8 +4,14 @@
  * whatever UCX_TLS the suite sets (shared memory or TCP on the loopback
  * interface): argument and state rules, messages of 1 B to 1 MiB checked byte
  * by byte, immediates, writes and reads into an exported mmap, the permission
- * refusals, refused descriptors, and the flush of a stop.
+ * refusals, refused descriptors, the flush of a stop, and a sync event of
+ * the peer read, set and added to over the network while its owner sleeps in
+ * a wait.
  */
+#include <pthread.h>
+
+#include <doca_sync_event.h>
+
 #include "ferry_test.h"
 #include "rdma_fixture.h"
 
@@ -33,16 +39,28 @@ static void pair_connect(struct pair *p)
 	assert_int_equal(doca_rdma_connect(p->b.rdma, da, la, p->cb), DOCA_SUCCESS);
 }
 
-static int pair_setup(void **state)
+/* A requester and a responder whose context grants @p responder_perm. */
+static int pair_setup_with(void **state, uint32_t responder_perm)
 {
 	struct pair *p = calloc(1, sizeof(*p));
 
 	assert_non_null(p);
 	ferry_test_log_reset();
 	assert_int_equal(side_init(&p->a, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, RW_MMAP), DOCA_SUCCESS);
-	assert_int_equal(side_init(&p->b, RESPONDER, RW_MMAP), DOCA_SUCCESS);
+	assert_int_equal(side_init(&p->b, responder_perm, RW_MMAP), DOCA_SUCCESS);
 	*state = p;
 	return 0;
+}
+
+static int pair_setup(void **state)
+{
+	return pair_setup_with(state, RESPONDER);
+}
+
+/* As pair_setup, with B's context also open to remote atomics (network sync events). */
+static int pair_setup_atomic(void **state)
+{
+	return pair_setup_with(state, RESPONDER | DOCA_ACCESS_FLAG_RDMA_ATOMIC);
 }
 
 static int pair_teardown(void **state)
@@ -720,6 +738,267 @@ static void test_stop_inflight(void **state)
 	assert_true(side_stop(&p->b, &p->a));
 }
 
+/* ---- sync events of a network peer ---- */
+
+/* B's event, open to network publishers and exported; A's handle on it. */
+struct net_event {
+	struct doca_sync_event *ev;
+	struct doca_sync_event_remote_net *rn;
+};
+
+static void net_event_make(struct pair *p, struct net_event *n)
+{
+	const uint8_t *blob = NULL;
+	size_t sz = 0;
+
+	assert_int_equal(doca_sync_event_cap_is_export_to_remote_net_supported(doca_dev_as_devinfo(p->b.dev)),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_create(&n->ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_add_publisher_location_remote_net(n->ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_add_subscriber_location_cpu(n->ev, p->b.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_start(n->ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_export_to_remote_net(n->ev, &blob, &sz), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_remote_net_create_from_export(p->a.dev, blob, sz, &n->rn), DOCA_SUCCESS);
+}
+
+static void net_event_drop(struct net_event *n)
+{
+	assert_int_equal(doca_sync_event_remote_net_destroy(n->rn), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_stop(n->ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_destroy(n->ev), DOCA_SUCCESS);
+}
+
+static uint64_t event_value(struct doca_sync_event *ev)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(doca_sync_event_get(ev, &v), DOCA_SUCCESS);
+	return v;
+}
+
+/* A's 8-byte buf at @p off of its memory holding @p value (data_len 8). */
+static struct doca_buf *value_buf(struct side *s, size_t off, uint64_t value)
+{
+	memcpy(s->mem + off, &value, sizeof(value));
+	return side_buf(s, off, sizeof(value), sizeof(value));
+}
+
+static void test_net_sync_event(void **state)
+{
+	struct pair *p = *state;
+	struct net_event n;
+	struct doca_rdma_task_remote_net_sync_event_notify_set *set;
+	struct doca_rdma_task_remote_net_sync_event_get *get;
+	struct doca_rdma_task_remote_net_sync_event_notify_add *add;
+	struct doca_buf *src, *dst, *res;
+	uint64_t got = 0;
+	size_t len = 0;
+
+	pair_connect(p);
+	net_event_make(p, &n);
+	/* set: B's value becomes A's 8 bytes */
+	src = value_buf(&p->a, 0, 0xD0CA);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(p->a.rdma, p->ca, n.rn, src,
+										       (union doca_data){0}, &set),
+			 DOCA_SUCCESS);
+	assert_ptr_equal(doca_rdma_task_remote_net_sync_event_notify_set_get_sync_event(set), n.rn);
+	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	assert_int_equal(event_value(n.ev), 0xD0CA);
+	/* get: B updates locally, A reads it after its data (data_len grows by 8) */
+	assert_int_equal(doca_sync_event_update_set(n.ev, 0xD0CB), DOCA_SUCCESS);
+	dst = side_buf(&p->a, 4096, 64, 8);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_get_allocate_init(p->a.rdma, p->ca, n.rn, dst,
+										(union doca_data){0}, &get),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_get_as_task(get)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 2, WAIT_MS));
+	memcpy(&got, p->a.mem + 4096 + 8, sizeof(got));
+	assert_int_equal(got, 0xD0CB);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_get_get_result_len(get), 8);
+	assert_int_equal(doca_buf_get_data_len(dst, &len), DOCA_SUCCESS);
+	assert_int_equal(len, 16);
+	/* add: atomic, the value before it lands in the result buf */
+	res = side_buf(&p->a, 8192, 8, 0);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(p->a.rdma, p->ca, n.rn, res, 5,
+										       (union doca_data){0}, &add),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_add_get_add_data(add), 5);
+	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 3, WAIT_MS));
+	assert_int_equal(p->a.failed, 0);
+	memcpy(&got, p->a.mem + 8192, sizeof(got));
+	assert_int_equal(got, 0xD0CB);
+	assert_int_equal(event_value(n.ev), 0xD0CB + 5);
+	doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set));
+	doca_task_free(doca_rdma_task_remote_net_sync_event_get_as_task(get));
+	doca_task_free(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	doca_buf_dec_refcount(res, NULL);
+	net_event_drop(&n);
+}
+
+struct waiter {
+	struct doca_sync_event *ev;
+	uint64_t threshold;
+	doca_error_t result;
+};
+
+static void *wait_above(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->result = doca_sync_event_wait_gt(w->ev, w->threshold, UINT64_MAX);
+	return NULL;
+}
+
+/* B's thread sleeps in wait_gt and never progresses; A's adds from 8 tasks in flight still land and wake it. */
+static void test_net_sync_event_owner_blocked(void **state)
+{
+	enum { ADDS = 8 };
+	struct pair *p = *state;
+	struct net_event n;
+	struct doca_rdma_task_remote_net_sync_event_notify_add *add[ADDS];
+	struct doca_buf *res[ADDS];
+	struct waiter w;
+	pthread_t t;
+	uint64_t before[ADDS];
+
+	pair_connect(p);
+	net_event_make(p, &n);
+	w = (struct waiter){n.ev, ADDS * 10 - 1, DOCA_ERROR_UNKNOWN};
+	assert_int_equal(pthread_create(&t, NULL, wait_above, &w), 0);
+	for (int i = 0; i < ADDS; i++) {
+		res[i] = side_buf(&p->a, 8192 + 64 * (size_t)i, 8, 0);
+		assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+					 p->a.rdma, p->ca, n.rn, res[i], 10, (union doca_data){0}, &add[i]),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add[i])),
+				 DOCA_SUCCESS);
+	}
+	/* Only A progresses. */
+	assert_true(side_wait(&p->a, NULL, &p->a.ok, ADDS, WAIT_MS));
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(w.result, DOCA_SUCCESS);
+	assert_int_equal(event_value(n.ev), ADDS * 10);
+	/* Each add saw a distinct value before it: 0, 10, ..., 70 in some order. */
+	for (int i = 0; i < ADDS; i++) {
+		memcpy(&before[i], p->a.mem + 8192 + 64 * (size_t)i, sizeof(before[i]));
+		assert_int_equal(before[i] % 10, 0);
+		for (int j = 0; j < i; j++)
+			assert_int_not_equal(before[i], before[j]);
+		doca_task_free(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add[i]));
+		doca_buf_dec_refcount(res[i], NULL);
+	}
+	net_event_drop(&n);
+}
+
+static void test_net_sync_event_refusals(void **state)
+{
+	struct pair *p = *state;
+	struct net_event n;
+	struct doca_sync_event *plain;
+	struct doca_sync_event_remote_net *rn = NULL;
+	struct doca_rdma_task_remote_net_sync_event_notify_set *set;
+	struct doca_rdma_task_remote_net_sync_event_notify_add *add;
+	struct doca_mmap *exp, *imp, *not_mmap = NULL;
+	struct doca_buf *src4, *res;
+	const uint8_t *blob = NULL;
+	const void *mdesc = NULL;
+	uint8_t forged[16384];
+	size_t sz = 0, mlen = 0;
+
+	pair_connect(p);
+	net_event_make(p, &n);
+	/* A PCI export is not a network one, and back. */
+	assert_int_equal(doca_sync_event_create(&plain), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_start(plain), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_sync_event_export_to_remote_net(plain, &blob, &sz), DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("has no network publisher");
+	assert_int_equal(doca_sync_event_export_to_remote_pci(plain, p->b.dev, &blob, &sz), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_sync_event_remote_net_create_from_export(p->a.dev, blob, sz, &rn),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("doca_sync_event_create_from_export takes it");
+	assert_null(rn);
+	/* An mmap's RDMA export wrapped as an event's: the range is not one 8-byte value. */
+	imp = import_b(p, &exp, RW_MMAP | DOCA_ACCESS_FLAG_RDMA_ATOMIC);
+	assert_int_equal(doca_mmap_export_rdma(exp, p->b.dev, &mdesc, &mlen), DOCA_SUCCESS);
+	assert_true(mlen + 12 <= sizeof(forged));
+	assert_int_equal(doca_sync_event_export_to_remote_net(n.ev, &blob, &sz), DOCA_SUCCESS);
+	memcpy(forged, blob, 12); /* the header of a real network descriptor, then the mmap's descriptor */
+	forged[8] = (uint8_t)mlen;
+	forged[9] = (uint8_t)(mlen >> 8);
+	forged[10] = forged[11] = 0;
+	memcpy(forged + 12, mdesc, mlen);
+	ferry_test_log_reset();
+	assert_int_equal(doca_sync_event_remote_net_create_from_export(p->a.dev, forged, mlen + 12, &rn),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("is not a sync event's aligned 8-byte value");
+	assert_int_equal(doca_mmap_create_from_export(NULL, blob, sz, p->a.dev, &not_mmap), DOCA_ERROR_INVALID_VALUE);
+	assert_null(not_mmap);
+	/* A source that is not 8 bytes; an event that is not one. */
+	src4 = side_buf(&p->a, 0, 8, 4);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(p->a.rdma, p->ca, n.rn, src4,
+										       (union doca_data){0}, &set),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set)),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("holds 4 bytes of data; an event's value is 8");
+	doca_rdma_task_remote_net_sync_event_notify_set_set_sync_event(
+		set, (struct doca_sync_event_remote_net *)(void *)forged);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set)),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("is not a sync event made by doca_sync_event_remote_net_create_from_export");
+	/* A full result buf. */
+	res = side_buf(&p->a, 8192, 8, 4);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(p->a.rdma, p->ca, n.rn, res, 1,
+										       (union doca_data){0}, &add),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add)),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_logged("free bytes after its data; the value needs 8");
+	assert_int_equal(p->a.ok + p->a.failed, 0);
+	doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set));
+	doca_task_free(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add));
+	doca_buf_dec_refcount(src4, NULL);
+	doca_buf_dec_refcount(res, NULL);
+	drop_mmaps(exp, imp);
+	assert_int_equal(doca_sync_event_stop(plain), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_destroy(plain), DOCA_SUCCESS);
+	net_event_drop(&n);
+}
+
+/* The event's owner forbids remote atomics in its RDMA context: the add fails NOT_PERMITTED, the value stays. */
+static void test_net_sync_event_peer_forbids(void **state)
+{
+	struct pair *p = *state;
+	struct net_event n;
+	struct doca_rdma_task_remote_net_sync_event_notify_add *add;
+	struct doca_buf *res;
+
+	pair_connect(p);
+	net_event_make(p, &n);
+	res = side_buf(&p->a, 8192, 8, 0);
+	assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(p->a.rdma, p->ca, n.rn, res, 1,
+										       (union doca_data){0}, &add),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.failed, 1, WAIT_MS));
+	assert_int_equal(p->a.last_status, DOCA_ERROR_NOT_PERMITTED);
+	assert_logged("does not allow remote atomics");
+	assert_int_equal(event_value(n.ev), 0);
+	doca_task_free(doca_rdma_task_remote_net_sync_event_notify_add_as_task(add));
+	doca_buf_dec_refcount(res, NULL);
+	net_event_drop(&n);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -740,6 +1019,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_bad_mem_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_net_sync_event, pair_setup_atomic, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_net_sync_event_owner_blocked, pair_setup_atomic, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_net_sync_event_refusals, pair_setup_atomic, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_net_sync_event_peer_forbids, pair_setup, pair_teardown),
 	};
 
 	ferry_test_log_reset();
