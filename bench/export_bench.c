@@ -14,6 +14,9 @@
  *
  *   export_bench [seconds-per-measurement [rounds [bytes]]]
  *   (default 0.3 s, 3 rounds, every size; bytes: only that size, e.g. to profile it)
+ *   export_bench --sizes LIST [--depths LIST] [--seconds S] [--json]
+ *   (a sweep, bench_util.h's options: each size at each depth, one round;
+ *   rows of case "shared" against memcpy and "cma" against process_vm_readv)
  *
  * Sizes per copy: 4 KiB, 64 KiB, 1 MiB, 64 MiB, walking the 256 MiB span so large
  * copies come from memory. DMA runs 8 tasks in flight. Each round measures the
@@ -48,12 +51,15 @@
 #include "link/ferry_access.h" /* only to check which path an import took */
 
 #define SPAN        (256ull << 20)
-#define QD          8u
+#define QD          8u  /* tasks in flight of the default run */
+#define MAX_QD      64u /* of a sweep */
 #define SHARED_FILL 0x5a
 #define PLAIN_FILL  0xa5
 
 static double seconds = 0.3;
 static int rounds = 3;
+static uint32_t qd = QD;
+static uint64_t peer_iters; /* copies of the last bench_peer */
 
 /* ---- the host process: export two buffers, then wait until told to go ---- */
 
@@ -119,8 +125,8 @@ struct dma_run {
 	struct doca_pe *pe;
 	struct doca_dma *dma;
 	struct doca_buf_inventory *inv;
-	struct doca_buf *src[QD], *dst[QD];
-	struct doca_dma_task_memcpy *task[QD];
+	struct doca_buf *src[MAX_QD], *dst[MAX_QD];
+	struct doca_dma_task_memcpy *task[MAX_QD];
 	const uint8_t *remote; /* the host's buffer (its address) */
 	uint8_t *local;
 	size_t size;
@@ -166,7 +172,7 @@ static double bench_dma(struct dma_run *r, struct doca_mmap *rm, const uint8_t *
 	r->next_off = 0;
 	r->done = 0;
 	r->stopping = false;
-	for (uint32_t i = 0; i < QD; i++) {
+	for (uint32_t i = 0; i < qd; i++) {
 		union doca_data tud = {.u64 = i};
 		if (doca_buf_inventory_buf_get_by_addr(r->inv, rm, (void *)(uintptr_t)remote, SPAN, &r->src[i]) !=
 			    DOCA_SUCCESS ||
@@ -175,7 +181,7 @@ static double bench_dma(struct dma_run *r, struct doca_mmap *rm, const uint8_t *
 			return -1;
 	}
 	double t0 = now_s(), t;
-	for (uint32_t i = 0; i < QD; i++)
+	for (uint32_t i = 0; i < qd; i++)
 		resubmit(r, i);
 	do {
 		(void)doca_pe_progress(r->pe);
@@ -185,7 +191,7 @@ static double bench_dma(struct dma_run *r, struct doca_mmap *rm, const uint8_t *
 	while (r->inflight > 0)
 		(void)doca_pe_progress(r->pe);
 	t = now_s();
-	for (uint32_t i = 0; i < QD; i++) {
+	for (uint32_t i = 0; i < qd; i++) {
 		doca_task_free(doca_dma_task_memcpy_as_task(r->task[i]));
 		doca_buf_dec_refcount(r->src[i], NULL);
 		doca_buf_dec_refcount(r->dst[i], NULL);
@@ -233,6 +239,7 @@ static double bench_peer(enum peer kind, const uint8_t *src, uint8_t *dst, size_
 		}
 		t = now_s();
 	} while (t - t0 < seconds);
+	peer_iters = n;
 	return (double)n * (double)size / (t - t0) / 1e9;
 }
 
@@ -265,14 +272,83 @@ static int dma_setup(struct dma_run *run, struct doca_dev *dev)
 {
 	union doca_data ud = {.ptr = run};
 
-	if (doca_buf_inventory_create(4 * QD, &run->inv) != DOCA_SUCCESS ||
+	if (doca_buf_inventory_create(4 * MAX_QD, &run->inv) != DOCA_SUCCESS ||
 	    doca_buf_inventory_start(run->inv) != DOCA_SUCCESS || doca_pe_create(&run->pe) != DOCA_SUCCESS ||
 	    doca_dma_create(dev, &run->dma) != DOCA_SUCCESS ||
-	    doca_dma_task_memcpy_set_conf(run->dma, on_done, on_done, QD) != DOCA_SUCCESS ||
+	    doca_dma_task_memcpy_set_conf(run->dma, on_done, on_done, MAX_QD) != DOCA_SUCCESS ||
 	    doca_ctx_set_user_data(doca_dma_as_ctx(run->dma), ud) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(run->pe, doca_dma_as_ctx(run->dma)) != DOCA_SUCCESS ||
 	    doca_ctx_start(doca_dma_as_ctx(run->dma)) != DOCA_SUCCESS)
 		return -1;
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: export_bench [seconds-per-measurement [rounds [bytes]]]\n"
+			"       export_bench [--sizes LIST] [--depths LIST] [--seconds S] [--json]\n");
+	return 2;
+}
+
+/* A row of DMA tasks kept @p depth in flight: GB/s, the rate, the mean time in flight. */
+static struct bench_row dma_row(double gbps, uint64_t done, size_t size, uint32_t depth)
+{
+	struct bench_row r = bench_row_none("ferry");
+	double rate = gbps * 1e9 / (double)size;
+
+	r.gb_per_s = gbps;
+	r.mops = rate / 1e6;
+	r.lat_us = rate > 0 ? depth * 1e6 / rate : BENCH_NA;
+	r.iters = done;
+	return r;
+}
+
+/* A row of a peer that copies one at a time. */
+static struct bench_row peer_row(const char *name, double gbps, size_t size)
+{
+	struct bench_row r = bench_row_none(name);
+	double rate = gbps * 1e9 / (double)size;
+
+	r.gb_per_s = gbps;
+	r.mops = rate / 1e6;
+	r.lat_us = rate > 0 ? 1e6 / rate : BENCH_NA;
+	r.iters = peer_iters;
+	return r;
+}
+
+/* The sweep: each size at each depth, one round: shared DMA then memcpy, CMA DMA then process_vm_readv. */
+static int sweep(struct bench_sweep *sw, struct dma_run *run, struct doca_mmap *shared_mmap,
+		 const struct exported *shared_exp, struct doca_mmap *plain_mmap, const struct exported *plain_exp,
+		 struct doca_mmap *local_mmap, pid_t host)
+{
+	bench_rows_header(sw->json);
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			size_t size = sw->sizes[i];
+			struct bench_row f, p;
+			double g;
+
+			qd = (uint32_t)sw->depths[d];
+			memset(run->local, 0, SPAN);
+			g = bench_dma(run, shared_mmap, shared_exp->addr, local_mmap, size);
+			if (g < 0 || !dma_result_ok(run, SHARED_FILL))
+				return -1;
+			f = dma_row(g, run->done, size, qd);
+			g = bench_peer(PEER_MEMCPY, shared_exp->addr, run->local, size, host);
+			p = peer_row("memcpy", g, size);
+			bench_rows_emit(sw->json, "export", "shared", size, qd, &f, &p);
+			memset(run->local, 0, SPAN);
+			g = bench_dma(run, plain_mmap, plain_exp->addr, local_mmap, size);
+			if (g < 0 || !dma_result_ok(run, PLAIN_FILL))
+				return -1;
+			f = dma_row(g, run->done, size, qd);
+			g = bench_peer(PEER_RAW_CMA, plain_exp->addr, run->local, size, host);
+			if (g < 0)
+				return -1;
+			p = peer_row("process_vm_readv", g, size);
+			bench_rows_emit(sw->json, "export", "cma", size, qd, &f, &p);
+		}
+	}
 	return 0;
 }
 
@@ -283,17 +359,32 @@ int main(int argc, char **argv)
 	enum { R_SHARED, R_MEMCPY, R_CMA, R_RAW, R_COUNT };
 	double res[4][R_COUNT] = {{0}};
 	size_t only_size = 0;
+	struct bench_sweep sw = {0};
+	const char *pos[3] = {NULL, NULL, NULL};
+	int n_pos = 0;
 
-	if (argc > 1)
-		seconds = atof(argv[1]);
-	if (argc > 2)
-		rounds = atoi(argv[2]);
-	if (argc > 3)
-		only_size = strtoull(argv[3], NULL, 0);
-	if (seconds <= 0 || rounds < 1) {
-		fprintf(stderr, "usage: export_bench [seconds-per-measurement [rounds [bytes]]]\n");
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		int r = bench_sweep_arg("export_bench", argc, argv, &i, &sw, SPAN / 4, MAX_QD);
+
+		if (r < 0)
+			return 2;
+		if (r == 0 && (argv[i][0] == '-' || n_pos == 3))
+			return usage();
+		if (r == 0)
+			pos[n_pos++] = argv[i];
 	}
+	if (bench_sweeping(&sw) && n_pos > 0)
+		return usage();
+	if (pos[0] != NULL)
+		seconds = atof(pos[0]);
+	if (pos[1] != NULL)
+		rounds = atoi(pos[1]);
+	if (pos[2] != NULL)
+		only_size = strtoull(pos[2], NULL, 0);
+	if (sw.seconds > 0)
+		seconds = sw.seconds;
+	if (seconds <= 0 || rounds < 1)
+		return usage();
 	if (pipe(to_dpu) != 0 || pipe(from_dpu) != 0)
 		return 1;
 	pid_t host = fork();
@@ -342,6 +433,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (bench_sweeping(&sw)) {
+		bench_sweep_defaults(&sw, 1u << 20, QD, seconds);
+		if (sweep(&sw, &run, shared_mmap, &shared_exp, plain_mmap, &plain_exp, local_mmap, host) != 0)
+			return 1;
+		only_size = 1; /* nothing of the default run */
+	}
 	for (int i = 0; i < 4; i++) {
 		for (int k = 0; k < rounds && (only_size == 0 || only_size == sizes[i]); k++) {
 			double g;
@@ -364,7 +461,8 @@ int main(int argc, char **argv)
 			res[i][R_RAW] = best(res[i][R_RAW], g);
 		}
 	}
-	printf("%-8s %10s %10s %-18s %10s %9s\n", "path", "bytes", "GB/s", "peer", "peer GB/s", "ratio");
+	if (!bench_sweeping(&sw))
+		printf("%-8s %10s %10s %-18s %10s %9s\n", "path", "bytes", "GB/s", "peer", "peer GB/s", "ratio");
 	for (int i = 0; i < 4; i++) {
 		if (res[i][R_SHARED] == 0)
 			continue;
