@@ -40,6 +40,15 @@
  * on a 2-core VM. Prints a table per part, one "comch_fast_bench:" line per
  * figure for scripts, and a summary of the ratios against the targets of
  * issue 9 (item 8).
+ *
+ * A sweep (bench_util.h's --sizes, --depths, --seconds, --json; `ferry bench
+ * fast`) measures each size (1 B..1 MiB) at each depth (the rate part's
+ * window) and prints rows (one round unless --rounds):
+ *   case "shared": the rate part's figure and the lat part's latency (one
+ *     message in flight whatever the depth), against ucx_perftest
+ *     ("ucx_perftest": ucp_am_bw's rate, ucp_am_lat's latency);
+ *   case "cma": the cma part's rate against raw process_vm_writev.
+ * --only rate or lat keeps case "shared" (with only that figure), cma keeps "cma".
  */
 #include <sched.h>
 #include <signal.h>
@@ -1044,9 +1053,91 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: comch_fast_bench [--seconds S] [--window 1..%u] [--rounds R] [--only rate,lat,cma] "
-		"[--no-ucx] [--one-pe]\n",
+		"[--no-ucx] [--one-pe]\n"
+		"       comch_fast_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--only ...] "
+		"[--no-ucx] [--one-pe] [--json]\n",
 		MAX_WINDOW);
 	return 2;
+}
+
+/* A row of a rate (messages/s, 0: not measured) of @p size and, when @p lat has iterations, its latency. */
+static struct bench_row fast_row(const char *side, double rate, uint32_t size, double mean_us, double median_us,
+				 uint64_t iters)
+{
+	struct bench_row r = bench_row_none(side);
+
+	if (rate > 0) {
+		r.mops = rate / 1e6;
+		r.gb_per_s = rate * size / 1e9;
+	}
+	if (iters > 0) {
+		r.lat_us = mean_us;
+		r.lat_median_us = median_us;
+		r.iters = iters;
+	}
+	return r;
+}
+
+/* The sweep: each size at each depth, Ferry and its peers back to back, best of @p rounds. */
+static int sweep(const struct bench_sweep *sw, unsigned rounds, bool do_rate, bool do_lat, bool do_cma)
+{
+	double seconds = sw->seconds;
+	int rc = 0;
+
+	bench_rows_header(sw->json);
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			uint32_t sz = (uint32_t)sw->sizes[i], window = (uint32_t)sw->depths[d];
+			double f = 0, u = 0, fc = 0, p = 0;
+			struct lat fl = {0};
+			struct bench_ucx ul = {0};
+			struct bench_row fr, pr;
+
+			for (unsigned r = 0; r < rounds; r++) {
+				struct lat l = {0};
+				struct bench_ucx ur = {0};
+
+				if (do_rate) {
+					f = dmax(f, fast_rate(sz, window, seconds, true));
+					if (ucx("ucp_am_bw", sz, seconds, &ur))
+						u = dmax(u, ur.rate);
+				}
+				if (do_lat) {
+					if (fast_lat(sz, seconds, &l) && (fl.iters == 0 || l.median_us < fl.median_us))
+						fl = l;
+					if (ucx("ucp_am_lat", sz, seconds, &ur) &&
+					    (ul.iters == 0 || ur.median_us < ul.median_us))
+						ul = ur;
+				}
+				if (do_cma) {
+					fc = dmax(fc, fast_rate(sz, window, seconds, false));
+					p = dmax(p, pvw_rate(sz, window, seconds));
+				}
+			}
+			if (do_rate || do_lat) {
+				if ((do_rate && f <= 0) || (do_lat && fl.iters == 0)) {
+					fprintf(stderr, "comch_fast_bench: %u B at depth %u: Ferry's run failed\n", sz,
+						window);
+					rc = 1;
+				}
+				fr = fast_row("ferry", f, sz, fl.mean_us, fl.median_us, fl.iters);
+				pr = fast_row("ucx_perftest", u, sz, ul.mean_us, ul.median_us, ul.iters);
+				if (!have_ucx || (u <= 0 && ul.iters == 0))
+					pr.side = NULL;
+				bench_rows_emit(sw->json, "fast", "shared", sz, window, &fr, &pr);
+			}
+			if (do_cma) {
+				if (fc <= 0 || p <= 0) {
+					fprintf(stderr, "comch_fast_bench: CMA %u B at depth %u failed\n", sz, window);
+					rc = 1;
+				}
+				fr = fast_row("ferry", fc, sz, 0, 0, 0);
+				pr = fast_row("process_vm_writev", p, sz, 0, 0, 0);
+				bench_rows_emit(sw->json, "fast", "cma", sz, window, &fr, &pr);
+			}
+		}
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -1054,23 +1145,28 @@ int main(int argc, char **argv)
 	double seconds = 0.5, shared_1m = 0, memcpy_1m = 0;
 	uint32_t window = 16;
 	unsigned rounds = 2;
-	bool do_rate = true, do_lat = true, do_cma = true, no_ucx = false;
+	bool do_rate = true, do_lat = true, do_cma = true, no_ucx = false, rounds_set = false;
+	struct bench_sweep sw = {0};
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int r = bench_sweep_arg("comch_fast_bench", argc, argv, &i, &sw, 1u << 20, MAX_WINDOW);
 
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (strcmp(a, "--no-ucx") == 0) {
 			no_ucx = true;
 		} else if (strcmp(a, "--one-pe") == 0) {
 			one_pe = true;
 		} else if (v == NULL) {
 			return usage();
-		} else if (strcmp(a, "--seconds") == 0) {
-			seconds = atof(argv[++i]);
 		} else if (strcmp(a, "--window") == 0) {
 			window = (uint32_t)strtoul(argv[++i], NULL, 0);
 		} else if (strcmp(a, "--rounds") == 0) {
 			rounds = (unsigned)strtoul(argv[++i], NULL, 0);
+			rounds_set = true;
 		} else if (strcmp(a, "--only") == 0) {
 			do_rate = strstr(v, "rate") != NULL;
 			do_lat = strstr(v, "lat") != NULL;
@@ -1082,10 +1178,22 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
+	if (sw.seconds > 0)
+		seconds = sw.seconds;
+	if (bench_sweeping(&sw)) {
+		bench_sweep_defaults(&sw, 64, window, seconds);
+		if (!rounds_set)
+			rounds = 1;
+	}
 	if (seconds <= 0 || window == 0 || window > MAX_WINDOW || rounds == 0 || rounds > 100)
 		return usage();
 
 	have_ucx = !no_ucx && bench_ucx_find(ucx_exe, sizeof(ucx_exe));
+	if (bench_sweeping(&sw)) {
+		if (!have_ucx && !no_ucx && (do_rate || do_lat))
+			fprintf(stderr, "comch_fast_bench: ucx_perftest not found (install ucx-utils): no UCX rows\n");
+		return sweep(&sw, rounds, do_rate, do_lat, do_cma);
+	}
 	if (no_ucx)
 		printf("UCX peer skipped (--no-ucx)\n");
 	else if (!have_ucx)
