@@ -53,7 +53,7 @@ static const struct kind kinds[] = {
 	{"export", "export_bench", "DMA across processes through an exported mmap against memcpy and process_vm_readv",
 	 "4K,64K,1M,16M", "8", "4K,1M", "8", 64u << 20, 64},
 	{"rdma", "rdma_bench", "DOCA RDMA write, read and send against UCX's ucx_perftest", "64,4K,64K,1M", "16",
-	 "4K,64K", "16", 1u << 20, 64},
+	 "4K,64K", "16", 1u << 20, 16},
 };
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
