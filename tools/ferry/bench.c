@@ -139,7 +139,7 @@ static void print_help(void)
 	       "    ferry bench dma -q -- --engine worker\n"
 	       "\n"
 	       "SEE ALSO\n"
-	       "    docs/ferry-command.md, docs/PERF.md, bench/bench_util.h\n",
+	       "    docs/ferry-command.md, bench/bench_util.h, ucx_perftest(1)\n",
 	       FERRY_LIBEXECDIR);
 }
 
