@@ -11,7 +11,7 @@
 #   devices  ferry-devices still lists the machine
 #   bench_args   ferry bench: bad sweeps and options answer 2 in one line before
 #                anything runs; a missing gnuplot or bench program, or one that
-#                fails, answers 1 and says which
+#                fails, answers 1 and says which; SIGTERM keeps what was measured
 #   bench_dma    a real sweep of dma: the table, JSON lines (parsed), the bar
 #   bench_peers  fast (against ucx_perftest), comch, export and rdma: each kind
 #                gives Ferry's rows and its peer's
@@ -404,6 +404,20 @@ bench_args)
 	expect_rc 1 "bench program without rows" -- env FERRY_BENCH_DIR="$tmp/fake" "$FERRY" bench export -s 4K -d 2 -t 0.5 -- --extra word &&
 		has "$tmp/err" "export_bench printed no row of Ferry at size 4096 depth 2" "no rows"
 	has "$tmp/fake/args" "^args: --json --sizes 4096 --depths 2 --seconds 0\.5 --extra word$" "the words after -- reach the program"
+	# SIGTERM to ferry bench: the program gets it, the points measured so far are kept, 128+15.
+	"$FERRY" bench dma -s 64,4K,64K -d 1 -t 0.4 --json "$tmp/sig.json" >"$tmp/sig.out" 2>"$tmp/sig.err" &
+	fp=$!
+	i=0
+	while [ "$(cat "$tmp/sig.json" 2>/dev/null | wc -l)" -lt 2 ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -TERM $fp
+	wait $fp
+	rc=$?
+	[ $rc -eq 143 ] || fail "SIGTERM to ferry bench: exit $rc, want 143"
+	has "$tmp/sig.err" "^ferry bench: stopped by signal 15 after [12] of 3 points$" "SIGTERM: the message"
+	has "$tmp/sig.out" "^auto +64 B +1 " "SIGTERM: the table keeps the first point"
 	# The bench programs check the same grammar themselves.
 	expect_rc 2 "dma_bench --sizes bad" -- "$(dirname "$FERRY")/../bench/dma_bench" --sizes 64,x &&
 		has "$tmp/err" "^dma_bench: --sizes: 'x' is not a number$" "dma_bench --sizes"

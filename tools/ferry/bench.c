@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,12 +126,14 @@ static void print_help(void)
 	       "    UCX_TLS          the peer's transports for fast and rdma (default sm,self)\n"
 	       "\n"
 	       "EXIT STATUS\n"
-	       "    0    every point was measured (and plotted)\n"
-	       "    1    a bench program is missing or failed, gnuplot is missing (with\n"
-	       "         --plot; checked before anything runs) or failed, or an output file\n"
-	       "         could not be written\n"
-	       "    2    usage error\n"
-	       "    125  ferry itself failed (pipes, processes, memory)\n"
+	       "    0      every point was measured (and plotted)\n"
+	       "    1      a bench program is missing or failed, gnuplot is missing (with\n"
+	       "           --plot; checked before anything runs) or failed, or an output\n"
+	       "           file could not be written\n"
+	       "    2      usage error\n"
+	       "    125    ferry itself failed (pipes, processes, memory)\n"
+	       "    128+N  ferry got signal N (SIGINT, SIGTERM, SIGHUP) and passed it to the\n"
+	       "           bench program; the table and the JSON hold the points measured\n"
 	       "\n"
 	       "EXAMPLES\n"
 	       "    ferry bench dma\n"
@@ -194,6 +197,20 @@ static bool find_bench(const char *prog, char *path, size_t len)
 
 /* ---- running one point ---- */
 
+/* The bench program running now, and the signal (SIGINT, SIGTERM, SIGHUP) that asked us to stop; 0: none. */
+static volatile pid_t running_pid;
+static volatile sig_atomic_t stop_signal;
+
+/* Pass the signal on to the bench program (a terminal's ^C reaches it anyway) and stop after it. */
+static void on_stop_signal(int sig)
+{
+	pid_t pid = running_pid;
+
+	stop_signal = sig;
+	if (pid > 0)
+		kill(pid, sig);
+}
+
 /*
  * Run @p argv with stdout into @p *out (NUL-terminated, malloc'd) and stderr
  * into the file @p err_fd. Returns the wait status, or -1 when ferry failed.
@@ -228,6 +245,9 @@ static int run_capture(char *const argv[], int err_fd, char **out)
 		free(buf);
 		return -1;
 	}
+	running_pid = pid;
+	if (stop_signal != 0) /* it came between the check before the fork and now */
+		kill(pid, stop_signal);
 	for (;;) {
 		ssize_t r;
 
@@ -249,8 +269,12 @@ static int run_capture(char *const argv[], int err_fd, char **out)
 	close(fds[0]);
 	buf[used] = '\0';
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			running_pid = 0;
+			free(buf);
 			return -1;
+		}
+	running_pid = 0;
 	*out = buf;
 	return status;
 }
@@ -723,9 +747,19 @@ int ferry_bench_main(int argc, char **argv)
 						      (getenv("TERM") == NULL || strcmp(getenv("TERM"), "dumb") != 0));
 	snprintf(sec_text, sizeof(sec_text), "%g", seconds);
 
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal; /* no SA_RESTART: the reads and the wait see EINTR and go on */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 	total = n_sizes * n_depths;
-	for (unsigned i = 0; i < n_sizes && rc == FERRY_EXIT_OK; i++) {
-		for (unsigned d = 0; d < n_depths && rc == FERRY_EXIT_OK; d++) {
+	for (unsigned i = 0; i < n_sizes && rc == FERRY_EXIT_OK && stop_signal == 0; i++) {
+		for (unsigned d = 0; d < n_depths && rc == FERRY_EXIT_OK && stop_signal == 0; d++) {
 			char size_s[24], depth_s[24], *out = NULL, *line;
 			char *pargv[10 + MAX_EXTRA];
 			int pargc = 0, status;
@@ -770,6 +804,13 @@ int ferry_bench_main(int argc, char **argv)
 				line = nl != NULL ? nl + 1 : NULL;
 			}
 			free(out);
+			if (json_out != NULL)
+				fflush(json_out); /* a point's rows are there as soon as it is measured */
+			if (stop_signal != 0) {
+				if (err != NULL)
+					fclose(err);
+				break;
+			}
 			if (rc == FERRY_EXIT_OK && (status != 0 || got == 0)) {
 				progress(bar, total, total, k->name, 0, 0);
 				if (WIFSIGNALED(status))
@@ -795,13 +836,19 @@ int ferry_bench_main(int argc, char **argv)
 		}
 	}
 	progress(bar, total, total, k->name, 0, 0);
+	if (stop_signal != 0) {
+		fprintf(stderr, "ferry bench: stopped by signal %d after %u of %u points\n", (int)stop_signal, done,
+			total);
+		rc = 128 + stop_signal;
+	}
 	if (rows.n > 0)
 		print_table(table_out, k, &rows, seconds);
 	if (json_out != NULL && json_out != stdout && fclose(json_out) != 0 && rc == FERRY_EXIT_OK) {
 		fprintf(stderr, "ferry bench: --json: cannot write %s\n", json_arg);
 		rc = FERRY_EXIT_FAIL;
 	}
-	if (rc == FERRY_EXIT_OK && plot != NULL) {
+	if (rc == FERRY_EXIT_OK &&
+	    plot != NULL) { /* not after a failure or a signal: a plot of part of a sweep misleads */
 		int n_kase = 0, n_depth = (int)n_depths;
 		char seen[8][32];
 

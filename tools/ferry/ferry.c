@@ -51,7 +51,7 @@ static void print_help(FILE *out)
 		     "    3      ferry run: a host-side process failed\n"
 		     "    124    ferry run: the time limit expired\n"
 		     "    125    ferry itself failed (pipes, processes, memory)\n"
-		     "    128+N  ferry run: ferry got signal N and stopped everything\n"
+		     "    128+N  ferry run, ferry bench: ferry got signal N and stopped everything\n"
 		     "\n"
 		     "EXAMPLES\n"
 		     "    ferry run --dpu './server -p 03:00.0 -r b1:00.0' \\\n"
