@@ -320,8 +320,9 @@ static int sweep(struct bench_sweep *sw, struct requester *r, pid_t responder, b
 							      sizeof(why))) {
 					p = k == LAT ? lat_row(tests[k], u.median_us, u.mean_us, u.iters)
 						     : rate_row(tests[k], u.rate * (double)size, size, depth, u.iters);
-					if (k != LAT) /* ucx_perftest keeps its own window: its time per message */
-						p.lat_us = u.mean_us;
+					if (k !=
+					    LAT) /* ucx_perftest keeps its own window, not depth: no comparable latency */
+						p.lat_us = BENCH_NA;
 				} else if (have_ucx) {
 					fprintf(stderr, "rdma_bench: ucx: %s\n", why);
 				}

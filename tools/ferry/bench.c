@@ -440,9 +440,9 @@ static bool plot_one(const struct kind *k, const struct rows *rows, const char *
 {
 	char script[] = "/tmp/ferry-bench-plot-XXXXXX";
 	char outpath[4200], sz[24], *gp_out = NULL;
-	struct series ser[64];
+	struct series ser[256]; /* cases (at most 3) x 2 sides x depths (at most 32) */
 	int n_ser = 0, fd, status;
-	uint64_t seen_sizes[BENCH_MAX_POINTS];
+	uint64_t seen_sizes[BENCH_MAX_POINTS] = {0};
 	unsigned n_sizes = 0;
 	FILE *f;
 	struct stat st;
@@ -458,7 +458,7 @@ static bool plot_one(const struct kind *k, const struct rows *rows, const char *
 			for (int s = 0; s < n_ser && !dup; s++)
 				dup = strcmp(ser[s].kase, r->kase) == 0 && strcmp(ser[s].side, r->side) == 0 &&
 				      ser[s].depth == r->depth;
-			if (!dup && n_ser < 64)
+			if (!dup && n_ser < 256)
 				ser[n_ser++] = (struct series){r->kase, r->side, r->depth};
 		}
 	if (n_ser == 0)
@@ -494,6 +494,16 @@ static bool plot_one(const struct kind *k, const struct rows *rows, const char *
 		if (!dup && n_sizes < BENCH_MAX_POINTS)
 			seen_sizes[n_sizes++] = rows->v[i].size;
 	}
+	{
+		uint64_t lo = seen_sizes[0], hi = seen_sizes[0];
+
+		for (unsigned s = 1; s < n_sizes; s++) {
+			lo = seen_sizes[s] < lo ? seen_sizes[s] : lo;
+			hi = seen_sizes[s] > hi ? seen_sizes[s] : hi;
+		}
+		/* A margin on the log axis, so the end points and their tics sit inside the frame. */
+		fprintf(f, "set xrange [%.6g:%.6g]\n", (double)lo / 1.5, (double)hi * 1.5);
+	}
 	fprintf(f, "set xtics (");
 	for (unsigned s = 0; s < n_sizes; s++)
 		fprintf(f, "%s'%s' %llu", s > 0 ? ", " : "", size_text(seen_sizes[s], sz, sizeof(sz)),
@@ -513,9 +523,17 @@ static bool plot_one(const struct kind *k, const struct rows *rows, const char *
 	fprintf(f, "plot ");
 	for (int s = 0; s < n_ser; s++) {
 		bool ferry = strcmp(ser[s].side, "ferry") == 0;
+		int colour = 0;
 
-		fprintf(f, "%s$s%d using 1:2 with linespoints lw 2 pt 7 dt %d title '%s", s > 0 ? ", \\\n     " : "", s,
-			ferry ? 1 : 2, ferry ? "Ferry" : ser[s].side);
+		/* One colour per (case, depth), so Ferry's line (solid) and its peer's (dashed) pair up. */
+		for (int t = 0; t < s; t++)
+			if (strcmp(ser[t].side, "ferry") == 0 && strcmp(ser[t].kase, ser[s].kase) == 0 &&
+			    ser[t].depth == ser[s].depth)
+				colour = t + 1;
+		if (colour == 0)
+			colour = s + 1;
+		fprintf(f, "%s$s%d using 1:2 with linespoints lw 2 pt 7 lc %d dt %d title '%s",
+			s > 0 ? ", \\\n     " : "", s, colour, ferry ? 1 : 2, ferry ? "Ferry" : ser[s].side);
 		if (n_kase > 1)
 			fprintf(f, " %s", ser[s].kase);
 		if (n_depth > 1)
@@ -841,8 +859,10 @@ int ferry_bench_main(int argc, char **argv)
 			total);
 		rc = 128 + stop_signal;
 	}
-	if (rows.n > 0)
+	if (rows.n > 0) {
 		print_table(table_out, k, &rows, seconds);
+		fflush(table_out); /* before the plots' lines on stderr */
+	}
 	if (json_out != NULL && json_out != stdout && fclose(json_out) != 0 && rc == FERRY_EXIT_OK) {
 		fprintf(stderr, "ferry bench: --json: cannot write %s\n", json_arg);
 		rc = FERRY_EXIT_FAIL;
