@@ -47,7 +47,8 @@
  *   case "shared": the rate part's figure and the lat part's latency (one
  *     message in flight whatever the depth), against ucx_perftest
  *     ("ucx_perftest": ucp_am_bw's rate, ucp_am_lat's latency);
- *   case "cma": the cma part's rate against raw process_vm_writev.
+ *   case "cma": the cma part's rate against raw process_vm_writev, latency
+ *     the mean time a send is in flight (depth / rate) against one call's.
  * --only rate or lat keeps case "shared" (with only that figure), cma keeps "cma".
  */
 #include <sched.h>
@@ -120,7 +121,8 @@ struct side {
 
 static struct side s;
 static unsigned run_seq;
-static bool one_pe; /* --one-pe: producer and consumer on the connection's PE */
+static bool one_pe;         /* --one-pe: producer and consumer on the connection's PE */
+static uint64_t last_count; /* messages the last rate figure counted (producer_run, pvw_rate) */
 
 static double dmax(double a, double b)
 {
@@ -201,7 +203,8 @@ static bool wait_running(struct doca_ctx *ctx)
 static bool map_memory(size_t len, bool shared)
 {
 	s.shared = shared;
-	s.mem = shared ? ferry_mem_alloc_shared(len) : aligned_alloc(4096, len);
+	/* aligned_alloc wants a multiple of the alignment (a 64 B window of 4 is 256 bytes). */
+	s.mem = shared ? ferry_mem_alloc_shared(len) : aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 	if (s.mem == NULL)
 		return false;
 	memset(s.mem, 0x5a, len);
@@ -559,6 +562,7 @@ static double producer_run(uint32_t size, uint32_t window, double seconds)
 	do
 		progress_hot();
 	while ((t1 = now_s()) - t0 < seconds && !s.failed);
+	last_count = s.done - before;
 	return s.failed ? 0 : (double)(s.done - before) / (t1 - t0);
 }
 
@@ -748,7 +752,8 @@ static double pvw_rate(uint32_t size, uint32_t window, double seconds)
 {
 	size_t span = (size_t)size * window;
 	int up[2], hold[2];
-	uint8_t *src = aligned_alloc(4096, span), *dst = NULL;
+	size_t alloc = (span + 4095) & ~(size_t)4095;
+	uint8_t *src = aligned_alloc(4096, alloc), *dst = NULL;
 	uint64_t n = 0;
 	double t0 = 0, t1 = 0;
 	pid_t child;
@@ -768,7 +773,7 @@ static double pvw_rate(uint32_t size, uint32_t window, double seconds)
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pin_to(1);
 		close(hold[1]);
-		dst = aligned_alloc(4096, span);
+		dst = aligned_alloc(4096, alloc);
 		if (dst != NULL)
 			memset(dst, 0, span);
 		(void)!write(up[1], &dst, sizeof(dst));
@@ -797,6 +802,7 @@ static double pvw_rate(uint32_t size, uint32_t window, double seconds)
 	if (child > 0)
 		waitpid(child, NULL, 0);
 	free(src);
+	last_count = n;
 	return n > 0 ? (double)n / (t1 - t0) : 0;
 }
 
@@ -1060,22 +1066,36 @@ static int usage(void)
 	return 2;
 }
 
-/* A row of a rate (messages/s, 0: not measured) of @p size and, when @p lat has iterations, its latency. */
-static struct bench_row fast_row(const char *side, double rate, uint32_t size, double mean_us, double median_us,
-				 uint64_t iters)
+/*
+ * A row of a rate (messages/s, 0: not measured) of @p size counted over
+ * @p rate_iters messages and, when @p lat_iters is not 0, a latency over that
+ * many round trips (the row's iterations then).
+ */
+static struct bench_row fast_row(const char *side, double rate, uint64_t rate_iters, uint32_t size, double mean_us,
+				 double median_us, uint64_t lat_iters)
 {
 	struct bench_row r = bench_row_none(side);
 
 	if (rate > 0) {
 		r.mops = rate / 1e6;
 		r.gb_per_s = rate * size / 1e9;
+		r.iters = rate_iters;
 	}
-	if (iters > 0) {
+	if (lat_iters > 0) {
 		r.lat_us = mean_us;
 		r.lat_median_us = median_us;
-		r.iters = iters;
+		r.iters = lat_iters;
 	}
 	return r;
+}
+
+/* Keep the better of two rates, and the count behind it. */
+static void keep_rate(double *best, uint64_t *best_n, double rate, uint64_t n)
+{
+	if (rate > *best) {
+		*best = rate;
+		*best_n = n;
+	}
 }
 
 /* The sweep: each size at each depth, Ferry and its peers back to back, best of @p rounds. */
@@ -1089,6 +1109,7 @@ static int sweep(const struct bench_sweep *sw, unsigned rounds, bool do_rate, bo
 		for (unsigned d = 0; d < sw->n_depths; d++) {
 			uint32_t sz = (uint32_t)sw->sizes[i], window = (uint32_t)sw->depths[d];
 			double f = 0, u = 0, fc = 0, p = 0;
+			uint64_t fn = 0, un = 0, fcn = 0, pn = 0;
 			struct lat fl = {0};
 			struct bench_ucx ul = {0};
 			struct bench_row fr, pr;
@@ -1098,9 +1119,11 @@ static int sweep(const struct bench_sweep *sw, unsigned rounds, bool do_rate, bo
 				struct bench_ucx ur = {0};
 
 				if (do_rate) {
-					f = dmax(f, fast_rate(sz, window, seconds, true));
+					double rate = fast_rate(sz, window, seconds, true);
+
+					keep_rate(&f, &fn, rate, last_count);
 					if (ucx("ucp_am_bw", sz, seconds, &ur))
-						u = dmax(u, ur.rate);
+						keep_rate(&u, &un, ur.rate, ur.iters);
 				}
 				if (do_lat) {
 					if (fast_lat(sz, seconds, &l) && (fl.iters == 0 || l.median_us < fl.median_us))
@@ -1110,8 +1133,11 @@ static int sweep(const struct bench_sweep *sw, unsigned rounds, bool do_rate, bo
 						ul = ur;
 				}
 				if (do_cma) {
-					fc = dmax(fc, fast_rate(sz, window, seconds, false));
-					p = dmax(p, pvw_rate(sz, window, seconds));
+					double rate = fast_rate(sz, window, seconds, false);
+
+					keep_rate(&fc, &fcn, rate, last_count);
+					rate = pvw_rate(sz, window, seconds);
+					keep_rate(&p, &pn, rate, last_count);
 				}
 			}
 			if (do_rate || do_lat) {
@@ -1120,8 +1146,8 @@ static int sweep(const struct bench_sweep *sw, unsigned rounds, bool do_rate, bo
 						window);
 					rc = 1;
 				}
-				fr = fast_row("ferry", f, sz, fl.mean_us, fl.median_us, fl.iters);
-				pr = fast_row("ucx_perftest", u, sz, ul.mean_us, ul.median_us, ul.iters);
+				fr = fast_row("ferry", f, fn, sz, fl.mean_us, fl.median_us, fl.iters);
+				pr = fast_row("ucx_perftest", u, un, sz, ul.mean_us, ul.median_us, ul.iters);
 				if (!have_ucx || (u <= 0 && ul.iters == 0))
 					pr.side = NULL;
 				bench_rows_emit(sw->json, "fast", "shared", sz, window, &fr, &pr);
@@ -1131,8 +1157,11 @@ static int sweep(const struct bench_sweep *sw, unsigned rounds, bool do_rate, bo
 					fprintf(stderr, "comch_fast_bench: CMA %u B at depth %u failed\n", sz, window);
 					rc = 1;
 				}
-				fr = fast_row("ferry", fc, sz, 0, 0, 0);
-				pr = fast_row("process_vm_writev", p, sz, 0, 0, 0);
+				fr = fast_row("ferry", fc, fcn, sz, 0, 0, 0);
+				pr = fast_row("process_vm_writev", p, pn, sz, 0, 0, 0);
+				/* No ping-pong here: a send's mean time in flight (Little's law), one call's time. */
+				fr.lat_us = fc > 0 ? window * 1e6 / fc : BENCH_NA;
+				pr.lat_us = p > 0 ? 1e6 / p : BENCH_NA;
 				bench_rows_emit(sw->json, "fast", "cma", sz, window, &fr, &pr);
 			}
 		}
