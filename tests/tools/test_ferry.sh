@@ -464,6 +464,17 @@ PY
 		has "$tmp/err" "^case +size +depth " "--json -: the table on stderr"
 		has "$tmp/err" "$(printf '\r')\[###############\.+\] 1/2 dma 4 KiB depth 4" "--progress always: the bar"
 	}
+	# On a terminal (script(1) gives one: bsdutils, in every Debian), the bar by default; not with TERM=dumb.
+	if ! command -v script >/dev/null; then
+		fail "script (bsdutils) is missing: the terminal checks need it"
+	else
+		TERM=xterm script -qec "'$FERRY' bench dma -s 4K -d 2,4 -t 0.02" /dev/null >"$tmp/tty" 2>&1
+		has "$tmp/tty" "$(printf '')\[\.+\] 0/2 dma 4 KiB depth 2" "a terminal: the bar"
+		has "$tmp/tty" "^auto +4 KiB +4 " "a terminal: the table"
+		TERM=dumb script -qec "'$FERRY' bench dma -s 4K -d 2,4 -t 0.02" /dev/null >"$tmp/tty" 2>&1
+		lacks "$tmp/tty" "\] [0-9]/2 dma" "TERM=dumb: no bar"
+		has "$tmp/tty" "^auto +4 KiB +4 " "TERM=dumb: the table"
+	fi
 	# Not a terminal: no bar by default. The words after -- reach dma_bench.
 	expect_rc 0 "bench dma -- --engine worker" -- "$FERRY" bench dma -s 4K -d 2 -t 0.02 -- --engine worker && {
 		has "$tmp/out" "^worker +4 KiB +2 " "--engine worker"

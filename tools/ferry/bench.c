@@ -236,6 +236,7 @@ static int run_capture(char *const argv[], int err_fd, char **out)
 		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(fds[1], STDOUT_FILENO) < 0 ||
 		    (err_fd >= 0 && dup2(err_fd, STDERR_FILENO) < 0))
 			_exit(127);
+		close_range(3, ~0u, 0); /* nothing of ours (the JSON file, the stderr file) beyond 0, 1, 2 */
 		execv(argv[0], argv);
 		_exit(127);
 	}
