@@ -263,8 +263,10 @@ static inline void bench_cell(double v, bool ratio)
 		printf(" %9s", "-");
 	else if (ratio)
 		printf(" %8.2fx", v);
-	else
+	else if (v >= 1 || v == 0)
 		printf(" %9.3f", v);
+	else /* 0.000357 Mops, not 0.000 */
+		printf(" %9.3g", v);
 }
 
 /*

@@ -375,8 +375,10 @@ static void cell(FILE *out, double v, bool ratio)
 		fprintf(out, " %9s", "-");
 	else if (ratio)
 		fprintf(out, " %8.2fx", v);
-	else
+	else if (v >= 1 || v == 0)
 		fprintf(out, " %9.3f", v);
+	else /* 0.000357 Mops, not 0.000 */
+		fprintf(out, " %9.3g", v);
 }
 
 /* The peer's row of Ferry's row @p f (same case, size, depth), or NULL. */
