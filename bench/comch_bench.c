@@ -10,8 +10,9 @@
  * echoed, for S seconds). The peer is a forked process on the same machine that
  * echoes every message; both sides busy-poll (doca_pe_progress, or recv with
  * MSG_DONTWAIT for the raw baseline), so the ratios compare the software paths.
- * Prints a table, ratios (Comch / raw) and one "comch_bench:" line per size for
- * scripts. Targets (issue 4): RTT <= 1.3x raw, rate >= 0.8x raw.
+ * Prints bench_util.h's rows (a table, or JSON lines with --json), case "msg":
+ * lat_us is the one-way time (RTT / 2), the ratios Comch / raw. Targets
+ * (issue 4): RTT <= 1.3x raw (lat ratio), rate >= 0.8x raw (ratio).
  *
  * A sweep (bench_util.h's --sizes, --depths, --seconds, --json; `ferry bench
  * comch`): each size (1..4080) at each depth (the rate run's window), rows of
@@ -309,8 +310,6 @@ static void sweep(const struct bench_sweep *sw, pid_t server, pid_t echo, int fd
 
 int main(int argc, char **argv)
 {
-	const uint32_t sizes[] = {64, MAX_SIZE};
-	struct result comch[2] = {{0, 0}, {0, 0}}, raw[2] = {{0, 0}, {0, 0}};
 	uint64_t iters = 20000;
 	double seconds = 1.0;
 	uint32_t window = 32, rounds = 5;
@@ -344,13 +343,18 @@ int main(int argc, char **argv)
 	}
 	if (sw.seconds > 0)
 		seconds = sw.seconds;
-	if (bench_sweeping(&sw)) {
-		bench_sweep_defaults(&sw, 64, window, seconds);
+	/* The default run is the sweep of 64 B and the largest message at the window, best of 5 rounds. */
+	if (!bench_sweeping(&sw)) {
+		sw.sizes[0] = 64;
+		sw.sizes[1] = MAX_SIZE;
+		sw.n_sizes = 2;
+	} else {
 		if (!iters_set)
 			iters = (uint64_t)(seconds * 20000) + 100;
 		if (!rounds_set)
 			rounds = 1;
 	}
+	bench_sweep_defaults(&sw, 64, window, seconds);
 	if (iters == 0 || window == 0 || window > 512 || seconds <= 0 || rounds == 0)
 		return usage();
 	pin_to(0);
@@ -384,20 +388,11 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	memset(cc.msg, 0x5a, sizeof(cc.msg));
-	if (bench_sweeping(&sw)) {
-		sweep(&sw, server, echo, sv[0], iters, seconds, rounds);
-		rounds = 0; /* nothing of the default run */
-	}
-	for (uint32_t r = 0; r < rounds; r++) {
-		kill(echo, SIGSTOP);
-		kill(server, SIGCONT);
-		for (int i = 0; i < 2; i++)
-			keep_best(&comch[i], comch_measure(sizes[i], iters, seconds, window));
-		kill(server, SIGSTOP);
-		kill(echo, SIGCONT);
-		for (int i = 0; i < 2; i++)
-			keep_best(&raw[i], raw_measure(sv[0], sizes[i], iters, seconds, window));
-	}
+	if (!sw.json)
+		printf("Comch messages against a raw SEQPACKET echo: best of %u round%s; RTT: %lu round trips; rate: "
+		       "the depth in flight for %.2f s\n",
+		       rounds, rounds > 1 ? "s" : "", (unsigned long)iters, seconds);
+	sweep(&sw, server, echo, sv[0], iters, seconds, rounds);
 	kill(server, SIGCONT);
 	doca_ctx_stop(doca_comch_client_as_ctx(cc.client));
 	for (int i = 0; i < 1000; i++)
@@ -406,19 +401,5 @@ int main(int argc, char **argv)
 	waitpid(server, NULL, 0);
 	waitpid(echo, NULL, 0);
 
-	if (bench_sweeping(&sw))
-		return 0;
-	printf("best of %u rounds; RTT: %lu round trips; rate: %u in flight for %.1f s\n", rounds, (unsigned long)iters,
-	       window, seconds);
-	printf("%-6s %12s %12s %8s %14s %14s %8s\n", "size", "comch RTT us", "raw RTT us", "ratio", "comch msg/s",
-	       "raw msg/s", "ratio");
-	for (int i = 0; i < 2; i++)
-		printf("%-6u %12.2f %12.2f %8.2f %14.0f %14.0f %8.2f\n", sizes[i], comch[i].rtt_us, raw[i].rtt_us,
-		       comch[i].rtt_us / raw[i].rtt_us, comch[i].rate, raw[i].rate, comch[i].rate / raw[i].rate);
-	for (int i = 0; i < 2; i++)
-		printf("comch_bench: size=%u comch_rtt_us=%.3f raw_rtt_us=%.3f rtt_ratio=%.3f comch_msgs=%.0f "
-		       "raw_msgs=%.0f rate_ratio=%.3f window=%u rounds=%u\n",
-		       sizes[i], comch[i].rtt_us, raw[i].rtt_us, comch[i].rtt_us / raw[i].rtt_us, comch[i].rate,
-		       raw[i].rate, comch[i].rate / raw[i].rate, window, rounds);
 	return 0;
 }
