@@ -51,7 +51,7 @@ static const struct kind kinds[] = {
 	 "32", "64,4080", "8", 4080, 512},
 	{"fast", "comch_fast_bench", "the Comch fast path (producer to consumer) against UCX's ucx_perftest",
 	 "64,4K,64K,1M", "16", "64,64K", "8", 1u << 20, 64},
-	{"export", "export_bench", "DMA across processes through an exported mmap against memcpy and process_vm_readv",
+	{"export", "export_bench", "DMA across processes (an exported mmap) against memcpy, process_vm_readv",
 	 "4K,64K,1M,16M", "8", "4K,1M", "8", 64u << 20, 64},
 	{"rdma", "rdma_bench", "DOCA RDMA write, read and send against UCX's ucx_perftest", "64,4K,64K,1M", "16",
 	 "4K,64K", "16", 1u << 20, 16},
@@ -138,7 +138,8 @@ static void print_help(void)
 	       "EXAMPLES\n"
 	       "    ferry bench dma\n"
 	       "    ferry bench dma --sizes 4K,64K,1M --depths 1,4,16 --plot /tmp/dma\n"
-	       "    ferry bench fast --quick --json - | python3 -c 'import json,sys; ...'\n"
+	       "    ferry bench fast --quick --json fast.json\n"
+	       "    ferry bench export --json - | jq -c 'select(.side == \"ferry\") | [.size, .ratio]'\n"
 	       "    ferry bench dma -q -- --engine worker\n"
 	       "\n"
 	       "SEE ALSO\n"
