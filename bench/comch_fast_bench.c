@@ -79,10 +79,12 @@
 #include "bench_util.h"
 #include "ferry_test_dev.h"
 
-#define BENCH_NAME "comch-fast-bench"
-#define MAX_WINDOW 64u
-#define N_SIZES    4
-#define HIST_NS    (1u << 20) /* round trips are binned by the nanosecond up to ~1 ms, the rest in one bin */
+#define BENCH_NAME  "comch-fast-bench"
+#define MAX_WINDOW  64u
+#define N_SIZES     4
+#define HIST_NS     (1u << 20) /* round trips are binned by the nanosecond up to ~1 ms, the rest in one bin */
+#define MIN_COUNT   16         /* a rate or latency figure counts at least this many messages ... */
+#define MAX_EXTRA_S 5.0        /* ... taking up to this much longer than asked on a loaded machine */
 
 static const uint32_t sizes[N_SIZES] = {64, 4096, 65536, 1u << 20};
 
@@ -321,6 +323,9 @@ static void recv_failed(struct doca_comch_consumer_task_post_recv *task, union d
 {
 	(void)tud;
 	(void)cud;
+	if (!s.stopping && !s.failed && s.client != NULL) /* the DPU side's fail when the host leaves */
+		fprintf(stderr, "comch_fast_bench: a receive failed: %s\n",
+			doca_error_get_name(doca_task_get_status(doca_comch_consumer_task_post_recv_as_task(task))));
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(task));
 	if (!s.stopping)
 		s.failed = true;
@@ -355,6 +360,9 @@ static void send_failed(struct doca_comch_producer_task_send *task, union doca_d
 {
 	(void)tud;
 	(void)cud;
+	if (!s.failed) /* say why once: a figure of 0 alone does not */
+		fprintf(stderr, "comch_fast_bench: a send failed: %s\n",
+			doca_error_get_name(doca_task_get_status(doca_comch_producer_task_send_as_task(task))));
 	if (task == s.send) {
 		s.send_busy = false;
 	} else {
@@ -502,7 +510,15 @@ static bool reap_dpu(pid_t child)
 {
 	int status = 0;
 
-	return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (child <= 0 || waitpid(child, &status, 0) != child)
+		return false;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return true;
+	if (WIFEXITED(status))
+		fprintf(stderr, "comch_fast_bench: the DPU side exited with status %d\n", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "comch_fast_bench: the DPU side was killed by signal %d\n", WTERMSIG(status));
+	return false;
 }
 
 /* ---- rate: the DPU side consumes, the host side produces ---- */
@@ -529,20 +545,29 @@ static int consumer_main(uint32_t size, uint32_t window, bool shared)
 	return 0; /* the process ends; the OS reclaims the rest */
 }
 
+/* A producer run's setup failed: say which step, after how long; the rate is 0. */
+static double setup_failed(const char *what, double t0)
+{
+	fprintf(stderr, "comch_fast_bench: host side: %s (after %.2f s)\n", what, now_s() - t0);
+	return 0;
+}
+
 /* Messages per second of one producer run; 0 on failure. */
 static double producer_run(uint32_t size, uint32_t window, double seconds)
 {
 	double t0, t1;
 	uint64_t before;
 
-	if (!host_open((size_t)size * window, false) ||
-	    doca_comch_producer_create(s.conn, &s.producer) != DOCA_SUCCESS ||
+	t0 = now_s();
+	if (!host_open((size_t)size * window, false))
+		return setup_failed("the client did not connect", t0);
+	if (doca_comch_producer_create(s.conn, &s.producer) != DOCA_SUCCESS ||
 	    doca_comch_producer_task_send_set_conf(s.producer, sent, send_failed, window) != DOCA_SUCCESS ||
 	    !start_ctx(s.dpe, doca_comch_producer_as_ctx(s.producer)))
-		return 0;
+		return setup_failed("the producer did not start", t0);
 	for (t0 = now_s(); s.remote_id == 0;)
 		if (progress_all() == 0 && now_s() - t0 > 5)
-			return 0;
+			return setup_failed("no consumer was announced", t0);
 	for (uint32_t k = 0; k < window; k++) {
 		struct doca_buf *buf = slot_buf(k, size, true);
 		struct doca_comch_producer_task_send *task = NULL;
@@ -551,7 +576,7 @@ static double producer_run(uint32_t size, uint32_t window, double seconds)
 		    doca_comch_producer_task_send_alloc_init(s.producer, buf, NULL, 0, s.remote_id, &task) !=
 			    DOCA_SUCCESS ||
 		    doca_task_submit(doca_comch_producer_task_send_as_task(task)) != DOCA_SUCCESS)
-			return 0;
+			return setup_failed("a send was refused", t0);
 		s.in_flight++;
 	}
 	/* warm up briefly, then count */
@@ -559,10 +584,15 @@ static double producer_run(uint32_t size, uint32_t window, double seconds)
 		progress_hot();
 	before = s.done;
 	t0 = now_s();
+	/* At least MIN_COUNT messages, however long a loaded machine takes (up to MAX_EXTRA_S more): a figure of 0 says nothing. */
 	do
 		progress_hot();
-	while ((t1 = now_s()) - t0 < seconds && !s.failed);
+	while (((t1 = now_s()) - t0 < seconds || (s.done - before < MIN_COUNT && t1 - t0 < seconds + MAX_EXTRA_S)) &&
+	       !s.failed);
 	last_count = s.done - before;
+	if (s.failed || last_count == 0)
+		fprintf(stderr, "comch_fast_bench: host side: %s\n",
+			s.failed ? "a send failed" : "no send completed in the time given");
 	return s.failed ? 0 : (double)(s.done - before) / (t1 - t0);
 }
 
@@ -572,7 +602,12 @@ static double fast_rate(uint32_t size, uint32_t window, double seconds, bool sha
 	double rate = child > 0 ? producer_run(size, window, seconds) : 0;
 
 	host_close();
-	return reap_dpu(child) ? rate : 0;
+	if (!reap_dpu(child)) {
+		fprintf(stderr, "comch_fast_bench: %s rate run of %u B: the DPU side failed\n",
+			shared ? "shared" : "CMA", size);
+		return 0;
+	}
+	return rate;
 }
 
 /* ---- lat: ping-pong, each side a producer and a consumer; slot 0 receives, slot 1 sends ---- */
@@ -636,8 +671,15 @@ static bool ping_run(uint32_t size, double seconds, struct lat *out)
 
 	s.ping = true;
 	s.hist = calloc(HIST_NS + 1, sizeof(*s.hist));
-	if (s.hist == NULL || !host_open(2 * (size_t)size, true) || !pingpong_setup(size))
+	t0 = now_ns();
+	if (s.hist == NULL || !host_open(2 * (size_t)size, true)) {
+		(void)setup_failed("the client did not connect", (double)t0 / 1e9);
 		return false;
+	}
+	if (!pingpong_setup(size)) {
+		(void)setup_failed("the ping-pong did not set up", (double)t0 / 1e9);
+		return false;
+	}
 	/* warm up for 50 ms, then start the count afresh */
 	s.t_sent = now_ns();
 	s.in_flight = 1;
@@ -655,13 +697,20 @@ static bool ping_run(uint32_t size, double seconds, struct lat *out)
 	send_ping();
 	do
 		progress_hot();
-	while ((t1 = now_ns()) - t0 < (uint64_t)(seconds * 1e9) && !s.failed);
+	while (((t1 = now_ns()) - t0 < (uint64_t)(seconds * 1e9) ||
+		(s.done < MIN_COUNT && t1 - t0 < (uint64_t)((seconds + MAX_EXTRA_S) * 1e9))) &&
+	       !s.failed);
 	s.stopping = true;
 	for (t1 = now_ns(); s.in_flight > 0 && !s.failed && now_ns() - t1 < 1000000000u;)
 		progress_hot();
 	t1 = now_ns();
-	if (s.failed || s.in_flight > 0 || s.done == 0)
+	if (s.failed || s.in_flight > 0 || s.done == 0) {
+		fprintf(stderr, "comch_fast_bench: ping-pong of %u B: %s\n", size,
+			s.failed          ? "a task failed"
+			: s.in_flight > 0 ? "a message did not come back within 1 s"
+					  : "no round trip in the time given");
 		return false;
+	}
 	out->iters = s.done;
 	out->mean_us = (double)(t1 - t0) / (double)s.done / 2e3;
 	out->median_us = hist_quantile(s.hist, s.done, 0.5) / 2e3;
