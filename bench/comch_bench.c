@@ -10,8 +10,15 @@
  * echoed, for S seconds). The peer is a forked process on the same machine that
  * echoes every message; both sides busy-poll (doca_pe_progress, or recv with
  * MSG_DONTWAIT for the raw baseline), so the ratios compare the software paths.
- * Prints a table, ratios (Comch / raw) and one "comch_bench:" line per size for
- * scripts. Targets (issue 4): RTT <= 1.3x raw, rate >= 0.8x raw.
+ * Prints bench_util.h's rows (a table, or JSON lines with --json), case "msg":
+ * lat_us is the one-way time (RTT / 2), the ratios Comch / raw. Targets
+ * (issue 4): RTT <= 1.3x raw (lat ratio), rate >= 0.8x raw (ratio).
+ *
+ * A sweep (bench_util.h's --sizes, --depths, --seconds, --json; `ferry bench
+ * comch`): each size (1..4080) at each depth (the rate run's window), rows of
+ * case "msg": one-way latency (round trip / 2, mean of the round trips) and
+ * the rate, against the raw SEQPACKET echo ("seqpacket"). Round trips:
+ * --iters, else 20000 per second of --seconds; rounds: --rounds, else 1.
  */
 #include <sched.h>
 #include <signal.h>
@@ -256,32 +263,100 @@ static void keep_best(struct result *best, struct result r)
 		best->rate = r.rate;
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: comch_bench [--iters N] [--seconds S] [--window 1..512] [--rounds R]\n"
+			"       comch_bench [--sizes LIST] [--depths LIST] [--seconds S] [--iters N] [--rounds R] "
+			"[--json]\n");
+	return 2;
+}
+
+static struct bench_row msg_row(const char *side, struct result r, uint32_t size, uint64_t iters)
+{
+	struct bench_row row = bench_row_none(side);
+
+	row.lat_us = r.rtt_us / 2;
+	row.mops = r.rate / 1e6;
+	row.gb_per_s = r.rate * size / 1e9;
+	row.iters = iters;
+	return row;
+}
+
+/* The sweep: each size at each window, Comch then the raw echo, each with the other stopped; best of @p rounds. */
+static void sweep(const struct bench_sweep *sw, pid_t server, pid_t echo, int fd, uint64_t iters, double seconds,
+		  uint32_t rounds)
+{
+	bench_rows_header(sw->json);
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			uint32_t size = (uint32_t)sw->sizes[i], window = (uint32_t)sw->depths[d];
+			struct result comch = {0, 0}, raw = {0, 0};
+			struct bench_row f, p;
+
+			for (uint32_t r = 0; r < rounds; r++) {
+				kill(echo, SIGSTOP);
+				kill(server, SIGCONT);
+				keep_best(&comch, comch_measure(size, iters, seconds, window));
+				kill(server, SIGSTOP);
+				kill(echo, SIGCONT);
+				keep_best(&raw, raw_measure(fd, size, iters, seconds, window));
+			}
+			f = msg_row("ferry", comch, size, iters);
+			p = msg_row("seqpacket", raw, size, iters);
+			bench_rows_emit(sw->json, "comch", "msg", size, window, &f, &p);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
-	const uint32_t sizes[] = {64, MAX_SIZE};
-	struct result comch[2] = {{0, 0}, {0, 0}}, raw[2] = {{0, 0}, {0, 0}};
 	uint64_t iters = 20000;
 	double seconds = 1.0;
 	uint32_t window = 32, rounds = 5;
+	bool iters_set = false, rounds_set = false;
+	struct bench_sweep sw = {0};
 	char domain[64];
 	int ready[2], sv[2];
 	pid_t server, echo;
 	char c;
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--iters") == 0)
-			iters = strtoull(argv[i + 1], NULL, 0);
-		else if (strcmp(argv[i], "--seconds") == 0)
-			seconds = atof(argv[i + 1]);
-		else if (strcmp(argv[i], "--window") == 0)
-			window = (uint32_t)strtoul(argv[i + 1], NULL, 0);
-		else if (strcmp(argv[i], "--rounds") == 0)
-			rounds = (uint32_t)strtoul(argv[i + 1], NULL, 0);
+	for (int i = 1; i < argc; i++) {
+		int r = bench_sweep_arg("comch_bench", argc, argv, &i, &sw, MAX_SIZE, 512);
+
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (i + 1 >= argc)
+			return usage();
+		if (strcmp(argv[i], "--iters") == 0) {
+			iters = strtoull(argv[++i], NULL, 0);
+			iters_set = true;
+		} else if (strcmp(argv[i], "--window") == 0) {
+			window = (uint32_t)strtoul(argv[++i], NULL, 0);
+		} else if (strcmp(argv[i], "--rounds") == 0) {
+			rounds = (uint32_t)strtoul(argv[++i], NULL, 0);
+			rounds_set = true;
+		} else {
+			return usage();
+		}
 	}
-	if (iters == 0 || window == 0 || window > 512 || seconds <= 0 || rounds == 0) {
-		fprintf(stderr, "usage: comch_bench [--iters N] [--seconds S] [--window 1..512] [--rounds R]\n");
-		return 2;
+	if (sw.seconds > 0)
+		seconds = sw.seconds;
+	/* The default run is the sweep of 64 B and the largest message at the window, best of 5 rounds. */
+	if (!bench_sweeping(&sw)) {
+		sw.sizes[0] = 64;
+		sw.sizes[1] = MAX_SIZE;
+		sw.n_sizes = 2;
+	} else {
+		if (!iters_set)
+			iters = (uint64_t)(seconds * 20000) + 100;
+		if (!rounds_set)
+			rounds = 1;
 	}
+	bench_sweep_defaults(&sw, 64, window, seconds);
+	if (iters == 0 || window == 0 || window > 512 || seconds <= 0 || rounds == 0)
+		return usage();
 	pin_to(0);
 	snprintf(domain, sizeof(domain), "comch-bench-%d", (int)getpid());
 	setenv("FERRY_DOMAIN", domain, 1);
@@ -313,16 +388,11 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	memset(cc.msg, 0x5a, sizeof(cc.msg));
-	for (uint32_t r = 0; r < rounds; r++) {
-		kill(echo, SIGSTOP);
-		kill(server, SIGCONT);
-		for (int i = 0; i < 2; i++)
-			keep_best(&comch[i], comch_measure(sizes[i], iters, seconds, window));
-		kill(server, SIGSTOP);
-		kill(echo, SIGCONT);
-		for (int i = 0; i < 2; i++)
-			keep_best(&raw[i], raw_measure(sv[0], sizes[i], iters, seconds, window));
-	}
+	if (!sw.json)
+		printf("Comch messages against a raw SEQPACKET echo: best of %u round%s; RTT: %lu round trips; rate: "
+		       "the depth in flight for %.2f s\n",
+		       rounds, rounds > 1 ? "s" : "", (unsigned long)iters, seconds);
+	sweep(&sw, server, echo, sv[0], iters, seconds, rounds);
 	kill(server, SIGCONT);
 	doca_ctx_stop(doca_comch_client_as_ctx(cc.client));
 	for (int i = 0; i < 1000; i++)
@@ -331,17 +401,5 @@ int main(int argc, char **argv)
 	waitpid(server, NULL, 0);
 	waitpid(echo, NULL, 0);
 
-	printf("best of %u rounds; RTT: %lu round trips; rate: %u in flight for %.1f s\n", rounds, (unsigned long)iters,
-	       window, seconds);
-	printf("%-6s %12s %12s %8s %14s %14s %8s\n", "size", "comch RTT us", "raw RTT us", "ratio", "comch msg/s",
-	       "raw msg/s", "ratio");
-	for (int i = 0; i < 2; i++)
-		printf("%-6u %12.2f %12.2f %8.2f %14.0f %14.0f %8.2f\n", sizes[i], comch[i].rtt_us, raw[i].rtt_us,
-		       comch[i].rtt_us / raw[i].rtt_us, comch[i].rate, raw[i].rate, comch[i].rate / raw[i].rate);
-	for (int i = 0; i < 2; i++)
-		printf("comch_bench: size=%u comch_rtt_us=%.3f raw_rtt_us=%.3f rtt_ratio=%.3f comch_msgs=%.0f "
-		       "raw_msgs=%.0f rate_ratio=%.3f window=%u rounds=%u\n",
-		       sizes[i], comch[i].rtt_us, raw[i].rtt_us, comch[i].rtt_us / raw[i].rtt_us, comch[i].rate,
-		       raw[i].rate, comch[i].rate / raw[i].rate, window, rounds);
 	return 0;
 }

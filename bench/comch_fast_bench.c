@@ -40,6 +40,16 @@
  * on a 2-core VM. Prints a table per part, one "comch_fast_bench:" line per
  * figure for scripts, and a summary of the ratios against the targets of
  * issue 9 (item 8).
+ *
+ * A sweep (bench_util.h's --sizes, --depths, --seconds, --json; `ferry bench
+ * fast`) measures each size (1 B..1 MiB) at each depth (the rate part's
+ * window) and prints rows (one round unless --rounds):
+ *   case "shared": the rate part's figure and the lat part's latency (one
+ *     message in flight whatever the depth), against ucx_perftest
+ *     ("ucx_perftest": ucp_am_bw's rate, ucp_am_lat's latency);
+ *   case "cma": the cma part's rate against raw process_vm_writev, latency
+ *     the mean time a send is in flight (depth / rate) against one call's.
+ * --only rate or lat keeps case "shared" (with only that figure), cma keeps "cma".
  */
 #include <sched.h>
 #include <signal.h>
@@ -69,10 +79,12 @@
 #include "bench_util.h"
 #include "ferry_test_dev.h"
 
-#define BENCH_NAME "comch-fast-bench"
-#define MAX_WINDOW 64u
-#define N_SIZES    4
-#define HIST_NS    (1u << 20) /* round trips are binned by the nanosecond up to ~1 ms, the rest in one bin */
+#define BENCH_NAME  "comch-fast-bench"
+#define MAX_WINDOW  64u
+#define N_SIZES     4
+#define HIST_NS     (1u << 20) /* round trips are binned by the nanosecond up to ~1 ms, the rest in one bin */
+#define MIN_COUNT   16         /* a rate or latency figure counts at least this many messages ... */
+#define MAX_EXTRA_S 5.0        /* ... taking up to this much longer than asked on a loaded machine */
 
 static const uint32_t sizes[N_SIZES] = {64, 4096, 65536, 1u << 20};
 
@@ -111,7 +123,8 @@ struct side {
 
 static struct side s;
 static unsigned run_seq;
-static bool one_pe; /* --one-pe: producer and consumer on the connection's PE */
+static bool one_pe;         /* --one-pe: producer and consumer on the connection's PE */
+static uint64_t last_count; /* messages the last rate figure counted (producer_run, pvw_rate) */
 
 static double dmax(double a, double b)
 {
@@ -192,7 +205,8 @@ static bool wait_running(struct doca_ctx *ctx)
 static bool map_memory(size_t len, bool shared)
 {
 	s.shared = shared;
-	s.mem = shared ? ferry_mem_alloc_shared(len) : aligned_alloc(4096, len);
+	/* aligned_alloc wants a multiple of the alignment (a 64 B window of 4 is 256 bytes). */
+	s.mem = shared ? ferry_mem_alloc_shared(len) : aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 	if (s.mem == NULL)
 		return false;
 	memset(s.mem, 0x5a, len);
@@ -309,6 +323,9 @@ static void recv_failed(struct doca_comch_consumer_task_post_recv *task, union d
 {
 	(void)tud;
 	(void)cud;
+	if (!s.stopping && !s.failed && s.client != NULL) /* the DPU side's fail when the host leaves */
+		fprintf(stderr, "comch_fast_bench: a receive failed: %s\n",
+			doca_error_get_name(doca_task_get_status(doca_comch_consumer_task_post_recv_as_task(task))));
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(task));
 	if (!s.stopping)
 		s.failed = true;
@@ -343,6 +360,9 @@ static void send_failed(struct doca_comch_producer_task_send *task, union doca_d
 {
 	(void)tud;
 	(void)cud;
+	if (!s.failed) /* say why once: a figure of 0 alone does not */
+		fprintf(stderr, "comch_fast_bench: a send failed: %s\n",
+			doca_error_get_name(doca_task_get_status(doca_comch_producer_task_send_as_task(task))));
 	if (task == s.send) {
 		s.send_busy = false;
 	} else {
@@ -490,7 +510,15 @@ static bool reap_dpu(pid_t child)
 {
 	int status = 0;
 
-	return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (child <= 0 || waitpid(child, &status, 0) != child)
+		return false;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return true;
+	if (WIFEXITED(status))
+		fprintf(stderr, "comch_fast_bench: the DPU side exited with status %d\n", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "comch_fast_bench: the DPU side was killed by signal %d\n", WTERMSIG(status));
+	return false;
 }
 
 /* ---- rate: the DPU side consumes, the host side produces ---- */
@@ -517,20 +545,29 @@ static int consumer_main(uint32_t size, uint32_t window, bool shared)
 	return 0; /* the process ends; the OS reclaims the rest */
 }
 
+/* A producer run's setup failed: say which step, after how long; the rate is 0. */
+static double setup_failed(const char *what, double t0)
+{
+	fprintf(stderr, "comch_fast_bench: host side: %s (after %.2f s)\n", what, now_s() - t0);
+	return 0;
+}
+
 /* Messages per second of one producer run; 0 on failure. */
 static double producer_run(uint32_t size, uint32_t window, double seconds)
 {
 	double t0, t1;
 	uint64_t before;
 
-	if (!host_open((size_t)size * window, false) ||
-	    doca_comch_producer_create(s.conn, &s.producer) != DOCA_SUCCESS ||
+	t0 = now_s();
+	if (!host_open((size_t)size * window, false))
+		return setup_failed("the client did not connect", t0);
+	if (doca_comch_producer_create(s.conn, &s.producer) != DOCA_SUCCESS ||
 	    doca_comch_producer_task_send_set_conf(s.producer, sent, send_failed, window) != DOCA_SUCCESS ||
 	    !start_ctx(s.dpe, doca_comch_producer_as_ctx(s.producer)))
-		return 0;
+		return setup_failed("the producer did not start", t0);
 	for (t0 = now_s(); s.remote_id == 0;)
 		if (progress_all() == 0 && now_s() - t0 > 5)
-			return 0;
+			return setup_failed("no consumer was announced", t0);
 	for (uint32_t k = 0; k < window; k++) {
 		struct doca_buf *buf = slot_buf(k, size, true);
 		struct doca_comch_producer_task_send *task = NULL;
@@ -539,7 +576,7 @@ static double producer_run(uint32_t size, uint32_t window, double seconds)
 		    doca_comch_producer_task_send_alloc_init(s.producer, buf, NULL, 0, s.remote_id, &task) !=
 			    DOCA_SUCCESS ||
 		    doca_task_submit(doca_comch_producer_task_send_as_task(task)) != DOCA_SUCCESS)
-			return 0;
+			return setup_failed("a send was refused", t0);
 		s.in_flight++;
 	}
 	/* warm up briefly, then count */
@@ -547,9 +584,15 @@ static double producer_run(uint32_t size, uint32_t window, double seconds)
 		progress_hot();
 	before = s.done;
 	t0 = now_s();
+	/* At least MIN_COUNT messages, however long a loaded machine takes (up to MAX_EXTRA_S more): a figure of 0 says nothing. */
 	do
 		progress_hot();
-	while ((t1 = now_s()) - t0 < seconds && !s.failed);
+	while (((t1 = now_s()) - t0 < seconds || (s.done - before < MIN_COUNT && t1 - t0 < seconds + MAX_EXTRA_S)) &&
+	       !s.failed);
+	last_count = s.done - before;
+	if (s.failed || last_count == 0)
+		fprintf(stderr, "comch_fast_bench: host side: %s\n",
+			s.failed ? "a send failed" : "no send completed in the time given");
 	return s.failed ? 0 : (double)(s.done - before) / (t1 - t0);
 }
 
@@ -559,7 +602,12 @@ static double fast_rate(uint32_t size, uint32_t window, double seconds, bool sha
 	double rate = child > 0 ? producer_run(size, window, seconds) : 0;
 
 	host_close();
-	return reap_dpu(child) ? rate : 0;
+	if (!reap_dpu(child)) {
+		fprintf(stderr, "comch_fast_bench: %s rate run of %u B: the DPU side failed\n",
+			shared ? "shared" : "CMA", size);
+		return 0;
+	}
+	return rate;
 }
 
 /* ---- lat: ping-pong, each side a producer and a consumer; slot 0 receives, slot 1 sends ---- */
@@ -623,8 +671,15 @@ static bool ping_run(uint32_t size, double seconds, struct lat *out)
 
 	s.ping = true;
 	s.hist = calloc(HIST_NS + 1, sizeof(*s.hist));
-	if (s.hist == NULL || !host_open(2 * (size_t)size, true) || !pingpong_setup(size))
+	t0 = now_ns();
+	if (s.hist == NULL || !host_open(2 * (size_t)size, true)) {
+		(void)setup_failed("the client did not connect", (double)t0 / 1e9);
 		return false;
+	}
+	if (!pingpong_setup(size)) {
+		(void)setup_failed("the ping-pong did not set up", (double)t0 / 1e9);
+		return false;
+	}
 	/* warm up for 50 ms, then start the count afresh */
 	s.t_sent = now_ns();
 	s.in_flight = 1;
@@ -642,13 +697,20 @@ static bool ping_run(uint32_t size, double seconds, struct lat *out)
 	send_ping();
 	do
 		progress_hot();
-	while ((t1 = now_ns()) - t0 < (uint64_t)(seconds * 1e9) && !s.failed);
+	while (((t1 = now_ns()) - t0 < (uint64_t)(seconds * 1e9) ||
+		(s.done < MIN_COUNT && t1 - t0 < (uint64_t)((seconds + MAX_EXTRA_S) * 1e9))) &&
+	       !s.failed);
 	s.stopping = true;
 	for (t1 = now_ns(); s.in_flight > 0 && !s.failed && now_ns() - t1 < 1000000000u;)
 		progress_hot();
 	t1 = now_ns();
-	if (s.failed || s.in_flight > 0 || s.done == 0)
+	if (s.failed || s.in_flight > 0 || s.done == 0) {
+		fprintf(stderr, "comch_fast_bench: ping-pong of %u B: %s\n", size,
+			s.failed          ? "a task failed"
+			: s.in_flight > 0 ? "a message did not come back within 1 s"
+					  : "no round trip in the time given");
 		return false;
+	}
 	out->iters = s.done;
 	out->mean_us = (double)(t1 - t0) / (double)s.done / 2e3;
 	out->median_us = hist_quantile(s.hist, s.done, 0.5) / 2e3;
@@ -739,7 +801,8 @@ static double pvw_rate(uint32_t size, uint32_t window, double seconds)
 {
 	size_t span = (size_t)size * window;
 	int up[2], hold[2];
-	uint8_t *src = aligned_alloc(4096, span), *dst = NULL;
+	size_t alloc = (span + 4095) & ~(size_t)4095;
+	uint8_t *src = aligned_alloc(4096, alloc), *dst = NULL;
 	uint64_t n = 0;
 	double t0 = 0, t1 = 0;
 	pid_t child;
@@ -759,7 +822,7 @@ static double pvw_rate(uint32_t size, uint32_t window, double seconds)
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pin_to(1);
 		close(hold[1]);
-		dst = aligned_alloc(4096, span);
+		dst = aligned_alloc(4096, alloc);
 		if (dst != NULL)
 			memset(dst, 0, span);
 		(void)!write(up[1], &dst, sizeof(dst));
@@ -788,6 +851,7 @@ static double pvw_rate(uint32_t size, uint32_t window, double seconds)
 	if (child > 0)
 		waitpid(child, NULL, 0);
 	free(src);
+	last_count = n;
 	return n > 0 ? (double)n / (t1 - t0) : 0;
 }
 
@@ -1044,9 +1108,114 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: comch_fast_bench [--seconds S] [--window 1..%u] [--rounds R] [--only rate,lat,cma] "
-		"[--no-ucx] [--one-pe]\n",
+		"[--no-ucx] [--one-pe]\n"
+		"       comch_fast_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--only ...] "
+		"[--no-ucx] [--one-pe] [--json]\n",
 		MAX_WINDOW);
 	return 2;
+}
+
+/*
+ * A row of a rate (messages/s, 0: not measured) of @p size counted over
+ * @p rate_iters messages and, when @p lat_iters is not 0, a latency over that
+ * many round trips (the row's iterations then).
+ */
+static struct bench_row fast_row(const char *side, double rate, uint64_t rate_iters, uint32_t size, double mean_us,
+				 double median_us, uint64_t lat_iters)
+{
+	struct bench_row r = bench_row_none(side);
+
+	if (rate > 0) {
+		r.mops = rate / 1e6;
+		r.gb_per_s = rate * size / 1e9;
+		r.iters = rate_iters;
+	}
+	if (lat_iters > 0) {
+		r.lat_us = mean_us;
+		r.lat_median_us = median_us;
+		r.iters = lat_iters;
+	}
+	return r;
+}
+
+/* Keep the better of two rates, and the count behind it. */
+static void keep_rate(double *best, uint64_t *best_n, double rate, uint64_t n)
+{
+	if (rate > *best) {
+		*best = rate;
+		*best_n = n;
+	}
+}
+
+/* The sweep: each size at each depth, Ferry and its peers back to back, best of @p rounds. */
+static int sweep(const struct bench_sweep *sw, unsigned rounds, bool do_rate, bool do_lat, bool do_cma)
+{
+	double seconds = sw->seconds;
+	int rc = 0;
+
+	bench_rows_header(sw->json);
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			uint32_t sz = (uint32_t)sw->sizes[i], window = (uint32_t)sw->depths[d];
+			double f = 0, u = 0, fc = 0, p = 0;
+			uint64_t fn = 0, un = 0, fcn = 0, pn = 0;
+			struct lat fl = {0};
+			struct bench_ucx ul = {0};
+			struct bench_row fr, pr;
+
+			for (unsigned r = 0; r < rounds; r++) {
+				struct lat l = {0};
+				struct bench_ucx ur = {0};
+
+				if (do_rate) {
+					double rate = fast_rate(sz, window, seconds, true);
+
+					keep_rate(&f, &fn, rate, last_count);
+					if (ucx("ucp_am_bw", sz, seconds, &ur))
+						keep_rate(&u, &un, ur.rate, ur.iters);
+				}
+				if (do_lat) {
+					if (fast_lat(sz, seconds, &l) && (fl.iters == 0 || l.median_us < fl.median_us))
+						fl = l;
+					if (ucx("ucp_am_lat", sz, seconds, &ur) &&
+					    (ul.iters == 0 || ur.median_us < ul.median_us))
+						ul = ur;
+				}
+				if (do_cma) {
+					double rate = fast_rate(sz, window, seconds, false);
+
+					keep_rate(&fc, &fcn, rate, last_count);
+					rate = pvw_rate(sz, window, seconds);
+					keep_rate(&p, &pn, rate, last_count);
+				}
+			}
+			if (do_rate || do_lat) {
+				if ((do_rate && f <= 0) || (do_lat && fl.iters == 0)) {
+					fprintf(stderr, "comch_fast_bench: %u B at depth %u: Ferry's run failed\n", sz,
+						window);
+					rc = 1;
+				}
+				fr = fast_row("ferry", f, fn, sz, fl.mean_us, fl.median_us, fl.iters);
+				pr = fast_row("ucx_perftest", u, un, sz, ul.mean_us, ul.median_us, ul.iters);
+				if (!have_ucx || (u <= 0 && ul.iters == 0))
+					pr.side = NULL;
+				bench_rows_emit(sw->json, "fast", "shared", sz, window, &fr, &pr);
+			}
+			if (do_cma) {
+				if (fc <= 0 || p <= 0) {
+					fprintf(stderr, "comch_fast_bench: CMA %u B at depth %u failed\n", sz, window);
+					rc = 1;
+				}
+				fr = fast_row("ferry", fc, fcn, sz, 0, 0, 0);
+				pr = fast_row("process_vm_writev", p, pn, sz, 0, 0, 0);
+				/* No ping-pong here: a send's mean time in flight (Little's law), one call's time. */
+				fr.lat_us = fc > 0 ? window * 1e6 / fc : BENCH_NA;
+				pr.lat_us = p > 0 ? 1e6 / p : BENCH_NA;
+				bench_rows_emit(sw->json, "fast", "cma", sz, window, &fr, &pr);
+			}
+		}
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -1054,23 +1223,28 @@ int main(int argc, char **argv)
 	double seconds = 0.5, shared_1m = 0, memcpy_1m = 0;
 	uint32_t window = 16;
 	unsigned rounds = 2;
-	bool do_rate = true, do_lat = true, do_cma = true, no_ucx = false;
+	bool do_rate = true, do_lat = true, do_cma = true, no_ucx = false, rounds_set = false;
+	struct bench_sweep sw = {0};
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int r = bench_sweep_arg("comch_fast_bench", argc, argv, &i, &sw, 1u << 20, MAX_WINDOW);
 
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
 		if (strcmp(a, "--no-ucx") == 0) {
 			no_ucx = true;
 		} else if (strcmp(a, "--one-pe") == 0) {
 			one_pe = true;
 		} else if (v == NULL) {
 			return usage();
-		} else if (strcmp(a, "--seconds") == 0) {
-			seconds = atof(argv[++i]);
 		} else if (strcmp(a, "--window") == 0) {
 			window = (uint32_t)strtoul(argv[++i], NULL, 0);
 		} else if (strcmp(a, "--rounds") == 0) {
 			rounds = (unsigned)strtoul(argv[++i], NULL, 0);
+			rounds_set = true;
 		} else if (strcmp(a, "--only") == 0) {
 			do_rate = strstr(v, "rate") != NULL;
 			do_lat = strstr(v, "lat") != NULL;
@@ -1082,10 +1256,22 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
+	if (sw.seconds > 0)
+		seconds = sw.seconds;
+	if (bench_sweeping(&sw)) {
+		bench_sweep_defaults(&sw, 64, window, seconds);
+		if (!rounds_set)
+			rounds = 1;
+	}
 	if (seconds <= 0 || window == 0 || window > MAX_WINDOW || rounds == 0 || rounds > 100)
 		return usage();
 
 	have_ucx = !no_ucx && bench_ucx_find(ucx_exe, sizeof(ucx_exe));
+	if (bench_sweeping(&sw)) {
+		if (!have_ucx && !no_ucx && (do_rate || do_lat))
+			fprintf(stderr, "comch_fast_bench: ucx_perftest not found (install ucx-utils): no UCX rows\n");
+		return sweep(&sw, rounds, do_rate, do_lat, do_cma);
+	}
 	if (no_ucx)
 		printf("UCX peer skipped (--no-ucx)\n");
 	else if (!have_ucx)

@@ -39,6 +39,14 @@
  * GB/s counts bytes copied (1e9 bytes per GB). --ws lines add "ws" (bytes of
  * source and destination the copies walk through) and "mode":"ws".
  *
+ * A sweep (the options of bench_util.h: --sizes, --depths, --seconds, --json;
+ * `ferry bench dma` drives it) measures each size at each queue depth on one
+ * engine (--engine, default auto) against memcpy of the same size over the
+ * same offsets, and prints one pair of rows per point (bench_rows_emit):
+ *   dma_bench --sizes 64,4K,1M --depths 1,8 [--engine auto] [--seconds 0.2] [--json]
+ * Copies of 4 KiB or less walk a 64-page window (cache resident), larger ones
+ * the 256 MiB span.
+ *
  * The engine of each run is set with ferry_dma_set_engine (Ferry internal);
  * FERRY_DMA_ENGINE is cleared at start so it cannot override the sweep.
  */
@@ -71,6 +79,7 @@
 #define ROUNDS 3
 
 static double measure_s = 0.5;
+static uint64_t last_iters; /* copies or tasks of the last measurement */
 
 /* The default run's window for @p size. */
 static size_t default_window(size_t size)
@@ -94,6 +103,7 @@ static double bench_memcpy(unsigned char *dst, const unsigned char *src, size_t 
 		__asm__ volatile("" : : "r"(dst) : "memory"); /* keep the copies */
 		t = now_s() - t0;
 	} while (t < measure_s);
+	last_iters = done;
 	*ops_per_s = (double)done / t;
 	return (double)done * (double)size / t / 1e9;
 }
@@ -218,7 +228,9 @@ static bool bench_dma(struct bench *b, enum ferry_engine_kind engine, size_t siz
 		for (int k = size <= 4096 ? 256 : 1; k > 0; k--)
 			(void)doca_pe_progress(b->pe);
 		t = now_s() - t0;
-	} while (t < measure_s);
+		/* At least one completion, however long a loaded machine takes (5 s more at most): 0 says nothing. */
+	} while (t < measure_s || (b->completed == start_completed && t < measure_s + 5));
+	last_iters = b->completed - start_completed;
 	*tasks_per_s = (double)(b->completed - start_completed) / t;
 	*gb_per_s = *tasks_per_s * (double)size / 1e9;
 	/* Let the window drain, then stop. */
@@ -395,24 +407,103 @@ static int run_legacy(struct bench *b)
 	return rc;
 }
 
+/* A sweep: every size at every depth on @p engine, against memcpy of the same size, one pair of rows per point. */
+static int run_sweep(struct bench *b, const struct bench_sweep *sw, enum ferry_engine_kind engine)
+{
+	const char *name = ferry_engine_kind_name(engine);
+	int rc = 0;
+
+	bench_rows_header(sw->json);
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			size_t size = sw->sizes[i], window = default_window(size);
+			unsigned qd = (unsigned)sw->depths[d];
+			struct bench_row f = bench_row_none("ferry"), m = bench_row_none("memcpy");
+			double ops = 0, tps = 0, gbps = 0;
+
+			m.gb_per_s = bench_memcpy(b->dst, b->src, size, window, &ops);
+			m.mops = ops / 1e6;
+			m.lat_us = ops > 0 ? 1e6 / ops : BENCH_NA;
+			m.iters = last_iters;
+			if (!bench_dma(b, engine, size, window, qd, &tps, &gbps) || !spot_check(b, size)) {
+				fprintf(stderr, "dma_bench: %s %zu B at depth %u failed\n", name, size, qd);
+				rc = 1;
+				continue;
+			}
+			f.gb_per_s = gbps;
+			f.mops = tps / 1e6;
+			f.lat_us = tps > 0 ? qd * 1e6 / tps : BENCH_NA; /* Little's law: the mean time in flight */
+			f.iters = last_iters;
+			bench_rows_emit(sw->json, "dma", name, size, qd, &f, &m);
+		}
+	}
+	return rc;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: dma_bench [--ws | --legacy] [seconds-per-measurement]\n"
+			"       dma_bench [--sizes LIST] [--depths LIST] [--engine inline|worker|auto] [--seconds S] "
+			"[--json]\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench b;
-	bool ws = argc > 1 && strcmp(argv[1], "--ws") == 0;
-	bool legacy = argc > 1 && strcmp(argv[1], "--legacy") == 0;
-	int arg = ws || legacy ? 2 : 1;
+	struct bench_sweep sw = {0};
+	enum ferry_engine_kind engine = FERRY_ENGINE_AUTO;
+	bool ws = false, legacy = false, engine_set = false;
+	const char *seconds = NULL;
 
-	measure_s = ws ? 0.25 : 0.5;
-	if (argc > arg)
-		measure_s = atof(argv[arg]);
-	if (measure_s <= 0) {
-		fprintf(stderr, "usage: %s [--ws | --legacy] [seconds-per-measurement]\n", argv[0]);
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		int r = bench_sweep_arg("dma_bench", argc, argv, &i, &sw, SPAN, MAX_QD);
+
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (strcmp(argv[i], "--ws") == 0) {
+			ws = true;
+		} else if (strcmp(argv[i], "--legacy") == 0) {
+			legacy = true;
+		} else if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc) {
+			unsigned e;
+
+			for (e = 0; e < NENGINES && strcmp(argv[i + 1], ferry_engine_kind_name(engines[e])) != 0; e++)
+				;
+			if (e == NENGINES) {
+				fprintf(stderr, "dma_bench: --engine: '%s' is not inline, worker or auto\n",
+					argv[i + 1]);
+				return 2;
+			}
+			engine = engines[e];
+			engine_set = true;
+			i++;
+		} else if (seconds == NULL && argv[i][0] != '-') {
+			seconds = argv[i];
+		} else {
+			return usage();
+		}
 	}
+	if (ws + legacy + bench_sweeping(&sw) > 1 || (engine_set && !bench_sweeping(&sw)) ||
+	    (seconds != NULL && sw.seconds > 0))
+		return usage();
+	measure_s = ws ? 0.25 : 0.5;
+	if (sw.seconds > 0)
+		measure_s = sw.seconds;
+	else if (seconds != NULL)
+		measure_s = atof(seconds);
+	if (measure_s <= 0)
+		return usage();
 	unsetenv("FERRY_DMA_ENGINE");
 	if (!bench_setup(&b)) {
 		fprintf(stderr, "dma_bench: setup failed\n");
 		return 1;
+	}
+	if (bench_sweeping(&sw)) {
+		bench_sweep_defaults(&sw, 4096, 8, measure_s);
+		return run_sweep(&b, &sw, engine);
 	}
 	if (legacy)
 		return run_legacy(&b);

@@ -14,12 +14,16 @@
  *
  *   export_bench [seconds-per-measurement [rounds [bytes]]]
  *   (default 0.3 s, 3 rounds, every size; bytes: only that size, e.g. to profile it)
+ *   export_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--json]
+ *   (a sweep, bench_util.h's options: each size at each depth, 1 round unless
+ *   --rounds; the default run is the sweep of the sizes below at depth 8)
  *
  * Sizes per copy: 4 KiB, 64 KiB, 1 MiB, 64 MiB, walking the 256 MiB span so large
  * copies come from memory. DMA runs 8 tasks in flight. Each round measures the
  * four rows of a size back to back (DMA, then its peer); the figure is the best
  * round of each. Targets (issue 3): shared >= 0.9x memcpy, CMA >= 0.9x
- * process_vm_readv. Output: a table, then one line per row prefixed "JSON ".
+ * process_vm_readv. Output: bench_util.h's rows, case "shared" against memcpy
+ * and "cma" against process_vm_readv: a table, or JSON lines with --json.
  * Every DMA result is checked against the host's fill byte.
  */
 #include <inttypes.h>
@@ -48,12 +52,15 @@
 #include "link/ferry_access.h" /* only to check which path an import took */
 
 #define SPAN        (256ull << 20)
-#define QD          8u
+#define QD          8u  /* tasks in flight of the default run */
+#define MAX_QD      64u /* of a sweep */
 #define SHARED_FILL 0x5a
 #define PLAIN_FILL  0xa5
 
 static double seconds = 0.3;
 static int rounds = 3;
+static uint32_t qd = QD;
+static uint64_t peer_iters; /* copies of the last bench_peer */
 
 /* ---- the host process: export two buffers, then wait until told to go ---- */
 
@@ -119,8 +126,8 @@ struct dma_run {
 	struct doca_pe *pe;
 	struct doca_dma *dma;
 	struct doca_buf_inventory *inv;
-	struct doca_buf *src[QD], *dst[QD];
-	struct doca_dma_task_memcpy *task[QD];
+	struct doca_buf *src[MAX_QD], *dst[MAX_QD];
+	struct doca_dma_task_memcpy *task[MAX_QD];
 	const uint8_t *remote; /* the host's buffer (its address) */
 	uint8_t *local;
 	size_t size;
@@ -166,7 +173,7 @@ static double bench_dma(struct dma_run *r, struct doca_mmap *rm, const uint8_t *
 	r->next_off = 0;
 	r->done = 0;
 	r->stopping = false;
-	for (uint32_t i = 0; i < QD; i++) {
+	for (uint32_t i = 0; i < qd; i++) {
 		union doca_data tud = {.u64 = i};
 		if (doca_buf_inventory_buf_get_by_addr(r->inv, rm, (void *)(uintptr_t)remote, SPAN, &r->src[i]) !=
 			    DOCA_SUCCESS ||
@@ -175,7 +182,7 @@ static double bench_dma(struct dma_run *r, struct doca_mmap *rm, const uint8_t *
 			return -1;
 	}
 	double t0 = now_s(), t;
-	for (uint32_t i = 0; i < QD; i++)
+	for (uint32_t i = 0; i < qd; i++)
 		resubmit(r, i);
 	do {
 		(void)doca_pe_progress(r->pe);
@@ -185,7 +192,7 @@ static double bench_dma(struct dma_run *r, struct doca_mmap *rm, const uint8_t *
 	while (r->inflight > 0)
 		(void)doca_pe_progress(r->pe);
 	t = now_s();
-	for (uint32_t i = 0; i < QD; i++) {
+	for (uint32_t i = 0; i < qd; i++) {
 		doca_task_free(doca_dma_task_memcpy_as_task(r->task[i]));
 		doca_buf_dec_refcount(r->src[i], NULL);
 		doca_buf_dec_refcount(r->dst[i], NULL);
@@ -233,25 +240,8 @@ static double bench_peer(enum peer kind, const uint8_t *src, uint8_t *dst, size_
 		}
 		t = now_s();
 	} while (t - t0 < seconds);
+	peer_iters = n;
 	return (double)n * (double)size / (t - t0) / 1e9;
-}
-
-static double best(double a, double b)
-{
-	return a > b ? a : b;
-}
-
-static void report(const char *path, size_t size, double gbps, const char *peer, double peer_gbps)
-{
-	printf("%-8s %10zu %10.2f %-18s %10.2f %8.2fx\n", path, size, gbps, peer, peer_gbps, gbps / peer_gbps);
-}
-
-static void json(const char *path, size_t size, double gbps, const char *peer, double peer_gbps)
-{
-	printf("JSON "
-	       "{\"bench\":\"export\",\"path\":\"%s\",\"size\":%zu,\"rounds\":%d,\"gb_per_s\":%.3f,\"peer\":\"%s\","
-	       "\"peer_gb_per_s\":%.3f,\"ratio\":%.3f}\n",
-	       path, size, rounds, gbps, peer, peer_gbps, gbps / peer_gbps);
 }
 
 static struct doca_mmap *import_one(struct doca_dev *dev, const struct exported *e)
@@ -265,10 +255,10 @@ static int dma_setup(struct dma_run *run, struct doca_dev *dev)
 {
 	union doca_data ud = {.ptr = run};
 
-	if (doca_buf_inventory_create(4 * QD, &run->inv) != DOCA_SUCCESS ||
+	if (doca_buf_inventory_create(4 * MAX_QD, &run->inv) != DOCA_SUCCESS ||
 	    doca_buf_inventory_start(run->inv) != DOCA_SUCCESS || doca_pe_create(&run->pe) != DOCA_SUCCESS ||
 	    doca_dma_create(dev, &run->dma) != DOCA_SUCCESS ||
-	    doca_dma_task_memcpy_set_conf(run->dma, on_done, on_done, QD) != DOCA_SUCCESS ||
+	    doca_dma_task_memcpy_set_conf(run->dma, on_done, on_done, MAX_QD) != DOCA_SUCCESS ||
 	    doca_ctx_set_user_data(doca_dma_as_ctx(run->dma), ud) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(run->pe, doca_dma_as_ctx(run->dma)) != DOCA_SUCCESS ||
 	    doca_ctx_start(doca_dma_as_ctx(run->dma)) != DOCA_SUCCESS)
@@ -276,24 +266,143 @@ static int dma_setup(struct dma_run *run, struct doca_dev *dev)
 	return 0;
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: export_bench [seconds-per-measurement [rounds [bytes]]]\n"
+			"       export_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--json]\n");
+	return 2;
+}
+
+/* A row of DMA tasks kept @p depth in flight: GB/s, the rate, the mean time in flight. */
+static struct bench_row dma_row(double gbps, uint64_t done, size_t size, uint32_t depth)
+{
+	struct bench_row r = bench_row_none("ferry");
+	double rate = gbps * 1e9 / (double)size;
+
+	r.gb_per_s = gbps;
+	r.mops = rate / 1e6;
+	r.lat_us = rate > 0 ? depth * 1e6 / rate : BENCH_NA;
+	r.iters = done;
+	return r;
+}
+
+/* A row of a peer that copies one at a time. */
+static struct bench_row peer_row(const char *name, double gbps, size_t size)
+{
+	struct bench_row r = bench_row_none(name);
+	double rate = gbps * 1e9 / (double)size;
+
+	r.gb_per_s = gbps;
+	r.mops = rate / 1e6;
+	r.lat_us = rate > 0 ? 1e6 / rate : BENCH_NA;
+	r.iters = peer_iters;
+	return r;
+}
+
+/* Keep the better of two rows (the higher throughput). */
+static void keep_best(struct bench_row *best, struct bench_row r)
+{
+	if (r.gb_per_s > best->gb_per_s)
+		*best = r;
+}
+
+/*
+ * Each size at each depth: per round shared DMA then memcpy, CMA DMA then
+ * process_vm_readv, back to back; each figure the best of rounds; one pair of
+ * rows per case and point. -1 when a DMA failed or copied wrong bytes.
+ */
+static int sweep(struct bench_sweep *sw, struct dma_run *run, struct doca_mmap *shared_mmap,
+		 const struct exported *shared_exp, struct doca_mmap *plain_mmap, const struct exported *plain_exp,
+		 struct doca_mmap *local_mmap, pid_t host)
+{
+	bench_rows_header(sw->json);
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			size_t size = sw->sizes[i];
+			struct bench_row f[2] = {bench_row_none("ferry"), bench_row_none("ferry")};
+			struct bench_row p[2] = {bench_row_none("memcpy"), bench_row_none("process_vm_readv")};
+			double g;
+
+			qd = (uint32_t)sw->depths[d];
+			for (int k = 0; k < rounds; k++) {
+				memset(run->local, 0, SPAN);
+				g = bench_dma(run, shared_mmap, shared_exp->addr, local_mmap, size);
+				if (g < 0 || !dma_result_ok(run, SHARED_FILL))
+					return -1;
+				keep_best(&f[0], dma_row(g, run->done, size, qd));
+				g = bench_peer(PEER_MEMCPY, shared_exp->addr, run->local, size, host);
+				keep_best(&p[0], peer_row("memcpy", g, size));
+				memset(run->local, 0, SPAN);
+				g = bench_dma(run, plain_mmap, plain_exp->addr, local_mmap, size);
+				if (g < 0 || !dma_result_ok(run, PLAIN_FILL))
+					return -1;
+				keep_best(&f[1], dma_row(g, run->done, size, qd));
+				g = bench_peer(PEER_RAW_CMA, plain_exp->addr, run->local, size, host);
+				if (g < 0)
+					return -1;
+				keep_best(&p[1], peer_row("process_vm_readv", g, size));
+			}
+			bench_rows_emit(sw->json, "export", "shared", size, qd, &f[0], &p[0]);
+			bench_rows_emit(sw->json, "export", "cma", size, qd, &f[1], &p[1]);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int to_dpu[2], from_dpu[2];
-	static const size_t sizes[] = {4096, 65536, 1u << 20, 64u << 20};
-	enum { R_SHARED, R_MEMCPY, R_CMA, R_RAW, R_COUNT };
-	double res[4][R_COUNT] = {{0}};
-	size_t only_size = 0;
+	struct bench_sweep sw = {0};
+	const char *pos[3] = {NULL, NULL, NULL};
+	int n_pos = 0;
+	bool rounds_set = false;
 
-	if (argc > 1)
-		seconds = atof(argv[1]);
-	if (argc > 2)
-		rounds = atoi(argv[2]);
-	if (argc > 3)
-		only_size = strtoull(argv[3], NULL, 0);
-	if (seconds <= 0 || rounds < 1) {
-		fprintf(stderr, "usage: export_bench [seconds-per-measurement [rounds [bytes]]]\n");
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		int r = bench_sweep_arg("export_bench", argc, argv, &i, &sw, SPAN / 4, MAX_QD);
+
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+			rounds = atoi(argv[++i]);
+			rounds_set = true;
+		} else if (argv[i][0] == '-' || n_pos == 3) {
+			return usage();
+		} else {
+			pos[n_pos++] = argv[i];
+		}
 	}
+	if (bench_sweeping(&sw) && n_pos > 0)
+		return usage();
+	if (pos[0] != NULL)
+		seconds = atof(pos[0]);
+	if (pos[1] != NULL) {
+		rounds = atoi(pos[1]);
+		rounds_set = true;
+	}
+	if (pos[2] != NULL) { /* the old third argument: one size, in --sizes's grammar */
+		char why[160];
+
+		if (!bench_parse_list(pos[2], true, 1, SPAN / 4, sw.sizes, &sw.n_sizes, why, sizeof(why))) {
+			fprintf(stderr, "export_bench: bytes: %s\n", why);
+			return 2;
+		}
+	}
+	if (sw.seconds > 0)
+		seconds = sw.seconds;
+	/* The default run is the sweep of its four sizes at QD, best of 3 rounds; a sweep asked for, 1 round. */
+	if (!bench_sweeping(&sw) && sw.n_sizes == 0) {
+		static const uint64_t sizes[] = {4096, 65536, 1u << 20, 64u << 20};
+
+		memcpy(sw.sizes, sizes, sizeof(sizes));
+		sw.n_sizes = 4;
+	}
+	if (bench_sweeping(&sw) && !rounds_set)
+		rounds = 1;
+	bench_sweep_defaults(&sw, 1u << 20, QD, seconds);
+	if (seconds <= 0 || rounds < 1)
+		return usage();
 	if (pipe(to_dpu) != 0 || pipe(from_dpu) != 0)
 		return 1;
 	pid_t host = fork();
@@ -342,41 +451,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	for (int i = 0; i < 4; i++) {
-		for (int k = 0; k < rounds && (only_size == 0 || only_size == sizes[i]); k++) {
-			double g;
-
-			memset(run.local, 0, SPAN);
-			g = bench_dma(&run, shared_mmap, shared_exp.addr, local_mmap, sizes[i]);
-			if (g < 0 || !dma_result_ok(&run, SHARED_FILL))
-				return 1;
-			res[i][R_SHARED] = best(res[i][R_SHARED], g);
-			res[i][R_MEMCPY] = best(res[i][R_MEMCPY],
-						bench_peer(PEER_MEMCPY, shared_exp.addr, run.local, sizes[i], host));
-			memset(run.local, 0, SPAN);
-			g = bench_dma(&run, plain_mmap, plain_exp.addr, local_mmap, sizes[i]);
-			if (g < 0 || !dma_result_ok(&run, PLAIN_FILL))
-				return 1;
-			res[i][R_CMA] = best(res[i][R_CMA], g);
-			g = bench_peer(PEER_RAW_CMA, plain_exp.addr, run.local, sizes[i], host);
-			if (g < 0)
-				return 1;
-			res[i][R_RAW] = best(res[i][R_RAW], g);
-		}
-	}
-	printf("%-8s %10s %10s %-18s %10s %9s\n", "path", "bytes", "GB/s", "peer", "peer GB/s", "ratio");
-	for (int i = 0; i < 4; i++) {
-		if (res[i][R_SHARED] == 0)
-			continue;
-		report("shared", sizes[i], res[i][R_SHARED], "memcpy", res[i][R_MEMCPY]);
-		report("cma", sizes[i], res[i][R_CMA], "process_vm_readv", res[i][R_RAW]);
-	}
-	for (int i = 0; i < 4; i++) {
-		if (res[i][R_SHARED] == 0)
-			continue;
-		json("shared", sizes[i], res[i][R_SHARED], "memcpy", res[i][R_MEMCPY]);
-		json("cma", sizes[i], res[i][R_CMA], "process_vm_readv", res[i][R_RAW]);
-	}
+	if (!sw.json)
+		printf("DMA from another process's exported memory, %s; best of %d round%s of %.2f s\n",
+		       "shared (mapped) against memcpy, CMA (malloc'd) against process_vm_readv", rounds,
+		       rounds > 1 ? "s" : "", seconds);
+	if (sweep(&sw, &run, shared_mmap, &shared_exp, plain_mmap, &plain_exp, local_mmap, host) != 0)
+		return 1;
 
 	doca_ctx_stop(doca_dma_as_ctx(run.dma));
 	doca_dma_destroy(run.dma);

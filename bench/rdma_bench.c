@@ -12,6 +12,13 @@
  * client and server (-c). UCX_TLS defaults to sm,self (set it to compare
  * another transport; TCP: also UCX_NET_DEVICES=lo). Prints a table and one
  * JSON line per figure. A command, not a test: build-*\/bench/rdma_bench [seconds]
+ *
+ * A sweep (bench_util.h's --sizes, --depths, --seconds, --json; `ferry bench
+ * rdma`): each size (1 B..1 MiB) at each depth (tasks in flight, 1..16), rows
+ * of case "write" (against ucp_put_bw), "read" (against ucp_get) and
+ * "sendrecv" (one message in flight whatever the depth: one-way latency,
+ * mean and median, against ucp_am_lat). Ferry's figures of every point come
+ * first, then the responder goes and UCX's run.
  */
 #include <signal.h>
 #include <sys/wait.h>
@@ -20,8 +27,10 @@
 #include "bench_util.h"
 #include "../tests/rdma/rdma_fixture.h"
 
-#define IN_FLIGHT 16u
+#define IN_FLIGHT 16u /* SIDE_TASKS: the most tasks of a kind in flight */
 #define LAT_SIZE  64u
+#define MAX_MSG   (1u << 20)     /* the largest message the responder echoes */
+#define PONG_AT   (SIDE_MEM / 2) /* where the requester receives echoes */
 
 static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
 
@@ -103,7 +112,7 @@ static int responder(int in, int out)
 	    doca_mmap_start(exp) != DOCA_SUCCESS || doca_mmap_export_rdma(exp, s.dev, &desc, &len) != DOCA_SUCCESS)
 		DIE("responder export");
 	put_blob(out, desc, len);
-	buf = side_buf(&s, 0, LAT_SIZE, 0);
+	buf = side_buf(&s, 0, MAX_MSG, 0);
 	if (doca_rdma_task_receive_allocate_init(s.rdma, buf, (union doca_data){0}, &rt) != DOCA_SUCCESS ||
 	    doca_rdma_task_send_allocate_init(s.rdma, conn, buf, (union doca_data){0}, &st) != DOCA_SUCCESS)
 		DIE("responder tasks");
@@ -132,11 +141,12 @@ struct requester {
 	uint8_t *remote_base;
 };
 
-/* One-way microseconds of 64 B messages: median and mean over @p iters round trips. */
-static void ping_pong(struct requester *r, uint64_t iters, double *median, double *mean)
+/* One-way microseconds of @p size byte messages: median and mean over at most @p iters round trips in @p seconds. */
+static uint64_t ping_pong(struct requester *r, uint32_t size, uint64_t iters, double seconds, double *median,
+			  double *mean)
 {
-	struct doca_buf *src = side_buf(&r->s, 0, LAT_SIZE, LAT_SIZE);
-	struct doca_buf *dst = side_buf(&r->s, 4096, LAT_SIZE, 0);
+	struct doca_buf *src = side_buf(&r->s, 0, size, size);
+	struct doca_buf *dst = side_buf(&r->s, PONG_AT, size, 0);
 	struct doca_rdma_task_receive *rt;
 	struct doca_rdma_task_send *st;
 	double *samples = calloc(iters, sizeof(double));
@@ -148,6 +158,10 @@ static void ping_pong(struct requester *r, uint64_t iters, double *median, doubl
 		DIE("requester tasks");
 	t_all = now_s();
 	for (uint64_t i = 0; i < iters; i++) {
+		if (i > 0 && seconds > 0 && now_s() - t_all > seconds) {
+			iters = i;
+			break;
+		}
 		unsigned int ok = r->s.ok;
 		double t0 = now_s();
 
@@ -179,17 +193,18 @@ static void ping_pong(struct requester *r, uint64_t iters, double *median, doubl
 	doca_buf_dec_refcount(src, NULL);
 	doca_buf_dec_refcount(dst, NULL);
 	free(samples);
+	return iters;
 }
 
-/* Bytes/s of @p is_read tasks of @p size bytes, IN_FLIGHT at a time, for @p seconds. */
-static double rma_rate(struct requester *r, size_t size, bool is_read, double seconds)
+/* Bytes/s of @p is_read tasks of @p size bytes, @p depth at a time, for @p seconds; @p iters: tasks done. */
+static double rma_rate(struct requester *r, size_t size, uint32_t depth, bool is_read, double seconds, uint64_t *iters)
 {
 	struct doca_buf *local[IN_FLIGHT], *remote[IN_FLIGHT];
 	struct doca_task *tasks[IN_FLIGHT];
 	uint64_t done = 0;
 	double t0, t;
 
-	for (uint32_t i = 0; i < IN_FLIGHT; i++) {
+	for (uint32_t i = 0; i < depth; i++) {
 		size_t off = (i * size) % (SIDE_MEM - size);
 		uint8_t *raddr = r->remote_base + off;
 
@@ -217,29 +232,126 @@ static double rma_rate(struct requester *r, size_t size, bool is_read, double se
 	do {
 		unsigned int ok = r->s.ok;
 
-		for (uint32_t i = 0; i < IN_FLIGHT; i++) {
+		for (uint32_t i = 0; i < depth; i++) {
 			(void)doca_buf_reset_data_len(is_read ? local[i] : remote[i]);
 			if (doca_task_submit(tasks[i]) != DOCA_SUCCESS)
 				DIE("rma submit");
 		}
-		while (r->s.ok < ok + IN_FLIGHT)
+		while (r->s.ok < ok + depth)
 			(void)doca_pe_progress(r->s.pe);
 		if (r->s.failed != 0)
 			DIE("rma task failed: %s", doca_error_get_name(r->s.last_status));
-		done += IN_FLIGHT;
+		done += depth;
 		t = now_s();
 	} while (t - t0 < seconds);
-	for (uint32_t i = 0; i < IN_FLIGHT; i++) {
+	for (uint32_t i = 0; i < depth; i++) {
 		doca_task_free(tasks[i]);
 		doca_buf_dec_refcount(local[i], NULL);
 		doca_buf_dec_refcount(remote[i], NULL);
 	}
+	if (iters != NULL)
+		*iters = done;
 	return (double)done * (double)size / (t - t0);
+}
+
+/* The requester's teardown (the responder is gone by then), so nothing is left for a leak checker. */
+static void requester_fini(struct requester *r)
+{
+	(void)doca_mmap_destroy(r->remote);
+	(void)side_stop(&r->s, NULL);
+	side_fini(&r->s);
+}
+
+/* A row of tasks kept @p depth in flight at @p bps bytes/s of @p size. */
+static struct bench_row rate_row(const char *side, double bps, size_t size, uint32_t depth, uint64_t iters)
+{
+	struct bench_row row = bench_row_none(side);
+
+	if (bps > 0) {
+		row.gb_per_s = bps / 1e9;
+		row.mops = bps / (double)size / 1e6;
+		row.lat_us = depth * (double)size / bps * 1e6; /* the mean time a task is in flight */
+		row.iters = iters;
+	}
+	return row;
+}
+
+static struct bench_row lat_row(const char *side, double median, double mean, uint64_t iters)
+{
+	struct bench_row row = bench_row_none(side);
+
+	row.lat_us = mean;
+	row.lat_median_us = median;
+	row.iters = iters;
+	return row;
+}
+
+/* A sweep: Ferry's figures of every point, then the responder goes, then UCX's; one pair of rows per figure. */
+static int sweep(struct bench_sweep *sw, struct requester *r, pid_t responder, bool have_ucx, const char *ucx_exe)
+{
+	enum { WRITE, READ, LAT, N_CASES };
+	static const char *const cases[N_CASES] = {"write", "read", "sendrecv"};
+	static const char *const tests[N_CASES] = {"ucp_put_bw", "ucp_get", "ucp_am_lat"};
+	struct bench_row f[BENCH_MAX_POINTS][BENCH_MAX_POINTS][N_CASES];
+	double seconds = sw->seconds;
+	char why[512];
+
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			size_t size = sw->sizes[i];
+			uint32_t depth = (uint32_t)sw->depths[d];
+			double med, mean, bps;
+			uint64_t n;
+
+			for (int k = WRITE; k <= READ; k++) {
+				bps = rma_rate(r, size, depth, k == READ, seconds, &n);
+				f[i][d][k] = rate_row("ferry", bps, size, depth, n);
+			}
+			n = ping_pong(r, (uint32_t)size, (uint64_t)(seconds * 200000) + 16, seconds, &med, &mean);
+			f[i][d][LAT] = lat_row("ferry", med, mean, n);
+		}
+	}
+	kill(responder, SIGKILL);
+	waitpid(responder, NULL, 0);
+	bench_rows_header(sw->json);
+	for (unsigned i = 0; i < sw->n_sizes; i++) {
+		for (unsigned d = 0; d < sw->n_depths; d++) {
+			size_t size = sw->sizes[i];
+			uint32_t depth = (uint32_t)sw->depths[d];
+
+			for (int k = 0; k < N_CASES; k++) {
+				struct bench_row p = bench_row_none(NULL);
+				struct bench_ucx u;
+				uint64_t iters = f[i][d][k].iters + 16;
+
+				if (have_ucx && bench_ucx_run(ucx_exe, tests[k], (uint32_t)size, iters, true, &u, why,
+							      sizeof(why))) {
+					p = k == LAT ? lat_row(tests[k], u.median_us, u.mean_us, u.iters)
+						     : rate_row(tests[k], u.rate * (double)size, size, depth, u.iters);
+					if (k !=
+					    LAT) /* ucx_perftest keeps its own window, not depth: no comparable latency */
+						p.lat_us = BENCH_NA;
+				} else if (have_ucx) {
+					fprintf(stderr, "rdma_bench: ucx: %s\n", why);
+				}
+				bench_rows_emit(sw->json, "rdma", cases[k], size, depth, &f[i][d][k], &p);
+			}
+		}
+	}
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: rdma_bench [seconds]\n"
+			"       rdma_bench [--sizes LIST] [--depths LIST] [--seconds S] [--json]\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	double seconds = 1.0;
+	struct bench_sweep sw = {0};
 	int to_resp[2], to_req[2];
 	static uint8_t desc[16384];
 	struct requester r;
@@ -248,7 +360,18 @@ int main(int argc, char **argv)
 	const char *tls;
 	size_t len;
 	pid_t pid;
+	int rc;
 
+	for (int i = 1; i < argc; i++) {
+		int got = bench_sweep_arg("rdma_bench", argc, argv, &i, &sw, MAX_MSG, IN_FLIGHT);
+
+		if (got < 0)
+			return 2;
+		if (got == 0 && (argv[i][0] == '-' || i > 1 || (seconds = atof(argv[i])) <= 0))
+			return usage();
+	}
+	if (sw.seconds > 0)
+		seconds = sw.seconds;
 	setenv("UCX_TLS", "sm,self", 0);
 	tls = getenv("UCX_TLS");
 	if (pipe(to_resp) != 0 || pipe(to_req) != 0)
@@ -276,6 +399,14 @@ int main(int argc, char **argv)
 		r.remote_base = base;
 	}
 	have_ucx = bench_ucx_find(ucx_exe, sizeof(ucx_exe));
+	if (bench_sweeping(&sw)) {
+		bench_sweep_defaults(&sw, 65536, IN_FLIGHT, seconds);
+		if (!have_ucx)
+			fprintf(stderr, "rdma_bench: ucx_perftest not found (install ucx-utils): no UCX rows\n");
+		rc = sweep(&sw, &r, pid, have_ucx, ucx_exe);
+		requester_fini(&r);
+		return rc;
+	}
 	printf("DOCA RDMA between two processes (CPU 0 -> CPU 1), UCX_TLS=%s; peer: ucx_perftest%s\n", tls,
 	       have_ucx ? "" : " (not found: install ucx-utils)");
 	/* Ferry's figures first, then the responder goes, so UCX's two processes have the CPUs to themselves. */
@@ -286,10 +417,10 @@ int main(int argc, char **argv)
 		double med, mean, bps[2][2];
 		struct bench_ucx u;
 
-		ping_pong(&r, lat_iters, &med, &mean);
+		(void)ping_pong(&r, LAT_SIZE, lat_iters, 0, &med, &mean);
 		for (int k = 0; k < 2; k++)
 			for (int z = 0; z < 2; z++)
-				bps[k][z] = rma_rate(&r, sizes[z], k == 1, seconds);
+				bps[k][z] = rma_rate(&r, sizes[z], IN_FLIGHT, k == 1, seconds, NULL);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		if (have_ucx && bench_ucx_run(ucx_exe, "ucp_am_lat", LAT_SIZE, lat_iters, true, &u, why, sizeof(why))) {
@@ -328,6 +459,6 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	(void)doca_mmap_destroy(r.remote);
+	requester_fini(&r);
 	return 0;
 }

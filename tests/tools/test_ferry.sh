@@ -9,8 +9,17 @@
 #   prefix   every line prefixed, none lost, colour only when asked or on a tty
 #   caps     ferry caps as text and as JSON (parsed by python3)
 #   devices  ferry-devices still lists the machine
+#   bench_args   ferry bench: bad sweeps and options answer 2 in one line before
+#                anything runs; a missing gnuplot or bench program, or one that
+#                fails, answers 1 and says which; SIGTERM keeps what was measured
+#   bench_dma    a real sweep of dma: the table, JSON lines (parsed), the bar
+#   bench_peers  fast (against ucx_perftest), comch, export and rdma: each kind
+#                gives Ferry's rows and its peer's
+#   bench_plot   the plots: a PNG (signature, IHDR, image data) and an SVG (XML
+#                with a plotted line per series and both series' titles)
 # Environment: FERRY (the command), COMCH_PEER (tests/comch/comch_peer),
-# FERRY_DEVICES, TOPO_DIR (tests/core/topologies).
+# FERRY_DEVICES, TOPO_DIR (tests/core/topologies). ferry bench finds the bench
+# programs in the build tree beside FERRY (../bench).
 set -u
 
 case_name=${1:?usage: test_ferry.sh CASE}
@@ -62,7 +71,7 @@ args)
 	expect_rc 2 "no command" -- "$FERRY" && one_line "$tmp/err" "no command"
 	expect_rc 2 "unknown command" -- "$FERRY" frobnicate && one_line "$tmp/err" "unknown command"
 	expect_rc 2 "unknown top option" -- "$FERRY" --frobnicate && has "$tmp/err" "unknown option '--frobnicate'" "top"
-	for sub in run caps; do
+	for sub in run caps bench; do
 		expect_rc 2 "$sub --bogus" -- "$FERRY" $sub --bogus && {
 			one_line "$tmp/err" "$sub --bogus"
 			has "$tmp/err" "^ferry $sub: unknown option '--bogus' \(see 'ferry $sub --help'\)$" "$sub --bogus"
@@ -80,6 +89,7 @@ args)
 		has "$tmp/out" "^EXIT STATUS$" "--help"
 		has "$tmp/out" "^    run " "--help lists run"
 		has "$tmp/out" "^    caps " "--help lists caps"
+		has "$tmp/out" "^    bench " "--help lists bench"
 	}
 	expect_rc 0 "--version" -- "$FERRY" --version && has "$tmp/out" "^ferry [0-9]+\.[0-9]+\.[0-9]+ \(DOCA API " "--version"
 	expect_rc 2 "run nothing" -- "$FERRY" run && one_line "$tmp/err" "run nothing"
@@ -333,6 +343,226 @@ devices)
 	}
 	expect_rc 0 "ferry-devices --help" -- "$FERRY_DEVICES" --help
 	expect_rc 2 "ferry-devices bad" -- "$FERRY_DEVICES" --bogus
+	;;
+bench_args)
+	# Each is a usage error of one line, and nothing runs (each answers at once).
+	bad() { # bad REGEX DESCRIPTION -- ferry bench args...
+		re=$1
+		what=$2
+		shift 3
+		expect_rc 2 "$what" -- "$FERRY" bench "$@" && {
+			one_line "$tmp/err" "$what"
+			has "$tmp/err" "^ferry bench: $re.* \(see 'ferry bench --help'\)$" "$what"
+			[ -s "$tmp/out" ] && fail "$what: wrote to stdout"
+		}
+	}
+	bad "missing KIND" "no kind" --
+	bad "no bench kind 'frob'" "bad kind" -- frob
+	bad "no bench kind 'DMA'" "kind is case-sensitive" -- DMA
+	bad "--sizes: 'x' is not a number" "bad size" -- dma --sizes 64,x
+	bad "--sizes: '4Q' is not a number \(suffixes: K, M, G\)" "bad suffix" -- dma --sizes 4Q
+	bad "--sizes: '0' is not in 1\.\.268435456" "size 0" -- dma --sizes 0
+	bad "--sizes: '1G' is not in 1\.\.268435456" "size over dma's limit" -- dma -s 1G
+	bad "--sizes: '8K' is not in 1\.\.4080" "size over comch's limit" -- comch -s 64,8K
+	bad "--sizes: an empty list" "empty sizes" -- dma --sizes ''
+	bad "--sizes: '' is not a number" "empty entry" -- dma --sizes 64,,128
+	bad "--sizes: more than 32 entries" "too many sizes" -- dma --sizes 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33
+	bad "--depths: '0' is not in 1\.\.64" "depth 0" -- dma --depths 0
+	bad "--depths: '65' is not in 1\.\.64" "depth over dma's limit" -- dma --depths 1,65
+	bad "--depths: '17' is not in 1\.\.16" "depth over rdma's limit" -- rdma --depths 17
+	bad "--depths: '4K' is not a number" "depths take no suffix" -- dma --depths 4K
+	bad "--depths: '-1' is not a number" "negative depth" -- dma --depths=-1
+	bad "--time takes seconds" "time 0" -- dma --time 0
+	bad "--time takes seconds" "bad time" -- dma -t 1s
+	bad "--format: 'gif' is not png or svg" "bad format" -- dma --format png,gif
+	bad "--progress takes auto, always or never" "bad progress" -- dma --progress sometimes
+	bad "--plot: the prefix must be a path without quotes" "quote in the plot prefix" -- dma --plot "$tmp/a'b"
+	bad "unexpected argument 'fast'" "two kinds" -- dma fast
+	bad "option '--sizes' needs a value" "--sizes without value" -- dma --sizes
+	bad "unknown option '--sise'" "unknown option" -- dma --sise 64
+	# gnuplot missing: refused before anything runs, with the package to install.
+	expect_rc 1 "no gnuplot" -- env PATH=/nonexistent "$FERRY" bench dma -q --plot "$tmp/p" && {
+		one_line "$tmp/err" "no gnuplot"
+		has "$tmp/err" "^ferry bench: --plot needs gnuplot, which is not on PATH \(Debian: apt-get install gnuplot-nox\)$" "no gnuplot"
+		[ -s "$tmp/out" ] && fail "no gnuplot: something ran"
+	}
+	ls "$tmp"/p-* >/dev/null 2>&1 && fail "no gnuplot: a plot file appeared"
+	expect_rc 1 "plot into a missing directory" -- "$FERRY" bench dma -q --plot "$tmp/no/such/p" &&
+		has "$tmp/err" "cannot write in $tmp/no/such" "plot directory"
+	# The bench program missing, failing, or printing nothing of Ferry's.
+	mkdir "$tmp/fake"
+	expect_rc 1 "no bench program" -- env FERRY_BENCH_DIR="$tmp/fake" "$FERRY" bench dma -q &&
+		has "$tmp/err" "^ferry bench: cannot find dma_bench" "no bench program"
+	printf '#!/bin/sh\necho "dma_bench: setup failed (fake)" >&2\nexit 3\n' >"$tmp/fake/dma_bench"
+	printf '#!/bin/sh\necho "args: $*" > %s/fake/args\necho "not a row"\n' "$tmp" >"$tmp/fake/export_bench"
+	chmod +x "$tmp/fake/dma_bench" "$tmp/fake/export_bench"
+	expect_rc 1 "failing bench program" -- env FERRY_BENCH_DIR="$tmp/fake" "$FERRY" bench dma -q --progress never && {
+		has "$tmp/err" "^ferry bench: dma_bench exited with status 3 at size 64 depth 8$" "failing bench program"
+		has "$tmp/err" "^  command: $tmp/fake/dma_bench --json --sizes 64 --depths 8 --seconds 0\.05$" "failing bench: the command"
+		has "$tmp/err" "^  \| dma_bench: setup failed \(fake\)$" "failing bench: its stderr"
+	}
+	expect_rc 1 "bench program without rows" -- env FERRY_BENCH_DIR="$tmp/fake" "$FERRY" bench export -s 4K -d 2 -t 0.5 -- --extra word &&
+		has "$tmp/err" "export_bench printed no row of Ferry at size 4096 depth 2" "no rows"
+	has "$tmp/fake/args" "^args: --json --sizes 4096 --depths 2 --seconds 0\.5 --extra word$" "the words after -- reach the program"
+	# SIGTERM to ferry bench: the program gets it, the points measured so far are kept, 128+15.
+	"$FERRY" bench dma -s 64,4K,64K -d 1 -t 0.4 --json "$tmp/sig.json" >"$tmp/sig.out" 2>"$tmp/sig.err" &
+	fp=$!
+	i=0
+	while [ "$(cat "$tmp/sig.json" 2>/dev/null | wc -l)" -lt 2 ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -TERM $fp
+	wait $fp
+	rc=$?
+	[ $rc -eq 143 ] || fail "SIGTERM to ferry bench: exit $rc, want 143"
+	has "$tmp/sig.err" "^ferry bench: stopped by signal 15 after [12] of 3 points$" "SIGTERM: the message"
+	has "$tmp/sig.out" "^auto +64 B +1 " "SIGTERM: the table keeps the first point"
+	# The bench programs check the same grammar themselves.
+	expect_rc 2 "dma_bench --sizes bad" -- "$(dirname "$FERRY")/../bench/dma_bench" --sizes 64,x &&
+		has "$tmp/err" "^dma_bench: --sizes: 'x' is not a number$" "dma_bench --sizes"
+	;;
+bench_dma)
+	if ! command -v python3 >/dev/null; then
+		echo "FAIL: python3 is missing (scripts/ferry.sh installs it); the JSON checks need it"
+		exit 1
+	fi
+	expect_rc 0 "bench dma" -- "$FERRY" bench dma --sizes 64,64K --depths 1,8 --time 0.02 --json "$tmp/rows.json" \
+		--progress never && {
+		has "$tmp/out" "^ferry bench dma: " "table title"
+		has "$tmp/out" "^case +size +depth +GB/s +Mops +lat us +peer " "table header"
+		for p in "64 B +1" "64 B +8" "64 KiB +1" "64 KiB +8"; do
+			has "$tmp/out" "^auto +$p +[0-9.]+ +[0-9.]+ +[0-9.]+ +memcpy +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+x$" "table row $p"
+		done
+		lacks "$tmp/err" "$(printf '\r')" "no progress bar when asked for none"
+		python3 - "$tmp/rows.json" <<'PY' || fail "bench dma: the JSON lines"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 8, len(rows)
+pts = {(r["size"], r["depth"]) for r in rows}
+assert pts == {(64, 1), (64, 8), (65536, 1), (65536, 8)}, pts
+for r in rows:
+    for k in ("bench", "case", "size", "depth", "side", "gb_per_s", "mops", "lat_us", "lat_median_us", "iters"):
+        assert k in r, k
+    assert r["bench"] == "dma" and r["case"] == "auto" and r["side"] in ("ferry", "memcpy"), r
+    assert r["gb_per_s"] > 0 and r["mops"] > 0 and r["lat_us"] > 0 and r["iters"] > 0, r
+    assert abs(r["gb_per_s"] * 1e3 - r["mops"] * r["size"]) <= 0.01 * r["gb_per_s"] * 1e3, r
+ferry = [r for r in rows if r["side"] == "ferry"]
+assert len(ferry) == 4
+for f in ferry:
+    p = [r for r in rows if r["side"] == "memcpy" and (r["size"], r["depth"]) == (f["size"], f["depth"])]
+    assert len(p) == 1 and f["peer"] == "memcpy", f
+    assert abs(f["ratio"] - f["gb_per_s"] / p[0]["gb_per_s"]) < 0.01 * f["ratio"] + 1e-3, (f, p)
+    assert abs(f["lat_ratio"] - f["lat_us"] / p[0]["lat_us"]) < 0.01 * f["lat_ratio"] + 1e-3, (f, p)
+print("json ok:", len(rows), "rows")
+PY
+	}
+	# --json -: the rows alone on stdout, the table on stderr; the bar when asked for.
+	expect_rc 0 "bench dma --json -" -- "$FERRY" bench dma -q -s 4K -d 2,4 -t 0.02 --json - --progress always && {
+		[ "$(wc -l <"$tmp/out")" -eq 4 ] || fail "--json -: $(wc -l <"$tmp/out") lines on stdout, want 4 rows"
+		python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]' <"$tmp/out" || fail "--json -: stdout is not JSON lines"
+		has "$tmp/err" "^case +size +depth " "--json -: the table on stderr"
+		has "$tmp/err" "$(printf '\r')\[###############\.+\] 1/2 dma 4 KiB depth 4" "--progress always: the bar"
+	}
+	# On a terminal (script(1) gives one: bsdutils, in every Debian), the bar by default; not with TERM=dumb.
+	if ! command -v script >/dev/null; then
+		fail "script (bsdutils) is missing: the terminal checks need it"
+	else
+		TERM=xterm script -qec "'$FERRY' bench dma -s 4K -d 2,4 -t 0.02" /dev/null >"$tmp/tty" 2>&1
+		has "$tmp/tty" "$(printf '')\[\.+\] 0/2 dma 4 KiB depth 2" "a terminal: the bar"
+		has "$tmp/tty" "^auto +4 KiB +4 " "a terminal: the table"
+		TERM=dumb script -qec "'$FERRY' bench dma -s 4K -d 2,4 -t 0.02" /dev/null >"$tmp/tty" 2>&1
+		lacks "$tmp/tty" "\] [0-9]/2 dma" "TERM=dumb: no bar"
+		has "$tmp/tty" "^auto +4 KiB +4 " "TERM=dumb: the table"
+	fi
+	# Not a terminal: no bar by default. The words after -- reach dma_bench.
+	expect_rc 0 "bench dma -- --engine worker" -- "$FERRY" bench dma -s 4K -d 2 -t 0.02 -- --engine worker && {
+		has "$tmp/out" "^worker +4 KiB +2 " "--engine worker"
+		lacks "$tmp/err" "$(printf '\r')" "no bar off a terminal"
+	}
+	;;
+bench_peers)
+	if ! command -v python3 >/dev/null || ! command -v ucx_perftest >/dev/null; then
+		echo "FAIL: python3 or ucx_perftest (ucx-utils) is missing; scripts/ferry.sh installs both"
+		exit 1
+	fi
+	check='
+import json, sys
+kind, want = sys.argv[1], sys.argv[2:]
+rows = [json.loads(l) for l in sys.stdin]
+cases = {}
+for r in rows:
+    assert r["bench"] == kind, r
+    cases.setdefault(r["case"], set()).add(r["side"])
+for spec in want:
+    case, peer = spec.split(":")
+    assert cases.get(case) == {"ferry", peer}, (case, cases)
+for r in rows:
+    if r["side"] == "ferry":
+        assert r["peer"] in cases[r["case"]], r
+    assert (r["gb_per_s"] or 0) > 0 or (r["lat_us"] or 0) > 0, r
+print("json ok:", kind, sorted(cases))
+'
+	expect_rc 0 "bench fast" -- "$FERRY" bench fast -s 64,4K -d 4 -t 0.03 --json - && {
+		python3 -c "$check" fast shared:ucx_perftest cma:process_vm_writev <"$tmp/out" || fail "bench fast: rows"
+		has "$tmp/err" "^shared +4 KiB +4 .* ucx_perftest " "bench fast: table"
+	}
+	expect_rc 0 "bench comch" -- "$FERRY" bench comch -s 64 -d 4 -t 0.03 --json - &&
+		{ python3 -c "$check" comch msg:seqpacket <"$tmp/out" || fail "bench comch: rows"; }
+	expect_rc 0 "bench export" -- "$FERRY" bench export -s 64K -d 4 -t 0.03 --json - &&
+		{ python3 -c "$check" export shared:memcpy cma:process_vm_readv <"$tmp/out" || fail "bench export: rows"; }
+	expect_rc 0 "bench rdma" -- "$FERRY" bench rdma -s 4K -d 4 -t 0.03 --json - &&
+		{ python3 -c "$check" rdma write:ucp_put_bw read:ucp_get sendrecv:ucp_am_lat <"$tmp/out" || fail "bench rdma: rows"; }
+	;;
+bench_plot)
+	if ! command -v python3 >/dev/null || ! command -v gnuplot >/dev/null; then
+		echo "FAIL: python3 or gnuplot (gnuplot-nox) is missing; scripts/ferry.sh installs both"
+		exit 1
+	fi
+	expect_rc 0 "bench dma --plot" -- "$FERRY" bench dma -s 64,4K,64K -d 8 -t 0.02 --plot "$tmp/dma" && {
+		for m in throughput latency; do
+			has "$tmp/err" "^ferry bench: wrote $tmp/dma-$m\.png$" "plot: $m png"
+			has "$tmp/err" "^ferry bench: wrote $tmp/dma-$m\.svg$" "plot: $m svg"
+		done
+	}
+	python3 - "$tmp" <<'PY' || fail "bench dma --plot: the files"
+import struct, sys, zlib
+import xml.etree.ElementTree as ET
+tmp = sys.argv[1]
+for m in ("throughput", "latency"):
+    data = open(f"{tmp}/dma-{m}.png", "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "PNG signature"
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert kind == b"IHDR" and length == 13, kind
+    w, h, depth, colour = struct.unpack(">IIBB", data[16:26])
+    assert w >= 400 and h >= 300, (w, h)
+    # The image data inflates to one filter byte plus a row of pixels per line, and is not blank.
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, k = struct.unpack(">I4s", data[pos:pos + 8])
+        if k == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    bpp = {2: 3, 6: 4, 0: 1, 4: 2, 3: 1}[colour] * depth // 8
+    assert len(raw) == h * (1 + w * bpp), (len(raw), w, h, bpp)
+    assert len(set(raw)) > 16, "a blank image"
+    svg = ET.parse(f"{tmp}/dma-{m}.svg").getroot()
+    assert svg.tag.endswith("svg"), svg.tag
+    texts = [t.text or "" for t in svg.iter() if t.tag.endswith("text")]
+    for title in ("Ferry", "memcpy"):
+        assert title in texts, (title, texts)
+    # One coloured line per series: the key's sample (2 points) and the data (3 sizes).
+    lines = [p.get("d") for p in svg.iter() if p.tag.endswith("path") and "rgb(" in (p.get("stroke") or "")]
+    lines = [d for d in lines if d.count(",") >= 2 + 3]
+    assert len(lines) >= 2, lines
+print("plots ok")
+PY
+	# --format svg: only SVG files.
+	expect_rc 0 "bench dma --format svg" -- "$FERRY" bench dma -s 4K,64K -d 4 -t 0.02 -p "$tmp/only" -f svg && {
+		[ -s "$tmp/only-throughput.svg" ] || fail "--format svg: no throughput SVG"
+		ls "$tmp"/only-*.png >/dev/null 2>&1 && fail "--format svg: a PNG appeared"
+	}
 	;;
 *)
 	echo "unknown case $case_name"

@@ -2,7 +2,8 @@
 /*
  * ferry - the command-line front end of Ferry: run the two sides of an
  * emulated host+DPU machine together (ferry run), show what devices and
- * capabilities a DOCA program sees (ferry caps).
+ * capabilities a DOCA program sees (ferry caps), measure Ferry against its
+ * peers (ferry bench).
  *
  * This file only picks the subcommand; each lives in its own file.
  */
@@ -16,6 +17,7 @@
 static const struct ferry_cmd cmds[] = {
 	{"run", "launch the DPU and host sides of one emulated machine together", ferry_run_main},
 	{"caps", "list devices, representors and each library's capabilities", ferry_caps_main},
+	{"bench", "measure Ferry against its peer over sizes and depths: table, JSON, plots", ferry_bench_main},
 };
 
 static void print_help(FILE *out)
@@ -43,17 +45,19 @@ static void print_help(FILE *out)
 		     "\n"
 		     "EXIT STATUS\n"
 		     "    0      success\n"
-		     "    1      failure (ferry run: a DPU-side process failed)\n"
+		     "    1      failure (ferry run: a DPU-side process failed; ferry bench: a bench\n"
+		     "           program or gnuplot is missing or failed)\n"
 		     "    2      usage error\n"
 		     "    3      ferry run: a host-side process failed\n"
 		     "    124    ferry run: the time limit expired\n"
 		     "    125    ferry itself failed (pipes, processes, memory)\n"
-		     "    128+N  ferry run: ferry got signal N and stopped everything\n"
+		     "    128+N  ferry run, ferry bench: ferry got signal N and stopped everything\n"
 		     "\n"
 		     "EXAMPLES\n"
 		     "    ferry run --dpu './server -p 03:00.0 -r b1:00.0' \\\n"
 		     "              --host './client -p b1:00.0'\n"
 		     "    ferry caps --json | python3 -m json.tool\n"
+		     "    ferry bench dma --sizes 64,4K,1M --depths 1,8 --plot /tmp/dma\n"
 		     "\n"
 		     "SEE ALSO\n"
 		     "    docs/ferry-command.md, docs/topology.md\n");

@@ -2,7 +2,7 @@
 /*
  * ferry.h - what the subcommands of the `ferry` command share (tools/ferry/).
  *
- * One source file per subcommand (run.c, caps.c), each exporting one
+ * One source file per subcommand (run.c, caps.c, bench.c), each exporting one
  * entry point with main()'s signature; ferry.c picks it by name. Helpers for
  * option errors, numbers, colour and JSON text live in util.c. Every
  * subcommand answers with the exit codes below, which docs/ferry-command.md
@@ -17,7 +17,8 @@
 /* Exit codes of every subcommand. */
 enum ferry_exit {
 	FERRY_EXIT_OK = 0,         /* success */
-	FERRY_EXIT_FAIL = 1,       /* run: a DPU-side process failed first; caps: no devices could be listed */
+	FERRY_EXIT_FAIL = 1,       /* run: a DPU-side process failed first; caps: no devices could be listed;
+				      bench: a bench program or gnuplot is missing or failed */
 	FERRY_EXIT_USAGE = 2,      /* bad command line */
 	FERRY_EXIT_HOST_FAIL = 3,  /* run: a host-side process failed first */
 	FERRY_EXIT_TIMEOUT = 124,  /* run: --timeout expired */
@@ -34,6 +35,7 @@ struct ferry_cmd {
 
 int ferry_run_main(int argc, char **argv);
 int ferry_caps_main(int argc, char **argv);
+int ferry_bench_main(int argc, char **argv);
 
 /**
  * Report a usage error as one line on stderr ("ferry run: <message> (see
