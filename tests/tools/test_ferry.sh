@@ -286,6 +286,8 @@ caps)
 		has "$tmp/out" "^            client +supported$" "caps: comch"
 		has "$tmp/out" "^            export_pci +supported$" "caps: mmap"
 		has "$tmp/out" "^            task_wait_eq +" "caps: sync_event"
+		has "$tmp/out" "^        rdma$" "caps: rdma group"
+		has "$tmp/out" "^            task_remote_net_sync_event_notify_add +supported$" "caps: rdma task"
 		lacks "$tmp/out" "error \(" "caps: a cap call failed"
 		[ -s "$tmp/err" ] && fail "caps wrote to stderr: $(head -3 "$tmp/err")"
 	}
@@ -469,7 +471,8 @@ PY
 		fail "script (bsdutils) is missing: the terminal checks need it"
 	else
 		TERM=xterm script -qec "'$FERRY' bench dma -s 4K -d 2,4 -t 0.02" /dev/null >"$tmp/tty" 2>&1
-		has "$tmp/tty" "$(printf '')\[\.+\] 0/2 dma 4 KiB depth 2" "a terminal: the bar"
+		has "$tmp/tty" "$(printf '
+')\[\.+\] 0/2 dma 4 KiB depth 2" "a terminal: the bar"
 		has "$tmp/tty" "^auto +4 KiB +4 " "a terminal: the table"
 		TERM=dumb script -qec "'$FERRY' bench dma -s 4K -d 2,4 -t 0.02" /dev/null >"$tmp/tty" 2>&1
 		lacks "$tmp/tty" "\] [0-9]/2 dma" "TERM=dumb: no bar"

@@ -26,6 +26,7 @@
 #include <doca_comch_producer.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
+#include <doca_rdma.h>
 #include <doca_error.h>
 #include <doca_mmap.h>
 #include <doca_mmap_advise.h>
@@ -72,6 +73,17 @@ struct cap {
 	{                                  \
 		l, n, CAP_U64, .fn.u64 = f \
 	}
+
+/* The transport types a DOCA RDMA context may use on the device. */
+static doca_error_t rdma_rc(const struct doca_devinfo *info)
+{
+	return doca_rdma_cap_transport_type_is_supported(info, DOCA_RDMA_TRANSPORT_TYPE_RC);
+}
+
+static doca_error_t rdma_dc(const struct doca_devinfo *info)
+{
+	return doca_rdma_cap_transport_type_is_supported(info, DOCA_RDMA_TRANSPORT_TYPE_DC);
+}
 
 /* In the order printed; a new cap call in include/ gets a row here. */
 static const struct cap caps[] = {
@@ -125,6 +137,27 @@ static const struct cap caps[] = {
 	IS("sync_event", "task_notify_add", doca_sync_event_cap_task_notify_add_is_supported),
 	IS("sync_event", "task_wait_eq", doca_sync_event_cap_task_wait_eq_is_supported),
 	IS("sync_event", "task_wait_neq", doca_sync_event_cap_task_wait_neq_is_supported),
+
+	IS("rdma", "transport_rc", rdma_rc),
+	IS("rdma", "transport_dc", rdma_dc),
+	U32("rdma", "max_send_queue_size", doca_rdma_cap_get_max_send_queue_size),
+	U32("rdma", "max_recv_queue_size", doca_rdma_cap_get_max_recv_queue_size),
+	U32("rdma", "max_send_buf_list_len", doca_rdma_cap_get_max_send_buf_list_len),
+	U32("rdma", "max_message_size", doca_rdma_cap_get_max_message_size),
+	U32("rdma", "gid_table_size", doca_rdma_cap_get_gid_table_size),
+	IS("rdma", "task_receive", doca_rdma_cap_task_receive_is_supported),
+	IS("rdma", "task_send", doca_rdma_cap_task_send_is_supported),
+	IS("rdma", "task_send_imm", doca_rdma_cap_task_send_imm_is_supported),
+	IS("rdma", "task_read", doca_rdma_cap_task_read_is_supported),
+	IS("rdma", "task_write", doca_rdma_cap_task_write_is_supported),
+	IS("rdma", "task_write_imm", doca_rdma_cap_task_write_imm_is_supported),
+	IS("rdma", "task_atomic_cmp_swp", doca_rdma_cap_task_atomic_cmp_swp_is_supported),
+	IS("rdma", "task_atomic_fetch_add", doca_rdma_cap_task_atomic_fetch_add_is_supported),
+	IS("rdma", "task_remote_net_sync_event_get", doca_rdma_cap_task_remote_net_sync_event_get_is_supported),
+	IS("rdma", "task_remote_net_sync_event_notify_set",
+	   doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported),
+	IS("rdma", "task_remote_net_sync_event_notify_add",
+	   doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported),
 
 	IS("clock", "nic_free_running", doca_clock_cap_nic_free_running_is_supported),
 	IS("clock", "nic_real_time", doca_clock_cap_nic_real_time_is_supported),
@@ -325,27 +358,27 @@ static void print_text(const struct dev_info *d)
 	const char *lib = NULL;
 
 	printf("PCI: %s\n", d->pci);
-	printf("    %-44s%s\n", "ibdev_name", d->ibdev);
-	printf("    %-44s%s\n", "iface_name", d->iface);
-	printf("    %-44s%s\n", "pci_func_type", d->type);
+	printf("    %-48s%s\n", "ibdev_name", d->ibdev);
+	printf("    %-48s%s\n", "iface_name", d->iface);
+	printf("    %-48s%s\n", "pci_func_type", d->type);
 	if (d->has_sf)
-		printf("    %-44s%u\n", "sf_index", d->sf_index);
-	printf("    %-44s%s\n", "mac_addr", d->mac[0] != '\0' ? d->mac : "-");
-	printf("    %-44s%s\n", "side", d->side);
-	printf("    %-44s%u\n", "dpu", d->dpu);
+		printf("    %-48s%u\n", "sf_index", d->sf_index);
+	printf("    %-48s%s\n", "mac_addr", d->mac[0] != '\0' ? d->mac : "-");
+	printf("    %-48s%s\n", "side", d->side);
+	printf("    %-48s%u\n", "dpu", d->dpu);
 	if (d->num_reps > 0)
 		printf("    Representors:\n");
 	for (uint32_t i = 0; i < d->num_reps; i++) {
 		const struct rep_info *r = &d->reps[i];
 
 		printf("        PCI: %s\n", r->pci);
-		printf("            %-36s%s\n", "iface_name", r->iface);
-		printf("            %-36s%s\n", "pci_func_type", r->type);
+		printf("            %-40s%s\n", "iface_name", r->iface);
+		printf("            %-40s%s\n", "pci_func_type", r->type);
 		if (r->has_sf)
-			printf("            %-36s%u\n", "sf_index", r->sf_index);
-		printf("            %-36s%s\n", "vuid", r->vuid);
-		printf("            %-36s%s\n", "filter", r->filter);
-		printf("            %-36s%s\n", "is_hotplug", r->hotplug ? "yes" : "no");
+			printf("            %-40s%u\n", "sf_index", r->sf_index);
+		printf("            %-40s%s\n", "vuid", r->vuid);
+		printf("            %-40s%s\n", "filter", r->filter);
+		printf("            %-40s%s\n", "is_hotplug", r->hotplug ? "yes" : "no");
 	}
 	printf("    Capabilities:\n");
 	for (size_t i = 0; i < NUM_CAPS; i++) {
@@ -353,7 +386,7 @@ static void print_text(const struct dev_info *d)
 			lib = caps[i].lib;
 			printf("        %s\n", lib);
 		}
-		printf("            %-36s", caps[i].name);
+		printf("            %-40s", caps[i].name);
 		text_value(&d->values[i]);
 	}
 }
@@ -436,7 +469,7 @@ static void print_help(void)
 	       "    Lists every device of the emulated machine that a DOCA program sees, with\n"
 	       "    its side and the index of the emulated DPU it belongs to; the\n"
 	       "    representors of each DPU-side device; and, grouped by library (dev, dma,\n"
-	       "    comch, mmap, mmap_advise, sync_event, clock), the answer of each of\n"
+	       "    comch, mmap, mmap_advise, sync_event, rdma, clock), the answer of each of\n"
 	       "    Ferry's capability calls for that device. Every value comes from the\n"
 	       "    library's cap call made now, so a topology file (FERRY_TOPOLOGY) shows as\n"
 	       "    a program would see it. A call that fails reads \"error (NAME)\" (null in\n"
