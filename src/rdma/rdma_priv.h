@@ -187,10 +187,11 @@ struct rdma_task {
 	uint64_t remote_addr;
 	ucp_rkey_h rkey;
 	uint8_t *local_ptr; /* the local side's segment (single buf) */
-	/* Network sync events: the event, its import, the add's operand (UCX reads it while the atomic runs). */
+	/* Network sync events: the event, its import, notify_add's add_data (UCX reads it while the atomic runs). */
 	const struct doca_sync_event_remote_net *event;
 	const struct ferry_rdma_mem_import *event_imp;
 	uint64_t add_data;
+	uint64_t set_value;      /* notify_set's 8 source bytes, copied at submit: the source may change meanwhile */
 	struct rdma_msg_hdr hdr; /* the header of a message (UCX reads it while sending) */
 };
 

@@ -612,7 +612,9 @@ static doca_error_t check_net_sync_event(struct rdma_task *task)
 				"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				"%s task %p: the source buf holds %zu bytes of data; an event's value is 8", name,
 				(void *)task, ferry_buf_data_len(local));
-		task->local_ptr = (uint8_t *)ferry_buf_data(local);
+		/* As the hardware reads it when the task starts; programs reuse the source (NVIDIA's get writes it). */
+		memcpy(&task->set_value, ferry_buf_data(local), sizeof(task->set_value));
+		task->local_ptr = (uint8_t *)&task->set_value;
 	} else {
 		if (ferry_buf_room_after_data(task->dst) < sizeof(uint64_t))
 			return FERRY_RULE_IN(

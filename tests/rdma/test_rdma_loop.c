@@ -803,6 +803,7 @@ static void test_net_sync_event(void **state)
 			 DOCA_SUCCESS);
 	assert_ptr_equal(doca_rdma_task_remote_net_sync_event_notify_set_get_sync_event(set), n.rn);
 	assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set)), DOCA_SUCCESS);
+	memset(p->a.mem, 0xff, 8); /* the value was taken at submit */
 	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
 	assert_int_equal(event_value(n.ev), 0xD0CA);
 	/* get: B updates locally, A reads it after its data (data_len grows by 8) */
