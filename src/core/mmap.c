@@ -502,6 +502,33 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 #define RDMA_ACCESS_BITS \
 	((uint32_t)(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC))
 
+/*
+ * A map imported from a PCI export, exported again for RDMA (the DPU side of
+ * NVIDIA's storage application hands host memory to a storage target this
+ * way). The RDMA peer reaches the host's memory through this process, with
+ * the access the host granted over PCI. UCX registers memory mapped here, so
+ * the host's memory must be shared with this process (the shared path), not
+ * reached by cross-memory attach.
+ */
+static doca_error_t reexport_access(const struct doca_mmap *mmap, const char *call, uint32_t *rdma_access)
+{
+	if (!ferry_mmap_is_usable(mmap))
+		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
+				     "mmap %p was created from an export that its exporter revoked or left",
+				     (const void *)mmap);
+	if (!ferry_access_mapped(ferry_mmap_access_path(mmap)))
+		return FERRY_RULE_IN(
+			call, DOCA_ERROR_NOT_SUPPORTED,
+			"mmap %p: the exporter's memory is reached by cross-memory attach here, not mapped, "
+			"and only mapped memory can be registered for RDMA; the exporter can allocate it "
+			"with ferry_mem_alloc_shared",
+			(const void *)mmap);
+	*rdma_access = (mmap->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+			       ? DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE
+			       : DOCA_ACCESS_FLAG_RDMA_READ;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				   size_t *export_desc_len)
 {
@@ -521,9 +548,9 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 				     "mmap %p: the RDMA transport is not loaded; link the program with libdoca_rdma "
 				     "(pkg-config doca-rdma)",
 				     (void *)mmap);
-	if (mmap->from_export)
+	if (mmap->rdma_import != NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
-				     "mmap %p was created from an export; Ferry cannot re-export it for RDMA yet",
+				     "mmap %p was created from an RDMA export; only its owner exports that memory",
 				     (void *)mmap);
 	if (!mmap->started)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
@@ -532,14 +559,20 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
 				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
 				     (void *)mmap);
-	if ((mmap->access & RDMA_ACCESS_BITS) == 0)
+	uint32_t rdma_access = mmap->access & RDMA_ACCESS_BITS;
+	if (mmap->link_import != NULL) {
+		doca_error_t err = reexport_access(mmap, call, &rdma_access);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	if (rdma_access == 0)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap %p has no RDMA permission; set DOCA_ACCESS_FLAG_RDMA_READ and/or "
 				     "DOCA_ACCESS_FLAG_RDMA_WRITE before start",
 				     (void *)mmap);
 	if (mmap->rdma_export == NULL) {
-		doca_error_t err = rdma_ops->export_range(mmap->addr, mmap->len, mmap->access & RDMA_ACCESS_BITS, call,
-							  &mmap->rdma_export, &mmap->rdma_desc, &mmap->rdma_desc_len);
+		doca_error_t err = rdma_ops->export_range(mmap->addr, mmap->len, rdma_access, call, &mmap->rdma_export,
+							  &mmap->rdma_desc, &mmap->rdma_desc_len);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}

@@ -681,6 +681,67 @@ static void test_bad_mem_descriptors(void **state)
 	drop_mmaps(m, imp);
 }
 
+/*
+ * The storage application's path: A's memory exported over PCI, imported by
+ * B, which exports that import for RDMA; A's RDMA write through it lands in
+ * A's memory. A read-only PCI export re-exports read-only.
+ */
+static void reexport_round(struct pair *p, uint32_t pci_perm)
+{
+	struct doca_mmap *pci_exp, *pci_imp = NULL, *rdma_imp = NULL;
+	uint8_t *target = p->a.mem + SIDE_MEM / 2;
+	struct doca_rdma_task_write *wt;
+	struct doca_buf *src, *rdst;
+	const void *desc;
+	size_t len;
+
+	assert_int_equal(doca_mmap_create(&pci_exp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(pci_exp, target, SIDE_MEM / 2), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(pci_exp, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | pci_perm),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(pci_exp, p->a.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(pci_exp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_pci(pci_exp, p->a.dev, &desc, &len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, len, p->b.dev, &pci_imp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_rdma(pci_imp, p->b.dev, &desc, &len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, len, p->a.dev, &rdma_imp), DOCA_SUCCESS);
+	src = side_buf(&p->a, 0, 4096, 4096);
+	rdst = side_remote_buf(&p->a, rdma_imp, target + 8192, 4096, 0);
+	assert_non_null(src);
+	assert_non_null(rdst);
+	pattern_fill(p->a.mem, 4096, 77);
+	memset(target + 8192, 0, 4096);
+	assert_int_equal(doca_rdma_task_write_allocate_init(p->a.rdma, p->ca, src, rdst, (union doca_data){0}, &wt),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_as_task(wt)), DOCA_SUCCESS);
+	if (pci_perm == DOCA_ACCESS_FLAG_PCI_READ_WRITE) {
+		assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+		assert_true(pattern_check(target + 8192, 4096, 77));
+	} else {
+		assert_true(side_wait(&p->a, &p->b, &p->a.failed, 1, WAIT_MS));
+		assert_int_equal(p->a.last_status, DOCA_ERROR_NOT_PERMITTED);
+		assert_logged("exported without RDMA write permission");
+		assert_int_equal(target[8192], 0);
+	}
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	assert_int_equal(doca_mmap_destroy(rdma_imp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(pci_imp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_stop(pci_exp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(pci_exp), DOCA_SUCCESS);
+}
+
+static void test_reexport_pci_import(void **state)
+{
+	struct pair *p = *state;
+
+	pair_connect(p);
+	reexport_round(p, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	reexport_round(p, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+}
+
 /* ---- stop ---- */
 
 static void test_stop_flushes(void **state)
@@ -1018,6 +1079,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_peer_context_forbids_write, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_conn_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_mem_descriptors, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_reexport_pci_import, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event, pair_setup_atomic, pair_teardown),
