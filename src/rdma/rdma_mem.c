@@ -53,7 +53,7 @@ static ucs_status_t ucp_make(ucp_context_h *out)
 		(void)ucp_config_modify(config, "KEEPALIVE_INTERVAL", "1s");
 	memset(&params, 0, sizeof(params));
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP;
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
 	params.mt_workers_shared = 1;
 	params.name = "ferry-rdma";
 	st = ucp_init(&params, config, out);

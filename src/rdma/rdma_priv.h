@@ -19,6 +19,8 @@
  *                       data lands straight in the destination (ucp_am_recv_data_nbx)
  *   read / write     -> ucp_get_nbx / ucp_put_nbx with the remote key of the mmap export
  *   write_imm        -> ucp_put_nbx, ucp_ep_flush_nbx, then an AM with the immediate
+ *   atomic cmp_swp / fetch_add -> ucp_atomic_op_nbx (UCP_ATOMIC_OP_CSWAP / _ADD, 64 bits,
+ *                       fetching into the task; progress copies the old value to result_buf)
  * A message after a write on the same connection waits for a flush first, so
  * the peer sees the written bytes before it sees the message (as RC orders them).
  *
@@ -58,6 +60,8 @@ enum rdma_task_kind {
 	RDMA_TASK_READ,
 	RDMA_TASK_WRITE,
 	RDMA_TASK_WRITE_IMM,
+	RDMA_TASK_ATOMIC_CMP_SWP,
+	RDMA_TASK_ATOMIC_FETCH_ADD,
 	RDMA_TASK_KINDS,
 };
 
@@ -117,6 +121,10 @@ struct rdma_op {
 	struct rdma_op *prev, *next; /* the connection's live ops, or the free list (next) */
 	bool counts;                 /* counted in conn->ops (operations on the endpoint) */
 	bool is_flush;
+	bool is_atomic; /* reply goes to the task when UCX completes it */
+	/* An atomic's operand and reply buffer live here, not in the task: UCX may touch them after a detach. */
+	uint64_t operand;
+	uint64_t reply;
 };
 
 struct rdma_rkey_slot {
@@ -165,6 +173,11 @@ struct rdma_task {
 	const struct doca_buf *src;
 	struct doca_buf *dst;
 	uint32_t imm;
+	/* Atomics: dst is the remote word, result the local buf the old value goes to. */
+	struct doca_buf *result;
+	uint64_t operand; /* add_data, or swap_data */
+	uint64_t compare; /* cmp_data */
+	uint64_t reply;   /* the old remote value, from the op */
 	/* Set by submit and progress. */
 	doca_error_t status; /* first error of its operations */
 	uint32_t pending;    /* UCX operations not yet completed */
@@ -205,6 +218,12 @@ struct doca_rdma_task_write {
 struct doca_rdma_task_write_imm {
 	struct rdma_task t;
 };
+struct doca_rdma_task_atomic_cmp_swp {
+	struct rdma_task t;
+};
+struct doca_rdma_task_atomic_fetch_add {
+	struct rdma_task t;
+};
 
 /* A message that arrived with no receive posted. */
 struct rdma_unexpected {
@@ -227,6 +246,8 @@ struct doca_rdma {
 	doca_rdma_task_read_completion_cb_t read_ok, read_err;
 	doca_rdma_task_write_completion_cb_t write_ok, write_err;
 	doca_rdma_task_write_imm_completion_cb_t write_imm_ok, write_imm_err;
+	doca_rdma_task_atomic_cmp_swp_completion_cb_t atomic_cmp_swp_ok, atomic_cmp_swp_err;
+	doca_rdma_task_atomic_fetch_add_completion_cb_t atomic_fetch_add_ok, atomic_fetch_add_err;
 
 	/* Properties. */
 	uint32_t permissions;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdma_task.c - the task types of DOCA RDMA: receive, send, send with
- * immediate, read, write, write with immediate.
+ * immediate, read, write, write with immediate, atomic compare and swap,
+ * atomic fetch and add.
  *
  * Life of a task: submit checks it (rdma_task_submit; a broken rule refuses
  * it with one log line); a receive joins the posted FIFO, any other task is
@@ -30,9 +31,14 @@
 FERRY_LOG_MODULE("rdma");
 
 const char *const rdma_task_names[RDMA_TASK_KINDS] = {
-	[RDMA_TASK_RECEIVE] = "rdma receive",   [RDMA_TASK_SEND] = "rdma send",
-	[RDMA_TASK_SEND_IMM] = "rdma send_imm", [RDMA_TASK_READ] = "rdma read",
-	[RDMA_TASK_WRITE] = "rdma write",       [RDMA_TASK_WRITE_IMM] = "rdma write_imm",
+	[RDMA_TASK_RECEIVE] = "rdma receive",
+	[RDMA_TASK_SEND] = "rdma send",
+	[RDMA_TASK_SEND_IMM] = "rdma send_imm",
+	[RDMA_TASK_READ] = "rdma read",
+	[RDMA_TASK_WRITE] = "rdma write",
+	[RDMA_TASK_WRITE_IMM] = "rdma write_imm",
+	[RDMA_TASK_ATOMIC_CMP_SWP] = "rdma atomic_cmp_swp",
+	[RDMA_TASK_ATOMIC_FETCH_ADD] = "rdma atomic_fetch_add",
 };
 
 static inline struct doca_rdma *rdma_of(const struct rdma_task *task)
@@ -108,6 +114,7 @@ static struct rdma_op *op_begin(struct rdma_task *task, struct doca_rdma_connect
 	op->conn = conn;
 	op->counts = counts;
 	op->is_flush = false;
+	op->is_atomic = false;
 	op->prev = NULL;
 	op->next = conn->live;
 	if (conn->live != NULL)
@@ -137,6 +144,8 @@ static void op_end(struct rdma_op *op, ucs_status_t st)
 		task->flush_done = true;
 		rdma->deferred = true; /* the message behind it may go */
 	}
+	if (op->is_atomic)
+		task->reply = op->reply;
 	op->next = rdma->free_ops;
 	rdma->free_ops = op;
 	op_done(task, st, op->counts);
@@ -298,7 +307,9 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf *remote, uint32_t need)
 {
 	const struct ferry_rdma_mem_import *imp = ferry_mmap_rdma_import(ferry_buf_mmap(remote));
-	const char *what = need == DOCA_ACCESS_FLAG_RDMA_READ ? "read" : "write";
+	const char *what = need == DOCA_ACCESS_FLAG_RDMA_READ    ? "read"
+			   : need == DOCA_ACCESS_FLAG_RDMA_WRITE ? "write"
+								 : "atomic";
 
 	if ((imp->access & need) == 0) {
 		FERRY_ERR("%s task %p: the remote mmap was exported without RDMA %s permission",
@@ -378,6 +389,33 @@ void rdma_task_issue(struct rdma_task *task)
 		}
 		if (task->pending == 0)
 			rdma_task_finish(task, DOCA_SUCCESS);
+		return;
+	case RDMA_TASK_ATOMIC_CMP_SWP:
+	case RDMA_TASK_ATOMIC_FETCH_ADD:
+		err = remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_ATOMIC);
+		if (err != DOCA_SUCCESS)
+			break;
+		op = op_start(task, &p);
+		if (op == NULL) {
+			err = DOCA_ERROR_NO_MEMORY;
+			break;
+		}
+		op->is_atomic = true;
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+		p.datatype = ucp_dt_make_contig(sizeof(uint64_t));
+		p.reply_buffer = &op->reply;
+		if (task->kind == RDMA_TASK_ATOMIC_CMP_SWP) {
+			/* UCX compares with the operand and swaps in what the reply buffer holds. */
+			op->operand = task->compare;
+			op->reply = task->operand;
+			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_CSWAP, &op->operand, 1,
+							task->remote_addr, task->rkey, &p));
+		} else {
+			op->operand = task->operand;
+			op->reply = 0;
+			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_ADD, &op->operand, 1,
+							task->remote_addr, task->rkey, &p));
+		}
 		return;
 	default:
 		err = DOCA_ERROR_UNEXPECTED;
@@ -507,6 +545,44 @@ static doca_error_t check_remote_range(const struct rdma_task *task, const struc
 	return DOCA_SUCCESS;
 }
 
+/*
+ * An atomic works on the 8 bytes at the remote buf's data address (DOCA: the
+ * first 8 bytes of its data); they must be aligned, inside the buf and inside
+ * the export. The old value goes after the result buf's data.
+ */
+static doca_error_t check_atomic(struct rdma_task *task)
+{
+	const char *name = rdma_task_names[task->kind];
+	uint64_t word = sizeof(uint64_t);
+	doca_error_t err;
+
+	if (task->dst == NULL || task->result == NULL)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE, "%s task %p has no %s buf", name,
+				     (void *)task, task->dst == NULL ? "destination" : "result");
+	err = check_buf(task, task->dst, "destination", true, false);
+	if (err == DOCA_SUCCESS)
+		err = check_buf(task, task->result, "result", false, true);
+	if (err != DOCA_SUCCESS)
+		return err;
+	task->remote_addr = (uint64_t)(uintptr_t)ferry_buf_data(task->dst);
+	if ((task->remote_addr & (word - 1)) != 0)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: remote address 0x%llx is not 8-byte aligned (atomics work on an "
+				     "aligned 64-bit word)",
+				     name, (void *)task, (unsigned long long)task->remote_addr);
+	if (ferry_buf_data_len(task->dst) + ferry_buf_room_after_data(task->dst) < word)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: the destination buf holds fewer than 8 bytes from its data address",
+				     name, (void *)task);
+	if (ferry_buf_room_after_data(task->result) < word)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: the result buf has %llu free bytes after its data; the old value "
+				     "needs 8",
+				     name, (void *)task, (unsigned long long)ferry_buf_room_after_data(task->result));
+	task->local_ptr = ferry_buf_data_end(task->result);
+	return check_remote_range(task, task->dst, task->remote_addr, word);
+}
+
 static doca_error_t check_task(struct rdma_task *task)
 {
 	const char *name = rdma_task_names[task->kind];
@@ -568,6 +644,9 @@ static doca_error_t check_task(struct rdma_task *task)
 		if (err != DOCA_SUCCESS)
 			return err;
 		return check_remote_range(task, task->dst, task->remote_addr, task->bytes);
+	case RDMA_TASK_ATOMIC_CMP_SWP:
+	case RDMA_TASK_ATOMIC_FETCH_ADD:
+		return check_atomic(task);
 	default:
 		return DOCA_ERROR_UNEXPECTED;
 	}
@@ -630,6 +709,12 @@ void rdma_task_deliver(struct rdma_task *task)
 			break;
 		case RDMA_TASK_WRITE_IMM:
 			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + task->written);
+			break;
+		case RDMA_TASK_ATOMIC_CMP_SWP:
+		case RDMA_TASK_ATOMIC_FETCH_ADD:
+			memcpy(task->local_ptr, &task->reply, sizeof(task->reply));
+			ferry_buf_set_data_len_trusted(task->result,
+						       ferry_buf_data_len(task->result) + sizeof(task->reply));
 			break;
 		default:
 			break;
@@ -784,11 +869,18 @@ RDMA_TASK_COMMON(send_imm, RDMA_TASK_SEND_IMM)
 RDMA_TASK_COMMON(read, RDMA_TASK_READ)
 RDMA_TASK_COMMON(write, RDMA_TASK_WRITE)
 RDMA_TASK_COMMON(write_imm, RDMA_TASK_WRITE_IMM)
+RDMA_TASK_COMMON(atomic_cmp_swp, RDMA_TASK_ATOMIC_CMP_SWP)
+RDMA_TASK_COMMON(atomic_fetch_add, RDMA_TASK_ATOMIC_FETCH_ADD)
 
 const ferry_task_complete_fn rdma_task_trampolines[RDMA_TASK_KINDS] = {
-	[RDMA_TASK_RECEIVE] = receive_trampoline,   [RDMA_TASK_SEND] = send_trampoline,
-	[RDMA_TASK_SEND_IMM] = send_imm_trampoline, [RDMA_TASK_READ] = read_trampoline,
-	[RDMA_TASK_WRITE] = write_trampoline,       [RDMA_TASK_WRITE_IMM] = write_imm_trampoline,
+	[RDMA_TASK_RECEIVE] = receive_trampoline,
+	[RDMA_TASK_SEND] = send_trampoline,
+	[RDMA_TASK_SEND_IMM] = send_imm_trampoline,
+	[RDMA_TASK_READ] = read_trampoline,
+	[RDMA_TASK_WRITE] = write_trampoline,
+	[RDMA_TASK_WRITE_IMM] = write_imm_trampoline,
+	[RDMA_TASK_ATOMIC_CMP_SWP] = atomic_cmp_swp_trampoline,
+	[RDMA_TASK_ATOMIC_FETCH_ADD] = atomic_fetch_add_trampoline,
 };
 
 RDMA_TASK_CONN(send)
@@ -807,6 +899,28 @@ RDMA_TASK_DST(write)
 RDMA_TASK_DST(write_imm)
 RDMA_TASK_IMM(send_imm)
 RDMA_TASK_IMM(write_imm)
+RDMA_TASK_CONN(atomic_cmp_swp)
+RDMA_TASK_CONN(atomic_fetch_add)
+RDMA_TASK_DST(atomic_cmp_swp)
+RDMA_TASK_DST(atomic_fetch_add)
+
+/* A field of an atomic task: FIELD in struct rdma_task, NAME in DOCA's accessor. */
+#define RDMA_TASK_FIELD(X, NAME, FIELD, TYPE)                                            \
+	void doca_rdma_task_##X##_set_##NAME(struct doca_rdma_task_##X *task, TYPE NAME) \
+	{                                                                                \
+		if (task != NULL && settable(&task->t, __func__))                        \
+			task->t.FIELD = NAME;                                            \
+	}                                                                                \
+	TYPE doca_rdma_task_##X##_get_##NAME(const struct doca_rdma_task_##X *task)      \
+	{                                                                                \
+		return gettable(task, __func__) ? task->t.FIELD : (TYPE)0;               \
+	}
+
+RDMA_TASK_FIELD(atomic_cmp_swp, result_buf, result, struct doca_buf *)
+RDMA_TASK_FIELD(atomic_cmp_swp, cmp_data, compare, uint64_t)
+RDMA_TASK_FIELD(atomic_cmp_swp, swap_data, operand, uint64_t)
+RDMA_TASK_FIELD(atomic_fetch_add, result_buf, result, struct doca_buf *)
+RDMA_TASK_FIELD(atomic_fetch_add, add_data, operand, uint64_t)
 
 /* ---- public: allocation, per type ---- */
 
@@ -897,6 +1011,48 @@ doca_error_t doca_rdma_task_write_imm_allocate_init(struct doca_rdma *rdma,
 	t->dst = dst_buf;
 	t->imm = immediate_data;
 	*task = ferry_container_of(t, struct doca_rdma_task_write_imm, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_atomic_cmp_swp_allocate_init(struct doca_rdma *rdma,
+							 struct doca_rdma_connection *rdma_connection,
+							 struct doca_buf *dst_buf, struct doca_buf *result_buf,
+							 uint64_t cmp_data, uint64_t swap_data,
+							 union doca_data user_data,
+							 struct doca_rdma_task_atomic_cmp_swp **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_ATOMIC_CMP_SWP, rdma_connection, user_data, task == NULL, __func__,
+				    &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = NULL;
+	t->dst = dst_buf;
+	t->result = result_buf;
+	t->compare = cmp_data;
+	t->operand = swap_data;
+	*task = ferry_container_of(t, struct doca_rdma_task_atomic_cmp_swp, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_atomic_fetch_add_allocate_init(struct doca_rdma *rdma,
+							   struct doca_rdma_connection *rdma_connection,
+							   struct doca_buf *dst_buf, struct doca_buf *result_buf,
+							   uint64_t add_data, union doca_data user_data,
+							   struct doca_rdma_task_atomic_fetch_add **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_ATOMIC_FETCH_ADD, rdma_connection, user_data, task == NULL,
+				    __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = NULL;
+	t->dst = dst_buf;
+	t->result = result_buf;
+	t->operand = add_data;
+	*task = ferry_container_of(t, struct doca_rdma_task_atomic_fetch_add, t);
 	return DOCA_SUCCESS;
 }
 

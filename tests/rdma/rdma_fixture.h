@@ -76,6 +76,8 @@ SIDE_CBS(send_imm)
 SIDE_CBS(read)
 SIDE_CBS(write)
 SIDE_CBS(write_imm)
+SIDE_CBS(atomic_cmp_swp)
+SIDE_CBS(atomic_fetch_add)
 
 static inline struct doca_dev *side_open_dev(void)
 {
@@ -133,6 +135,9 @@ static inline doca_error_t side_prepare(struct side *s, uint32_t rdma_perm, uint
 	TRY(doca_rdma_task_read_set_conf(s->rdma, read_ok_cb, read_err_cb, SIDE_TASKS));
 	TRY(doca_rdma_task_write_set_conf(s->rdma, write_ok_cb, write_err_cb, SIDE_TASKS));
 	TRY(doca_rdma_task_write_imm_set_conf(s->rdma, write_imm_ok_cb, write_imm_err_cb, SIDE_TASKS));
+	TRY(doca_rdma_task_atomic_cmp_swp_set_conf(s->rdma, atomic_cmp_swp_ok_cb, atomic_cmp_swp_err_cb, SIDE_TASKS));
+	TRY(doca_rdma_task_atomic_fetch_add_set_conf(s->rdma, atomic_fetch_add_ok_cb, atomic_fetch_add_err_cb,
+						     SIDE_TASKS));
 	TRY(doca_ctx_set_user_data(s->ctx, ud));
 #undef TRY
 	return DOCA_SUCCESS;
