@@ -654,6 +654,19 @@ static void rdma_release_worker(struct doca_rdma *rdma)
 	rdma->worker_addr_len = 0;
 }
 
+doca_error_t rdma_net_identity(const struct doca_rdma *rdma, const char *call, struct ferry_net_identity *id)
+{
+	const struct doca_devinfo *info = doca_dev_as_devinfo(rdma->ctx.dev);
+	doca_error_t err = ferry_devinfo_net_resolve(info, id);
+
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "rdma %p: device %s is bound to network identity '%s' (topology 'net' line or "
+				     "FERRY_RDMA_NET), which no interface of this host has",
+				     (const void *)rdma, ferry_dev_name(rdma->ctx.dev), ferry_devinfo_net(info));
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t rdma_start(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = rdma_of_ctx(ctx);
@@ -664,7 +677,12 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	size_t addr_len;
 	ucs_status_t st;
 	doca_error_t err;
+	struct ferry_net_identity id;
 
+	/* A device bound to an identity this host lacks cannot be reached: say so now, not at connect. */
+	err = rdma_net_identity(rdma, call, &id);
+	if (err != DOCA_SUCCESS)
+		return err;
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* two threads, never at once (rdma->lock) */
@@ -1432,12 +1450,20 @@ doca_error_t doca_rdma_cap_get_gid(const struct doca_devinfo *devinfo, uint32_t 
 	if (num_entries == 0 || start_index >= RDMA_GID_TABLE_SIZE || num_entries > RDMA_GID_TABLE_SIZE - start_index)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "entries %u + %u are outside the GID table of %u",
 				  start_index, num_entries, RDMA_GID_TABLE_SIZE);
-	/* ::ffff:127.0.0.1, the address RoCE would give the loopback interface. */
-	memset(gid_array[0].raw, 0, DOCA_GID_BYTE_LENGTH);
-	gid_array[0].raw[10] = 0xff;
-	gid_array[0].raw[11] = 0xff;
-	gid_array[0].raw[12] = 127;
-	gid_array[0].raw[15] = 1;
+	/* ::ffff:<IPv4 of the device's network identity>, as RoCE v2 derives a GID from an address. */
+	{
+		struct ferry_net_identity id;
+
+		if (ferry_devinfo_net_resolve(devinfo, &id) != DOCA_SUCCESS)
+			return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
+					  "device %s is bound to network identity '%s', which no interface of this "
+					  "host has",
+					  ferry_devinfo_name(devinfo), ferry_devinfo_net(devinfo));
+		memset(gid_array[0].raw, 0, DOCA_GID_BYTE_LENGTH);
+		gid_array[0].raw[10] = 0xff;
+		gid_array[0].raw[11] = 0xff;
+		memcpy(&gid_array[0].raw[12], &id.ipv4, 4);
+	}
 	return DOCA_SUCCESS;
 }
 

@@ -42,6 +42,7 @@
 #include <doca_rdma.h>
 
 #include "core/ferry_ctx.h"
+#include "core/ferry_dev.h"
 
 #define RDMA_AM_ID               0x7e1u /* Ferry RDMA messages */
 #define RDMA_MAX_MESSAGE         (1u << 30)
@@ -365,6 +366,10 @@ doca_error_t rdma_task_submit(struct rdma_task *task);
 /* rdma_task.c: give a posted receive the message @p u (progress). */
 void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u);
 
+/* rdma_mem.c: whether the comma-separated @p list holds @p name. */
+bool rdma_net_list_has(const char *list, const char *name);
+/* rdma.c: where the context's device is on the network (its identity, resolved on this host); logs why not. */
+doca_error_t rdma_net_identity(const struct doca_rdma *rdma, const char *call, struct ferry_net_identity *id);
 /* rdma_mem.c: the process's UCP context. */
 doca_error_t rdma_ucp_get(ucp_context_h *ucp, const char *call);
 void rdma_ucp_put(void);
