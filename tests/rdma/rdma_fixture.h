@@ -44,6 +44,8 @@ struct side {
 	unsigned int ok, failed;
 	doca_error_t last_status;
 	struct doca_task *last_task;
+	/* Optional: told of every completion, after the counters (rdma_pair's streaming). */
+	void (*hook)(struct side *s, struct doca_task *task, bool ok);
 };
 
 static inline void side_record(struct doca_task *task, union doca_data ctx_user_data, bool ok)
@@ -56,6 +58,8 @@ static inline void side_record(struct doca_task *task, union doca_data ctx_user_
 		s->failed++;
 	s->last_status = doca_task_get_status(task);
 	s->last_task = task;
+	if (s->hook != NULL)
+		s->hook(s, task, ok);
 }
 
 #define SIDE_CBS(X)                                                                                       \
