@@ -266,6 +266,13 @@ void rdma_ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 	conn->need_close = true;
 }
 
+/* Force-close the endpoint of @p conn, leaving need_close for the PE's progress to finish the connection. */
+static void rdma_conn_close_ep_keep(struct doca_rdma_connection *conn)
+{
+	rdma_conn_close_ep(conn);
+	conn->need_close = true;
+}
+
 void rdma_conn_close_ep(struct doca_rdma_connection *conn)
 {
 	ucp_request_param_t p;
@@ -425,6 +432,7 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 		if (conn->need_close) {
 			conn_fail_waiting(conn, DOCA_ERROR_CONNECTION_RESET);
 			rdma_conn_close_ep(conn);
+			conn->need_close = false; /* also when the service thread closed the endpoint already */
 			conn_drop_pidfd(conn);
 			rdma_conn_detach_ops(conn, DOCA_ERROR_CONNECTION_RESET);
 		}
@@ -520,18 +528,70 @@ static void service_watch_worker(struct doca_rdma *rdma, bool on)
 	(void)epoll_ctl(rdma->service_epfd, EPOLL_CTL_MOD, rdma->efd, &ev);
 }
 
+/*
+ * A link that goes away silently (cable, interface down) fails no UCX
+ * operation for a long time: TCP retransmits for many minutes. So a
+ * connection with operations in flight of which none completed for the
+ * context's timeout (FERRY_RDMA_TIMEOUT_MS) is declared lost, as RC gives up
+ * after its retries: its tasks complete with DOCA_ERROR_CONNECTION_RESET.
+ * Checked by the service thread at most every RDMA_STALL_LOOK_MS, under the
+ * lock. Returns true when a connection was declared lost; *busy says whether
+ * any has operations in flight (then the thread must look again).
+ */
+#define RDMA_STALL_LOOK_MS 50
+
+static bool check_stalls_locked(struct doca_rdma *rdma, uint64_t now, bool *busy)
+{
+	bool lost = false;
+
+	*busy = false;
+	for (uint32_t i = 0; i < rdma->num_conns; i++) {
+		struct doca_rdma_connection *conn = &rdma->conns[i];
+
+		if (conn->state != RDMA_CONN_CONNECTED || conn->timed_ops == 0 || rdma->stopping) {
+			conn->stall_since = 0;
+			continue;
+		}
+		*busy = true;
+		if (conn->stall_since == 0 || conn->ops_done != conn->ops_seen) {
+			conn->ops_seen = conn->ops_done;
+			conn->stall_since = now;
+			continue;
+		}
+		if (now - conn->stall_since < rdma->stall_timeout_ns)
+			continue;
+		FERRY_ERR("rdma %p: connection %u: %u one-sided UCX operations in flight and none completed for %llu "
+			  "ms (FERRY_RDMA_TIMEOUT_MS): the link or the peer is gone; its tasks complete with "
+			  "DOCA_ERROR_CONNECTION_RESET",
+			  (void *)rdma, conn->id, conn->timed_ops,
+			  (unsigned long long)(rdma->stall_timeout_ns / 1000000u));
+		if (conn->cm) {
+			conn->events |= RDMA_EV_DISCONNECT;
+			rdma->events_pending = true;
+		}
+		conn->state = RDMA_CONN_FAILED;
+		conn->need_close = true;
+		conn->stall_since = 0;
+		lost = true;
+	}
+	return lost;
+}
+
 static void *service_main(void *arg)
 {
 	struct doca_rdma *rdma = arg;
 	uint64_t seen = atomic_load_explicit(&rdma->pe_calls, memory_order_relaxed);
-	bool watching = true;
+	uint64_t next_stall_look = 0;
+	bool watching = true, in_flight = false;
 	int timeout = -1;
 
 	for (;;) {
 		struct epoll_event evs[8];
 		bool wake = false, peer = false;
-		uint64_t calls;
-		int n = epoll_wait(rdma->service_epfd, evs, 8, timeout);
+		uint64_t calls, now;
+		int n = epoll_wait(rdma->service_epfd, evs, 8,
+				   in_flight && (timeout < 0 || timeout > RDMA_STALL_LOOK_MS) ? RDMA_STALL_LOOK_MS
+											      : timeout);
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -539,6 +599,17 @@ static void *service_main(void *arg)
 			if (evs[i].data.u32 == SERVICE_EV_QUIT)
 				return NULL;
 			peer |= evs[i].data.u32 == SERVICE_EV_PEER;
+		}
+		now = ferry_link_now_ns();
+		if (now >= next_stall_look) {
+			bool lost;
+
+			next_stall_look = now + RDMA_STALL_LOOK_MS * 1000000ull;
+			pthread_mutex_lock(&rdma->lock);
+			lost = check_stalls_locked(rdma, now, &in_flight);
+			pthread_mutex_unlock(&rdma->lock);
+			if (lost)
+				ferry_pe_wake(rdma->ctx.pe);
 		}
 		if (peer) {
 			/* A peer process on this host exited: tell the PE, even while it is at work. */
@@ -565,6 +636,15 @@ static void *service_main(void *arg)
 		pthread_mutex_lock(&rdma->lock);
 		for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
 			;
+		/*
+		 * An endpoint UCX failed is closed at once, not at the PE's next
+		 * progress: UCX 1.13 aborts the process when data of a failed TCP
+		 * endpoint still arrives (a link that comes back) and its put
+		 * handler must answer on it. The PE's progress does the rest.
+		 */
+		for (uint32_t i = 0; i < rdma->num_conns; i++)
+			if (rdma->conns[i].need_close && rdma->conns[i].ep != NULL)
+				rdma_conn_close_ep_keep(&rdma->conns[i]);
 		wake = poll_peers_locked(rdma) || rdma->done.head != NULL || rdma->events_pending ||
 		       (rdma->receives.head != NULL && rdma->unexp_count != 0) || rdma->deferred;
 		/* Busy: more to do at once; else armed, and the fd wakes this thread for the next event. */
@@ -850,17 +930,41 @@ static doca_error_t rdma_submit(struct doca_task *base)
 	return err;
 }
 
+/* FERRY_RDMA_TIMEOUT_MS: 1 to RDMA_MAX_TIMEOUT_MS milliseconds, default RDMA_DEFAULT_TIMEOUT_MS. */
+static doca_error_t stall_timeout(uint64_t *ns)
+{
+	const char *v = getenv("FERRY_RDMA_TIMEOUT_MS");
+	unsigned long ms = RDMA_DEFAULT_TIMEOUT_MS;
+
+	if (v != NULL && *v != '\0') {
+		char *end;
+
+		errno = 0;
+		ms = strtoul(v, &end, 10);
+		if (errno != 0 || *end != '\0' || v[0] < '0' || v[0] > '9' || ms == 0 || ms > RDMA_MAX_TIMEOUT_MS)
+			return FERRY_RULE_IN("doca_rdma_create", DOCA_ERROR_INVALID_VALUE,
+					     "FERRY_RDMA_TIMEOUT_MS '%s' is not a number of milliseconds from 1 to %u",
+					     v, RDMA_MAX_TIMEOUT_MS);
+	}
+	*ns = (uint64_t)ms * 1000000u;
+	return DOCA_SUCCESS;
+}
+
 /* ---- public: context ---- */
 
 doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 {
 	struct doca_rdma *rdma;
+	uint64_t stall_ns;
 	doca_error_t err;
 
 	if (dev == NULL || rdma_out == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", dev == NULL ? "dev" : "rdma");
 	if (!ferry_dev_is_open(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
+	err = stall_timeout(&stall_ns);
+	if (err != DOCA_SUCCESS)
+		return err;
 	rdma = ferry_calloc(1, sizeof(*rdma));
 	if (rdma == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for an RDMA context");
@@ -883,6 +987,7 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	rdma->sl = 0;
 	rdma->cm_timeout = 5000;
 	rdma->rnr_retry_count = 7;
+	rdma->stall_timeout_ns = stall_ns;
 	rdma->efd = -1;
 	rdma->service_quit_fd = -1;
 	rdma->service_epfd = -1;

@@ -53,6 +53,8 @@
 #define RDMA_RKEY_CACHE          64u  /* remote keys unpacked per connection */
 #define RDMA_DEFAULT_SEND_QUEUE  64u
 #define RDMA_DEFAULT_CONNECTIONS 1u
+#define RDMA_DEFAULT_TIMEOUT_MS  10000u /* FERRY_RDMA_TIMEOUT_MS */
+#define RDMA_MAX_TIMEOUT_MS      3600000u
 
 enum rdma_task_kind {
 	RDMA_TASK_RECEIVE,
@@ -123,6 +125,7 @@ struct rdma_op {
 	bool counts;                 /* counted in conn->ops (operations on the endpoint) */
 	bool is_flush;
 	bool is_atomic; /* reply goes to the task when UCX completes it */
+	bool timed;     /* one-sided: counted in conn->timed_ops (the stall check) */
 	/* An atomic's operand and reply buffer live here, not in the task: UCX may touch them after a detach. */
 	uint64_t operand;
 	uint64_t reply;
@@ -155,6 +158,10 @@ struct doca_rdma_connection {
 	struct rdma_rkey_slot rkeys[RDMA_RKEY_CACHE];
 	uint32_t num_rkeys;
 	uint32_t ops;         /* UCX operations in flight on ep */
+	uint32_t ops_done;    /* UCX operations of ep completed so far (the stall check's clock) */
+	uint32_t timed_ops;   /* of ops, the one-sided ones: they must complete within the timeout */
+	uint32_t ops_seen;    /* ops_done when the service thread last looked */
+	uint64_t stall_since; /* ns: since then operations were in flight and none completed; 0: not stalled */
 	struct rdma_op *live; /* every op of this connection, UCX's or a receive's */
 	/* Connection manager (rdma_cm.c). */
 	bool cm;                     /* made by connect_to_addr or a listener */
@@ -263,6 +270,7 @@ struct doca_rdma {
 	uint32_t sl;
 	uint16_t cm_timeout;
 	uint8_t rnr_retry_count;
+	uint64_t stall_timeout_ns; /* FERRY_RDMA_TIMEOUT_MS: in-flight operations with no completion this long fail */
 
 	/*
 	 * The lock: the PE's thread and the context's service thread (rdma.c:

@@ -99,8 +99,27 @@ static void op_unlink(struct rdma_op *op)
 		conn->live = op->next;
 	if (op->next != NULL)
 		op->next->prev = op->prev;
-	if (op->counts)
+	if (op->counts) {
 		conn->ops--;
+		conn->ops_done++;
+	}
+	if (op->timed)
+		conn->timed_ops--;
+}
+
+/*
+ * One-sided operations (put, get, atomic, flush) need nothing of the peer's
+ * program, so when none completes for FERRY_RDMA_TIMEOUT_MS the link is gone
+ * (rdma.c: check_stalls_locked). Messages are not timed: a large one waits,
+ * legitimately, for the peer to post a receive.
+ */
+static struct rdma_op *op_timed(struct rdma_op *op)
+{
+	if (op != NULL) {
+		op->timed = true;
+		op->conn->timed_ops++;
+	}
+	return op;
 }
 
 /* An operation of @p task on @p conn begins; NULL when no memory is left (the caller fails the task). */
@@ -115,6 +134,7 @@ static struct rdma_op *op_begin(struct rdma_task *task, struct doca_rdma_connect
 	op->counts = counts;
 	op->is_flush = false;
 	op->is_atomic = false;
+	op->timed = false;
 	op->prev = NULL;
 	op->next = conn->live;
 	if (conn->live != NULL)
@@ -278,7 +298,7 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 		if (task->need_flush && !task->flush_done) {
 			if (!task->flush_started) {
 				ucp_request_param_t p;
-				struct rdma_op *op = op_start(task, &p);
+				struct rdma_op *op = op_timed(op_start(task, &p));
 
 				task->flush_started = true;
 				if (op == NULL) {
@@ -345,7 +365,7 @@ void rdma_task_issue(struct rdma_task *task)
 			rdma_task_finish(task, DOCA_SUCCESS);
 			return;
 		}
-		op = op_start(task, &p);
+		op = op_timed(op_start(task, &p));
 		if (op == NULL) {
 			err = DOCA_ERROR_NO_MEMORY;
 			break;
@@ -361,7 +381,7 @@ void rdma_task_issue(struct rdma_task *task)
 		/* No completion while the task's operations are being issued. */
 		task->awaiting_msg = true;
 		if (task->bytes != 0) {
-			op = op_start(task, &p);
+			op = op_timed(op_start(task, &p));
 			if (op != NULL) {
 				task->conn->wrote = true;
 				op_issued(op, ucp_put_nbx(task->conn->ep, task->local_ptr, task->bytes,
@@ -374,7 +394,7 @@ void rdma_task_issue(struct rdma_task *task)
 			 * put has landed (and fails when the peer is gone).
 			 */
 			if (op != NULL && task->kind == RDMA_TASK_WRITE) {
-				op = op_start(task, &p);
+				op = op_timed(op_start(task, &p));
 				if (op != NULL)
 					op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
 			}
@@ -395,7 +415,7 @@ void rdma_task_issue(struct rdma_task *task)
 		err = remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_ATOMIC);
 		if (err != DOCA_SUCCESS)
 			break;
-		op = op_start(task, &p);
+		op = op_timed(op_start(task, &p));
 		if (op == NULL) {
 			err = DOCA_ERROR_NO_MEMORY;
 			break;

@@ -10,6 +10,8 @@
  *   missing     FERRY_RDMA_NET names an interface this host lacks: doca_ctx_start
  *               and the GID query answer DOCA_ERROR_NOT_FOUND with a log line
  *   malformed   FERRY_RDMA_NET is no identity: every device list fails
+ *   bad_timeout FERRY_RDMA_TIMEOUT_MS is no number of milliseconds: doca_rdma_create
+ *               refuses with DOCA_ERROR_INVALID_VALUE and a log line
  * Binding to a real interface between two network namespaces is rdma_netns's.
  */
 #include <arpa/inet.h>
@@ -69,7 +71,7 @@ static void test_identity(void **state)
 		if (strcmp(expect(), "bound") == 0) {
 			assert_int_equal(doca_devinfo_get_ipv4_addr(info, ip, sizeof(ip)), DOCA_SUCCESS);
 			assert_memory_equal(ip, lo, 4);
-		} else {
+		} else { /* default, bad_timeout */
 			assert_int_equal(doca_devinfo_get_ipv4_addr(info, ip, sizeof(ip)), DOCA_ERROR_NOT_FOUND);
 		}
 	}
@@ -156,6 +158,18 @@ static void test_listen(void **state)
 	(void)state;
 	if (strcmp(expect(), "malformed") == 0)
 		return;
+	if (strcmp(expect(), "bad_timeout") == 0) {
+		struct doca_dev *dev = side_open_dev();
+		struct doca_rdma *rdma = NULL;
+
+		assert_non_null(dev);
+		ferry_test_log_reset();
+		assert_int_equal(doca_rdma_create(dev, &rdma), DOCA_ERROR_INVALID_VALUE);
+		assert_logged("FERRY_RDMA_TIMEOUT_MS");
+		assert_null(rdma);
+		assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+		return;
+	}
 	assert_null(getenv("FERRY_RDMA_LISTEN_ADDR"));
 	cm_prepare(&server);
 	if (strcmp(expect(), "missing") == 0) {
