@@ -12,7 +12,15 @@
  * client and server (-c). UCX_TLS defaults to sm,self (set it to compare
  * another transport; TCP: also UCX_NET_DEVICES=lo). Prints a table and one
  * JSON line per figure. A command, not a test: build-*\/bench/rdma_bench [seconds]
+ *
+ * Between two network namespaces (root): FERRY_BENCH_NETNS="<requester ns>
+ * <responder ns>", FERRY_BENCH_NET="<requester identity> <responder identity>"
+ * (each side's FERRY_RDMA_NET) and FERRY_BENCH_PEER_ADDR (the responder's
+ * address, which ucx_perftest's client dials; its server runs in the
+ * responder's namespace). scripts/rdma-netns-bench.sh sets them up.
  */
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -237,6 +245,21 @@ static double rma_rate(struct requester *r, size_t size, bool is_read, double se
 	return (double)done * (double)size / (t - t0);
 }
 
+/* Enter network namespace @p name (/var/run/netns) and take @p identity as FERRY_RDMA_NET; before any thread. */
+static void enter_netns(const char *name, const char *identity)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
+		DIE("cannot enter network namespace %s", name);
+	close(fd);
+	if (identity != NULL && *identity != '\0')
+		setenv("FERRY_RDMA_NET", identity, 1);
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 1.0;
@@ -249,8 +272,20 @@ int main(int argc, char **argv)
 	size_t len;
 	pid_t pid;
 
+	const char *netns = getenv("FERRY_BENCH_NETNS");
+	char ns[2][128] = {"", ""}, ident[2][128] = {"", ""};
+
 	setenv("UCX_TLS", "sm,self", 0);
 	tls = getenv("UCX_TLS");
+	if (netns != NULL && *netns != '\0') {
+		const char *net = getenv("FERRY_BENCH_NET");
+
+		if (sscanf(netns, "%127s %127s", ns[0], ns[1]) != 2)
+			DIE("FERRY_BENCH_NETNS must name two network namespaces");
+		if (net != NULL && sscanf(net, "%127s %127s", ident[0], ident[1]) != 2)
+			DIE("FERRY_BENCH_NET must name two identities");
+		setenv("FERRY_BENCH_UCX_SERVER_NETNS", ns[1], 1);
+	}
 	if (pipe(to_resp) != 0 || pipe(to_req) != 0)
 		DIE("pipe");
 	pid = fork();
@@ -258,8 +293,12 @@ int main(int argc, char **argv)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(to_resp[1]);
 		close(to_req[0]);
+		if (ns[1][0] != '\0')
+			enter_netns(ns[1], ident[1]);
 		return responder(to_resp[0], to_req[1]);
 	}
+	if (ns[0][0] != '\0')
+		enter_netns(ns[0], ident[0]);
 	pin_to(0);
 	memset(&r, 0, sizeof(r));
 	if (side_init(&r.s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, RW) != DOCA_SUCCESS)
@@ -276,7 +315,8 @@ int main(int argc, char **argv)
 		r.remote_base = base;
 	}
 	have_ucx = bench_ucx_find(ucx_exe, sizeof(ucx_exe));
-	printf("DOCA RDMA between two processes (CPU 0 -> CPU 1), UCX_TLS=%s; peer: ucx_perftest%s\n", tls,
+	printf("DOCA RDMA between two processes (CPU 0 -> CPU 1)%s%s%s%s, UCX_TLS=%s; peer: ucx_perftest%s\n",
+	       ns[0][0] != '\0' ? ", network namespaces " : "", ns[0], ns[0][0] != '\0' ? " -> " : "", ns[1], tls,
 	       have_ucx ? "" : " (not found: install ucx-utils)");
 	/* Ferry's figures first, then the responder goes, so UCX's two processes have the CPUs to themselves. */
 	{
