@@ -28,7 +28,6 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -88,7 +87,7 @@ static inline int bench_free_port(void)
  * negative) and no other descriptor of ours. The child dies with us. Only
  * async-signal-safe calls between fork and exec: the bench may have threads.
  */
-static inline pid_t bench_spawn(char *const argv[], int out_fd, int netns_fd)
+static inline pid_t bench_spawn(char *const argv[], int out_fd)
 {
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -96,8 +95,6 @@ static inline pid_t bench_spawn(char *const argv[], int out_fd, int netns_fd)
 	if (pid != 0)
 		return pid;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-		_exit(127);
-	if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) != 0)
 		_exit(127);
 	if (out_fd < 0)
 		out_fd = open("/dev/null", O_WRONLY);
@@ -176,7 +173,8 @@ static inline bool bench_ucx_run(const char *exe, const char *test, uint32_t siz
 	 */
 	const char *srv_ns = getenv("FERRY_BENCH_UCX_SERVER_NETNS");
 	const char *peer = getenv("FERRY_BENCH_PEER_ADDR");
-	int ns_fd = -1;
+	static char ns_s[128];
+	char *ns_argv[] = {"/usr/sbin/ip", "netns", "exec", ns_s, exe_s, "-p", port_s, "-c", "1", NULL};
 	size_t used = 0;
 	pid_t srv = -1, cli = -1;
 	int port = bench_free_port();
@@ -202,19 +200,14 @@ static inline bool bench_ucx_run(const char *exe, const char *test, uint32_t siz
 	setenv("UCX_TLS", "sm,self", 0); /* the caller's choice wins */
 	snprintf(peer_s, sizeof(peer_s), "%s", peer != NULL && *peer != '\0' ? peer : "127.0.0.1");
 	if (srv_ns != NULL && *srv_ns != '\0') {
-		char path[256];
-
-		snprintf(path, sizeof(path), "/var/run/netns/%s", srv_ns);
-		ns_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (ns_fd < 0) {
-			snprintf(why, why_len, "no network namespace %s", srv_ns);
-			return false;
-		}
+		/* ip netns exec: the namespace and its own /sys, where UCX looks for interfaces. */
+		snprintf(ns_s, sizeof(ns_s), "%s", srv_ns);
+		if (!pin)
+			ns_argv[7] = NULL;
+		srv = bench_spawn(ns_argv, -1);
+	} else {
+		srv = bench_spawn(srv_argv, -1);
 	}
-
-	srv = bench_spawn(srv_argv, -1, ns_fd);
-	if (ns_fd >= 0)
-		close(ns_fd);
 	for (t0 = now_s(); srv > 0 && !bench_port_listening(port, srv); usleep(2000)) {
 		if (now_s() - t0 > 10 || waitpid(srv, NULL, WNOHANG) != 0) {
 			snprintf(why, why_len, "ucx_perftest server did not listen on port %d", port);
@@ -223,7 +216,7 @@ static inline bool bench_ucx_run(const char *exe, const char *test, uint32_t siz
 	}
 	if (srv < 0 || pipe2(pipefd, O_CLOEXEC) != 0)
 		goto out;
-	cli = bench_spawn(cli_argv, pipefd[1], -1);
+	cli = bench_spawn(cli_argv, pipefd[1]);
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	if (cli < 0)

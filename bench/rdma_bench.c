@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 
 #include "bench_ucx.h"
@@ -245,7 +246,11 @@ static double rma_rate(struct requester *r, size_t size, bool is_read, double se
 	return (double)done * (double)size / (t - t0);
 }
 
-/* Enter network namespace @p name (/var/run/netns) and take @p identity as FERRY_RDMA_NET; before any thread. */
+/*
+ * Enter network namespace @p name (/var/run/netns) as `ip netns exec` does,
+ * with a /sys of its own (UCX finds interfaces there), and take @p identity as
+ * FERRY_RDMA_NET; before any thread.
+ */
 static void enter_netns(const char *name, const char *identity)
 {
 	char path[256];
@@ -256,6 +261,9 @@ static void enter_netns(const char *name, const char *identity)
 	if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
 		DIE("cannot enter network namespace %s", name);
 	close(fd);
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) != 0 ||
+	    umount2("/sys", MNT_DETACH) != 0 || mount(name, "/sys", "sysfs", 0, NULL) != 0)
+		DIE("cannot mount the /sys of network namespace %s", name);
 	if (identity != NULL && *identity != '\0')
 		setenv("FERRY_RDMA_NET", identity, 1);
 }

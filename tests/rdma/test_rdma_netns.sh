@@ -9,9 +9,10 @@
 #   1. descriptor-file mode, 2. the connection manager (the clients dial the
 #   server's address); after each, the veth's byte counters must have grown by
 #   at least the payload both ways (the traffic crossed the link, not lo);
-#   3. the fault: the link goes down while a client streams writes; every
-#   outstanding task must end with an error within FERRY_RDMA_TIMEOUT_MS (plus
-#   a margin), and nothing hangs.
+#   3. the faults, while a client streams writes: the server process is killed,
+#   then (in a new pair) the link goes down; every outstanding task must end
+#   with an error, within FERRY_RDMA_TIMEOUT_MS (plus a margin) for the link,
+#   and nothing hangs.
 # Needs root and iproute2: without them the test fails (it never skips). The
 # namespaces are removed on every exit (trap).
 set -euo pipefail
@@ -104,39 +105,52 @@ run_set() {
 run_set files
 run_set cm
 
-# The fault: the link goes down mid-transfer.
+# The faults: a client streams writes into the server's memory, then the server
+# is killed (fault=kill) or the link goes down (fault=link). Every outstanding task
+# must end with an error; for the link within the timeout (plus a margin).
 timeout_ms=3000
-rm -rf "${dir:?}"/*
-pids=()
-FERRY_RDMA_NET=$va FERRY_RDMA_TIMEOUT_MS=$timeout_ms timeout 60 ip netns exec "$nsa" "$pair" serve "$dir" 1 \
-	--bytes "$payload" >"$logs/serve.log" 2>&1 &
-spid=$!
-pids+=("$spid")
-FERRY_RDMA_NET=$addr_b FERRY_RDMA_TIMEOUT_MS=$timeout_ms timeout 60 ip netns exec "$nsb" "$pair" request "$dir" 0 \
-	--bytes "$payload" --stream >"$logs/stream.log" 2>&1 &
-rpid=$!
-pids+=("$rpid")
-for _ in $(seq 1 300); do
-	grep -q '^streaming' "$logs/stream.log" 2>/dev/null && break
-	kill -0 "$rpid" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q '^streaming' "$logs/stream.log" || {
-	cat "$logs/stream.log" >&2
-	die "the client never streamed"
+fault() {
+	local kind=$1 spid rpid rc=0 t0 t1 elapsed
+	rm -rf "${dir:?}"/*
+	pids=()
+	FERRY_RDMA_NET=$va FERRY_RDMA_TIMEOUT_MS=$timeout_ms timeout 60 ip netns exec "$nsa" "$pair" serve "$dir" 1 \
+		--bytes "$payload" >"$logs/serve.log" 2>&1 &
+	spid=$!
+	pids+=("$spid")
+	FERRY_RDMA_NET=$addr_b FERRY_RDMA_TIMEOUT_MS=$timeout_ms timeout 60 ip netns exec "$nsb" "$pair" request \
+		"$dir" 0 --bytes "$payload" --stream >"$logs/stream.log" 2>&1 &
+	rpid=$!
+	pids+=("$rpid")
+	for _ in $(seq 1 300); do
+		grep -q '^streaming' "$logs/stream.log" 2>/dev/null && break
+		kill -0 "$rpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q '^streaming' "$logs/stream.log" || {
+		cat "$logs/stream.log" >&2
+		die "$kind: the client never streamed"
+	}
+	t0=$(date +%s%N)
+	if [ "$kind" = link ]; then
+		ip -n "$nsb" link set "$vb" down
+	else
+		# The server itself, not ip or timeout: its pid is the child of timeout's ip netns exec (exec'd).
+		pkill -KILL -P "$spid" || kill -KILL "$spid"
+	fi
+	wait "$rpid" || rc=$?
+	t1=$(date +%s%N)
+	elapsed=$(((t1 - t0) / 1000000))
+	cat "$logs/stream.log"
+	[ "$rc" -eq 0 ] ||
+		die "$kind: the client exited $rc (1: a task ended with an unexpected status; 2: tasks still outstanding; 124: it hung)"
+	grep -q 'first failure DOCA_ERROR_CONNECTION_RESET' "$logs/stream.log" || die "$kind: not CONNECTION_RESET"
+	say "$kind: every outstanding task ended with an error $elapsed ms after the fault (timeout $timeout_ms ms)"
+	[ "$elapsed" -le $((timeout_ms + 2000)) ] || die "$kind: $elapsed ms is beyond the timeout of $timeout_ms ms"
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	pids=()
+	ip -n "$nsb" link set "$vb" up
 }
-t0=$(date +%s%N)
-ip -n "$nsb" link set "$vb" down
-rc=0
-wait "$rpid" || rc=$?
-t1=$(date +%s%N)
-elapsed=$(((t1 - t0) / 1000000))
-cat "$logs/stream.log"
-[ "$rc" -eq 0 ] || die "link down: the client exited $rc (1: a task ended with an unexpected status; 2: tasks still outstanding; 124: it hung)"
-grep -q 'first failure DOCA_ERROR_CONNECTION_RESET' "$logs/stream.log" || die "link down: not CONNECTION_RESET"
-say "link down: every outstanding task ended with an error $elapsed ms after the link went down (timeout $timeout_ms ms)"
-[ "$elapsed" -le $((timeout_ms + 2000)) ] || die "link down: $elapsed ms is beyond the timeout of $timeout_ms ms"
-kill "$spid" 2>/dev/null || true
-wait "$spid" 2>/dev/null || true
-pids=()
+fault kill
+fault link
 say "ok"
