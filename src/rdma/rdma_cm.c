@@ -541,11 +541,17 @@ void rdma_cm_deliver(struct doca_rdma *rdma)
 	pthread_mutex_lock(&rdma->lock);
 	rdma->events_pending = false;
 	pthread_mutex_unlock(&rdma->lock);
-	for (uint32_t i = 0; i < rdma->num_conns; i++) {
-		struct doca_rdma_connection *conn = &rdma->conns[i];
+	for (uint32_t i = 0;; i++) {
+		struct doca_rdma_connection *conn;
 		unsigned int ev;
 
+		/* The service thread adds connections (a listener's requests): num_conns is read under the lock. */
 		pthread_mutex_lock(&rdma->lock);
+		if (i >= rdma->num_conns) {
+			pthread_mutex_unlock(&rdma->lock);
+			break;
+		}
+		conn = &rdma->conns[i];
 		ev = rdma->stopping ? 0 : conn->events;
 		conn->events = 0;
 		pthread_mutex_unlock(&rdma->lock);
