@@ -36,9 +36,11 @@
  *    permissions: a refused access completes the task with
  *    DOCA_ERROR_NOT_PERMITTED, a range outside the export with
  *    DOCA_ERROR_INVALID_VALUE.
- *  - When the peer goes away (process killed, connection lost) the tasks of
- *    that connection complete with DOCA_ERROR_CONNECTION_RESET; tasks flushed
- *    by doca_ctx_stop complete with DOCA_ERROR_IO_FAILED.
+ *  - When the peer goes away (process killed, connection lost, or reads,
+ *    writes and atomics in flight with none completing for
+ *    FERRY_RDMA_TIMEOUT_MS, default 10 s) the tasks of that connection
+ *    complete with DOCA_ERROR_CONNECTION_RESET; tasks flushed by doca_ctx_stop
+ *    complete with DOCA_ERROR_IO_FAILED.
  *
  * Threading: an RDMA context is used from the thread that progresses its PE.
  * Each started context also has a service thread of Ferry's, which serves the
