@@ -49,7 +49,7 @@ FERRY_SAMPLES_ONLY=${FERRY_SAMPLES_ONLY:-doca_rdma} FERRY_SAMPLES_NETNS="$nsa $n
 rx=$(($(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes") - rx0))
 tx=$(($(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/tx_bytes") - tx0))
 say "the first sides' $va received $rx bytes and sent $tx over the veth link"
-# Each of the 10 runs moves a string of 16 bytes or more one way or the other.
+# Each of the 12 runs moves a string of 16 bytes or more one way or the other (10 x 16 at least).
 if [ "$rx" -lt 160 ] || [ "$tx" -lt 160 ]; then
 	say "no traffic crossed the link"
 	rc=1
