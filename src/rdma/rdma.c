@@ -129,6 +129,69 @@ static void release_unexpected(struct doca_rdma *rdma, struct rdma_unexpected *u
 	u->data = NULL;
 }
 
+/* ---- liveness: ping and pong ---- */
+
+static void ctl_sent(void *request, ucs_status_t status, void *user_data)
+{
+	(void)status;
+	(void)user_data;
+	ucp_request_free(request);
+}
+
+/* A ping or pong, eager, with a reply endpoint; a failure only means no answer. */
+static void send_ctl(ucp_ep_h ep, const struct rdma_msg_hdr *hdr, const void *payload, size_t len)
+{
+	ucp_request_param_t p;
+
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_FLAGS;
+	p.cb.send = ctl_sent;
+	p.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+	(void)ucp_am_send_nbx(ep, RDMA_AM_ID, hdr, sizeof(*hdr), payload, len, &p);
+}
+
+/* Ask the peer of @p conn whether it is there (the service thread, under the lock). */
+static void send_ping(struct doca_rdma_connection *conn)
+{
+	memset(&conn->ping_hdr, 0, sizeof(conn->ping_hdr));
+	conn->ping_hdr.dst_token = conn->peer_token;
+	conn->ping_hdr.dst_conn = conn->peer_conn;
+	conn->ping_hdr.opcode = RDMA_MSG_PING;
+	conn->ping_hdr.imm = conn->id;
+	conn->ping_token = conn->rdma->token;
+	conn->ping_pending = true;
+	send_ctl(conn->ep, &conn->ping_hdr, &conn->ping_token, sizeof(conn->ping_token));
+}
+
+/* A ping (answer it) or a pong (the peer is there: the stall clock starts again); inside the AM handler. */
+static void liveness_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, const void *data, size_t length,
+			 const ucp_am_recv_param_t *param)
+{
+	struct doca_rdma_connection *conn = conn_of_msg(rdma, h);
+	bool ping = h->opcode == RDMA_MSG_PING;
+	uint64_t src_token = 0;
+
+	if (conn == NULL || h->reserved != 0 || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 ||
+	    (ping ? length != sizeof(src_token) || (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0
+		  : length != 0 || h->imm != 0)) {
+		FERRY_ERR("rdma %p: dropped a malformed %s or one for no connection of this context in this run",
+			  (void *)rdma, ping ? "ping" : "pong");
+		return;
+	}
+	if (!ping) {
+		conn->ping_pending = false;
+		conn->ops_seen = conn->ops_done;
+		conn->stall_since = ferry_link_now_ns();
+		return;
+	}
+	memcpy(&src_token, data, sizeof(src_token));
+	memset(&conn->pong_hdr, 0, sizeof(conn->pong_hdr));
+	conn->pong_hdr.dst_token = src_token;
+	conn->pong_hdr.dst_conn = h->imm;
+	conn->pong_hdr.opcode = RDMA_MSG_PONG;
+	send_ctl(param->reply_ep, &conn->pong_hdr, NULL, 0);
+}
+
 static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			  const ucp_am_recv_param_t *param)
 {
@@ -144,6 +207,11 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 		return UCS_OK;
 	}
 	memcpy(&h, header, sizeof(h));
+	if (h.opcode == RDMA_MSG_PING || h.opcode == RDMA_MSG_PONG) {
+		if (!rdma->stopping)
+			liveness_msg(rdma, &h, data, length, param);
+		return UCS_OK;
+	}
 	if (h.opcode == RDMA_MSG_HELLO || h.opcode == RDMA_MSG_BYE) {
 		if (!rdma->stopping)
 			rdma_cm_message(rdma, &h, data, length, param);
@@ -531,9 +599,11 @@ static void service_watch_worker(struct doca_rdma *rdma, bool on)
 /*
  * A link that goes away silently (cable, interface down) fails no UCX
  * operation for a long time: TCP retransmits for many minutes. So a
- * connection with operations in flight of which none completed for the
- * context's timeout (FERRY_RDMA_TIMEOUT_MS) is declared lost, as RC gives up
- * after its retries: its tasks complete with DOCA_ERROR_CONNECTION_RESET.
+ * connection with one-sided operations in flight of which none completed for
+ * the context's timeout (FERRY_RDMA_TIMEOUT_MS) is declared lost, as RC gives
+ * up after its retries: its tasks complete with DOCA_ERROR_CONNECTION_RESET.
+ * With only messages in flight, the peer is asked (ping) half way; no answer
+ * by the timeout means lost too.
  * Checked by the service thread at most every RDMA_STALL_LOOK_MS, under the
  * lock. Returns true when a connection was declared lost; *busy says whether
  * any has operations in flight (then the thread must look again).
@@ -548,22 +618,32 @@ static bool check_stalls_locked(struct doca_rdma *rdma, uint64_t now, bool *busy
 	for (uint32_t i = 0; i < rdma->num_conns; i++) {
 		struct doca_rdma_connection *conn = &rdma->conns[i];
 
-		if (conn->state != RDMA_CONN_CONNECTED || conn->timed_ops == 0 || rdma->stopping) {
+		if (conn->state != RDMA_CONN_CONNECTED || conn->ops == 0 || rdma->stopping) {
 			conn->stall_since = 0;
+			conn->ping_pending = false;
 			continue;
 		}
 		*busy = true;
 		if (conn->stall_since == 0 || conn->ops_done != conn->ops_seen) {
 			conn->ops_seen = conn->ops_done;
 			conn->stall_since = now;
+			conn->ping_pending = false;
 			continue;
 		}
+		/*
+		 * Only messages: a large one may wait, rightly, for the peer's receive.
+		 * Half way, ask the peer; its pong starts the clock again.
+		 */
+		if (conn->timed_ops == 0 && !conn->ping_pending &&
+		    now - conn->stall_since >= rdma->stall_timeout_ns / 2)
+			send_ping(conn);
 		if (now - conn->stall_since < rdma->stall_timeout_ns)
 			continue;
-		FERRY_ERR("rdma %p: connection %u: %u one-sided UCX operations in flight and none completed for %llu "
-			  "ms (FERRY_RDMA_TIMEOUT_MS): the link or the peer is gone; its tasks complete with "
+		FERRY_ERR("rdma %p: connection %u: %u UCX operations in flight (%u one-sided) and none completed%s for "
+			  "%llu ms (FERRY_RDMA_TIMEOUT_MS): the link or the peer is gone; its tasks complete with "
 			  "DOCA_ERROR_CONNECTION_RESET",
-			  (void *)rdma, conn->id, conn->timed_ops,
+			  (void *)rdma, conn->id, conn->ops, conn->timed_ops,
+			  conn->timed_ops == 0 ? ", nor did the peer answer" : "",
 			  (unsigned long long)(rdma->stall_timeout_ns / 1000000u));
 		if (conn->cm) {
 			conn->events |= RDMA_EV_DISCONNECT;

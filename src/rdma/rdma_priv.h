@@ -99,6 +99,15 @@ enum {
 /* Messages of the connection manager itself (struct rdma_msg_hdr.opcode beyond DOCA's). */
 #define RDMA_MSG_HELLO 0x100u /* payload struct rdma_hello; sent with a reply endpoint */
 #define RDMA_MSG_BYE   0x101u /* no payload; sent with a reply endpoint */
+/*
+ * Liveness (rdma.c): while only messages are in flight on a connection and none
+ * completes, the service thread asks the peer whether it is there. A ping
+ * addresses the peer's connection (dst_token, dst_conn), carries the sender's
+ * connection id in imm and its token as an 8-byte payload, and goes with a
+ * reply endpoint; the pong comes back on that endpoint addressed to the pinger.
+ */
+#define RDMA_MSG_PING  0x102u
+#define RDMA_MSG_PONG  0x103u
 
 /* Who a connection manager peer is: what a connection descriptor says, minus the worker address. */
 struct rdma_hello {
@@ -162,6 +171,9 @@ struct doca_rdma_connection {
 	uint32_t timed_ops;   /* of ops, the one-sided ones: they must complete within the timeout */
 	uint32_t ops_seen;    /* ops_done when the service thread last looked */
 	uint64_t stall_since; /* ns: since then operations were in flight and none completed; 0: not stalled */
+	bool ping_pending;    /* a ping went out and no pong came back yet */
+	uint64_t ping_token;  /* the ping's payload (UCX reads it while sending) */
+	struct rdma_msg_hdr ping_hdr, pong_hdr;
 	struct rdma_op *live; /* every op of this connection, UCX's or a receive's */
 	/* Connection manager (rdma_cm.c). */
 	bool cm;                     /* made by connect_to_addr or a listener */
