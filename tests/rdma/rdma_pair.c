@@ -4,8 +4,8 @@
  * they can run in two processes, two network namespaces or two machines.
  * Public API only.
  *
- *   rdma_pair serve   DIR CLIENTS [--cm PORT] [--bytes N] [--adds N]
- *   rdma_pair request DIR ID      [--cm ADDR PORT] [--bytes N] [--adds N] [--stream]
+ *   rdma_pair serve   DIR CLIENTS [--cm PORT] [--bytes N] [--adds N] [--sink]
+ *   rdma_pair request DIR ID      [--cm ADDR PORT] [--bytes N] [--adds N] [--stream | --stream-sends]
  *
  * The server exports its memory (RDMA read, write and atomic) and takes
  * CLIENTS connections: in descriptor-file mode through files in DIR (as
@@ -25,7 +25,9 @@
  * nothing more, waits for every outstanding task, and prints how each ended
  * and how long the last took after the first failure. Exit 0 when every task
  * ended (the ones after the failure with an error status), 2 when some task
- * did not end within 120 s.
+ * did not end within 120 s. --stream-sends does the same with sends of 4 KiB
+ * to a server started with --sink, which keeps receives posted (and checks
+ * nothing) until DIR/req-done-0 appears.
  *
  * Exit 0 on success, 1 with a line on failure.
  */
@@ -74,7 +76,7 @@ struct opts {
 	bool cm;
 	size_t bytes;
 	unsigned int adds;
-	bool stream;
+	bool stream, stream_sends, sink;
 };
 
 /* ---- the out-of-band channel: files in DIR, written whole (rename) ---- */
@@ -206,6 +208,49 @@ static void send_bytes(struct side *s, struct doca_rdma_connection *conn, size_t
 
 /* ---- server ---- */
 
+/* --sink: keep SIDE_TASKS receives posted (each reposted from its callback) until DIR/req-done-0 appears. */
+static struct doca_task *sink_tasks[SIDE_TASKS];
+static struct doca_buf *sink_bufs[SIDE_TASKS];
+
+static void sink_done(struct side *s, struct doca_task *task, bool ok)
+{
+	(void)s;
+	for (unsigned int i = 0; i < SIDE_TASKS; i++) {
+		if (sink_tasks[i] != task)
+			continue;
+		if (ok) {
+			(void)doca_buf_reset_data_len(sink_bufs[i]);
+			(void)doca_task_submit(task);
+		} else {
+			doca_task_free(task);
+			doca_buf_dec_refcount(sink_bufs[i], NULL);
+			sink_tasks[i] = NULL;
+		}
+	}
+}
+
+static int sink(struct side_ext *x, const struct opts *o)
+{
+	char path[512];
+	uint64_t end = side_now_ms() + 120000;
+
+	for (unsigned int i = 0; i < SIDE_TASKS; i++) {
+		struct doca_rdma_task_receive *rt = post_receive(&x->s, (size_t)i * 4096, 4096, &sink_bufs[i]);
+
+		sink_tasks[i] = doca_rdma_task_receive_as_task(rt);
+	}
+	x->s.hook = sink_done;
+	printf("serve: %u connections by descriptor files; a sink for messages\n", o->n);
+	snprintf(path, sizeof(path), "%s/req-done-0", o->dir);
+	while (access(path, F_OK) != 0 && side_now_ms() < end) {
+		for (int k = 0; k < 1000; k++)
+			if (doca_pe_progress(x->s.pe) == 0)
+				usleep(50);
+	}
+	printf("serve: sink: %u messages\n", x->s.ok);
+	return 0;
+}
+
 static int serve(const struct opts *o)
 {
 	struct side_ext x;
@@ -244,6 +289,16 @@ static int serve(const struct opts *o)
 			snprintf(name, sizeof(name), "req-conn-%u", i);
 			len = get_file(o, name, peer, sizeof(peer));
 			OK(doca_rdma_connect(x.s.rdma, peer, len, conns[i]));
+		}
+		if (o->sink) {
+			(void)sink(&x, o);
+			/* The stop flushes the receives: their callbacks free them (a stop waits for every task). */
+			CHECK(side_stop(&x.s, NULL));
+			x.s.hook = NULL;
+			OK(doca_mmap_stop(exp));
+			OK(doca_mmap_destroy(exp));
+			side_fini(&x.s);
+			return 0;
 		}
 		printf("serve: %u connections by descriptor files; waiting without progress\n", o->n);
 		/* As NVIDIA's responders in getchar(): the clients' reads, writes and atomics need no progress here. */
@@ -472,24 +527,33 @@ static int stream(struct side *s, struct doca_rdma_connection *conn, struct doca
 		  const struct opts *o)
 {
 	uint8_t *region = rbase + REGION0 + (size_t)o->n * o->bytes;
-	struct doca_rdma_task_write *wt[INFLIGHT];
-	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT];
+	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT] = {NULL};
 	uint64_t start = side_now_ms();
 	bool said = false;
 
-	st.len = o->bytes < CHUNK ? o->bytes : CHUNK;
+	st.len = o->stream_sends ? 4096 : o->bytes < CHUNK ? o->bytes : CHUNK;
 	s->hook = stream_done;
 	for (unsigned int i = 0; i < INFLIGHT; i++) {
 		src[i] = side_buf(s, 0, st.len, st.len);
-		OK(doca_buf_inventory_buf_get_by_args(s->inv, remote, region, st.len, region, 0, &dst[i]));
-		OK(doca_rdma_task_write_allocate_init(s->rdma, conn, src[i], dst[i], (union doca_data){0}, &wt[i]));
-		st.task[i] = doca_rdma_task_write_as_task(wt[i]);
+		if (o->stream_sends) {
+			struct doca_rdma_task_send *t;
+
+			OK(doca_rdma_task_send_allocate_init(s->rdma, conn, src[i], (union doca_data){0}, &t));
+			st.task[i] = doca_rdma_task_send_as_task(t);
+		} else {
+			struct doca_rdma_task_write *t;
+
+			OK(doca_buf_inventory_buf_get_by_args(s->inv, remote, region, st.len, region, 0, &dst[i]));
+			OK(doca_rdma_task_write_allocate_init(s->rdma, conn, src[i], dst[i], (union doca_data){0}, &t));
+			st.task[i] = doca_rdma_task_write_as_task(t);
+		}
 	}
 	for (;;) {
 		for (unsigned int i = 0; i < INFLIGHT && !st.failing; i++) {
 			if (st.busy[i])
 				continue;
-			OK(doca_buf_reset_data_len(dst[i]));
+			if (dst[i] != NULL)
+				OK(doca_buf_reset_data_len(dst[i]));
 			OK(doca_task_submit(st.task[i]));
 			st.busy[i] = true;
 			st.outstanding++;
@@ -508,15 +572,17 @@ static int stream(struct side *s, struct doca_rdma_connection *conn, struct doca
 		if (doca_pe_progress(s->pe) == 0)
 			usleep(50);
 	}
-	printf("request %u: %llu bytes written; first failure %s; then %u ended CONNECTION_RESET, %u "
+	printf("request %u: %llu bytes %s; first failure %s; then %u ended CONNECTION_RESET, %u "
 	       "IO_FAILED/TIME_OUT, %u other; the last %llu ms after the first\n",
-	       o->n, (unsigned long long)st.bytes, doca_error_get_name(st.first_status), st.statuses[1], st.statuses[2],
-	       st.statuses[3], (unsigned long long)(st.last_end - st.first_fail));
+	       o->n, (unsigned long long)st.bytes, o->stream_sends ? "sent" : "written",
+	       doca_error_get_name(st.first_status), st.statuses[1], st.statuses[2], st.statuses[3],
+	       (unsigned long long)(st.last_end - st.first_fail));
 	s->hook = NULL;
 	for (unsigned int i = 0; i < INFLIGHT; i++) {
 		doca_task_free(st.task[i]);
 		doca_buf_dec_refcount(src[i], NULL);
-		doca_buf_dec_refcount(dst[i], NULL);
+		if (dst[i] != NULL)
+			doca_buf_dec_refcount(dst[i], NULL);
 	}
 	return st.statuses[3] == 0 ? 0 : 1;
 }
@@ -572,7 +638,7 @@ static int request(const struct opts *o)
 	OK(doca_mmap_create_from_export(NULL, peer, len, x.s.dev, &remote));
 	OK(doca_mmap_get_memrange(remote, &base, &rlen));
 	CHECK(rlen == SIDE_MEM / 2);
-	if (o->stream) {
+	if (o->stream || o->stream_sends) {
 		rc = stream(&x.s, conn, remote, base, o);
 	} else {
 		uint64_t t0 = side_now_ms();
@@ -600,8 +666,9 @@ static int request(const struct opts *o)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: rdma_pair serve DIR CLIENTS [--cm PORT] [--bytes N] [--adds N]\n"
-			"       rdma_pair request DIR ID [--cm ADDR PORT] [--bytes N] [--adds N] [--stream]\n");
+	fprintf(stderr, "usage: rdma_pair serve DIR CLIENTS [--cm PORT] [--bytes N] [--adds N] [--sink]\n"
+			"       rdma_pair request DIR ID [--cm ADDR PORT] [--bytes N] [--adds N] [--stream | "
+			"--stream-sends]\n");
 	exit(1);
 }
 
@@ -644,6 +711,10 @@ int main(int argc, char **argv)
 			o.adds = (unsigned int)number(argv[++i], 1000000);
 		} else if (strcmp(argv[i], "--stream") == 0 && !is_serve) {
 			o.stream = true;
+		} else if (strcmp(argv[i], "--stream-sends") == 0 && !is_serve) {
+			o.stream_sends = true;
+		} else if (strcmp(argv[i], "--sink") == 0 && is_serve) {
+			o.sink = true;
 		} else {
 			usage();
 		}

@@ -10,9 +10,10 @@
 #   server's address); after each, the veth's byte counters must have grown by
 #   at least the payload both ways (the traffic crossed the link, not lo);
 #   3. the faults, while a client streams writes: the server process is killed,
-#   then (in a new pair) the link goes down; every outstanding task must end
-#   with an error, within FERRY_RDMA_TIMEOUT_MS (plus a margin) for the link,
-#   and nothing hangs.
+#   then (in a new pair) the link goes down; then the link goes down while a
+#   client streams sends to a server that keeps receives posted (which must
+#   still stop cleanly afterwards). Every outstanding task must end with an
+#   error within FERRY_RDMA_TIMEOUT_MS (plus a margin), and nothing hangs.
 # Needs root and iproute2: without them the test fails (it never skips). The
 # namespaces are removed on every exit (trap).
 set -euo pipefail
@@ -110,15 +111,19 @@ run_set cm
 # must end with an error; for the link within the timeout (plus a margin).
 timeout_ms=3000
 fault() {
-	local kind=$1 spid rpid rc=0 t0 t1 elapsed
+	local kind=$1 spid rpid rc=0 t0 t1 elapsed sargs=() cargs=(--stream)
 	rm -rf "${dir:?}"/*
 	pids=()
+	if [ "$kind" = link-sends ]; then
+		sargs=(--sink)
+		cargs=(--stream-sends)
+	fi
 	FERRY_RDMA_NET=$va FERRY_RDMA_TIMEOUT_MS=$timeout_ms timeout 60 ip netns exec "$nsa" "$pair" serve "$dir" 1 \
-		--bytes "$payload" >"$logs/serve.log" 2>&1 &
+		--bytes "$payload" "${sargs[@]}" >"$logs/serve.log" 2>&1 &
 	spid=$!
 	pids+=("$spid")
 	FERRY_RDMA_NET=$addr_b FERRY_RDMA_TIMEOUT_MS=$timeout_ms timeout 60 ip netns exec "$nsb" "$pair" request \
-		"$dir" 0 --bytes "$payload" --stream >"$logs/stream.log" 2>&1 &
+		"$dir" 0 --bytes "$payload" "${cargs[@]}" >"$logs/stream.log" 2>&1 &
 	rpid=$!
 	pids+=("$rpid")
 	for _ in $(seq 1 300); do
@@ -131,7 +136,7 @@ fault() {
 		die "$kind: the client never streamed"
 	}
 	t0=$(date +%s%N)
-	if [ "$kind" = link ]; then
+	if [ "$kind" != kill ]; then
 		ip -n "$nsb" link set "$vb" down
 	else
 		# The server itself, not ip or timeout: its pid is the child of timeout's ip netns exec (exec'd).
@@ -146,6 +151,14 @@ fault() {
 	grep -q 'first failure DOCA_ERROR_CONNECTION_RESET' "$logs/stream.log" || die "$kind: not CONNECTION_RESET"
 	say "$kind: every outstanding task ended with an error $elapsed ms after the fault (timeout $timeout_ms ms)"
 	[ "$elapsed" -le $((timeout_ms + 2000)) ] || die "$kind: $elapsed ms is beyond the timeout of $timeout_ms ms"
+	if [ "$kind" = link-sends ]; then
+		# The sink leaves when told, and its context stops although its peer is unreachable.
+		rc=0
+		touch "$dir/req-done-0"
+		wait "$spid" || rc=$?
+		cat "$logs/serve.log"
+		[ "$rc" -eq 0 ] || die "$kind: the server did not stop cleanly (exit $rc)"
+	fi
 	kill "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
 	pids=()
@@ -153,4 +166,5 @@ fault() {
 }
 fault kill
 fault link
+fault link-sends
 say "ok"
