@@ -122,14 +122,18 @@ static inline void bench_reap(pid_t pid, double grace_s)
 	}
 }
 
-/* Whether a TCP socket listens on @p port (any address; IPv4 or IPv6 table of this network namespace). */
-static inline bool bench_port_listening(int port)
+/* Whether a TCP socket listens on @p port (any address; IPv4 or IPv6 table of @p pid's network namespace). */
+static inline bool bench_port_listening(int port, pid_t pid)
 {
-	static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+	static const char *const tables[] = {"tcp", "tcp6"};
 	char line[512];
 
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
-		FILE *f = fopen(tables[t], "re");
+		char path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)pid, tables[t]);
+		f = fopen(path, "re");
 
 		if (f == NULL)
 			continue;
@@ -161,8 +165,16 @@ static inline bool bench_ucx_run(const char *exe, const char *test, uint32_t siz
 	static char exe_s[4096], text[65536];
 	char port_s[16], size_s[16], iters_s[24], test_s[32];
 	char *srv_argv[] = {exe_s, "-p", port_s, "-c", "1", NULL};
-	char *cli_argv[] = {exe_s,  "127.0.0.1", "-p",    port_s, "-t", test_s, "-s",
-			    size_s, "-n",        iters_s, "-c",   "0",  NULL};
+	static char peer_s[64];
+	char *cli_argv[] = {exe_s, peer_s, "-p", port_s, "-t", test_s, "-s", size_s, "-n", iters_s, "-c", "0", NULL};
+	/*
+	 * Between network namespaces (rdma_bench with FERRY_BENCH_NETNS): the server
+	 * runs in FERRY_BENCH_UCX_SERVER_NETNS, the client dials FERRY_BENCH_PEER_ADDR.
+	 */
+	const char *srv_ns = getenv("FERRY_BENCH_UCX_SERVER_NETNS");
+	const char *peer = getenv("FERRY_BENCH_PEER_ADDR");
+	static char ns_s[128];
+	char *ns_argv[] = {"/usr/sbin/ip", "netns", "exec", ns_s, exe_s, "-p", port_s, "-c", "1", NULL};
 	size_t used = 0;
 	pid_t srv = -1, cli = -1;
 	int port = bench_free_port();
@@ -186,9 +198,17 @@ static inline bool bench_ucx_run(const char *exe, const char *test, uint32_t siz
 		cli_argv[10] = NULL;
 	}
 	setenv("UCX_TLS", "sm,self", 0); /* the caller's choice wins */
-
-	srv = bench_spawn(srv_argv, -1);
-	for (t0 = now_s(); srv > 0 && !bench_port_listening(port); usleep(2000)) {
+	snprintf(peer_s, sizeof(peer_s), "%s", peer != NULL && *peer != '\0' ? peer : "127.0.0.1");
+	if (srv_ns != NULL && *srv_ns != '\0') {
+		/* ip netns exec: the namespace and its own /sys, where UCX looks for interfaces. */
+		snprintf(ns_s, sizeof(ns_s), "%s", srv_ns);
+		if (!pin)
+			ns_argv[7] = NULL;
+		srv = bench_spawn(ns_argv, -1);
+	} else {
+		srv = bench_spawn(srv_argv, -1);
+	}
+	for (t0 = now_s(); srv > 0 && !bench_port_listening(port, srv); usleep(2000)) {
 		if (now_s() - t0 > 10 || waitpid(srv, NULL, WNOHANG) != 0) {
 			snprintf(why, why_len, "ucx_perftest server did not listen on port %d", port);
 			goto out;

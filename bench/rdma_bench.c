@@ -19,8 +19,17 @@
  * "sendrecv" (one message in flight whatever the depth: one-way latency,
  * mean and median, against ucp_am_lat). Ferry's figures of every point come
  * first, then the responder goes and UCX's run.
+ *
+ * Between two network namespaces (root): FERRY_BENCH_NETNS="<requester ns>
+ * <responder ns>", FERRY_BENCH_NET="<requester identity> <responder identity>"
+ * (each side's FERRY_RDMA_NET) and FERRY_BENCH_PEER_ADDR (the responder's
+ * address, which ucx_perftest's client dials; its server runs in the
+ * responder's namespace). scripts/rdma-netns-bench.sh sets them up.
  */
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 
 #include "bench_ucx.h"
@@ -348,6 +357,28 @@ static int usage(void)
 	return 2;
 }
 
+/*
+ * Enter network namespace @p name (/var/run/netns) as `ip netns exec` does,
+ * with a /sys of its own (UCX finds interfaces there), and take @p identity as
+ * FERRY_RDMA_NET; before any thread.
+ */
+static void enter_netns(const char *name, const char *identity)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
+		DIE("cannot enter network namespace %s", name);
+	close(fd);
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) != 0 ||
+	    umount2("/sys", MNT_DETACH) != 0 || mount(name, "/sys", "sysfs", 0, NULL) != 0)
+		DIE("cannot mount the /sys of network namespace %s", name);
+	if (identity != NULL && *identity != '\0')
+		setenv("FERRY_RDMA_NET", identity, 1);
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = 1.0;
@@ -362,6 +393,9 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int rc;
 
+	const char *netns = getenv("FERRY_BENCH_NETNS");
+	char ns[2][128] = {"", ""}, ident[2][128] = {"", ""};
+
 	for (int i = 1; i < argc; i++) {
 		int got = bench_sweep_arg("rdma_bench", argc, argv, &i, &sw, MAX_MSG, IN_FLIGHT);
 
@@ -374,6 +408,15 @@ int main(int argc, char **argv)
 		seconds = sw.seconds;
 	setenv("UCX_TLS", "sm,self", 0);
 	tls = getenv("UCX_TLS");
+	if (netns != NULL && *netns != '\0') {
+		const char *net = getenv("FERRY_BENCH_NET");
+
+		if (sscanf(netns, "%127s %127s", ns[0], ns[1]) != 2)
+			DIE("FERRY_BENCH_NETNS must name two network namespaces");
+		if (net != NULL && sscanf(net, "%127s %127s", ident[0], ident[1]) != 2)
+			DIE("FERRY_BENCH_NET must name two identities");
+		setenv("FERRY_BENCH_UCX_SERVER_NETNS", ns[1], 1);
+	}
 	if (pipe(to_resp) != 0 || pipe(to_req) != 0)
 		DIE("pipe");
 	pid = fork();
@@ -381,8 +424,12 @@ int main(int argc, char **argv)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(to_resp[1]);
 		close(to_req[0]);
+		if (ns[1][0] != '\0')
+			enter_netns(ns[1], ident[1]);
 		return responder(to_resp[0], to_req[1]);
 	}
+	if (ns[0][0] != '\0')
+		enter_netns(ns[0], ident[0]);
 	pin_to(0);
 	memset(&r, 0, sizeof(r));
 	if (side_init(&r.s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, RW) != DOCA_SUCCESS)
@@ -407,7 +454,8 @@ int main(int argc, char **argv)
 		requester_fini(&r);
 		return rc;
 	}
-	printf("DOCA RDMA between two processes (CPU 0 -> CPU 1), UCX_TLS=%s; peer: ucx_perftest%s\n", tls,
+	printf("DOCA RDMA between two processes (CPU 0 -> CPU 1)%s%s%s%s, UCX_TLS=%s; peer: ucx_perftest%s\n",
+	       ns[0][0] != '\0' ? ", network namespaces " : "", ns[0], ns[0][0] != '\0' ? " -> " : "", ns[1], tls,
 	       have_ucx ? "" : " (not found: install ucx-utils)");
 	/* Ferry's figures first, then the responder goes, so UCX's two processes have the CPUs to themselves. */
 	{

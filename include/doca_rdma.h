@@ -36,9 +36,11 @@
  *    permissions: a refused access completes the task with
  *    DOCA_ERROR_NOT_PERMITTED, a range outside the export with
  *    DOCA_ERROR_INVALID_VALUE.
- *  - When the peer goes away (process killed, connection lost) the tasks of
- *    that connection complete with DOCA_ERROR_CONNECTION_RESET; tasks flushed
- *    by doca_ctx_stop complete with DOCA_ERROR_IO_FAILED.
+ *  - When the peer goes away (process killed, connection lost, or reads,
+ *    writes and atomics in flight with none completing for
+ *    FERRY_RDMA_TIMEOUT_MS, default 10 s) the tasks of that connection
+ *    complete with DOCA_ERROR_CONNECTION_RESET; tasks flushed by doca_ctx_stop
+ *    complete with DOCA_ERROR_IO_FAILED.
  *
  * Threading: an RDMA context is used from the thread that progresses its PE.
  * Each started context also has a service thread of Ferry's, which serves the
@@ -83,6 +85,8 @@ struct doca_rdma_task_send_imm;
 struct doca_rdma_task_read;
 struct doca_rdma_task_write;
 struct doca_rdma_task_write_imm;
+struct doca_rdma_task_atomic_cmp_swp;
+struct doca_rdma_task_atomic_fetch_add;
 
 /** Handle of an RDMA context on a DPA (not available in Ferry). */
 typedef uint64_t doca_dpa_dev_rdma_t;
@@ -148,6 +152,12 @@ typedef void (*doca_rdma_task_write_completion_cb_t)(struct doca_rdma_task_write
 						     union doca_data ctx_user_data);
 typedef void (*doca_rdma_task_write_imm_completion_cb_t)(struct doca_rdma_task_write_imm *task,
 							 union doca_data task_user_data, union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_atomic_cmp_swp_completion_cb_t)(struct doca_rdma_task_atomic_cmp_swp *task,
+							      union doca_data task_user_data,
+							      union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_atomic_fetch_add_completion_cb_t)(struct doca_rdma_task_atomic_fetch_add *task,
+								union doca_data task_user_data,
+								union doca_data ctx_user_data);
 
 /* ---- context ---- */
 
@@ -402,9 +412,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_rdma_cap_task_send_imm_is_supported(const st
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_cap_task_read_is_supported(const struct doca_devinfo *devinfo);
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_cap_task_write_is_supported(const struct doca_devinfo *devinfo);
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_cap_task_write_imm_is_supported(const struct doca_devinfo *devinfo);
-/** @brief Atomics are not offered yet: DOCA_ERROR_NOT_SUPPORTED. */
+/** @brief 64-bit compare and swap on remote memory: DOCA_SUCCESS on every emulated device. */
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_cap_task_atomic_cmp_swp_is_supported(const struct doca_devinfo *devinfo);
-/** @brief Atomics are not offered yet: DOCA_ERROR_NOT_SUPPORTED. */
+/** @brief 64-bit fetch and add on remote memory: DOCA_SUCCESS on every emulated device. */
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_cap_task_atomic_fetch_add_is_supported(const struct doca_devinfo *devinfo);
 
 /*
@@ -546,6 +556,74 @@ DOCA_EXPERIMENTAL void doca_rdma_task_write_imm_set_rdma_connection(struct doca_
 								    struct doca_rdma_connection *rdma_connection);
 DOCA_EXPERIMENTAL const struct doca_rdma_connection *doca_rdma_task_write_imm_get_rdma_connection(
 	const struct doca_rdma_task_write_imm *task);
+
+/*
+ * Atomics: one 64-bit operation on the 8 bytes at the data address of the
+ * remote dst_buf (an imported doca_mmap_export_rdma mmap granting
+ * DOCA_ACCESS_FLAG_RDMA_ATOMIC, on a peer context whose permissions hold it
+ * too). The address must be 8-byte aligned and the 8 bytes inside the buf and
+ * the export (else the submit is refused with DOCA_ERROR_INVALID_VALUE). The
+ * value the remote word held before the operation is written, in host byte
+ * order, after the data of the local result_buf (which needs 8 free bytes);
+ * its data_len grows by 8 on success. A refused permission completes the task
+ * with DOCA_ERROR_NOT_PERMITTED. Atomics are atomic against each other, from
+ * any number of peers; not against plain writes or the target's own stores.
+ */
+
+/* compare and swap: if the remote word equals cmp_data it becomes swap_data */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_atomic_cmp_swp_set_conf(
+	struct doca_rdma *rdma, doca_rdma_task_atomic_cmp_swp_completion_cb_t successful_task_completion_cb,
+	doca_rdma_task_atomic_cmp_swp_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_atomic_cmp_swp_allocate_init(
+	struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection, struct doca_buf *dst_buf,
+	struct doca_buf *result_buf, uint64_t cmp_data, uint64_t swap_data, union doca_data user_data,
+	struct doca_rdma_task_atomic_cmp_swp **task);
+DOCA_EXPERIMENTAL struct doca_task *doca_rdma_task_atomic_cmp_swp_as_task(struct doca_rdma_task_atomic_cmp_swp *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_cmp_swp_set_dst_buf(struct doca_rdma_task_atomic_cmp_swp *task,
+								 struct doca_buf *dst_buf);
+DOCA_EXPERIMENTAL struct doca_buf *doca_rdma_task_atomic_cmp_swp_get_dst_buf(
+	const struct doca_rdma_task_atomic_cmp_swp *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_cmp_swp_set_result_buf(struct doca_rdma_task_atomic_cmp_swp *task,
+								    struct doca_buf *result_buf);
+DOCA_EXPERIMENTAL struct doca_buf *doca_rdma_task_atomic_cmp_swp_get_result_buf(
+	const struct doca_rdma_task_atomic_cmp_swp *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_cmp_swp_set_cmp_data(struct doca_rdma_task_atomic_cmp_swp *task,
+								  uint64_t cmp_data);
+DOCA_EXPERIMENTAL uint64_t doca_rdma_task_atomic_cmp_swp_get_cmp_data(const struct doca_rdma_task_atomic_cmp_swp *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_cmp_swp_set_swap_data(struct doca_rdma_task_atomic_cmp_swp *task,
+								   uint64_t swap_data);
+DOCA_EXPERIMENTAL uint64_t doca_rdma_task_atomic_cmp_swp_get_swap_data(const struct doca_rdma_task_atomic_cmp_swp *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_cmp_swp_set_rdma_connection(struct doca_rdma_task_atomic_cmp_swp *task,
+									 struct doca_rdma_connection *rdma_connection);
+DOCA_EXPERIMENTAL const struct doca_rdma_connection *doca_rdma_task_atomic_cmp_swp_get_rdma_connection(
+	const struct doca_rdma_task_atomic_cmp_swp *task);
+
+/* fetch and add: the remote word grows by add_data (modulo 2^64) */
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_atomic_fetch_add_set_conf(
+	struct doca_rdma *rdma, doca_rdma_task_atomic_fetch_add_completion_cb_t successful_task_completion_cb,
+	doca_rdma_task_atomic_fetch_add_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+DOCA_EXPERIMENTAL doca_error_t
+doca_rdma_task_atomic_fetch_add_allocate_init(struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+					      struct doca_buf *dst_buf, struct doca_buf *result_buf, uint64_t add_data,
+					      union doca_data user_data, struct doca_rdma_task_atomic_fetch_add **task);
+DOCA_EXPERIMENTAL struct doca_task *doca_rdma_task_atomic_fetch_add_as_task(
+	struct doca_rdma_task_atomic_fetch_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_fetch_add_set_dst_buf(struct doca_rdma_task_atomic_fetch_add *task,
+								   struct doca_buf *dst_buf);
+DOCA_EXPERIMENTAL struct doca_buf *doca_rdma_task_atomic_fetch_add_get_dst_buf(
+	const struct doca_rdma_task_atomic_fetch_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_fetch_add_set_result_buf(struct doca_rdma_task_atomic_fetch_add *task,
+								      struct doca_buf *result_buf);
+DOCA_EXPERIMENTAL struct doca_buf *doca_rdma_task_atomic_fetch_add_get_result_buf(
+	const struct doca_rdma_task_atomic_fetch_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_fetch_add_set_add_data(struct doca_rdma_task_atomic_fetch_add *task,
+								    uint64_t add_data);
+DOCA_EXPERIMENTAL uint64_t
+doca_rdma_task_atomic_fetch_add_get_add_data(const struct doca_rdma_task_atomic_fetch_add *task);
+DOCA_EXPERIMENTAL void doca_rdma_task_atomic_fetch_add_set_rdma_connection(
+	struct doca_rdma_task_atomic_fetch_add *task, struct doca_rdma_connection *rdma_connection);
+DOCA_EXPERIMENTAL const struct doca_rdma_connection *doca_rdma_task_atomic_fetch_add_get_rdma_connection(
+	const struct doca_rdma_task_atomic_fetch_add *task);
 
 /*
  * ---- sync events of a network peer ----

@@ -10,12 +10,22 @@
 # FERRY_SAMPLES_TIMEOUT  seconds each run may take (default 60)
 # FERRY_SAMPLES_LOG      where the failures' last lines go
 #                        (default <build dir>/doca-samples.log)
+# FERRY_SAMPLES_ONLY     the sample folders to build and run (default
+#                        "doca_common doca_dma doca_comch doca_rdma")
+# FERRY_SAMPLES_NETNS    "<ns1> <ns2>": run each RDMA pair's first side in network
+#                        namespace ns1 and its second side in ns2 (as on two
+#                        machines; scripts/rdma-netns-samples.sh sets this up), with
+# FERRY_SAMPLES_NET      "<identity1> <identity2>": each side's FERRY_RDMA_NET, and
+# FERRY_SAMPLES_CM_ADDR  the first side's address, which the second side dials in
+#                        connection-manager mode (default 127.0.0.1)
 #
 # Only the libraries Ferry offers: every directory under samples/doca_common,
 # samples/doca_dma, samples/doca_comch and samples/doca_rdma that has a
 # meson.build.public. The RDMA pairs run over UCX_TLS=sm,self (unless the
 # caller's environment names transports), exchanging their descriptor files as
-# NVIDIA's README says, with Enter fed to each side in turn. A
+# NVIDIA's README says, with Enter fed to each side in turn, then again with
+# --use-rdma-cm (the second side dials the first; results "<first>+cm"), and
+# the multi-connection pair with 2 connections both ways. A
 # sample that runs on the DPU side is built as on a BlueField: its DOCA modules
 # add -DDOCA_ARCH_DPU. Ends with "samples: B built of N, R ran OK of M"; exits
 # non-zero when a sample failed to build or to run.
@@ -31,6 +41,21 @@ fi
 src=$(cd "$src" && pwd)
 build=$(cd "$build" && pwd)
 timeout_s=${FERRY_SAMPLES_TIMEOUT:-60}
+libs=${FERRY_SAMPLES_ONLY:-doca_common doca_dma doca_comch doca_rdma}
+# Each RDMA side's command prefix: its network namespace and network identity.
+side1=(env)
+side2=(env)
+rdma_tls=${UCX_TLS:-sm,self}
+cm_tls=${UCX_TLS:-sm,tcp,self}
+cm_addr=${FERRY_SAMPLES_CM_ADDR:-127.0.0.1}
+if [ -n "${FERRY_SAMPLES_NETNS:-}" ]; then
+	read -r ns1 ns2 <<<"$FERRY_SAMPLES_NETNS"
+	read -r net1 net2 <<<"${FERRY_SAMPLES_NET:-}"
+	side1=(ip netns exec "$ns1" env "FERRY_RDMA_NET=${net1:-}")
+	side2=(ip netns exec "$ns2" env "FERRY_RDMA_NET=${net2:-}")
+	rdma_tls=${UCX_TLS:-tcp,self}
+	cm_tls=$rdma_tls
+fi
 logfile=${FERRY_SAMPLES_LOG:-$build/doca-samples.log}
 : >"$logfile"
 
@@ -101,7 +126,7 @@ flavours() {
 declare -A built ran result
 names=()
 nbuilt=0
-for lib in doca_common doca_dma doca_comch doca_rdma; do
+for lib in $libs; do
 	for d in "$tmp/src/samples/$lib"/*/; do
 		d=${d%/}
 		[ -f "$d/meson.build.public" ] || continue
@@ -278,14 +303,14 @@ run_rdma_pair() {
 	sout=$tmp/run-$sn.log
 	say "running $fn $fargs / $sn $sargs"
 	# shellcheck disable=SC2086 # the args are words
-	UCX_TLS=${UCX_TLS:-sm,self} FERRY_DOMAIN=samples-$$-$fn LD_LIBRARY_PATH=$libdir \
-		timeout "$timeout_s" "$(exe "$fn" host)" -d mlx5_0 -ld "$d/first.conn" -re "$d/first.peer" \
+	UCX_TLS=$rdma_tls FERRY_DOMAIN=samples-$$-$fn LD_LIBRARY_PATH=$libdir \
+		"${side1[@]}" timeout "$timeout_s" "$(exe "$fn" host)" -d mlx5_0 -ld "$d/first.conn" -re "$d/first.peer" \
 		-m "$d/first.mmap" $fargs <"$d/enter1" >"$fout" 2>&1 &
 	fpid=$!
 	pids+=("$fpid")
 	# shellcheck disable=SC2086
-	UCX_TLS=${UCX_TLS:-sm,self} FERRY_DOMAIN=samples-$$-$fn LD_LIBRARY_PATH=$libdir \
-		timeout "$timeout_s" "$(exe "$sn" host)" -d mlx5_0 -ld "$d/second.conn" -re "$d/second.peer" \
+	UCX_TLS=$rdma_tls FERRY_DOMAIN=samples-$$-$fn LD_LIBRARY_PATH=$libdir \
+		"${side2[@]}" timeout "$timeout_s" "$(exe "$sn" host)" -d mlx5_0 -ld "$d/second.conn" -re "$d/second.peer" \
 		-m "$d/second.mmap" $sargs <"$d/enter2" >"$sout" 2>&1 &
 	spid=$!
 	pids+=("$spid")
@@ -314,6 +339,163 @@ run_rdma_pair() {
 	record "$fn" "${res:-OK}" "$tmp/run-$fn-pair.log"
 	record "$sn" "${res:-OK}" "$tmp/run-$fn-pair.log"
 }
+# run_rdma_pair_cm <first> <second> <first args> <second args> <port>: the same
+# pair with --use-rdma-cm: the first side listens, the second dials it once it
+# had a second to start; both get an Enter every half second until they leave
+# (an early Enter only makes a side send before its peer posted its receive,
+# which Ferry holds for the receive). Recorded as "<first>+cm".
+run_rdma_pair_cm() {
+	local fn=$1 sn=$2 fargs=$3 sargs=$4 port=$5 frc=0 src_rc=0 fpid spid fout sout res d
+	can_run "$fn" "$sn" || return 0
+	names+=("$fn+cm")
+	built[$fn+cm]=yes
+	nbuilt=$((nbuilt + 1))
+	d=$tmp/rdmacm-$fn
+	mkdir -p "$d"
+	mkfifo "$d/enter1" "$d/enter2"
+	fout=$tmp/run-$fn-cm.log
+	sout=$tmp/run-$sn-cm.log
+	say "running $fn -cm $fargs / $sn -cm -sa $cm_addr $sargs"
+	# shellcheck disable=SC2086 # the args are words
+	(cd "$d" && UCX_TLS=$cm_tls FERRY_DOMAIN=samples-$$-$fn-cm LD_LIBRARY_PATH=$libdir \
+		"${side1[@]}" timeout "$timeout_s" "$(exe "$fn" host)" -d mlx5_0 -cm -lp "$port" \
+		-ld "$d/first.conn" -re "$d/first.peer" -m "$d/first.mmap" $fargs <"$d/enter1" >"$fout" 2>&1) &
+	fpid=$!
+	pids+=("$fpid")
+	exec 4>"$d/enter1"
+	sleep 1 # listening
+	# shellcheck disable=SC2086
+	(cd "$d" && UCX_TLS=$cm_tls FERRY_DOMAIN=samples-$$-$fn-cm LD_LIBRARY_PATH=$libdir \
+		"${side2[@]}" timeout "$timeout_s" "$(exe "$sn" host)" -d mlx5_0 -cm -sa "$cm_addr" -lp "$port" \
+		-ld "$d/second.conn" -re "$d/second.peer" -m "$d/second.mmap" $sargs <"$d/enter2" >"$sout" 2>&1) &
+	spid=$!
+	pids+=("$spid")
+	exec 5>"$d/enter2"
+	for _ in $(seq 1 $((timeout_s * 2))); do
+		sleep 0.5
+		kill -0 "$fpid" 2>/dev/null && { echo >&4 || true; }
+		kill -0 "$spid" 2>/dev/null && { echo >&5 || true; }
+		if ! kill -0 "$fpid" 2>/dev/null && ! kill -0 "$spid" 2>/dev/null; then break; fi
+	done
+	wait "$spid" || src_rc=$?
+	wait "$fpid" || frc=$?
+	exec 4>&- 5>&-
+	res=""
+	ok "$fn" "$fout" "$frc" || res="first side $(status_of "$frc")"
+	ok "$sn" "$sout" "$src_rc" || res="${res:+$res; }second side $(status_of "$src_rc")"
+	cat "$fout" "$sout" >"$tmp/run-$fn-cm-pair.log"
+	record "$fn+cm" "${res:-OK}" "$tmp/run-$fn-cm-pair.log"
+}
+
+# run_rdma_multi <n>: rdma_multi_conn_receive / rdma_multi_conn_send with n
+# connections in descriptor-file mode: for each connection i both sides write
+# <path>-000i; the files are copied across, the receiver gets its Enter (it
+# connects connection i), then the sender; after the last, the sender is told
+# (Enter) that the receives are posted and sends one message per connection.
+run_rdma_multi() {
+	local n=$1 fn=rdma_multi_conn_receive sn=rdma_multi_conn_send frc=0 src_rc=0 fpid spid fout sout res d i f
+	can_run "$fn" "$sn" || return 0
+	d=$tmp/rdma-multi
+	mkdir -p "$d"
+	mkfifo "$d/enter1" "$d/enter2"
+	fout=$tmp/run-$fn.log
+	sout=$tmp/run-$sn.log
+	say "running $fn -nc $n / $sn -nc $n"
+	UCX_TLS=$rdma_tls FERRY_DOMAIN=samples-$$-multi LD_LIBRARY_PATH=$libdir \
+		"${side1[@]}" timeout "$timeout_s" "$(exe "$fn" host)" -d mlx5_0 -nc "$n" -ld "$d/first.conn" \
+		-re "$d/first.peer" <"$d/enter1" >"$fout" 2>&1 &
+	fpid=$!
+	pids+=("$fpid")
+	UCX_TLS=$rdma_tls FERRY_DOMAIN=samples-$$-multi LD_LIBRARY_PATH=$libdir \
+		"${side2[@]}" timeout "$timeout_s" "$(exe "$sn" host)" -d mlx5_0 -nc "$n" -ld "$d/second.conn" \
+		-re "$d/second.peer" -s Hello_from_Ferry <"$d/enter2" >"$sout" 2>&1 &
+	spid=$!
+	pids+=("$spid")
+	exec 4>"$d/enter1" 5>"$d/enter2"
+	for i in $(seq 0 $((n - 1))); do
+		f=$(printf -- '-%04u' "$i")
+		for _ in $(seq 1 $((timeout_s * 10))); do
+			[ -s "$d/first.conn$f" ] && [ -s "$d/second.conn$f" ] && break
+			if ! kill -0 "$fpid" 2>/dev/null || ! kill -0 "$spid" 2>/dev/null; then break; fi
+			sleep 0.1
+		done
+		sleep 0.3
+		cp "$d/second.conn$f" "$d/first.peer$f" 2>/dev/null || true
+		cp "$d/first.conn$f" "$d/second.peer$f" 2>/dev/null || true
+		echo >&4 || true
+		sleep 0.3
+		echo >&5 || true
+	done
+	sleep 1 # the receiver posts its receives
+	echo >&5 || true
+	wait "$spid" || src_rc=$?
+	wait "$fpid" || frc=$?
+	exec 4>&- 5>&-
+	res=""
+	ok "$fn" "$fout" "$frc" || res="receiver $(status_of "$frc")"
+	ok "$sn" "$sout" "$src_rc" || res="${res:+$res; }sender $(status_of "$src_rc")"
+	cat "$fout" "$sout" >"$tmp/run-multi-pair.log"
+	record "$fn" "${res:-OK}" "$tmp/run-multi-pair.log"
+	record "$sn" "${res:-OK}" "$tmp/run-multi-pair.log"
+}
+
+# run_rdma_multi_cm <n> <port>: the same with --use-rdma-cm: the receiver
+# listens for n connections, n senders (one connection each) dial it; all get an
+# Enter every half second until they leave. Recorded as "rdma_multi_conn_receive+cm".
+run_rdma_multi_cm() {
+	local n=$1 port=$2 fn=rdma_multi_conn_receive sn=rdma_multi_conn_send rc=0 res="" d i p
+	local spids=()
+	can_run "$fn" "$sn" || return 0
+	names+=("$fn+cm")
+	built[$fn+cm]=yes
+	nbuilt=$((nbuilt + 1))
+	d=$tmp/rdmacm-multi
+	mkdir -p "$d"
+	say "running $fn -cm -nc $n / $n x $sn -cm -sa $cm_addr"
+	mkfifo "$d/enter-r"
+	(cd "$d" && UCX_TLS=$cm_tls FERRY_DOMAIN=samples-$$-multi-cm LD_LIBRARY_PATH=$libdir \
+		"${side1[@]}" timeout "$timeout_s" "$(exe "$fn" host)" -d mlx5_0 -cm -nc "$n" -lp "$port" \
+		-ld "$d/r.conn" -re "$d/r.peer" <"$d/enter-r" >"$tmp/run-$fn-cm.log" 2>&1) &
+	local fpid=$!
+	pids+=("$fpid")
+	exec 4>"$d/enter-r"
+	sleep 1 # listening
+	for i in $(seq 1 "$n"); do
+		mkfifo "$d/enter-$i"
+		(cd "$d" && UCX_TLS=$cm_tls FERRY_DOMAIN=samples-$$-multi-cm LD_LIBRARY_PATH=$libdir \
+			"${side2[@]}" timeout "$timeout_s" "$(exe "$sn" host)" -d mlx5_0 -cm -sa "$cm_addr" \
+			-lp "$port" -ld "$d/s$i.conn" -re "$d/s$i.peer" -s "Hello_from_Ferry_$i" \
+			<"$d/enter-$i" >"$tmp/run-$sn-cm-$i.log" 2>&1) &
+		spids+=($!)
+		pids+=($!)
+		eval "exec $((5 + i))>\"\$d/enter-\$i\""
+		sleep 0.3
+	done
+	for _ in $(seq 1 $((timeout_s * 2))); do
+		sleep 0.5
+		local alive=0
+		kill -0 "$fpid" 2>/dev/null && { echo >&4 || true; alive=1; }
+		for i in $(seq 1 "$n"); do
+			if kill -0 "${spids[$((i - 1))]}" 2>/dev/null; then
+				echo >&$((5 + i)) || true
+				alive=1
+			fi
+		done
+		[ "$alive" -eq 1 ] || break
+	done
+	for i in $(seq 1 "$n"); do
+		p=0
+		wait "${spids[$((i - 1))]}" || p=$?
+		ok "$sn" "$tmp/run-$sn-cm-$i.log" "$p" || res="${res:+$res; }sender $i $(status_of "$p")"
+		eval "exec $((5 + i))>&-"
+	done
+	wait "$fpid" || rc=$?
+	exec 4>&-
+	ok "$fn" "$tmp/run-$fn-cm.log" "$rc" || res="${res:+$res; }receiver $(status_of "$rc")"
+	cat "$tmp/run-$fn-cm.log" "$tmp"/run-"$sn"-cm-*.log >"$tmp/run-multi-cm.log"
+	record "$fn+cm" "${res:-OK}" "$tmp/run-multi-cm.log"
+}
+
 trap '' PIPE # an Enter for a side that already left must not end the script
 run_rdma_pair rdma_receive rdma_send "" "-s Hello_from_Ferry"
 run_rdma_pair rdma_receive_immediate rdma_send_immediate "" "-s Hello_from_Ferry"
@@ -321,6 +503,16 @@ run_rdma_pair rdma_write_responder rdma_write_requester "" "-w Written_by_Ferry"
 run_rdma_pair rdma_write_immediate_responder rdma_write_immediate_requester "" "-w Written_by_Ferry"
 run_rdma_pair rdma_read_responder rdma_read_requester "-r Read_from_Ferry" ""
 run_rdma_pair rdma_sync_event_responder rdma_sync_event_requester "" ""
+cm_port=$((20000 + $$ % 20000))
+run_rdma_pair_cm rdma_receive rdma_send "" "-s Hello_from_Ferry" "$cm_port"
+run_rdma_pair_cm rdma_receive_immediate rdma_send_immediate "" "-s Hello_from_Ferry" $((cm_port + 1))
+run_rdma_pair_cm rdma_write_responder rdma_write_requester "" "-w Written_by_Ferry" $((cm_port + 2))
+run_rdma_pair_cm rdma_write_immediate_responder rdma_write_immediate_requester "" "-w Written_by_Ferry" \
+	$((cm_port + 3))
+run_rdma_pair_cm rdma_read_responder rdma_read_requester "-r Read_from_Ferry" "" $((cm_port + 4))
+run_rdma_pair_cm rdma_sync_event_responder rdma_sync_event_requester "" "" $((cm_port + 6))
+run_rdma_multi 2
+run_rdma_multi_cm 2 $((cm_port + 5))
 
 nran=0
 nok=0

@@ -14,7 +14,11 @@
  * Thread safety: open/close counts and references change under one mutex;
  * everything else reads immutable data.
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,8 +383,16 @@ static doca_error_t no_ip_addr(const char *call, const struct doca_devinfo *devi
 	return DOCA_ERROR_NOT_FOUND;
 }
 
+/* A device bound to a network identity ('net', FERRY_RDMA_NET) answers with that identity's address. */
 doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr, uint32_t size)
 {
+	struct ferry_net_identity id;
+
+	if (devinfo_ok(devinfo) && devinfo->net[0] != '\0' && ipv4_addr != NULL &&
+	    size >= DOCA_DEVINFO_IPV4_ADDR_SIZE && ferry_devinfo_net_resolve(devinfo, &id) == DOCA_SUCCESS) {
+		memcpy(ipv4_addr, &id.ipv4, 4);
+		return DOCA_SUCCESS;
+	}
 	return no_ip_addr(__func__, devinfo, ipv4_addr, size, DOCA_DEVINFO_IPV4_ADDR_SIZE);
 }
 
@@ -602,6 +614,50 @@ uint32_t ferry_devinfo_machine(const struct doca_devinfo *devinfo)
 bool ferry_devinfo_is_valid(const struct doca_devinfo *devinfo)
 {
 	return devinfo_ok(devinfo);
+}
+
+const char *ferry_devinfo_net(const struct doca_devinfo *devinfo)
+{
+	return devinfo->net;
+}
+
+doca_error_t ferry_devinfo_net_resolve(const struct doca_devinfo *devinfo, struct ferry_net_identity *out)
+{
+	struct ifaddrs *list = NULL;
+	struct in_addr want = {0};
+	bool by_addr;
+	doca_error_t err = DOCA_ERROR_NOT_FOUND;
+
+	memset(out, 0, sizeof(*out));
+	out->bound = devinfo->net[0] != '\0';
+	if (!out->bound) {
+		/* Unbound: reachable on this machine only. */
+		strcpy(out->iface, "lo");
+		out->ipv4.s_addr = htonl(INADDR_LOOPBACK);
+		return DOCA_SUCCESS;
+	}
+	by_addr = inet_pton(AF_INET, devinfo->net, &want) == 1;
+	if (getifaddrs(&list) != 0)
+		return FERRY_RULE_IN("network identity", DOCA_ERROR_DRIVER, "device %s: getifaddrs: %s",
+				     devinfo->bdf_str, strerror(errno));
+	for (struct ifaddrs *i = list; i != NULL; i = i->ifa_next) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)i->ifa_addr;
+
+		if (in == NULL || in->sin_family != AF_INET)
+			continue;
+		if (by_addr ? in->sin_addr.s_addr == want.s_addr : strcmp(i->ifa_name, devinfo->net) == 0) {
+			snprintf(out->iface, sizeof(out->iface), "%s", i->ifa_name);
+			out->ipv4 = in->sin_addr;
+			err = DOCA_SUCCESS;
+			break;
+		}
+	}
+	freeifaddrs(list);
+	if (err != DOCA_SUCCESS)
+		FERRY_DBG("device %s: network identity '%s': %s", devinfo->bdf_str, devinfo->net,
+			  by_addr ? "no interface of this host has that address"
+				  : "no such interface with an IPv4 address");
+	return err;
 }
 
 bool ferry_dev_is_open(const struct doca_dev *dev)

@@ -9,7 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <netinet/in.h>
+
 #include <doca_dev.h>
+#include <doca_error.h>
 
 #include "common/ferry_abi.h"
 
@@ -61,6 +64,28 @@ uint32_t ferry_devinfo_machine(const struct doca_devinfo *devinfo);
 /** True when @p devinfo points at a device info of the topology (NULL-safe). */
 FERRY_PRIVATE_API
 bool ferry_devinfo_is_valid(const struct doca_devinfo *devinfo);
+
+/** A device's network identity as configured ('net' line, FERRY_RDMA_NET): "" when unbound. */
+FERRY_PRIVATE_API
+const char *ferry_devinfo_net(const struct doca_devinfo *devinfo);
+
+/** Where a device's network identity is on this host (docs/topology.md, "Network identity"). */
+struct ferry_net_identity {
+	bool bound;          /* false: the default, this machine only (lo, 127.0.0.1) */
+	char iface[16];      /* the interface (IFNAMSIZ) */
+	struct in_addr ipv4; /* its IPv4 address, network order */
+};
+
+/**
+ * Resolve a device's network identity against this host's interfaces: an
+ * IPv4 identity finds the interface holding it, an interface name its first
+ * IPv4 address.
+ * @return DOCA_SUCCESS; DOCA_ERROR_NOT_FOUND when no interface matches here
+ *         (a debug log line says why); DOCA_ERROR_DRIVER when the interfaces
+ *         cannot be listed.
+ */
+FERRY_PRIVATE_API
+doca_error_t ferry_devinfo_net_resolve(const struct doca_devinfo *devinfo, struct ferry_net_identity *out);
 
 /** True when @p dev is a device handle that is currently open (NULL-safe). */
 FERRY_PRIVATE_API

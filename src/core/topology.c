@@ -7,6 +7,7 @@
  * replaces it. Either way the same parser builds the same structures, once per
  * process (pthread_once), and they are never freed.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +51,7 @@ struct topo_builder {
 	unsigned int line;
 	int machine;                 /* index of the current "dpu" block, -1 before any */
 	struct doca_devinfo *dpu_pf; /* first DPU-side PF of the block: manages its reps */
+	struct doca_devinfo *last;   /* the device of the latest device line: what 'net' binds */
 	uint32_t host_pfs, host_vfs, emulated;
 };
 
@@ -197,6 +199,7 @@ static doca_error_t add_dev(struct topo_builder *b, enum ferry_dev_side side, en
 	d->dma = default_dma_caps;
 	d->handle.info = d;
 	b->topo.devs[b->topo.nb_devs++] = d;
+	b->last = d;
 	*out = d;
 	return DOCA_SUCCESS;
 }
@@ -242,6 +245,7 @@ static doca_error_t stmt_dpu(struct topo_builder *b, int argc, char **argv)
 		return syntax(b, "'dpu' takes no arguments");
 	b->machine++;
 	b->dpu_pf = NULL;
+	b->last = NULL;
 	b->host_pfs = b->host_vfs = b->emulated = 0;
 	return DOCA_SUCCESS;
 }
@@ -334,6 +338,91 @@ static doca_error_t stmt_emulated(struct topo_builder *b, int argc, char **argv)
 	return add_rep(b, DOCA_DEVINFO_REP_FILTER_EMULATED, DOCA_PCI_FUNC_TYPE_PF, &addr, argv[2], vuid, 0, NULL);
 }
 
+const char *ferry_net_identity_check(const char *s)
+{
+	struct in_addr a;
+	size_t n = strlen(s);
+
+	if (n == 0)
+		return "empty network identity";
+	if (inet_pton(AF_INET, s, &a) == 1)
+		return NULL;
+	if (strspn(s, "0123456789.") == n)
+		return "not an IPv4 address (want a.b.c.d)";
+	if (strchr(s, ':') != NULL)
+		return "IPv6 identities are not supported (want an IPv4 address or an interface name)";
+	if (n > 15)
+		return "interface name longer than 15 characters";
+	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+		return "neither an IPv4 address nor an interface name";
+	return NULL;
+}
+
+/* net <iface|ipv4>: the network identity of the device on the line before. */
+static doca_error_t stmt_net(struct topo_builder *b, int argc, char **argv)
+{
+	const char *why;
+
+	if (argc != 2)
+		return syntax(b, "usage: net <interface|IPv4 address> (binds the device of the line before)");
+	if (b->last == NULL)
+		return syntax(b, "'net' must follow a device line (dpu-pf, host-pf, host-vf, dpu-sf)");
+	if (b->last->net[0] != '\0')
+		return syntax(b, "this device already has a 'net' line");
+	why = ferry_net_identity_check(argv[1]);
+	if (why != NULL)
+		return syntax(b, why);
+	(void)copy_name(b->last->net, sizeof(b->last->net), argv[1]);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_topology_apply_net_env(struct ferry_topology *topo, const char *value)
+{
+	char copy[512];
+	char *save = NULL, *item;
+
+	if (strlen(value) >= sizeof(copy))
+		return FERRY_RULE_IN("FERRY_RDMA_NET", DOCA_ERROR_INITIALIZATION, "longer than %zu characters",
+				     sizeof(copy) - 1);
+	strcpy(copy, value);
+	if (strchr(copy, '=') == NULL) {
+		const char *why = ferry_net_identity_check(copy);
+
+		if (why != NULL)
+			return FERRY_RULE_IN("FERRY_RDMA_NET", DOCA_ERROR_INITIALIZATION, "'%s': %s", value, why);
+		for (uint32_t i = 0; i < topo->nb_devs; i++)
+			(void)copy_name(topo->devs[i]->net, sizeof(topo->devs[i]->net), copy);
+		return DOCA_SUCCESS;
+	}
+	for (item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		struct ferry_pci_addr pci;
+		const char *why;
+		bool found = false;
+
+		if (eq == NULL)
+			return FERRY_RULE_IN("FERRY_RDMA_NET", DOCA_ERROR_INITIALIZATION,
+					     "'%s': with several bindings each is <pci>=<identity>", item);
+		*eq = '\0';
+		if (!ferry_pci_addr_parse(item, &pci))
+			return FERRY_RULE_IN("FERRY_RDMA_NET", DOCA_ERROR_INITIALIZATION,
+					     "'%s' is not a PCI address (want bb:dd.f or dddd:bb:dd.f)", item);
+		why = ferry_net_identity_check(eq + 1);
+		if (why != NULL)
+			return FERRY_RULE_IN("FERRY_RDMA_NET", DOCA_ERROR_INITIALIZATION, "'%s': %s", eq + 1, why);
+		for (uint32_t i = 0; i < topo->nb_devs; i++) {
+			if (ferry_pci_addr_equal(&topo->devs[i]->pci, &pci)) {
+				(void)copy_name(topo->devs[i]->net, sizeof(topo->devs[i]->net), eq + 1);
+				found = true;
+			}
+		}
+		if (!found)
+			return FERRY_RULE_IN("FERRY_RDMA_NET", DOCA_ERROR_INITIALIZATION,
+					     "no device at PCI address %s in the topology", item);
+	}
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t stmt_strict(struct topo_builder *b, int argc, char **argv)
 {
 	(void)argv;
@@ -371,6 +460,8 @@ static doca_error_t parse_line(struct topo_builder *b, char *line)
 		return stmt_emulated(b, argc, argv);
 	if (strcmp(argv[0], "strict") == 0)
 		return stmt_strict(b, argc, argv);
+	if (strcmp(argv[0], "net") == 0)
+		return stmt_net(b, argc, argv);
 	return syntax(b, "unknown statement");
 }
 
@@ -483,10 +574,13 @@ void ferry_topology_release(struct ferry_topology *topo)
 static void build_once(void)
 {
 	const char *path = getenv("FERRY_TOPOLOGY");
+	const char *net = getenv("FERRY_RDMA_NET");
 
 	if (path != NULL && path[0] == '\0')
 		path = NULL;
 	the_topology_status = ferry_topology_load(path, &the_topology);
+	if (the_topology_status == DOCA_SUCCESS && net != NULL && net[0] != '\0')
+		the_topology_status = ferry_topology_apply_net_env(&the_topology, net);
 }
 
 doca_error_t ferry_topology_get(const struct ferry_topology **topo)

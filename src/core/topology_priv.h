@@ -59,7 +59,8 @@ struct doca_devinfo {
 	enum doca_pci_func_type func_type;
 	uint32_t sf_index;
 	enum ferry_dev_side side;
-	uint32_t machine; /* which emulated DPU this function belongs to */
+	uint32_t machine;             /* which emulated DPU this function belongs to */
+	char net[FERRY_DEV_NAME_MAX]; /* network identity: an interface or an IPv4 address; "" = this host only */
 	struct ferry_dma_caps dma;
 	struct doca_dev handle;
 };
@@ -113,6 +114,21 @@ bool ferry_pci_addr_parse(const char *str, struct ferry_pci_addr *out);
 
 /** True when a and b name the same function. */
 bool ferry_pci_addr_equal(const struct ferry_pci_addr *a, const struct ferry_pci_addr *b);
+
+/**
+ * Check a network identity (the 'net' statement, FERRY_RDMA_NET): an IPv4
+ * address in dotted form or an interface name (1-15 of [A-Za-z0-9_.-]).
+ * @return NULL when @p s is one, else why not (for the log line).
+ */
+const char *ferry_net_identity_check(const char *s);
+
+/**
+ * Apply FERRY_RDMA_NET to @p topo: "<identity>" binds every device,
+ * "<pci>=<identity>[,<pci>=<identity>...]" the devices at those PCI addresses
+ * (every side and DPU). The variable wins over the file's 'net' lines.
+ * @return DOCA_SUCCESS, or DOCA_ERROR_INITIALIZATION with a log line.
+ */
+doca_error_t ferry_topology_apply_net_env(struct ferry_topology *topo, const char *value);
 
 /** Whether a process would see this device (strict mode hides the other side). */
 bool ferry_topology_visible(const struct ferry_topology *topo, const struct doca_devinfo *info);

@@ -129,6 +129,69 @@ static void release_unexpected(struct doca_rdma *rdma, struct rdma_unexpected *u
 	u->data = NULL;
 }
 
+/* ---- liveness: ping and pong ---- */
+
+static void ctl_sent(void *request, ucs_status_t status, void *user_data)
+{
+	(void)status;
+	(void)user_data;
+	ucp_request_free(request);
+}
+
+/* A ping or pong, eager, with a reply endpoint; a failure only means no answer. */
+static void send_ctl(ucp_ep_h ep, const struct rdma_msg_hdr *hdr, const void *payload, size_t len)
+{
+	ucp_request_param_t p;
+
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_FLAGS;
+	p.cb.send = ctl_sent;
+	p.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+	(void)ucp_am_send_nbx(ep, RDMA_AM_ID, hdr, sizeof(*hdr), payload, len, &p);
+}
+
+/* Ask the peer of @p conn whether it is there (the service thread, under the lock). */
+static void send_ping(struct doca_rdma_connection *conn)
+{
+	memset(&conn->ping_hdr, 0, sizeof(conn->ping_hdr));
+	conn->ping_hdr.dst_token = conn->peer_token;
+	conn->ping_hdr.dst_conn = conn->peer_conn;
+	conn->ping_hdr.opcode = RDMA_MSG_PING;
+	conn->ping_hdr.imm = conn->id;
+	conn->ping_token = conn->rdma->token;
+	conn->ping_pending = true;
+	send_ctl(conn->ep, &conn->ping_hdr, &conn->ping_token, sizeof(conn->ping_token));
+}
+
+/* A ping (answer it) or a pong (the peer is there: the stall clock starts again); inside the AM handler. */
+static void liveness_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, const void *data, size_t length,
+			 const ucp_am_recv_param_t *param)
+{
+	struct doca_rdma_connection *conn = conn_of_msg(rdma, h);
+	bool ping = h->opcode == RDMA_MSG_PING;
+	uint64_t src_token = 0;
+
+	if (conn == NULL || h->reserved != 0 || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 ||
+	    (ping ? length != sizeof(src_token) || (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0
+		  : length != 0 || h->imm != 0)) {
+		FERRY_ERR("rdma %p: dropped a malformed %s or one for no connection of this context in this run",
+			  (void *)rdma, ping ? "ping" : "pong");
+		return;
+	}
+	if (!ping) {
+		conn->ping_pending = false;
+		conn->ops_seen = conn->ops_done;
+		conn->stall_since = ferry_link_now_ns();
+		return;
+	}
+	memcpy(&src_token, data, sizeof(src_token));
+	memset(&conn->pong_hdr, 0, sizeof(conn->pong_hdr));
+	conn->pong_hdr.dst_token = src_token;
+	conn->pong_hdr.dst_conn = h->imm;
+	conn->pong_hdr.opcode = RDMA_MSG_PONG;
+	send_ctl(param->reply_ep, &conn->pong_hdr, NULL, 0);
+}
+
 static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			  const ucp_am_recv_param_t *param)
 {
@@ -144,6 +207,11 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 		return UCS_OK;
 	}
 	memcpy(&h, header, sizeof(h));
+	if (h.opcode == RDMA_MSG_PING || h.opcode == RDMA_MSG_PONG) {
+		if (!rdma->stopping)
+			liveness_msg(rdma, &h, data, length, param);
+		return UCS_OK;
+	}
 	if (h.opcode == RDMA_MSG_HELLO || h.opcode == RDMA_MSG_BYE) {
 		if (!rdma->stopping)
 			rdma_cm_message(rdma, &h, data, length, param);
@@ -263,6 +331,13 @@ void rdma_ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 			  "DOCA_ERROR_CONNECTION_RESET",
 			  (void *)conn->rdma, conn->id, conn->peer_pid, ucs_status_string(status));
 	conn->state = RDMA_CONN_FAILED;
+	conn->need_close = true;
+}
+
+/* Force-close the endpoint of @p conn, leaving need_close for the PE's progress to finish the connection. */
+static void rdma_conn_close_ep_keep(struct doca_rdma_connection *conn)
+{
+	rdma_conn_close_ep(conn);
 	conn->need_close = true;
 }
 
@@ -425,6 +500,7 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 		if (conn->need_close) {
 			conn_fail_waiting(conn, DOCA_ERROR_CONNECTION_RESET);
 			rdma_conn_close_ep(conn);
+			conn->need_close = false; /* also when the service thread closed the endpoint already */
 			conn_drop_pidfd(conn);
 			rdma_conn_detach_ops(conn, DOCA_ERROR_CONNECTION_RESET);
 		}
@@ -520,18 +596,82 @@ static void service_watch_worker(struct doca_rdma *rdma, bool on)
 	(void)epoll_ctl(rdma->service_epfd, EPOLL_CTL_MOD, rdma->efd, &ev);
 }
 
+/*
+ * A link that goes away silently (cable, interface down) fails no UCX
+ * operation for a long time: TCP retransmits for many minutes. So a
+ * connection with one-sided operations in flight of which none completed for
+ * the context's timeout (FERRY_RDMA_TIMEOUT_MS) is declared lost, as RC gives
+ * up after its retries: its tasks complete with DOCA_ERROR_CONNECTION_RESET.
+ * With only messages in flight, the peer is asked (ping) half way; no answer
+ * by the timeout means lost too.
+ * Checked by the service thread at most every RDMA_STALL_LOOK_MS, under the
+ * lock. Returns true when a connection was declared lost; *busy says whether
+ * any has operations in flight (then the thread must look again).
+ */
+#define RDMA_STALL_LOOK_MS 50
+
+static bool check_stalls_locked(struct doca_rdma *rdma, uint64_t now, bool *busy)
+{
+	bool lost = false;
+
+	*busy = false;
+	for (uint32_t i = 0; i < rdma->num_conns; i++) {
+		struct doca_rdma_connection *conn = &rdma->conns[i];
+
+		if (conn->state != RDMA_CONN_CONNECTED || conn->ops == 0 || rdma->stopping) {
+			conn->stall_since = 0;
+			conn->ping_pending = false;
+			continue;
+		}
+		*busy = true;
+		if (conn->stall_since == 0 || conn->ops_done != conn->ops_seen) {
+			conn->ops_seen = conn->ops_done;
+			conn->stall_since = now;
+			conn->ping_pending = false;
+			continue;
+		}
+		/*
+		 * Only messages: a large one may wait, rightly, for the peer's receive.
+		 * Half way, ask the peer; its pong starts the clock again.
+		 */
+		if (conn->timed_ops == 0 && !conn->ping_pending &&
+		    now - conn->stall_since >= rdma->stall_timeout_ns / 2)
+			send_ping(conn);
+		if (now - conn->stall_since < rdma->stall_timeout_ns)
+			continue;
+		FERRY_ERR("rdma %p: connection %u: %u UCX operations in flight (%u one-sided) and none completed%s for "
+			  "%llu ms (FERRY_RDMA_TIMEOUT_MS): the link or the peer is gone; its tasks complete with "
+			  "DOCA_ERROR_CONNECTION_RESET",
+			  (void *)rdma, conn->id, conn->ops, conn->timed_ops,
+			  conn->timed_ops == 0 ? ", nor did the peer answer" : "",
+			  (unsigned long long)(rdma->stall_timeout_ns / 1000000u));
+		if (conn->cm) {
+			conn->events |= RDMA_EV_DISCONNECT;
+			rdma->events_pending = true;
+		}
+		conn->state = RDMA_CONN_FAILED;
+		conn->need_close = true;
+		conn->stall_since = 0;
+		lost = true;
+	}
+	return lost;
+}
+
 static void *service_main(void *arg)
 {
 	struct doca_rdma *rdma = arg;
 	uint64_t seen = atomic_load_explicit(&rdma->pe_calls, memory_order_relaxed);
-	bool watching = true;
+	uint64_t next_stall_look = 0;
+	bool watching = true, in_flight = false;
 	int timeout = -1;
 
 	for (;;) {
 		struct epoll_event evs[8];
 		bool wake = false, peer = false;
-		uint64_t calls;
-		int n = epoll_wait(rdma->service_epfd, evs, 8, timeout);
+		uint64_t calls, now;
+		int n = epoll_wait(rdma->service_epfd, evs, 8,
+				   in_flight && (timeout < 0 || timeout > RDMA_STALL_LOOK_MS) ? RDMA_STALL_LOOK_MS
+											      : timeout);
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -539,6 +679,17 @@ static void *service_main(void *arg)
 			if (evs[i].data.u32 == SERVICE_EV_QUIT)
 				return NULL;
 			peer |= evs[i].data.u32 == SERVICE_EV_PEER;
+		}
+		now = ferry_link_now_ns();
+		if (now >= next_stall_look) {
+			bool lost;
+
+			next_stall_look = now + RDMA_STALL_LOOK_MS * 1000000ull;
+			pthread_mutex_lock(&rdma->lock);
+			lost = check_stalls_locked(rdma, now, &in_flight);
+			pthread_mutex_unlock(&rdma->lock);
+			if (lost)
+				ferry_pe_wake(rdma->ctx.pe);
 		}
 		if (peer) {
 			/* A peer process on this host exited: tell the PE, even while it is at work. */
@@ -565,6 +716,15 @@ static void *service_main(void *arg)
 		pthread_mutex_lock(&rdma->lock);
 		for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
 			;
+		/*
+		 * An endpoint UCX failed is closed at once, not at the PE's next
+		 * progress: UCX 1.13 aborts the process when data of a failed TCP
+		 * endpoint still arrives (a link that comes back) and its put
+		 * handler must answer on it. The PE's progress does the rest.
+		 */
+		for (uint32_t i = 0; i < rdma->num_conns; i++)
+			if (rdma->conns[i].need_close && rdma->conns[i].ep != NULL)
+				rdma_conn_close_ep_keep(&rdma->conns[i]);
 		wake = poll_peers_locked(rdma) || rdma->done.head != NULL || rdma->events_pending ||
 		       (rdma->receives.head != NULL && rdma->unexp_count != 0) || rdma->deferred;
 		/* Busy: more to do at once; else armed, and the fd wakes this thread for the next event. */
@@ -654,6 +814,19 @@ static void rdma_release_worker(struct doca_rdma *rdma)
 	rdma->worker_addr_len = 0;
 }
 
+doca_error_t rdma_net_identity(const struct doca_rdma *rdma, const char *call, struct ferry_net_identity *id)
+{
+	const struct doca_devinfo *info = doca_dev_as_devinfo(rdma->ctx.dev);
+	doca_error_t err = ferry_devinfo_net_resolve(info, id);
+
+	if (err != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "rdma %p: device %s is bound to network identity '%s' (topology 'net' line or "
+				     "FERRY_RDMA_NET), which no interface of this host has",
+				     (const void *)rdma, ferry_dev_name(rdma->ctx.dev), ferry_devinfo_net(info));
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t rdma_start(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = rdma_of_ctx(ctx);
@@ -664,7 +837,12 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	size_t addr_len;
 	ucs_status_t st;
 	doca_error_t err;
+	struct ferry_net_identity id;
 
+	/* A device bound to an identity this host lacks cannot be reached: say so now, not at connect. */
+	err = rdma_net_identity(rdma, call, &id);
+	if (err != DOCA_SUCCESS)
+		return err;
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* two threads, never at once (rdma->lock) */
@@ -832,17 +1010,41 @@ static doca_error_t rdma_submit(struct doca_task *base)
 	return err;
 }
 
+/* FERRY_RDMA_TIMEOUT_MS: 1 to RDMA_MAX_TIMEOUT_MS milliseconds, default RDMA_DEFAULT_TIMEOUT_MS. */
+static doca_error_t stall_timeout(uint64_t *ns)
+{
+	const char *v = getenv("FERRY_RDMA_TIMEOUT_MS");
+	unsigned long ms = RDMA_DEFAULT_TIMEOUT_MS;
+
+	if (v != NULL && *v != '\0') {
+		char *end;
+
+		errno = 0;
+		ms = strtoul(v, &end, 10);
+		if (errno != 0 || *end != '\0' || v[0] < '0' || v[0] > '9' || ms == 0 || ms > RDMA_MAX_TIMEOUT_MS)
+			return FERRY_RULE_IN("doca_rdma_create", DOCA_ERROR_INVALID_VALUE,
+					     "FERRY_RDMA_TIMEOUT_MS '%s' is not a number of milliseconds from 1 to %u",
+					     v, RDMA_MAX_TIMEOUT_MS);
+	}
+	*ns = (uint64_t)ms * 1000000u;
+	return DOCA_SUCCESS;
+}
+
 /* ---- public: context ---- */
 
 doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 {
 	struct doca_rdma *rdma;
+	uint64_t stall_ns;
 	doca_error_t err;
 
 	if (dev == NULL || rdma_out == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "%s is NULL", dev == NULL ? "dev" : "rdma");
 	if (!ferry_dev_is_open(dev))
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "dev %p is not an open device", (void *)dev);
+	err = stall_timeout(&stall_ns);
+	if (err != DOCA_SUCCESS)
+		return err;
 	rdma = ferry_calloc(1, sizeof(*rdma));
 	if (rdma == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for an RDMA context");
@@ -865,6 +1067,7 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	rdma->sl = 0;
 	rdma->cm_timeout = 5000;
 	rdma->rnr_retry_count = 7;
+	rdma->stall_timeout_ns = stall_ns;
 	rdma->efd = -1;
 	rdma->service_quit_fd = -1;
 	rdma->service_epfd = -1;
@@ -1432,12 +1635,20 @@ doca_error_t doca_rdma_cap_get_gid(const struct doca_devinfo *devinfo, uint32_t 
 	if (num_entries == 0 || start_index >= RDMA_GID_TABLE_SIZE || num_entries > RDMA_GID_TABLE_SIZE - start_index)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "entries %u + %u are outside the GID table of %u",
 				  start_index, num_entries, RDMA_GID_TABLE_SIZE);
-	/* ::ffff:127.0.0.1, the address RoCE would give the loopback interface. */
-	memset(gid_array[0].raw, 0, DOCA_GID_BYTE_LENGTH);
-	gid_array[0].raw[10] = 0xff;
-	gid_array[0].raw[11] = 0xff;
-	gid_array[0].raw[12] = 127;
-	gid_array[0].raw[15] = 1;
+	/* ::ffff:<IPv4 of the device's network identity>, as RoCE v2 derives a GID from an address. */
+	{
+		struct ferry_net_identity id;
+
+		if (ferry_devinfo_net_resolve(devinfo, &id) != DOCA_SUCCESS)
+			return FERRY_RULE(DOCA_ERROR_NOT_FOUND,
+					  "device %s is bound to network identity '%s', which no interface of this "
+					  "host has",
+					  ferry_devinfo_name(devinfo), ferry_devinfo_net(devinfo));
+		memset(gid_array[0].raw, 0, DOCA_GID_BYTE_LENGTH);
+		gid_array[0].raw[10] = 0xff;
+		gid_array[0].raw[11] = 0xff;
+		memcpy(&gid_array[0].raw[12], &id.ipv4, 4);
+	}
 	return DOCA_SUCCESS;
 }
 
@@ -1481,8 +1692,8 @@ RDMA_CAP_TASK(send_imm, DOCA_SUCCESS)
 RDMA_CAP_TASK(read, DOCA_SUCCESS)
 RDMA_CAP_TASK(write, DOCA_SUCCESS)
 RDMA_CAP_TASK(write_imm, DOCA_SUCCESS)
-RDMA_CAP_TASK(atomic_cmp_swp, DOCA_ERROR_NOT_SUPPORTED)
-RDMA_CAP_TASK(atomic_fetch_add, DOCA_ERROR_NOT_SUPPORTED)
+RDMA_CAP_TASK(atomic_cmp_swp, DOCA_SUCCESS)
+RDMA_CAP_TASK(atomic_fetch_add, DOCA_SUCCESS)
 RDMA_CAP_TASK(remote_net_sync_event_get, DOCA_SUCCESS)
 RDMA_CAP_TASK(remote_net_sync_event_notify_set, DOCA_SUCCESS)
 RDMA_CAP_TASK(remote_net_sync_event_notify_add, DOCA_SUCCESS)

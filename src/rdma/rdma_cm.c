@@ -276,14 +276,22 @@ doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t por
 {
 	const char *call = __func__;
 	const char *host = getenv("FERRY_RDMA_LISTEN_ADDR");
+	char ident[INET_ADDRSTRLEN];
 	struct doca_rdma_addr where;
 	ucp_listener_params_t p;
 	ucs_status_t st;
 	doca_error_t err;
 
 	FERRY_ARG_NOT_NULL(rdma);
-	if (host == NULL || *host == '\0')
-		host = "0.0.0.0";
+	if (host == NULL || *host == '\0') {
+		/* The device's network identity: its bound address, or 127.0.0.1 (this machine only). */
+		struct ferry_net_identity id;
+
+		err = rdma_net_identity(rdma, call, &id);
+		if (err != DOCA_SUCCESS)
+			return err;
+		host = inet_ntop(AF_INET, &id.ipv4, ident, sizeof(ident));
+	}
 	if (addr_fill(&where, strchr(host, ':') != NULL ? DOCA_RDMA_ADDR_TYPE_IPv6 : DOCA_RDMA_ADDR_TYPE_IPv4, host,
 		      port) != DOCA_SUCCESS)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "FERRY_RDMA_LISTEN_ADDR '%s' is no IP address",
@@ -533,11 +541,17 @@ void rdma_cm_deliver(struct doca_rdma *rdma)
 	pthread_mutex_lock(&rdma->lock);
 	rdma->events_pending = false;
 	pthread_mutex_unlock(&rdma->lock);
-	for (uint32_t i = 0; i < rdma->num_conns; i++) {
-		struct doca_rdma_connection *conn = &rdma->conns[i];
+	for (uint32_t i = 0;; i++) {
+		struct doca_rdma_connection *conn;
 		unsigned int ev;
 
+		/* The service thread adds connections (a listener's requests): num_conns is read under the lock. */
 		pthread_mutex_lock(&rdma->lock);
+		if (i >= rdma->num_conns) {
+			pthread_mutex_unlock(&rdma->lock);
+			break;
+		}
+		conn = &rdma->conns[i];
 		ev = rdma->stopping ? 0 : conn->events;
 		conn->events = 0;
 		pthread_mutex_unlock(&rdma->lock);

@@ -14,15 +14,18 @@
  * imports may come from any thread; its reference count is under a mutex.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <doca_dev.h>
 #include <doca_types.h>
 
 #include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
+#include "core/ferry_dev.h"
 #include "core/ferry_rdma_mem.h"
 #include "rdma/rdma_desc_priv.h"
 #include "rdma/rdma_priv.h"
@@ -31,9 +34,60 @@ FERRY_LOG_MODULE("rdma");
 
 /* ---- the process's UCP context ---- */
 
+/* Whether the comma-separated @p list holds @p name. */
+bool rdma_net_list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p != '\0';) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && strncmp(p, name, n) == 0)
+			return true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
 static pthread_mutex_t ucp_lock = PTHREAD_MUTEX_INITIALIZER;
 static ucp_context_h ucp_ctx;
 static unsigned int ucp_refs;
+
+/*
+ * The interfaces UCX's network transports may use (UCX_NET_DEVICES): those of
+ * the devices bound to a network identity that this host has, or the loopback
+ * interface when no device is bound (the default: reachable on this machine
+ * only). The user's own UCX_NET_DEVICES wins.
+ */
+static void net_devices(char *out, size_t size)
+{
+	struct doca_devinfo **list = NULL;
+	uint32_t n = 0;
+	size_t used = 0;
+
+	out[0] = '\0';
+	if (doca_devinfo_create_list(&list, &n) == DOCA_SUCCESS) {
+		for (uint32_t i = 0; i < n; i++) {
+			struct ferry_net_identity id;
+			char item[sizeof(id.iface) + 2];
+
+			if (ferry_devinfo_net(list[i])[0] == '\0' ||
+			    ferry_devinfo_net_resolve(list[i], &id) != DOCA_SUCCESS)
+				continue;
+			snprintf(item, sizeof(item), "%s", id.iface);
+			if (rdma_net_list_has(out, item))
+				continue;
+			if (used + strlen(item) + 2 > size)
+				break;
+			used += (size_t)snprintf(out + used, size - used, "%s%s", used > 0 ? "," : "", item);
+		}
+		(void)doca_devinfo_destroy_list(list);
+	}
+	if (out[0] == '\0')
+		snprintf(out, size, "lo");
+}
 
 static ucs_status_t ucp_make(ucp_context_h *out)
 {
@@ -44,6 +98,13 @@ static ucs_status_t ucp_make(ucp_context_h *out)
 	st = ucp_config_read(NULL, NULL, &config);
 	if (st != UCS_OK)
 		return st;
+	if (getenv("UCX_NET_DEVICES") == NULL) {
+		char devs[256];
+
+		net_devices(devs, sizeof(devs));
+		FERRY_DBG("UCX network interfaces: %s (devices' network identities)", devs);
+		(void)ucp_config_modify(config, "NET_DEVICES", devs);
+	}
 	/*
 	 * UCX notices a dead peer on an idle connection by keepalive, every 20 s
 	 * by default; DOCA programs expect their tasks to fail within seconds.

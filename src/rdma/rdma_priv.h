@@ -19,6 +19,8 @@
  *                       data lands straight in the destination (ucp_am_recv_data_nbx)
  *   read / write     -> ucp_get_nbx / ucp_put_nbx with the remote key of the mmap export
  *   write_imm        -> ucp_put_nbx, ucp_ep_flush_nbx, then an AM with the immediate
+ *   atomic cmp_swp / fetch_add -> ucp_atomic_op_nbx (UCP_ATOMIC_OP_CSWAP / _ADD, 64 bits,
+ *                       fetching into the task; progress copies the old value to result_buf)
  * A message after a write on the same connection waits for a flush first, so
  * the peer sees the written bytes before it sees the message (as RC orders them).
  *
@@ -40,6 +42,7 @@
 #include <doca_rdma.h>
 
 #include "core/ferry_ctx.h"
+#include "core/ferry_dev.h"
 
 #define RDMA_AM_ID               0x7e1u /* Ferry RDMA messages */
 #define RDMA_MAX_MESSAGE         (1u << 30)
@@ -50,6 +53,8 @@
 #define RDMA_RKEY_CACHE          64u  /* remote keys unpacked per connection */
 #define RDMA_DEFAULT_SEND_QUEUE  64u
 #define RDMA_DEFAULT_CONNECTIONS 1u
+#define RDMA_DEFAULT_TIMEOUT_MS  10000u /* FERRY_RDMA_TIMEOUT_MS */
+#define RDMA_MAX_TIMEOUT_MS      3600000u
 
 enum rdma_task_kind {
 	RDMA_TASK_RECEIVE,
@@ -58,6 +63,8 @@ enum rdma_task_kind {
 	RDMA_TASK_READ,
 	RDMA_TASK_WRITE,
 	RDMA_TASK_WRITE_IMM,
+	RDMA_TASK_ATOMIC_CMP_SWP,
+	RDMA_TASK_ATOMIC_FETCH_ADD,
 	/* Sync events of a network peer (doca_sync_event_remote_net): an 8-byte read, write or atomic add. */
 	RDMA_TASK_NET_SE_GET,
 	RDMA_TASK_NET_SE_SET,
@@ -96,6 +103,15 @@ enum {
 /* Messages of the connection manager itself (struct rdma_msg_hdr.opcode beyond DOCA's). */
 #define RDMA_MSG_HELLO 0x100u /* payload struct rdma_hello; sent with a reply endpoint */
 #define RDMA_MSG_BYE   0x101u /* no payload; sent with a reply endpoint */
+/*
+ * Liveness (rdma.c): while only messages are in flight on a connection and none
+ * completes, the service thread asks the peer whether it is there. A ping
+ * addresses the peer's connection (dst_token, dst_conn), carries the sender's
+ * connection id in imm and its token as an 8-byte payload, and goes with a
+ * reply endpoint; the pong comes back on that endpoint addressed to the pinger.
+ */
+#define RDMA_MSG_PING  0x102u
+#define RDMA_MSG_PONG  0x103u
 
 /* Who a connection manager peer is: what a connection descriptor says, minus the worker address. */
 struct rdma_hello {
@@ -121,6 +137,11 @@ struct rdma_op {
 	struct rdma_op *prev, *next; /* the connection's live ops, or the free list (next) */
 	bool counts;                 /* counted in conn->ops (operations on the endpoint) */
 	bool is_flush;
+	bool is_atomic; /* reply goes to the task when UCX completes it */
+	bool timed;     /* one-sided: counted in conn->timed_ops (the stall check) */
+	/* An atomic's operand and reply buffer live here, not in the task: UCX may touch them after a detach. */
+	uint64_t operand;
+	uint64_t reply;
 };
 
 struct rdma_rkey_slot {
@@ -150,6 +171,13 @@ struct doca_rdma_connection {
 	struct rdma_rkey_slot rkeys[RDMA_RKEY_CACHE];
 	uint32_t num_rkeys;
 	uint32_t ops;         /* UCX operations in flight on ep */
+	uint32_t ops_done;    /* UCX operations of ep completed so far (the stall check's clock) */
+	uint32_t timed_ops;   /* of ops, the one-sided ones: they must complete within the timeout */
+	uint32_t ops_seen;    /* ops_done when the service thread last looked */
+	uint64_t stall_since; /* ns: since then operations were in flight and none completed; 0: not stalled */
+	bool ping_pending;    /* a ping went out and no pong came back yet */
+	uint64_t ping_token;  /* the ping's payload (UCX reads it while sending) */
+	struct rdma_msg_hdr ping_hdr, pong_hdr;
 	struct rdma_op *live; /* every op of this connection, UCX's or a receive's */
 	/* Connection manager (rdma_cm.c). */
 	bool cm;                     /* made by connect_to_addr or a listener */
@@ -169,6 +197,11 @@ struct rdma_task {
 	const struct doca_buf *src;
 	struct doca_buf *dst;
 	uint32_t imm;
+	/* Atomics: dst is the remote word, result the local buf the old value goes to. */
+	struct doca_buf *result;
+	uint64_t operand; /* add_data, or swap_data */
+	uint64_t compare; /* cmp_data */
+	uint64_t reply;   /* the old remote value, from the op */
 	/* Set by submit and progress. */
 	doca_error_t status; /* first error of its operations */
 	uint32_t pending;    /* UCX operations not yet completed */
@@ -187,10 +220,9 @@ struct rdma_task {
 	uint64_t remote_addr;
 	ucp_rkey_h rkey;
 	uint8_t *local_ptr; /* the local side's segment (single buf) */
-	/* Network sync events: the event, its import, notify_add's add_data (UCX reads it while the atomic runs). */
+	/* Network sync events: the event and its import (notify_add's add_data and result: operand, result). */
 	const struct doca_sync_event_remote_net *event;
 	const struct ferry_rdma_mem_import *event_imp;
-	uint64_t add_data;
 	uint64_t set_value;      /* notify_set's 8 source bytes, copied at submit: the source may change meanwhile */
 	struct rdma_msg_hdr hdr; /* the header of a message (UCX reads it while sending) */
 };
@@ -223,6 +255,12 @@ struct doca_rdma_task_remote_net_sync_event_notify_set {
 struct doca_rdma_task_remote_net_sync_event_notify_add {
 	struct rdma_task t;
 };
+struct doca_rdma_task_atomic_cmp_swp {
+	struct rdma_task t;
+};
+struct doca_rdma_task_atomic_fetch_add {
+	struct rdma_task t;
+};
 
 /* A message that arrived with no receive posted. */
 struct rdma_unexpected {
@@ -251,6 +289,8 @@ struct doca_rdma {
 		remote_net_sync_event_notify_set_err;
 	doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t remote_net_sync_event_notify_add_ok,
 		remote_net_sync_event_notify_add_err;
+	doca_rdma_task_atomic_cmp_swp_completion_cb_t atomic_cmp_swp_ok, atomic_cmp_swp_err;
+	doca_rdma_task_atomic_fetch_add_completion_cb_t atomic_fetch_add_ok, atomic_fetch_add_err;
 
 	/* Properties. */
 	uint32_t permissions;
@@ -265,6 +305,7 @@ struct doca_rdma {
 	uint32_t sl;
 	uint16_t cm_timeout;
 	uint8_t rnr_retry_count;
+	uint64_t stall_timeout_ns; /* FERRY_RDMA_TIMEOUT_MS: in-flight operations with no completion this long fail */
 
 	/*
 	 * The lock: the PE's thread and the context's service thread (rdma.c:
@@ -368,6 +409,10 @@ doca_error_t rdma_task_submit(struct rdma_task *task);
 /* rdma_task.c: give a posted receive the message @p u (progress). */
 void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u);
 
+/* rdma_mem.c: whether the comma-separated @p list holds @p name. */
+bool rdma_net_list_has(const char *list, const char *name);
+/* rdma.c: where the context's device is on the network (its identity, resolved on this host); logs why not. */
+doca_error_t rdma_net_identity(const struct doca_rdma *rdma, const char *call, struct ferry_net_identity *id);
 /* rdma_mem.c: the process's UCP context. */
 doca_error_t rdma_ucp_get(ucp_context_h *ucp, const char *call);
 void rdma_ucp_put(void);

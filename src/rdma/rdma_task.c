@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdma_task.c - the task types of DOCA RDMA: receive, send, send with
- * immediate, read, write, write with immediate.
+ * immediate, read, write, write with immediate, atomic compare and swap,
+ * atomic fetch and add.
  *
  * Life of a task: submit checks it (rdma_task_submit; a broken rule refuses
  * it with one log line); a receive joins the posted FIFO, any other task is
@@ -37,6 +38,8 @@ const char *const rdma_task_names[RDMA_TASK_KINDS] = {
 	[RDMA_TASK_READ] = "rdma read",
 	[RDMA_TASK_WRITE] = "rdma write",
 	[RDMA_TASK_WRITE_IMM] = "rdma write_imm",
+	[RDMA_TASK_ATOMIC_CMP_SWP] = "rdma atomic_cmp_swp",
+	[RDMA_TASK_ATOMIC_FETCH_ADD] = "rdma atomic_fetch_add",
 	[RDMA_TASK_NET_SE_GET] = "rdma remote_net_sync_event_get",
 	[RDMA_TASK_NET_SE_SET] = "rdma remote_net_sync_event_notify_set",
 	[RDMA_TASK_NET_SE_ADD] = "rdma remote_net_sync_event_notify_add",
@@ -100,8 +103,27 @@ static void op_unlink(struct rdma_op *op)
 		conn->live = op->next;
 	if (op->next != NULL)
 		op->next->prev = op->prev;
-	if (op->counts)
+	if (op->counts) {
 		conn->ops--;
+		conn->ops_done++;
+	}
+	if (op->timed)
+		conn->timed_ops--;
+}
+
+/*
+ * One-sided operations (put, get, atomic, flush) need nothing of the peer's
+ * program, so when none completes for FERRY_RDMA_TIMEOUT_MS the link is gone
+ * (rdma.c: check_stalls_locked). Messages are not timed: a large one waits,
+ * legitimately, for the peer to post a receive.
+ */
+static struct rdma_op *op_timed(struct rdma_op *op)
+{
+	if (op != NULL) {
+		op->timed = true;
+		op->conn->timed_ops++;
+	}
+	return op;
 }
 
 /* An operation of @p task on @p conn begins; NULL when no memory is left (the caller fails the task). */
@@ -115,6 +137,8 @@ static struct rdma_op *op_begin(struct rdma_task *task, struct doca_rdma_connect
 	op->conn = conn;
 	op->counts = counts;
 	op->is_flush = false;
+	op->is_atomic = false;
+	op->timed = false;
 	op->prev = NULL;
 	op->next = conn->live;
 	if (conn->live != NULL)
@@ -144,6 +168,8 @@ static void op_end(struct rdma_op *op, ucs_status_t st)
 		task->flush_done = true;
 		rdma->deferred = true; /* the message behind it may go */
 	}
+	if (op->is_atomic)
+		task->reply = op->reply;
 	op->next = rdma->free_ops;
 	rdma->free_ops = op;
 	op_done(task, st, op->counts);
@@ -276,7 +302,7 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 		if (task->need_flush && !task->flush_done) {
 			if (!task->flush_started) {
 				ucp_request_param_t p;
-				struct rdma_op *op = op_start(task, &p);
+				struct rdma_op *op = op_timed(op_start(task, &p));
 
 				task->flush_started = true;
 				if (op == NULL) {
@@ -305,7 +331,9 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf *remote, uint32_t need)
 {
 	const struct ferry_rdma_mem_import *imp = ferry_mmap_rdma_import(ferry_buf_mmap(remote));
-	const char *what = need == DOCA_ACCESS_FLAG_RDMA_READ ? "read" : "write";
+	const char *what = need == DOCA_ACCESS_FLAG_RDMA_READ    ? "read"
+			   : need == DOCA_ACCESS_FLAG_RDMA_WRITE ? "write"
+								 : "atomic";
 
 	if ((imp->access & need) == 0) {
 		FERRY_ERR("%s task %p: the remote mmap was exported without RDMA %s permission",
@@ -346,6 +374,7 @@ static doca_error_t net_se_access(struct rdma_task *task)
 	return rdma_conn_rkey(task->conn, task->event_imp, &task->rkey);
 }
 
+/* get and notify_set (notify_add goes the atomics' way): an 8-byte read, or an 8-byte write and a flush. */
 static void issue_net_sync_event(struct rdma_task *task)
 {
 	ucp_request_param_t p;
@@ -358,30 +387,20 @@ static void issue_net_sync_event(struct rdma_task *task)
 	}
 	/* No completion while the task's operations are being issued. */
 	task->awaiting_msg = true;
-	op = op_start(task, &p);
-	if (op != NULL) {
-		switch (task->kind) {
-		case RDMA_TASK_NET_SE_GET:
-			op_issued(op, ucp_get_nbx(task->conn->ep, task->local_ptr, sizeof(uint64_t), task->remote_addr,
-						  task->rkey, &p));
-			break;
-		case RDMA_TASK_NET_SE_SET:
-			task->conn->wrote = true;
-			op_issued(op, ucp_put_nbx(task->conn->ep, task->local_ptr, sizeof(uint64_t), task->remote_addr,
-						  task->rkey, &p));
-			/* Complete once the value is in the peer's memory, as a write does. */
-			op = op_start(task, &p);
-			if (op != NULL)
-				op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
-			break;
-		default: /* RDMA_TASK_NET_SE_ADD */
-			p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-			p.datatype = ucp_dt_make_contig(sizeof(uint64_t));
-			p.reply_buffer = task->local_ptr;
-			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_ADD, &task->add_data, 1,
-							task->remote_addr, task->rkey, &p));
-			break;
-		}
+	op = op_timed(op_start(task, &p));
+	if (op != NULL && task->kind == RDMA_TASK_NET_SE_GET) {
+		op_issued(op, ucp_get_nbx(task->conn->ep, task->local_ptr, sizeof(uint64_t), task->remote_addr,
+					  task->rkey, &p));
+	} else if (op != NULL) {
+		/* The value travels from the op, which outlives a task handed back before UCX is done with it. */
+		op->operand = task->set_value;
+		task->conn->wrote = true;
+		op_issued(op, ucp_put_nbx(task->conn->ep, &op->operand, sizeof(uint64_t), task->remote_addr, task->rkey,
+					  &p));
+		/* Complete once the value is in the peer's memory, as a write does. */
+		op = op_timed(op_start(task, &p));
+		if (op != NULL)
+			op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
 	}
 	task->awaiting_msg = false;
 	if (task->pending == 0)
@@ -409,7 +428,7 @@ void rdma_task_issue(struct rdma_task *task)
 			rdma_task_finish(task, DOCA_SUCCESS);
 			return;
 		}
-		op = op_start(task, &p);
+		op = op_timed(op_start(task, &p));
 		if (op == NULL) {
 			err = DOCA_ERROR_NO_MEMORY;
 			break;
@@ -425,7 +444,7 @@ void rdma_task_issue(struct rdma_task *task)
 		/* No completion while the task's operations are being issued. */
 		task->awaiting_msg = true;
 		if (task->bytes != 0) {
-			op = op_start(task, &p);
+			op = op_timed(op_start(task, &p));
 			if (op != NULL) {
 				task->conn->wrote = true;
 				op_issued(op, ucp_put_nbx(task->conn->ep, task->local_ptr, task->bytes,
@@ -438,7 +457,7 @@ void rdma_task_issue(struct rdma_task *task)
 			 * put has landed (and fails when the peer is gone).
 			 */
 			if (op != NULL && task->kind == RDMA_TASK_WRITE) {
-				op = op_start(task, &p);
+				op = op_timed(op_start(task, &p));
 				if (op != NULL)
 					op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
 			}
@@ -456,8 +475,36 @@ void rdma_task_issue(struct rdma_task *task)
 		return;
 	case RDMA_TASK_NET_SE_GET:
 	case RDMA_TASK_NET_SE_SET:
-	case RDMA_TASK_NET_SE_ADD:
 		issue_net_sync_event(task);
+		return;
+	case RDMA_TASK_ATOMIC_CMP_SWP:
+	case RDMA_TASK_ATOMIC_FETCH_ADD:
+	case RDMA_TASK_NET_SE_ADD:
+		err = task->kind == RDMA_TASK_NET_SE_ADD ? net_se_access(task)
+							 : remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_ATOMIC);
+		if (err != DOCA_SUCCESS)
+			break;
+		op = op_timed(op_start(task, &p));
+		if (op == NULL) {
+			err = DOCA_ERROR_NO_MEMORY;
+			break;
+		}
+		op->is_atomic = true;
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+		p.datatype = ucp_dt_make_contig(sizeof(uint64_t));
+		p.reply_buffer = &op->reply;
+		if (task->kind == RDMA_TASK_ATOMIC_CMP_SWP) {
+			/* UCX compares with the operand and swaps in what the reply buffer holds. */
+			op->operand = task->compare;
+			op->reply = task->operand;
+			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_CSWAP, &op->operand, 1,
+							task->remote_addr, task->rkey, &p));
+		} else {
+			op->operand = task->operand;
+			op->reply = 0;
+			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_ADD, &op->operand, 1,
+							task->remote_addr, task->rkey, &p));
+		}
 		return;
 	default:
 		err = DOCA_ERROR_UNEXPECTED;
@@ -592,7 +639,8 @@ static doca_error_t check_net_sync_event(struct rdma_task *task)
 {
 	const char *name = rdma_task_names[task->kind];
 	bool is_set = task->kind == RDMA_TASK_NET_SE_SET;
-	const struct doca_buf *local = is_set ? task->src : task->dst;
+	struct doca_buf *out = task->kind == RDMA_TASK_NET_SE_GET ? task->dst : task->result;
+	const struct doca_buf *local = is_set ? task->src : out;
 	const char *side = is_set ? "source" : task->kind == RDMA_TASK_NET_SE_GET ? "destination" : "result";
 	const void *imp;
 	doca_error_t err;
@@ -614,17 +662,54 @@ static doca_error_t check_net_sync_event(struct rdma_task *task)
 				(void *)task, ferry_buf_data_len(local));
 		/* As the hardware reads it when the task starts; programs reuse the source (NVIDIA's get writes it). */
 		memcpy(&task->set_value, ferry_buf_data(local), sizeof(task->set_value));
-		task->local_ptr = (uint8_t *)&task->set_value;
 	} else {
-		if (ferry_buf_room_after_data(task->dst) < sizeof(uint64_t))
+		if (ferry_buf_room_after_data(out) < sizeof(uint64_t))
 			return FERRY_RULE_IN(
 				"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				"%s task %p: the %s buf has %zu free bytes after its data; the value needs 8", name,
-				(void *)task, side, ferry_buf_room_after_data(task->dst));
-		task->local_ptr = ferry_buf_data_end(task->dst);
+				(void *)task, side, ferry_buf_room_after_data(out));
+		task->local_ptr = ferry_buf_data_end(out);
 	}
 	task->bytes = sizeof(uint64_t);
 	return DOCA_SUCCESS;
+}
+
+/*
+ * An atomic works on the 8 bytes at the remote buf's data address (DOCA: the
+ * first 8 bytes of its data); they must be aligned, inside the buf and inside
+ * the export. The old value goes after the result buf's data.
+ */
+static doca_error_t check_atomic(struct rdma_task *task)
+{
+	const char *name = rdma_task_names[task->kind];
+	uint64_t word = sizeof(uint64_t);
+	doca_error_t err;
+
+	if (task->dst == NULL || task->result == NULL)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE, "%s task %p has no %s buf", name,
+				     (void *)task, task->dst == NULL ? "destination" : "result");
+	err = check_buf(task, task->dst, "destination", true, false);
+	if (err == DOCA_SUCCESS)
+		err = check_buf(task, task->result, "result", false, true);
+	if (err != DOCA_SUCCESS)
+		return err;
+	task->remote_addr = (uint64_t)(uintptr_t)ferry_buf_data(task->dst);
+	if ((task->remote_addr & (word - 1)) != 0)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: remote address 0x%llx is not 8-byte aligned (atomics work on an "
+				     "aligned 64-bit word)",
+				     name, (void *)task, (unsigned long long)task->remote_addr);
+	if (ferry_buf_data_len(task->dst) + ferry_buf_room_after_data(task->dst) < word)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: the destination buf holds fewer than 8 bytes from its data address",
+				     name, (void *)task);
+	if (ferry_buf_room_after_data(task->result) < word)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				     "%s task %p: the result buf has %llu free bytes after its data; the old value "
+				     "needs 8",
+				     name, (void *)task, (unsigned long long)ferry_buf_room_after_data(task->result));
+	task->local_ptr = ferry_buf_data_end(task->result);
+	return check_remote_range(task, task->dst, task->remote_addr, word);
 }
 
 static doca_error_t check_task(struct rdma_task *task)
@@ -688,6 +773,9 @@ static doca_error_t check_task(struct rdma_task *task)
 		if (err != DOCA_SUCCESS)
 			return err;
 		return check_remote_range(task, task->dst, task->remote_addr, task->bytes);
+	case RDMA_TASK_ATOMIC_CMP_SWP:
+	case RDMA_TASK_ATOMIC_FETCH_ADD:
+		return check_atomic(task);
 	case RDMA_TASK_NET_SE_GET:
 	case RDMA_TASK_NET_SE_SET:
 	case RDMA_TASK_NET_SE_ADD:
@@ -756,8 +844,14 @@ void rdma_task_deliver(struct rdma_task *task)
 			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + task->written);
 			break;
 		case RDMA_TASK_NET_SE_GET:
-		case RDMA_TASK_NET_SE_ADD:
 			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + sizeof(uint64_t));
+			break;
+		case RDMA_TASK_ATOMIC_CMP_SWP:
+		case RDMA_TASK_ATOMIC_FETCH_ADD:
+		case RDMA_TASK_NET_SE_ADD:
+			memcpy(task->local_ptr, &task->reply, sizeof(task->reply));
+			ferry_buf_set_data_len_trusted(task->result,
+						       ferry_buf_data_len(task->result) + sizeof(task->reply));
 			break;
 		default:
 			break;
@@ -912,6 +1006,8 @@ RDMA_TASK_COMMON(send_imm, RDMA_TASK_SEND_IMM)
 RDMA_TASK_COMMON(read, RDMA_TASK_READ)
 RDMA_TASK_COMMON(write, RDMA_TASK_WRITE)
 RDMA_TASK_COMMON(write_imm, RDMA_TASK_WRITE_IMM)
+RDMA_TASK_COMMON(atomic_cmp_swp, RDMA_TASK_ATOMIC_CMP_SWP)
+RDMA_TASK_COMMON(atomic_fetch_add, RDMA_TASK_ATOMIC_FETCH_ADD)
 RDMA_TASK_COMMON(remote_net_sync_event_get, RDMA_TASK_NET_SE_GET)
 RDMA_TASK_COMMON(remote_net_sync_event_notify_set, RDMA_TASK_NET_SE_SET)
 RDMA_TASK_COMMON(remote_net_sync_event_notify_add, RDMA_TASK_NET_SE_ADD)
@@ -923,6 +1019,8 @@ const ferry_task_complete_fn rdma_task_trampolines[RDMA_TASK_KINDS] = {
 	[RDMA_TASK_READ] = read_trampoline,
 	[RDMA_TASK_WRITE] = write_trampoline,
 	[RDMA_TASK_WRITE_IMM] = write_imm_trampoline,
+	[RDMA_TASK_ATOMIC_CMP_SWP] = atomic_cmp_swp_trampoline,
+	[RDMA_TASK_ATOMIC_FETCH_ADD] = atomic_fetch_add_trampoline,
 	[RDMA_TASK_NET_SE_GET] = remote_net_sync_event_get_trampoline,
 	[RDMA_TASK_NET_SE_SET] = remote_net_sync_event_notify_set_trampoline,
 	[RDMA_TASK_NET_SE_ADD] = remote_net_sync_event_notify_add_trampoline,
@@ -944,6 +1042,29 @@ RDMA_TASK_DST(write)
 RDMA_TASK_DST(write_imm)
 RDMA_TASK_IMM(send_imm)
 RDMA_TASK_IMM(write_imm)
+RDMA_TASK_CONN(atomic_cmp_swp)
+RDMA_TASK_CONN(atomic_fetch_add)
+RDMA_TASK_DST(atomic_cmp_swp)
+RDMA_TASK_DST(atomic_fetch_add)
+
+/* A field of an atomic task: FIELD in struct rdma_task, NAME in DOCA's accessor. */
+#define RDMA_TASK_FIELD(X, NAME, FIELD, TYPE)                                            \
+	void doca_rdma_task_##X##_set_##NAME(struct doca_rdma_task_##X *task, TYPE NAME) \
+	{                                                                                \
+		if (task != NULL && settable(&task->t, __func__))                        \
+			task->t.FIELD = NAME;                                            \
+	}                                                                                \
+	TYPE doca_rdma_task_##X##_get_##NAME(const struct doca_rdma_task_##X *task)      \
+	{                                                                                \
+		return gettable(task, __func__) ? task->t.FIELD : (TYPE)0;               \
+	}
+
+RDMA_TASK_FIELD(atomic_cmp_swp, result_buf, result, struct doca_buf *)
+RDMA_TASK_FIELD(atomic_cmp_swp, cmp_data, compare, uint64_t)
+RDMA_TASK_FIELD(atomic_cmp_swp, swap_data, operand, uint64_t)
+RDMA_TASK_FIELD(atomic_fetch_add, result_buf, result, struct doca_buf *)
+RDMA_TASK_FIELD(atomic_fetch_add, add_data, operand, uint64_t)
+
 RDMA_TASK_CONN(remote_net_sync_event_get)
 RDMA_TASK_CONN(remote_net_sync_event_notify_set)
 RDMA_TASK_CONN(remote_net_sync_event_notify_add)
@@ -970,31 +1091,8 @@ RDMA_TASK_EVENT(remote_net_sync_event_get, const)
 RDMA_TASK_EVENT(remote_net_sync_event_notify_set, )
 RDMA_TASK_EVENT(remote_net_sync_event_notify_add, )
 
-void doca_rdma_task_remote_net_sync_event_notify_add_set_result_buf(
-	struct doca_rdma_task_remote_net_sync_event_notify_add *task, struct doca_buf *result_buf)
-{
-	if (task != NULL && settable(&task->t, __func__))
-		task->t.dst = result_buf;
-}
-
-struct doca_buf *doca_rdma_task_remote_net_sync_event_notify_add_get_result_buf(
-	const struct doca_rdma_task_remote_net_sync_event_notify_add *task)
-{
-	return gettable(task, __func__) ? task->t.dst : NULL;
-}
-
-void doca_rdma_task_remote_net_sync_event_notify_add_set_add_data(
-	struct doca_rdma_task_remote_net_sync_event_notify_add *task, uint64_t add_data)
-{
-	if (task != NULL && settable(&task->t, __func__))
-		task->t.add_data = add_data;
-}
-
-uint64_t doca_rdma_task_remote_net_sync_event_notify_add_get_add_data(
-	const struct doca_rdma_task_remote_net_sync_event_notify_add *task)
-{
-	return gettable(task, __func__) ? task->t.add_data : 0;
-}
+RDMA_TASK_FIELD(remote_net_sync_event_notify_add, result_buf, result, struct doca_buf *)
+RDMA_TASK_FIELD(remote_net_sync_event_notify_add, add_data, operand, uint64_t)
 
 /* ---- public: allocation, per type ---- */
 
@@ -1131,9 +1229,51 @@ doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
 	if (err != DOCA_SUCCESS)
 		return err;
 	t->event = event;
-	t->dst = result_buf;
-	t->add_data = add_data;
+	t->result = result_buf;
+	t->operand = add_data;
 	*task = ferry_container_of(t, struct doca_rdma_task_remote_net_sync_event_notify_add, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_atomic_cmp_swp_allocate_init(struct doca_rdma *rdma,
+							 struct doca_rdma_connection *rdma_connection,
+							 struct doca_buf *dst_buf, struct doca_buf *result_buf,
+							 uint64_t cmp_data, uint64_t swap_data,
+							 union doca_data user_data,
+							 struct doca_rdma_task_atomic_cmp_swp **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_ATOMIC_CMP_SWP, rdma_connection, user_data, task == NULL, __func__,
+				    &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = NULL;
+	t->dst = dst_buf;
+	t->result = result_buf;
+	t->compare = cmp_data;
+	t->operand = swap_data;
+	*task = ferry_container_of(t, struct doca_rdma_task_atomic_cmp_swp, t);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_task_atomic_fetch_add_allocate_init(struct doca_rdma *rdma,
+							   struct doca_rdma_connection *rdma_connection,
+							   struct doca_buf *dst_buf, struct doca_buf *result_buf,
+							   uint64_t add_data, union doca_data user_data,
+							   struct doca_rdma_task_atomic_fetch_add **task)
+{
+	struct rdma_task *t;
+	doca_error_t err = allocate(rdma, RDMA_TASK_ATOMIC_FETCH_ADD, rdma_connection, user_data, task == NULL,
+				    __func__, &t);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	t->src = NULL;
+	t->dst = dst_buf;
+	t->result = result_buf;
+	t->operand = add_data;
+	*task = ferry_container_of(t, struct doca_rdma_task_atomic_fetch_add, t);
 	return DOCA_SUCCESS;
 }
 

@@ -44,6 +44,8 @@ struct side {
 	unsigned int ok, failed;
 	doca_error_t last_status;
 	struct doca_task *last_task;
+	/* Optional: told of every completion, after the counters (rdma_pair's streaming). */
+	void (*hook)(struct side *s, struct doca_task *task, bool ok);
 };
 
 static inline void side_record(struct doca_task *task, union doca_data ctx_user_data, bool ok)
@@ -56,6 +58,8 @@ static inline void side_record(struct doca_task *task, union doca_data ctx_user_
 		s->failed++;
 	s->last_status = doca_task_get_status(task);
 	s->last_task = task;
+	if (s->hook != NULL)
+		s->hook(s, task, ok);
 }
 
 #define SIDE_CBS(X)                                                                                       \
@@ -79,6 +83,8 @@ SIDE_CBS(write_imm)
 SIDE_CBS(remote_net_sync_event_get)
 SIDE_CBS(remote_net_sync_event_notify_set)
 SIDE_CBS(remote_net_sync_event_notify_add)
+SIDE_CBS(atomic_cmp_swp)
+SIDE_CBS(atomic_fetch_add)
 
 static inline struct doca_dev *side_open_dev(void)
 {
@@ -142,6 +148,9 @@ static inline doca_error_t side_prepare(struct side *s, uint32_t rdma_perm, uint
 		s->rdma, remote_net_sync_event_notify_set_ok_cb, remote_net_sync_event_notify_set_err_cb, SIDE_TASKS));
 	TRY(doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
 		s->rdma, remote_net_sync_event_notify_add_ok_cb, remote_net_sync_event_notify_add_err_cb, SIDE_TASKS));
+	TRY(doca_rdma_task_atomic_cmp_swp_set_conf(s->rdma, atomic_cmp_swp_ok_cb, atomic_cmp_swp_err_cb, SIDE_TASKS));
+	TRY(doca_rdma_task_atomic_fetch_add_set_conf(s->rdma, atomic_fetch_add_ok_cb, atomic_fetch_add_err_cb,
+						     SIDE_TASKS));
 	TRY(doca_ctx_set_user_data(s->ctx, ud));
 #undef TRY
 	return DOCA_SUCCESS;

@@ -124,7 +124,9 @@ static void test_properties(void **state)
 	/* Caps of the device. */
 	assert_int_equal(doca_rdma_cap_task_send_is_supported(info), DOCA_SUCCESS);
 	assert_int_equal(doca_rdma_cap_task_write_imm_is_supported(info), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_cap_task_atomic_cmp_swp_is_supported(info), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_rdma_cap_task_atomic_cmp_swp_is_supported(info), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_cap_task_atomic_fetch_add_is_supported(info), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_cap_task_atomic_fetch_add_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_rdma_cap_task_send_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_rdma_cap_transport_type_is_supported(info, DOCA_RDMA_TRANSPORT_TYPE_DC), DOCA_SUCCESS);
 	assert_int_equal(doca_rdma_cap_get_max_message_size(info, &u32), DOCA_SUCCESS);

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# rdma-netns-samples.sh <ferry build dir> - NVIDIA's doca_rdma sample pairs
+# between two network namespaces, as between two machines: the namespaces are
+# joined by a veth pair with addresses of 198.18.0.0/15 (the block set aside
+# for network tests), UCX runs over TCP only, each side's device is bound to
+# its end of the link (FERRY_RDMA_NET), and scripts/doca-samples.sh runs every
+# pair in descriptor-file mode and with --use-rdma-cm (the second side dials
+# the first's address). Then the veth's byte counters must have grown both
+# ways: the samples' traffic crossed the link. Needs root and
+# FERRY_DOCA_SAMPLES (a checkout of github.com/NVIDIA-DOCA/doca-samples). The
+# namespaces are removed on every exit. Exits non-zero when a pair failed.
+set -euo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+say() { printf '[rdma-netns] %s\n' "$*" >&2; }
+[ "$(id -u)" -eq 0 ] || {
+	say "needs root (ip netns add)"
+	exit 1
+}
+tag=$$
+nsa=ferry-smp-a-$tag
+nsb=ferry-smp-b-$tag
+va=frsa$tag
+vb=frsb$tag
+cleanup() {
+	ip netns del "$nsa" 2>/dev/null || true
+	ip netns del "$nsb" 2>/dev/null || true
+	ip link del "$va" 2>/dev/null || true
+}
+trap cleanup EXIT
+ip netns add "$nsa"
+ip netns add "$nsb"
+ip link add "$va" type veth peer name "$vb"
+ip link set "$va" netns "$nsa"
+ip link set "$vb" netns "$nsb"
+ip -n "$nsa" addr add 198.18.0.1/24 dev "$va"
+ip -n "$nsb" addr add 198.18.0.2/24 dev "$vb"
+for ns in "$nsa" "$nsb"; do ip -n "$ns" link set lo up; done
+ip -n "$nsa" link set "$va" up
+ip -n "$nsb" link set "$vb" up
+rx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes")
+tx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/tx_bytes")
+rc=0
+FERRY_SAMPLES_ONLY=${FERRY_SAMPLES_ONLY:-doca_rdma} FERRY_SAMPLES_NETNS="$nsa $nsb" \
+	FERRY_SAMPLES_NET="$va 198.18.0.2" FERRY_SAMPLES_CM_ADDR=198.18.0.1 UCX_TLS=tcp,self \
+	"$here/doca-samples.sh" "$build" || rc=$?
+rx=$(($(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes") - rx0))
+tx=$(($(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/tx_bytes") - tx0))
+say "the first sides' $va received $rx bytes and sent $tx over the veth link"
+# Each of the 12 runs moves a string of 16 bytes or more one way or the other (10 x 16 at least).
+if [ "$rx" -lt 160 ] || [ "$tx" -lt 160 ]; then
+	say "no traffic crossed the link"
+	rc=1
+fi
+exit "$rc"
