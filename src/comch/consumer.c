@@ -41,7 +41,16 @@ static void finish(struct doca_comch_consumer *c, struct doca_comch_consumer_tas
 	c->num_posted--;
 	task->base.status = status;
 	ferry_task_list_push(&c->done, &task->base);
-	if (c->ctx.pe != NULL)
+}
+
+/*
+ * After a batch of finish(), all on the consumer's own thread: one wake of its
+ * PE (a full fence each), for a program that armed it meanwhile, not one per
+ * completion.
+ */
+static void wake_own(struct doca_comch_consumer *c)
+{
+	if (c->done.head != NULL && c->ctx.pe != NULL)
 		ferry_pe_wake(c->ctx.pe);
 }
 
@@ -191,6 +200,7 @@ static void poll_dones(struct doca_comch_consumer *c)
 		c->announced = false;
 	}
 	pthread_mutex_unlock(&c->hub->lock);
+	wake_own(c);
 }
 
 /* ---- context ops ---- */
@@ -328,7 +338,10 @@ static void revoke_posted(struct doca_comch_consumer *c)
 
 static void consumer_stop(struct doca_ctx *ctx)
 {
-	revoke_posted(consumer_of_ctx(ctx));
+	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+
+	revoke_posted(c);
+	wake_own(c);
 }
 
 /*
@@ -365,13 +378,20 @@ static doca_error_t post_publish(struct doca_comch_consumer *c, struct doca_comc
 	post->generation = ++c->next_generation;
 	post->posted = true;
 	c->num_posted++;
-	post->ring_pos = comch_ring_out_publish(&c->posts,
-						&(struct comch_post){.addr = (uint64_t)(uintptr_t)room,
-								     .len = len,
-								     .slot = slot_of(c, post),
-								     .generation = post->generation},
-						sizeof(struct comch_post));
+	post->ring_pos = comch_ring_out_put(&c->posts,
+					    &(struct comch_post){.addr = (uint64_t)(uintptr_t)room,
+								 .len = len,
+								 .slot = slot_of(c, post),
+								 .generation = post->generation},
+					    sizeof(struct comch_post));
 	c->post_bell_due = true;
+	/*
+	 * Posted from this consumer's completion callbacks (a stream reposts),
+	 * more posts follow: the progress running them publishes them together
+	 * (one head store). Otherwise at once.
+	 */
+	if (!c->completing)
+		comch_ring_out_commit(&c->posts);
 	return DOCA_SUCCESS;
 }
 
@@ -402,12 +422,13 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	return post_publish(c, post, data, (uint32_t)len);
 }
 
-/* Posts went out since the last look: wake a producer-side PE that sleeps on this ring. */
+/* Posts went out since the last look: publish them, and wake a producer-side PE that sleeps on this ring. */
 static void ring_post_bell(struct doca_comch_consumer *c)
 {
 	if (!c->post_bell_due || c->posts.hdr == NULL)
 		return;
 	c->post_bell_due = false;
+	comch_ring_out_commit(&c->posts);
 	comch_ring_bell(&c->posts.hdr->post_waiter);
 }
 
@@ -446,7 +467,9 @@ static uint32_t consumer_progress(struct doca_ctx *ctx)
 	uint32_t n;
 
 	poll_dones(c);
+	c->completing = true;
 	n = comch_list_complete(&c->done); /* callbacks may post again */
+	c->completing = false;
 	ring_post_bell(c);
 	return n;
 }

@@ -181,6 +181,7 @@ struct comch_ring_view {
 	const uint8_t *entries;
 	uint32_t cap;  /* from a frame, never from shared memory */
 	uint64_t tail; /* next entry to read (this side only) */
+	uint64_t seen; /* the head at the last look, checked (tail <= seen <= tail + cap) */
 	bool local;    /* a MsgQ's ring, read where its writer writes it (no import) */
 };
 
@@ -196,7 +197,8 @@ struct comch_ring_out {
 	uint8_t *entries;
 	struct doca_mmap *mmap; /* exports it */
 	uint32_t cap;           /* this side's choice, kept here: never read back */
-	uint64_t head;
+	uint64_t head;          /* entries written */
+	uint64_t published;     /* the head the reader may see (entries written before a commit) */
 };
 
 /** A fast-path frame that waits for room on the connection's socket (order kept). */
@@ -348,7 +350,8 @@ struct doca_comch_consumer {
 	bool revoked;                 /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
 	bool announced;        /* CONSUMER_UP sent, DOWN not yet */
-	bool post_bell_due;    /* posts published since the producers' bell was looked at */
+	bool post_bell_due;    /* posts put since the producers' bell was looked at (committed with it) */
+	bool completing;       /* its completion callbacks run: their posts are committed after them */
 	uint32_t empty_polls;  /* polls of the empty completion ring since its writer was last looked at */
 	uint64_t num_received; /* posts filled, ever */
 	struct comch_spin spin;
@@ -390,7 +393,11 @@ struct comch_remote_consumer *comch_fast_find_remote(const struct comch_fast_hub
 doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t entry_size,
 				 uint32_t access, struct doca_dev *dev, const void **desc, size_t *desc_len);
 void comch_ring_out_close(struct comch_ring_out *ring);
-/** Publish @p entry (@p size bytes) at the head: entry first, then the head (release). Returns its position. */
+/** Write @p entry (@p size bytes) at the head, not yet visible to the reader. Returns its position. */
+uint64_t comch_ring_out_put(struct comch_ring_out *ring, const void *entry, size_t size);
+/** Make the entries put so far visible: one release store of the head. */
+void comch_ring_out_commit(struct comch_ring_out *ring);
+/** Put @p entry and commit it at once. Returns its position. */
 uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
 /**
  * Import a ring the peer writes: it must be exported by @p writer_pid (the
@@ -412,7 +419,7 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
  * DOCA_ERROR_INVALID_VALUE (the head claims more entries than the ring holds).
  * The caller checks the entry and advances tail.
  */
-doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size);
+doca_error_t comch_ring_view_peek(struct comch_ring_view *view, void *entry, size_t stride, size_t size);
 
 /** Ring the bell whose token is in @p slot, if any (after a full fence: see Event mode). */
 void comch_ring_bell(_Atomic uint64_t *slot);

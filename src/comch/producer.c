@@ -32,11 +32,20 @@ static struct doca_comch_producer *producer_of_ctx(struct doca_ctx *ctx)
 	return ferry_container_of(ctx, struct doca_comch_producer, ctx);
 }
 
+/* A send ends: its callback runs at the next progress (whoever ends sends wakes the PE once, see wake_own). */
 static void finish(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, doca_error_t status)
 {
 	task->base.status = status;
 	ferry_task_list_push(&p->done, &task->base);
-	if (p->ctx.pe != NULL)
+}
+
+/*
+ * After a batch of finish(): one wake of the producer's PE (a full fence
+ * each), for a program that armed it and then submitted, not one per send.
+ */
+static void wake_own(struct doca_comch_producer *p)
+{
+	if (p->done.head != NULL && p->ctx.pe != NULL)
 		ferry_pe_wake(p->ctx.pe);
 }
 
@@ -55,7 +64,8 @@ static void publish_done(struct doca_comch_producer *p, struct comch_remote_cons
 	};
 
 	memcpy(done.imm, task->imm, done.imm_len);
-	comch_ring_out_publish(&r->dones, &done, sizeof(done));
+	/* Visible to the consumer at the end of the pass (ring_done_bells): one head store per batch. */
+	comch_ring_out_put(&r->dones, &done, sizeof(done));
 	r->done_bell_due = true;
 }
 
@@ -65,13 +75,15 @@ static struct comch_ring_hdr *posts_hdr(const struct comch_remote_consumer *r)
 	return (struct comch_ring_hdr *)(uintptr_t)r->posts.hdr;
 }
 
-/* After a batch (hub locked): wake the consumers' PEs that sleep until a completion comes. */
+/* After a batch (hub locked): publish the completions it wrote, and wake the consumers' PEs that sleep until one comes. */
 static void ring_done_bells(struct comch_fast_hub *hub)
 {
 	for (struct comch_remote_consumer *r = hub->remotes; r != NULL; r = r->next)
 		if (r->done_bell_due) {
 			r->done_bell_due = false;
-			comch_ring_bell(&posts_hdr(r)->done_waiter);
+			comch_ring_out_commit(&r->dones);
+			if (r->posts.hdr != NULL)
+				comch_ring_bell(&posts_hdr(r)->done_waiter);
 		}
 }
 
@@ -231,6 +243,7 @@ static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
 
 	while ((t = ferry_task_list_pop(&p->waiting)) != NULL)
 		finish(p, ferry_container_of(t, struct doca_comch_producer_task_send, base), status);
+	wake_own(p);
 }
 
 /*
@@ -273,6 +286,7 @@ static void producer_serve(struct doca_comch_producer *p)
 	ring_done_bells(p->hub);
 	pthread_mutex_unlock(&p->hub->lock);
 	p->waiting = still;
+	wake_own(p);
 }
 
 /* Started producers may be woken by the connection's thread; stopped ones are left alone. */

@@ -59,14 +59,29 @@ void comch_ring_out_close(struct comch_ring_out *ring)
 	ring->entries = NULL;
 }
 
-uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size)
+uint64_t comch_ring_out_put(struct comch_ring_out *ring, const void *entry, size_t size)
 {
 	uint64_t pos = ring->head;
 
 	memcpy(ring->entries + (pos & (ring->cap - 1)) * size, entry, size);
 	ring->head = pos + 1;
-	/* Release: the reader's acquire load of the head makes the entry visible with it. */
-	atomic_store_explicit(&ring->hdr->head, ring->head, memory_order_release);
+	return pos;
+}
+
+void comch_ring_out_commit(struct comch_ring_out *ring)
+{
+	/* Release: the reader's acquire load of the head makes the entries visible with it. */
+	if (ring->hdr != NULL && ring->head != ring->published) {
+		atomic_store_explicit(&ring->hdr->head, ring->head, memory_order_release);
+		ring->published = ring->head;
+	}
+}
+
+uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size)
+{
+	uint64_t pos = comch_ring_out_put(ring, entry, size);
+
+	comch_ring_out_commit(ring);
 	return pos;
 }
 
@@ -127,17 +142,23 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
 	return view->imp != NULL ? ferry_link_import_liveness(view->imp) : FERRY_LINK_REVOKED;
 }
 
-doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size)
+doca_error_t comch_ring_view_peek(struct comch_ring_view *view, void *entry, size_t stride, size_t size)
 {
-	uint64_t head;
-
 	if (!comch_ring_view_is_open(view))
 		return DOCA_ERROR_NOT_CONNECTED;
-	head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* pairs with the writer's release */
-	if (head == view->tail)
-		return DOCA_ERROR_AGAIN;
-	if (head - view->tail > view->cap)
-		return DOCA_ERROR_INVALID_VALUE;
+	/*
+	 * The head is read again only once the entries it announced are used up:
+	 * a batch costs one look at the writer's line, not one per entry.
+	 */
+	if (view->seen == view->tail) {
+		uint64_t head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* the writer's release */
+
+		if (head == view->tail)
+			return DOCA_ERROR_AGAIN;
+		if (head - view->tail > view->cap)
+			return DOCA_ERROR_INVALID_VALUE;
+		view->seen = head;
+	}
 	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * stride, size);
 	return DOCA_SUCCESS;
 }
