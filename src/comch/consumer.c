@@ -314,24 +314,25 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 /*
  * Take back every post no producer has claimed and flush it; a post a
  * producer took completes through the completion ring (fast_priv.h, claims).
+ * One atomic for all: after it, no producer's claim succeeds.
  */
 static void revoke_posted(struct doca_comch_consumer *c)
 {
+	uint64_t taken;
+
 	if (c->pool.mem == NULL || c->posts.hdr == NULL)
 		return;
+	/*
+	 * The count the producers' side wrote: any value is safe to act on. Posts
+	 * below it wait for their completions (or the connection's end), posts
+	 * from it on are no producer's and are flushed now.
+	 */
+	taken = atomic_fetch_or_explicit(&c->posts.hdr->claimed, COMCH_CLAIM_REVOKED, memory_order_acq_rel) &
+		~COMCH_CLAIM_REVOKED;
 	for (uint32_t i = 0; i < c->pool.capacity; i++) {
 		struct doca_comch_consumer_task_post_recv *task = task_at(c, i);
-		struct comch_post *entry;
-		uint32_t expected = COMCH_POST_OFFERED;
 
-		if (task->base.state != FERRY_TASK_SUBMITTED || !task->posted)
-			continue;
-		entry = (struct comch_post *)(c->posts.entries +
-					      (task->ring_pos & (c->posts.cap - 1)) * sizeof(*entry));
-		/* Already REVOKED (by a peer playing games) is no producer's either: flush it too. */
-		if (atomic_compare_exchange_strong_explicit(&entry->claim, &expected, COMCH_POST_REVOKED,
-							    memory_order_acq_rel, memory_order_acquire) ||
-		    expected == COMCH_POST_REVOKED)
+		if (task->base.state == FERRY_TASK_SUBMITTED && task->posted && task->ring_pos >= taken)
 			finish(c, task, DOCA_ERROR_IO_FAILED);
 	}
 }

@@ -103,19 +103,21 @@
 #define COMCH_RING_LINE          64u
 
 /*
- * Who owns a post: the claim word of its ring entry, the one word both sides
- * write. The consumer publishes an entry OFFERED; a producer takes it with a
- * compare-and-swap to TAKEN before it writes a byte of the buffer; a stopping
- * consumer takes back what is still OFFERED with a compare-and-swap to
- * REVOKED and flushes only those. A TAKEN post completes through the
- * completion ring (data, or an error status), never by the flush: so no byte
- * lands in a buffer after its post-receive task completed with an error.
+ * Who owns a post: the claim word of its post ring (the header's producers'
+ * line, the one word of the ring both sides write). It counts the posts the
+ * producers' side took, a ring position that runs free: posts below it are
+ * the producers', posts from it on are still offered. A producer takes a run
+ * of posts (as many as it has sends for, up to what is published) with one
+ * compare-and-swap from the count it knows to the count plus the run, before
+ * it writes a byte of any; what it took and could not use at the end of its
+ * pass it gives back the same way. A stopping consumer sets COMCH_CLAIM_REVOKED
+ * in the word (fetch-or) and flushes only the posts at or above the count it
+ * got: after that no compare-and-swap of a producer succeeds. A taken post
+ * completes through the completion ring (data, or an error status), never by
+ * the flush: so no byte lands in a buffer after its post-receive task
+ * completed with an error.
  */
-enum comch_claim {
-	COMCH_POST_OFFERED = 0,
-	COMCH_POST_TAKEN = 1,
-	COMCH_POST_REVOKED = 2,
-};
+#define COMCH_CLAIM_REVOKED (1ull << 63)
 
 /** One posted buffer, as the consumer writes it into its ring. */
 struct comch_post {
@@ -123,7 +125,7 @@ struct comch_post {
 	uint32_t len;
 	uint32_t slot;
 	uint32_t generation;
-	_Atomic uint32_t claim; /* enum comch_claim */
+	uint32_t reserved; /* 0 */
 };
 
 /** One filled post, as the producers' side writes it into the completion ring: one cache line. */
@@ -155,11 +157,12 @@ struct comch_ring_hdr {
 	_Atomic uint64_t post_waiter; /* a producer-side PE waiting for posts */
 	_Atomic uint64_t done_waiter; /* the consumer's PE waiting for completions */
 	uint8_t pad2[COMCH_RING_LINE - 16];
+	/* Post rings only: the claim word (see above), on a line of its own: only the producers' side writes it. */
+	_Atomic uint64_t claimed;
+	uint8_t pad3[COMCH_RING_LINE - 8];
 };
 
 _Static_assert(sizeof(struct comch_post) == 24, "post ring entries are 24 bytes");
-/* What a producer copies of a post: all but the claim word, which only atomics touch. */
-#define COMCH_POST_COPY offsetof(struct comch_post, claim)
 _Static_assert(sizeof(struct comch_done) == COMCH_RING_LINE, "completion ring entries are one cache line");
 
 /** Bytes of a post ring of @p cap entries. */
@@ -248,6 +251,7 @@ struct comch_remote_consumer {
 	bool done_bell_due;           /* completions published since the consumer's bell was looked at */
 	bool imm_only;                /* a MsgQ consumer: posts carry no buffer, messages are immediate data */
 	uint32_t empty_polls;         /* polls of its empty post ring since its writer was last looked at */
+	uint64_t claimed_to; /* posts [posts.tail, claimed_to) are taken by this side, not used yet (in a pass) */
 };
 
 /* Empty polls of a ring between two looks at whether its writer still writes it (a clock read each). */
@@ -315,6 +319,7 @@ struct doca_comch_producer {
 	doca_comch_producer_task_send_completion_cb_t ok_cb;
 	doca_comch_producer_task_send_completion_cb_t err_cb;
 	struct ferry_task_list waiting; /* submitted, waiting for a posted buffer (FIFO) */
+	uint32_t num_waiting;           /* how many (a pass claims posts for that many at once) */
 	struct ferry_task_list done;
 	/* Its copy engine (an inline cross-process channel), used under the hub's lock, and what it holds. */
 	struct ferry_chan *chan;
@@ -434,8 +439,20 @@ bool comch_ring_wait_bell(_Atomic uint64_t *slot, uint64_t token, const struct c
  * process is gone: the connection is marked broken and a line logged).
  */
 doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remote_consumer *r, struct comch_post *post);
-/** The claim word of the post at the tail of @p r's post ring. */
-_Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r);
+/**
+ * Make the post at the tail of @p r this side's: taken already in this pass,
+ * or taken now with up to @p want - 1 more after it (one compare-and-swap of
+ * the claim word). DOCA_SUCCESS, DOCA_ERROR_NOT_FOUND (the consumer revoked
+ * its posts: it stops), DOCA_ERROR_NOT_CONNECTED (the word lies: the
+ * connection is marked broken).
+ */
+doca_error_t comch_fast_claim(struct comch_fast_hub *hub, struct comch_remote_consumer *r, uint32_t want);
+/**
+ * End of a producer's pass: give back the posts of @p r taken and not used.
+ * If the consumer revoked meanwhile they are its flush no more: each gets a
+ * failed completion (no byte was written). Returns whether completions were put.
+ */
+bool comch_fast_unclaim(struct comch_fast_hub *hub, struct comch_remote_consumer *r, uint32_t producer_id);
 /**
  * Record a consumer the peer announced: DOCA_SUCCESS (ready, or already
  * stopped: a record without memory), else the frame breaks the protocol

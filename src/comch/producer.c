@@ -75,43 +75,46 @@ static struct comch_ring_hdr *posts_hdr(const struct comch_remote_consumer *r)
 	return (struct comch_ring_hdr *)(uintptr_t)r->posts.hdr;
 }
 
-/* After a batch (hub locked): publish the completions it wrote, and wake the consumers' PEs that sleep until one comes. */
-static void ring_done_bells(struct comch_fast_hub *hub)
+/*
+ * After a batch (hub locked): give back the posts taken and not used, publish
+ * the completions it wrote, and wake the consumers' PEs that sleep until one
+ * comes.
+ */
+static void ring_done_bells(struct doca_comch_producer *p)
 {
-	for (struct comch_remote_consumer *r = hub->remotes; r != NULL; r = r->next)
+	for (struct comch_remote_consumer *r = p->hub->remotes; r != NULL; r = r->next) {
+		if (comch_fast_unclaim(p->hub, r, p->id))
+			r->done_bell_due = true;
 		if (r->done_bell_due) {
 			r->done_bell_due = false;
 			comch_ring_out_commit(&r->dones);
 			if (r->posts.hdr != NULL)
 				comch_ring_bell(&posts_hdr(r)->done_waiter);
 		}
+	}
 }
 
 /*
- * Take the post at the tail for @p task: DOCA_SUCCESS (taken: ours to fill),
- * DOCA_ERROR_AGAIN (none posted), DOCA_ERROR_TOO_BIG (it stays posted), or
- * another error. Posts their consumer took back while stopping are skipped.
+ * Take the post at the tail for a send of @p len bytes: DOCA_SUCCESS (taken:
+ * ours to fill), DOCA_ERROR_AGAIN (none posted), DOCA_ERROR_TOO_BIG (it stays
+ * posted), or another error. @p want: the sends of this pass still to serve,
+ * so one claim takes posts for all of them (comch_fast_claim).
  */
-static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote_consumer *r, size_t len,
+static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote_consumer *r, size_t len, uint32_t want,
 			      struct comch_post *post)
 {
-	for (;;) {
-		doca_error_t err = comch_fast_peek_post(p->hub, r, post);
-		_Atomic uint32_t *claim;
-		uint32_t expected = COMCH_POST_OFFERED;
+	doca_error_t err = comch_fast_peek_post(p->hub, r, post);
 
-		if (err != DOCA_SUCCESS)
-			return err;
-		claim = comch_fast_tail_claim(r);
-		if (atomic_load_explicit(claim, memory_order_acquire) != COMCH_POST_REVOKED && len > post->len)
-			return DOCA_ERROR_TOO_BIG;
-		/* Claim before the first byte is written: a stopping consumer flushes only what it took back. */
-		bool taken = atomic_compare_exchange_strong_explicit(claim, &expected, COMCH_POST_TAKEN,
-								     memory_order_acq_rel, memory_order_acquire);
-		r->posts.tail++;
-		if (taken)
-			return DOCA_SUCCESS;
-	}
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = comch_fast_claim(p->hub, r, want);
+	if (err != DOCA_SUCCESS)
+		return err;
+	/* Taken by this side but not used: the next send may have it, or the pass gives it back. */
+	if (len > post->len)
+		return DOCA_ERROR_TOO_BIG;
+	r->posts.tail++;
+	return DOCA_SUCCESS;
 }
 
 /* Copy what the channel holds, then publish each completion and finish each send, in claim order. */
@@ -197,7 +200,7 @@ static void copy_into_post(struct doca_comch_producer *p, struct comch_remote_co
 }
 
 /* Move one waiting task on (hub locked): true when it is taken care of (either way), false when it still waits. */
-static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task,
+static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, uint32_t want,
 		      const struct comch_remote_consumer **checked)
 {
 	struct comch_remote_consumer *r = comch_fast_find_remote(p->hub, task->consumer_id);
@@ -222,7 +225,7 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 		finish_now(p, task, DOCA_ERROR_NOT_CONNECTED);
 		return true;
 	}
-	err = take_post(p, r, len, &post);
+	err = take_post(p, r, len, want, &post);
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
 	p->num_sent++;
@@ -243,6 +246,7 @@ static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
 
 	while ((t = ferry_task_list_pop(&p->waiting)) != NULL)
 		finish(p, ferry_container_of(t, struct doca_comch_producer_task_send, base), status);
+	p->num_waiting = 0;
 	wake_own(p);
 }
 
@@ -267,6 +271,8 @@ static void producer_serve(struct doca_comch_producer *p)
 		fail_waiting(p, DOCA_ERROR_NOT_CONNECTED);
 		return;
 	}
+	uint32_t left = p->num_waiting, num_still = 0;
+
 	while ((t = ferry_task_list_pop(&p->waiting)) != NULL) {
 		struct doca_comch_producer_task_send *task = ferry_container_of(t, struct doca_comch_producer_task_send,
 										base);
@@ -274,18 +280,29 @@ static void producer_serve(struct doca_comch_producer *p)
 
 		for (uint32_t i = 0; i < num_blocked && !waits; i++)
 			waits = blocked[i] == task->consumer_id;
-		if (!waits && !serve_one(p, task, &checked)) {
+		if (!waits && !serve_one(p, task, left, &checked)) {
 			waits = true;
 			if (num_blocked < COMCH_FAST_MAX_CONSUMERS)
 				blocked[num_blocked++] = task->consumer_id;
 		}
-		if (waits)
+		left -= left != 0;
+		if (waits) {
 			ferry_task_list_push(&still, t);
+			num_still++;
+			/* Every consumer of the peer waits for posts: the rest waits too, in order, without a look. */
+			if (num_blocked >= p->hub->num_remotes && p->waiting.head != NULL) {
+				still.tail->next = p->waiting.head;
+				still.tail = p->waiting.tail;
+				num_still += left;
+				p->waiting.head = p->waiting.tail = NULL;
+			}
+		}
 	}
 	copies_flush(p);
-	ring_done_bells(p->hub);
+	ring_done_bells(p);
 	pthread_mutex_unlock(&p->hub->lock);
 	p->waiting = still;
+	p->num_waiting = num_still;
 	wake_own(p);
 }
 
@@ -340,6 +357,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 				     "comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
 				     COMCH_FAST_MAX_BUF_SIZE);
 	ferry_task_list_push(&p->waiting, task);
+	p->num_waiting++;
 	/*
 	 * Sent from this producer's own completion callbacks (a stream resubmits),
 	 * more sends follow: the progress running them serves them together right
