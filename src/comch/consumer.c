@@ -92,16 +92,24 @@ uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct fe
 	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap,
 				 sizeof(struct comch_done), (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
+	atomic_store_explicit(&c->dones_open, true, memory_order_release); /* the consumer may poll it unlocked */
 	if (c->wakeable)
 		ferry_pe_wake(c->ctx.pe);
 	return 0;
+}
+
+/* Close the completion ring (on the consumer's thread, hub locked): polls go by the lock again. */
+static void dones_close(struct doca_comch_consumer *c)
+{
+	atomic_store_explicit(&c->dones_open, false, memory_order_relaxed);
+	comch_ring_view_close(&c->dones);
 }
 
 /* The peer's completion ring lied: end the connection (its posts fail when it is reaped). */
 static uint32_t dones_broken(struct doca_comch_consumer *c, const char *rule)
 {
 	FERRY_ERR("comch consumer %u: the peer's completion ring %s; connection closed", c->id, rule);
-	comch_ring_view_close(&c->dones);
+	dones_close(c);
 	comch_hub_break(c->hub);
 	return 0;
 }
@@ -153,7 +161,7 @@ static void check_producers_alive(struct doca_comch_consumer *c)
 		FERRY_INFO("comch consumer %u: the peer left (its completion ring was revoked); posted buffers fail",
 			   c->id);
 	fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
-	comch_ring_view_close(&c->dones);
+	dones_close(c);
 	if (l == FERRY_LINK_EXITED)
 		comch_hub_break(c->hub);
 }
@@ -191,12 +199,28 @@ static void poll_dones(struct doca_comch_consumer *c)
 {
 	if (c->num_posted == 0 && !c->announced)
 		return;
+	/*
+	 * Nothing new (the common poll): no lock. The completion ring of a
+	 * connection's consumer is opened by the connection's thread (then
+	 * dones_open is released) and closed only on this thread, so it is
+	 * there to look at. Every COMCH_LIVENESS_EVERY-th empty poll, and every
+	 * poll once the connection is gone, takes the way below.
+	 */
+	if (atomic_load_explicit(&c->dones_open, memory_order_acquire) && c->num_posted != 0 &&
+	    !atomic_load_explicit(&c->hub->gone, memory_order_relaxed) && c->dones.seen == c->dones.tail &&
+	    (c->empty_polls + 1) % COMCH_LIVENESS_EVERY != 0) {
+		__builtin_prefetch(c->dones.entries + (c->dones.tail & (c->dones.cap - 1)) * sizeof(struct comch_done));
+		if (atomic_load_explicit(&c->dones.hdr->head, memory_order_acquire) == c->dones.tail) {
+			c->empty_polls++;
+			return;
+		}
+	}
 	pthread_mutex_lock(&c->hub->lock);
 	/* Still mapped after the end: what the producers published before it is data, not lost. */
 	(void)read_dones(c);
 	if (atomic_load_explicit(&c->hub->gone, memory_order_relaxed)) {
 		fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
-		comch_ring_view_close(&c->dones);
+		dones_close(c);
 		c->announced = false;
 	}
 	pthread_mutex_unlock(&c->hub->lock);
@@ -357,7 +381,7 @@ static void consumer_stopped(struct doca_ctx *ctx)
 
 	pthread_mutex_lock(&c->hub->lock);
 	if (c->announced && c->hub->msgq != NULL) {
-		comch_ring_view_close(&c->dones); /* it reads the ring the record owns */
+		dones_close(c); /* it reads the ring the record owns */
 		(void)comch_peers_remove(c->hub, c->id);
 		comch_hub_wake_users(c->hub); /* sends waiting for it fail at their next progress */
 	} else if (c->announced) {
@@ -365,7 +389,7 @@ static void consumer_stopped(struct doca_ctx *ctx)
 	}
 	c->announced = false;
 	c->wakeable = false;
-	comch_ring_view_close(&c->dones);
+	dones_close(c);
 	pthread_mutex_unlock(&c->hub->lock);
 	comch_ring_out_close(&c->posts);
 }

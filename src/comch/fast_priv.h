@@ -352,6 +352,7 @@ struct doca_comch_consumer {
 	uint32_t next_generation;
 	struct comch_ring_out posts;  /* from start to stopped */
 	struct comch_ring_view dones; /* the peer's completion ring, once DONE_RING came (under the lock) */
+	atomic_bool dones_open;       /* a connection's dones are open: its thread may poll them without the lock */
 	bool revoked;                 /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
 	bool announced;        /* CONSUMER_UP sent, DOWN not yet */
