@@ -320,6 +320,8 @@ struct doca_comch_producer {
 	doca_comch_producer_task_send_completion_cb_t err_cb;
 	struct ferry_task_list waiting; /* submitted, waiting for a posted buffer (FIFO) */
 	uint32_t num_waiting;           /* how many (a pass claims posts for that many at once) */
+	const void *next_post_head;     /* prefetch hints (never read): the post ring last sent to, */
+	const void *next_post;          /* and its next post */
 	struct ferry_task_list done;
 	/* Its copy engine (an inline cross-process channel), used under the hub's lock, and what it holds. */
 	struct ferry_chan *chan;
