@@ -131,8 +131,12 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 		return true;
 	}
 	/* A task freed in flight may hold a buf the program gave back: leave it alone (a MsgQ's has none). */
-	if (!task->base.orphaned && task->buf != NULL && task->room != NULL)
-		(void)doca_buf_set_data(task->buf, task->room, done->len);
+	if (!task->base.orphaned && task->buf != NULL && task->room != NULL) {
+		if (ferry_buf_data(task->buf) == task->room) /* as posted: only the length changes */
+			ferry_buf_set_data_len_trusted(task->buf, done->len);
+		else
+			(void)doca_buf_set_data(task->buf, task->room, done->len);
+	}
 	c->num_received++;
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
@@ -406,7 +410,7 @@ static doca_error_t post_publish(struct doca_comch_consumer *c, struct doca_comc
 	post->ring_pos = comch_ring_out_put(&c->posts,
 					    &(struct comch_post){.addr = (uint64_t)(uintptr_t)room,
 								 .len = len,
-								 .slot = slot_of(c, post),
+								 .slot = post->slot,
 								 .generation = post->generation},
 					    sizeof(struct comch_post));
 	c->post_bell_due = true;
@@ -425,7 +429,7 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	struct doca_comch_consumer_task_post_recv *post = ferry_container_of(
 		task, struct doca_comch_consumer_task_post_recv, base);
 	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
-	void *head = NULL, *data = NULL;
+	void *data = NULL;
 	size_t len = 0;
 
 	if (!comch_hub_usable(c->hub))
@@ -436,10 +440,9 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	if (post->buf == NULL || ferry_buf_mmap(post->buf) != c->mmap)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch consumer %u: the buf must come from the consumer's mmap", c->id);
-	(void)doca_buf_get_head(post->buf, &head);
-	(void)doca_buf_get_len(post->buf, &len);
-	(void)doca_buf_get_data(post->buf, &data);
-	len -= (size_t)((char *)data - (char *)head); /* the producer writes from the data address on */
+	/* The producer writes from the data address on, up to the buffer's end. */
+	data = ferry_buf_data(post->buf);
+	len = ferry_buf_data_len(post->buf) + ferry_buf_room_after_data(post->buf);
 	if (len == 0 || len > COMCH_FAST_MAX_BUF_SIZE)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu", c->id,
@@ -715,6 +718,7 @@ doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_con
 		return err;
 	*task = ferry_container_of(base, struct doca_comch_consumer_task_post_recv, base);
 	(*task)->buf = buf;
+	(*task)->slot = slot_of(consumer, *task); /* once here: a division, not one per post */
 	return DOCA_SUCCESS;
 }
 

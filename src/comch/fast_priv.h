@@ -334,6 +334,7 @@ struct doca_comch_consumer_task_post_recv {
 	struct doca_buf *buf;
 	bool posted;
 	uint32_t generation;
+	uint32_t slot;     /* its index in the consumer's task pool (set at alloc) */
 	uint64_t ring_pos; /* where the post went in the post ring */
 	uint8_t *room;     /* where the producer writes */
 	uint32_t room_len;

@@ -370,7 +370,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 				     "immediate data",
 				     p->id, FERRY_FRAME_IMM_MAX);
 	if (send->buf != NULL)
-		(void)doca_buf_get_data_len(send->buf, &len);
+		len = ferry_buf_data_len(send->buf);
 	if (len > COMCH_FAST_MAX_BUF_SIZE)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
