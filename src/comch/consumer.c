@@ -140,7 +140,8 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 	c->num_received++;
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
-	memcpy(task->imm, done->imm, done->imm_len);
+	if (done->imm_len != 0)
+		memcpy(task->imm, done->imm, done->imm_len);
 	finish(c, task, DOCA_SUCCESS);
 	return true;
 }

@@ -81,6 +81,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "comch/comch_priv.h"
 #include "engine/ferry_engine.h"
@@ -403,9 +404,25 @@ doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, ui
 				 uint32_t access, struct doca_dev *dev, const void **desc, size_t *desc_len);
 void comch_ring_out_close(struct comch_ring_out *ring);
 /** Write @p entry (@p size bytes) at the head, not yet visible to the reader. Returns its position. */
-uint64_t comch_ring_out_put(struct comch_ring_out *ring, const void *entry, size_t size);
+static inline uint64_t comch_ring_out_put(struct comch_ring_out *ring, const void *entry, size_t size)
+{
+	uint64_t pos = ring->head;
+
+	memcpy(ring->entries + (pos & (ring->cap - 1)) * size, entry, size);
+	ring->head = pos + 1;
+	return pos;
+}
+
 /** Make the entries put so far visible: one release store of the head. */
-void comch_ring_out_commit(struct comch_ring_out *ring);
+static inline void comch_ring_out_commit(struct comch_ring_out *ring)
+{
+	/* Release: the reader's acquire load of the head makes the entries visible with it. */
+	if (ring->hdr != NULL && ring->head != ring->published) {
+		atomic_store_explicit(&ring->hdr->head, ring->head, memory_order_release);
+		ring->published = ring->head;
+	}
+}
+
 /** Put @p entry and commit it at once. Returns its position. */
 uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
 /**
@@ -428,7 +445,40 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
  * DOCA_ERROR_INVALID_VALUE (the head claims more entries than the ring holds).
  * The caller checks the entry and advances tail.
  */
-doca_error_t comch_ring_view_peek(struct comch_ring_view *view, void *entry, size_t stride, size_t size);
+static inline doca_error_t comch_ring_view_peek(struct comch_ring_view *view, void *entry, size_t stride, size_t size)
+{
+	if (!comch_ring_view_is_open(view))
+		return DOCA_ERROR_NOT_CONNECTED;
+	/*
+	 * The head is read again only once the entries it announced are used up:
+	 * a batch costs one look at the writer's line, not one per entry.
+	 */
+	if (view->seen == view->tail) {
+		uint64_t head;
+
+		/*
+		 * The entry's line on its way together with the head's (a hint: it
+		 * never faults, nothing is read from it before the head says so): a
+		 * new entry costs one wait for the writer's core, not two in a row.
+		 */
+		__builtin_prefetch(view->entries + (view->tail & (view->cap - 1)) * stride);
+		head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* the writer's release */
+
+		if (head == view->tail)
+			return DOCA_ERROR_AGAIN;
+		if (head - view->tail > view->cap)
+			return DOCA_ERROR_INVALID_VALUE;
+		view->seen = head;
+	}
+	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * stride, size);
+	/*
+	 * The peer may rewrite the entry at any time: the caller checks and uses
+	 * only this copy. The compiler must not read the shared entry again in its
+	 * stead (now that the copy is inline), so it forgets what memory holds here.
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
+	return DOCA_SUCCESS;
+}
 
 /** Ring the bell whose token is in @p slot, if any (after a full fence: see Event mode). */
 void comch_ring_bell(_Atomic uint64_t *slot);

@@ -63,7 +63,8 @@ static void publish_done(struct doca_comch_producer *p, struct comch_remote_cons
 		.failed = status != DOCA_SUCCESS,
 	};
 
-	memcpy(done.imm, task->imm, done.imm_len);
+	if (done.imm_len != 0)
+		memcpy(done.imm, task->imm, done.imm_len);
 	/* Visible to the consumer at the end of the pass (ring_done_bells): one head store per batch. */
 	comch_ring_out_put(&r->dones, &done, sizeof(done));
 	r->done_bell_due = true;

@@ -59,24 +59,6 @@ void comch_ring_out_close(struct comch_ring_out *ring)
 	ring->entries = NULL;
 }
 
-uint64_t comch_ring_out_put(struct comch_ring_out *ring, const void *entry, size_t size)
-{
-	uint64_t pos = ring->head;
-
-	memcpy(ring->entries + (pos & (ring->cap - 1)) * size, entry, size);
-	ring->head = pos + 1;
-	return pos;
-}
-
-void comch_ring_out_commit(struct comch_ring_out *ring)
-{
-	/* Release: the reader's acquire load of the head makes the entries visible with it. */
-	if (ring->hdr != NULL && ring->head != ring->published) {
-		atomic_store_explicit(&ring->hdr->head, ring->head, memory_order_release);
-		ring->published = ring->head;
-	}
-}
-
 uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size)
 {
 	uint64_t pos = comch_ring_out_put(ring, entry, size);
@@ -140,35 +122,6 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
 	if (view->local)
 		return FERRY_LINK_LIVE;
 	return view->imp != NULL ? ferry_link_import_liveness(view->imp) : FERRY_LINK_REVOKED;
-}
-
-doca_error_t comch_ring_view_peek(struct comch_ring_view *view, void *entry, size_t stride, size_t size)
-{
-	if (!comch_ring_view_is_open(view))
-		return DOCA_ERROR_NOT_CONNECTED;
-	/*
-	 * The head is read again only once the entries it announced are used up:
-	 * a batch costs one look at the writer's line, not one per entry.
-	 */
-	if (view->seen == view->tail) {
-		uint64_t head;
-
-		/*
-		 * The entry's line on its way together with the head's (a hint: it
-		 * never faults, nothing is read from it before the head says so): a
-		 * new entry costs one wait for the writer's core, not two in a row.
-		 */
-		__builtin_prefetch(view->entries + (view->tail & (view->cap - 1)) * stride);
-		head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* the writer's release */
-
-		if (head == view->tail)
-			return DOCA_ERROR_AGAIN;
-		if (head - view->tail > view->cap)
-			return DOCA_ERROR_INVALID_VALUE;
-		view->seen = head;
-	}
-	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * stride, size);
-	return DOCA_SUCCESS;
 }
 
 void comch_ring_bell(_Atomic uint64_t *slot)
