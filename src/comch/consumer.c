@@ -45,13 +45,12 @@ static void finish(struct doca_comch_consumer *c, struct doca_comch_consumer_tas
 
 /*
  * After a batch of finish(), all on the consumer's own thread: one wake of its
- * PE (a full fence each), for a program that armed it meanwhile, not one per
- * completion.
+ * PE (no fence: the arming came before on this thread), not one per completion.
  */
 static void wake_own(struct doca_comch_consumer *c)
 {
 	if (c->done.head != NULL && c->ctx.pe != NULL)
-		ferry_pe_wake(c->ctx.pe);
+		ferry_pe_wake_own(c->ctx.pe);
 }
 
 static void fail_posted(struct doca_comch_consumer *c, doca_error_t status)

@@ -40,13 +40,14 @@ static void finish(struct doca_comch_producer *p, struct doca_comch_producer_tas
 }
 
 /*
- * After a batch of finish(): one wake of the producer's PE (a full fence
- * each), for a program that armed it and then submitted, not one per send.
+ * After a batch of finish(), all on the producer's own thread: one wake of
+ * its PE, for a program that armed it and then submitted (no fence: the
+ * arming came before on this thread), not one per send.
  */
 static void wake_own(struct doca_comch_producer *p)
 {
 	if (p->done.head != NULL && p->ctx.pe != NULL)
-		ferry_pe_wake(p->ctx.pe);
+		ferry_pe_wake_own(p->ctx.pe);
 }
 
 /* Tell the consumer: one entry in the completion ring this side writes for it (a taken post always gets one). */
