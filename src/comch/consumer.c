@@ -88,8 +88,8 @@ uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct fe
 		*why = "DONE_RING twice for one consumer, or of another size than its post ring";
 		return UINT32_MAX;
 	}
-	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap,
-				 sizeof(struct comch_done), (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
+	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap, COMCH_DONE_BYTES,
+				 (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
 	atomic_store_explicit(&c->dones_open, true, memory_order_release); /* the consumer may poll it unlocked */
 	if (c->wakeable)
@@ -139,8 +139,8 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 	c->num_received++;
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
-	if (done->imm_len != 0)
-		memcpy(task->imm, done->imm, done->imm_len);
+	if (done->imm_len != 0) /* at most imm_data_len (checked above): the task's room */
+		memcpy(task->imm, comch_done_imm(c->dones.entries, c->dones.cap, c->dones.tail), done->imm_len);
 	finish(c, task, DOCA_SUCCESS);
 	return true;
 }

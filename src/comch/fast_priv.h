@@ -129,16 +129,20 @@ struct comch_post {
 	uint32_t reserved; /* 0 */
 };
 
-/** One filled post, as the producers' side writes it into the completion ring: one cache line. */
+/*
+ * One filled post, as the producers' side writes it into the completion ring:
+ * half a cache line, so a reader takes two per line it fetches. Its immediate
+ * data, if any, is in the ring's immediate area (comch_done_imm), which only
+ * messages that carry some touch.
+ */
 struct comch_done {
 	uint32_t slot;
 	uint32_t generation;
 	uint32_t len;
 	uint32_t producer_id;
 	uint32_t imm_len;
-	uint8_t imm[FERRY_FRAME_IMM_MAX];
 	uint32_t failed; /* non-zero: the producer took the post but could not fill it */
-	uint8_t reserved[COMCH_RING_LINE - 24 - FERRY_FRAME_IMM_MAX];
+	uint32_t reserved[2];
 };
 
 /** The head of a post or completion ring; the entries follow it. */
@@ -164,7 +168,9 @@ struct comch_ring_hdr {
 };
 
 _Static_assert(sizeof(struct comch_post) == 24, "post ring entries are 24 bytes");
-_Static_assert(sizeof(struct comch_done) == COMCH_RING_LINE, "completion ring entries are one cache line");
+_Static_assert(sizeof(struct comch_done) == COMCH_RING_LINE / 2, "completion ring entries are half a cache line");
+/* Bytes a completion ring holds per entry: the entry and room for its immediate data. */
+#define COMCH_DONE_BYTES (sizeof(struct comch_done) + FERRY_FRAME_IMM_MAX)
 
 /** Bytes of a post ring of @p cap entries. */
 static inline size_t comch_ring_bytes(uint32_t cap)
@@ -172,10 +178,16 @@ static inline size_t comch_ring_bytes(uint32_t cap)
 	return sizeof(struct comch_ring_hdr) + (size_t)cap * sizeof(struct comch_post);
 }
 
-/** Bytes of a completion ring of @p cap entries. */
+/** Bytes of a completion ring of @p cap entries: the header, the entries, then their immediate data. */
 static inline size_t comch_done_ring_bytes(uint32_t cap)
 {
-	return sizeof(struct comch_ring_hdr) + (size_t)cap * sizeof(struct comch_done);
+	return sizeof(struct comch_ring_hdr) + (size_t)cap * COMCH_DONE_BYTES;
+}
+
+/** Where the immediate data of the completion at @p pos is, in a ring of @p cap entries starting at @p entries. */
+static inline const uint8_t *comch_done_imm(const uint8_t *entries, uint32_t cap, uint64_t pos)
+{
+	return entries + (size_t)cap * sizeof(struct comch_done) + (size_t)(pos & (cap - 1)) * FERRY_FRAME_IMM_MAX;
 }
 
 /** This side's end of a ring the peer writes (posts, or completions). */

@@ -59,7 +59,7 @@ static doca_error_t open_dones(struct comch_fast_hub *hub, struct comch_remote_c
 	const void *desc = NULL;
 	size_t desc_len = 0, n;
 	/* Read-only for the peer: it reads completions and writes nothing here. */
-	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap, sizeof(struct comch_done),
+	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap, COMCH_DONE_BYTES,
 					       DOCA_ACCESS_FLAG_PCI_READ_ONLY, hub->dev, &desc, &desc_len);
 
 	if (err != DOCA_SUCCESS)
@@ -204,7 +204,7 @@ doca_error_t comch_peers_add_local(struct comch_fast_hub *hub, uint32_t id, uint
 	r->imm_data_len = imm_data_len;
 	r->imm_only = true;
 	comch_ring_view_local(&r->posts, posts);
-	if (comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, posts->cap, sizeof(struct comch_done),
+	if (comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, posts->cap, COMCH_DONE_BYTES,
 				DOCA_ACCESS_FLAG_PCI_READ_ONLY, hub->dev, &desc, &desc_len) != DOCA_SUCCESS) {
 		free(r);
 		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY,

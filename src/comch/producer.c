@@ -64,10 +64,12 @@ static void publish_done(struct doca_comch_producer *p, struct comch_remote_cons
 		.failed = status != DOCA_SUCCESS,
 	};
 
-	if (done.imm_len != 0)
-		memcpy(done.imm, task->imm, done.imm_len);
 	/* Visible to the consumer at the end of the pass (ring_done_bells): one head store per batch. */
-	comch_ring_out_put(&r->dones, &done, sizeof(done));
+	uint64_t pos = comch_ring_out_put(&r->dones, &done, sizeof(done));
+
+	if (done.imm_len != 0)
+		memcpy((uint8_t *)(uintptr_t)comch_done_imm(r->dones.entries, r->dones.cap, pos), task->imm,
+		       done.imm_len);
 	r->done_bell_due = true;
 }
 

@@ -2089,11 +2089,21 @@ static bool rp_take(struct rogue_producers *rp, uint64_t pos, struct comch_post 
 	return atomic_compare_exchange_strong(&rp->posts->claimed, &expected, pos + 1);
 }
 
+/* Publish @p d, with @p imm (d.imm_len bytes, or none when NULL) in its immediate area, at the head of the rogue's completion ring. */
+static void rp_done_imm(struct rogue_producers *rp, struct comch_done d, const char *imm)
+{
+	const uint8_t *entries = (const uint8_t *)(rp->dring + 1);
+
+	memcpy((struct comch_done *)(rp->dring + 1) + (rp->dhead & (rp->cap - 1)), &d, sizeof(d));
+	if (imm != NULL)
+		memcpy((uint8_t *)(uintptr_t)comch_done_imm(entries, rp->cap, rp->dhead), imm, d.imm_len);
+	atomic_store_explicit(&rp->dring->head, ++rp->dhead, memory_order_release);
+}
+
 /* Publish @p d at the head of the rogue's completion ring. */
 static void rp_done(struct rogue_producers *rp, struct comch_done d)
 {
-	memcpy((struct comch_done *)(rp->dring + 1) + (rp->dhead & (rp->cap - 1)), &d, sizeof(d));
-	atomic_store_explicit(&rp->dring->head, ++rp->dhead, memory_order_release);
+	rp_done_imm(rp, d, NULL);
 }
 
 static void rp_progress_until_completed(unsigned want)
@@ -2264,12 +2274,13 @@ static void stop_race(const char *name, enum race_end how)
 	assert_int_equal(errno, EAGAIN);
 
 	if (how == RACE_COMPLETES)
-		rp_done(&rp, (struct comch_done){.slot = taken.slot,
-						 .generation = taken.generation,
-						 .len = 5,
-						 .producer_id = 77,
-						 .imm_len = 4,
-						 .imm = "abcd"});
+		rp_done_imm(&rp,
+			    (struct comch_done){.slot = taken.slot,
+						.generation = taken.generation,
+						.len = 5,
+						.producer_id = 77,
+						.imm_len = 4},
+			    "abcd");
 	else if (how == RACE_FAILS)
 		rp_done(&rp,
 			(struct comch_done){
