@@ -419,7 +419,7 @@ static doca_error_t post_publish(struct doca_comch_consumer *c, struct doca_comc
 	 * more posts follow: the progress running them publishes them together
 	 * (one head store). Otherwise at once.
 	 */
-	if (!c->completing)
+	if (!c->completing || c->posts.head - c->posts.published >= COMCH_PRODUCER_SLICE)
 		comch_ring_out_commit(&c->posts);
 	return DOCA_SUCCESS;
 }

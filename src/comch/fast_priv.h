@@ -310,6 +310,8 @@ static inline bool comch_recently_busy(struct comch_spin *spin, uint64_t counter
  * attach is then one gathered write (engine_inline.c).
  */
 #define COMCH_PRODUCER_BATCH FERRY_ACCESS_GATHER_MAX
+/* Copies into memory mapped here published together (see copy_into_post). */
+#define COMCH_PRODUCER_SLICE 8u
 
 /** A send whose copy is in the producer's channel: what its completion needs. */
 struct comch_send_copy {
@@ -373,7 +375,7 @@ struct doca_comch_consumer {
 	uint32_t num_posted;
 	bool announced;        /* CONSUMER_UP sent, DOWN not yet */
 	bool post_bell_due;    /* posts put since the producers' bell was looked at (committed with it) */
-	bool completing;       /* its completion callbacks run: their posts are committed after them */
+	bool completing;       /* its completion callbacks run: their posts are committed after them (or per slice) */
 	uint32_t empty_polls;  /* polls of the empty completion ring since its writer was last looked at */
 	uint64_t num_received; /* posts filled, ever */
 	struct comch_spin spin;

@@ -157,6 +157,9 @@ static void copies_flush(struct doca_comch_producer *p)
 
 		publish_done(p, c->r, c->task, &c->post, c->len, cpl[i].status);
 		finish(p, c->task, cpl[i].status);
+		/* The consumer may start on these while the pass copies the next ones. */
+		if (i + 1 == n || c->r != p->copies[i + 1].r)
+			comch_ring_out_commit(&c->r->dones);
 	}
 	p->num_copies = 0;
 }
@@ -203,7 +206,12 @@ static void copy_into_post(struct doca_comch_producer *p, struct comch_remote_co
 		}
 		*checked = r;
 	}
-	if (p->num_copies == COMCH_PRODUCER_BATCH)
+	/*
+	 * A run into memory mapped here goes in slices of COMCH_PRODUCER_SLICE,
+	 * published one by one, so the consumer's work overlaps the producer's;
+	 * one reached by cross-memory attach in runs of up to a gathered write.
+	 */
+	if (p->num_copies == COMCH_PRODUCER_BATCH || (r->access == NULL && p->num_copies >= COMCH_PRODUCER_SLICE))
 		copies_flush(p);
 	x.desc.dst = (void *)(uintptr_t)post->addr;
 	x.desc.src = task->buf != NULL ? ferry_buf_data(task->buf) : NULL;
