@@ -13,20 +13,24 @@
  *                    read-only completion ring for that consumer
  *                    -> DONE_RING(id, size, descriptor); new-consumer event
  *   consumer:        imports the completion ring (from its connection's progress)
- *   post_recv:       write (slot, generation, addr, len, OFFERED) into the post
- *                    ring, then a release store of its head: no system call
- *   producer send:   acquire load of the post ring's head, claim the oldest post
- *                    (OFFERED -> TAKEN; a REVOKED one is skipped), copy the
+ *   post_recv:       write (slot, generation, addr, len) into the post ring,
+ *                    then a release store of its head (one per slice of posts
+ *                    made by completion callbacks): no system call
+ *   producer send:   acquire load of the post ring's head, claim the oldest
+ *                    post with the run the pass has sends for (one
+ *                    compare-and-swap of the ring's claim count), copy the
  *                    buffer straight into it (memcpy when the consumer's memory
  *                    is mapped here at the same address, else process_vm_writev
  *                    through the import: one copy, no staging), write (slot,
  *                    generation, len, producer id, imm, failed) into the
- *                    completion ring and release its head; the send completes
- *   consumer:        its progress polls the completion ring (acquire) and
- *                    completes the post-receive tasks
- *   consumer stop:   OFFERED posts -> REVOKED and flushed; TAKEN ones complete
- *                    through the completion ring; CONSUMER_DOWN(id) -> the peer
- *                    forgets it, expired event.
+ *                    completion ring and release its head (once per slice);
+ *                    the send completes
+ *   consumer:        its progress polls the completion ring (acquire; no lock
+ *                    while it is empty) and completes the post-receive tasks
+ *   consumer stop:   REVOKED set in the claim count: posts at or above the
+ *                    count are flushed, those below complete through the
+ *                    completion ring; CONSUMER_DOWN(id) -> the peer forgets it,
+ *                    expired event.
  * A send with no posted buffer waits (submit succeeds; the producer's progress
  * polls the ring).
  *
@@ -41,11 +45,11 @@
  * one producer-side PE sleeps on a consumer's posts at a time; another polls.
  *
  * Rings (post: consumer writes, producers' side reads; completion: the other way
- * round), one of each per consumer, in shared memory: a header of three cache
+ * round), one of each per consumer, in shared memory: a header of four cache
  * lines (magic and size; the head, written only by the writer; the doorbell
- * tokens, in post rings) and a power-of-two array
- * of entries (24-byte posts, 64-byte completions). Indices run free and are masked
- * on access. The reader keeps its own tail; the writer never needs it: a task is
+ * tokens, in post rings; the claim count, in post rings) and a power-of-two
+ * array of entries (24-byte posts, 32-byte completions followed by an area for
+ * their immediate data). Indices run free and are masked on access. The reader keeps its own tail; the writer never needs it: a task is
  * posted at most once at a time, both rings have as many entries as post-receive
  * tasks (rounded up), and a completion follows a taken post.
  *
@@ -71,7 +75,8 @@
  * fails, a posted buffer is flushed). The hub outlives the connection: each
  * producer and consumer holds a reference until it is destroyed. A producer
  * takes the lock once per batch of sends (claim, copy, completion), a consumer
- * once per poll of its completion ring; posting a buffer takes no lock.
+ * once per poll that finds completions (and every COMCH_LIVENESS_EVERY-th empty
+ * one); posting a buffer takes no lock.
  */
 #ifndef FERRY_COMCH_FAST_H_
 #define FERRY_COMCH_FAST_H_
