@@ -4,7 +4,7 @@
  * two processes) against its peers, in one run (a command, not a test):
  *
  *   build-<dir>/bench/comch_fast_bench [--seconds S] [--window W] [--rounds R]
- *                                      [--only rate,lat,cma] [--no-ucx] [--one-pe]
+ *                                      [--only rate,lat,cma] [--size N] [--no-ucx] [--one-pe]
  *
  * Parts, for 64 B, 4 KiB, 64 KiB and 1 MiB messages:
  *
@@ -125,6 +125,13 @@ static struct side s;
 static unsigned run_seq;
 static bool one_pe;         /* --one-pe: producer and consumer on the connection's PE */
 static uint64_t last_count; /* messages the last rate figure counted (producer_run, pvw_rate) */
+static uint32_t only_size;  /* --size N: only that one of sizes[] (0: all) */
+
+/* Whether a part measures @p size in this run (--size). */
+static bool size_wanted(uint32_t size)
+{
+	return only_size == 0 || only_size == size;
+}
 
 static double dmax(double a, double b)
 {
@@ -983,6 +990,9 @@ static void part_rate(uint32_t window, double seconds, unsigned rounds, double *
 	       "UCX ucp_am_bw", "raw SEQPACKET", "/memcpy", "/UCX");
 	for (int i = 0; i < N_SIZES; i++) {
 		uint32_t sz = sizes[i];
+
+		if (!size_wanted(sz))
+			continue;
 		double f = 0, m = 0, u = 0, k = 0;
 
 		for (unsigned r = 0; r < rounds; r++) {
@@ -1027,6 +1037,9 @@ static void part_lat(double seconds, unsigned rounds)
 	       "UCX med", "mean", "med/UCX", "mean/UCX");
 	for (int i = 0; i < N_SIZES; i++) {
 		uint32_t sz = sizes[i];
+
+		if (!size_wanted(sz))
+			continue;
 		struct lat f = {0};
 		struct bench_ucx u = {0};
 
@@ -1087,6 +1100,9 @@ static void part_cma(uint32_t window, double seconds, unsigned rounds)
 	printf("%-8s %22s %22s %10s\n", "size", "Ferry fast (CMA)", "process_vm_writev", "/raw");
 	for (int i = 0; i < N_SIZES; i++) {
 		uint32_t sz = sizes[i];
+
+		if (!size_wanted(sz))
+			continue;
 		double f = 0, p = 0;
 
 		for (unsigned r = 0; r < rounds; r++) {
@@ -1108,7 +1124,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: comch_fast_bench [--seconds S] [--window 1..%u] [--rounds R] [--only rate,lat,cma] "
-		"[--no-ucx] [--one-pe]\n"
+		"[--size 64|4096|65536|1048576] [--no-ucx] [--one-pe]\n"
 		"       comch_fast_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--only ...] "
 		"[--no-ucx] [--one-pe] [--json]\n",
 		MAX_WINDOW);
@@ -1242,6 +1258,8 @@ int main(int argc, char **argv)
 			return usage();
 		} else if (strcmp(a, "--window") == 0) {
 			window = (uint32_t)strtoul(argv[++i], NULL, 0);
+		} else if (strcmp(a, "--size") == 0) {
+			only_size = (uint32_t)strtoul(argv[++i], NULL, 0);
 		} else if (strcmp(a, "--rounds") == 0) {
 			rounds = (unsigned)strtoul(argv[++i], NULL, 0);
 			rounds_set = true;

@@ -41,8 +41,16 @@ static void finish(struct doca_comch_consumer *c, struct doca_comch_consumer_tas
 	c->num_posted--;
 	task->base.status = status;
 	ferry_task_list_push(&c->done, &task->base);
-	if (c->ctx.pe != NULL)
-		ferry_pe_wake(c->ctx.pe);
+}
+
+/*
+ * After a batch of finish(), all on the consumer's own thread: one wake of its
+ * PE (no fence: the arming came before on this thread), not one per completion.
+ */
+static void wake_own(struct doca_comch_consumer *c)
+{
+	if (c->done.head != NULL && c->ctx.pe != NULL)
+		ferry_pe_wake_own(c->ctx.pe);
 }
 
 static void fail_posted(struct doca_comch_consumer *c, doca_error_t status)
@@ -80,19 +88,27 @@ uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct fe
 		*why = "DONE_RING twice for one consumer, or of another size than its post ring";
 		return UINT32_MAX;
 	}
-	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap,
-				 sizeof(struct comch_done), (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
+	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap, COMCH_DONE_BYTES,
+				 (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
+	atomic_store_explicit(&c->dones_open, true, memory_order_release); /* the consumer may poll it unlocked */
 	if (c->wakeable)
 		ferry_pe_wake(c->ctx.pe);
 	return 0;
+}
+
+/* Close the completion ring (on the consumer's thread, hub locked): polls go by the lock again. */
+static void dones_close(struct doca_comch_consumer *c)
+{
+	atomic_store_explicit(&c->dones_open, false, memory_order_relaxed);
+	comch_ring_view_close(&c->dones);
 }
 
 /* The peer's completion ring lied: end the connection (its posts fail when it is reaped). */
 static uint32_t dones_broken(struct doca_comch_consumer *c, const char *rule)
 {
 	FERRY_ERR("comch consumer %u: the peer's completion ring %s; connection closed", c->id, rule);
-	comch_ring_view_close(&c->dones);
+	dones_close(c);
 	comch_hub_break(c->hub);
 	return 0;
 }
@@ -114,12 +130,17 @@ static bool take_done(struct doca_comch_consumer *c, const struct comch_done *do
 		return true;
 	}
 	/* A task freed in flight may hold a buf the program gave back: leave it alone (a MsgQ's has none). */
-	if (!task->base.orphaned && task->buf != NULL && task->room != NULL)
-		(void)doca_buf_set_data(task->buf, task->room, done->len);
+	if (!task->base.orphaned && task->buf != NULL && task->room != NULL) {
+		if (ferry_buf_data(task->buf) == task->room) /* as posted: only the length changes */
+			ferry_buf_set_data_len_trusted(task->buf, done->len);
+		else
+			(void)doca_buf_set_data(task->buf, task->room, done->len);
+	}
 	c->num_received++;
 	task->producer_id = done->producer_id;
 	task->imm_len = done->imm_len;
-	memcpy(task->imm, done->imm, done->imm_len);
+	if (done->imm_len != 0) /* at most imm_data_len (checked above): the task's room */
+		memcpy(task->imm, comch_done_imm(c->dones.entries, c->dones.cap, c->dones.tail), done->imm_len);
 	finish(c, task, DOCA_SUCCESS);
 	return true;
 }
@@ -144,7 +165,7 @@ static void check_producers_alive(struct doca_comch_consumer *c)
 		FERRY_INFO("comch consumer %u: the peer left (its completion ring was revoked); posted buffers fail",
 			   c->id);
 	fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
-	comch_ring_view_close(&c->dones);
+	dones_close(c);
 	if (l == FERRY_LINK_EXITED)
 		comch_hub_break(c->hub);
 }
@@ -182,15 +203,32 @@ static void poll_dones(struct doca_comch_consumer *c)
 {
 	if (c->num_posted == 0 && !c->announced)
 		return;
+	/*
+	 * Nothing new (the common poll): no lock. The completion ring of a
+	 * connection's consumer is opened by the connection's thread (then
+	 * dones_open is released) and closed only on this thread, so it is
+	 * there to look at. Every COMCH_LIVENESS_EVERY-th empty poll, and every
+	 * poll once the connection is gone, takes the way below.
+	 */
+	if (atomic_load_explicit(&c->dones_open, memory_order_acquire) && c->num_posted != 0 &&
+	    !atomic_load_explicit(&c->hub->gone, memory_order_relaxed) && c->dones.seen == c->dones.tail &&
+	    (c->empty_polls + 1) % COMCH_LIVENESS_EVERY != 0) {
+		__builtin_prefetch(c->dones.entries + (c->dones.tail & (c->dones.cap - 1)) * sizeof(struct comch_done));
+		if (atomic_load_explicit(&c->dones.hdr->head, memory_order_acquire) == c->dones.tail) {
+			c->empty_polls++;
+			return;
+		}
+	}
 	pthread_mutex_lock(&c->hub->lock);
 	/* Still mapped after the end: what the producers published before it is data, not lost. */
 	(void)read_dones(c);
 	if (atomic_load_explicit(&c->hub->gone, memory_order_relaxed)) {
 		fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
-		comch_ring_view_close(&c->dones);
+		dones_close(c);
 		c->announced = false;
 	}
 	pthread_mutex_unlock(&c->hub->lock);
+	wake_own(c);
 }
 
 /* ---- context ops ---- */
@@ -304,31 +342,35 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 /*
  * Take back every post no producer has claimed and flush it; a post a
  * producer took completes through the completion ring (fast_priv.h, claims).
+ * One atomic for all: after it, no producer's claim succeeds.
  */
 static void revoke_posted(struct doca_comch_consumer *c)
 {
+	uint64_t taken;
+
 	if (c->pool.mem == NULL || c->posts.hdr == NULL)
 		return;
+	/*
+	 * The count the producers' side wrote: any value is safe to act on. Posts
+	 * below it wait for their completions (or the connection's end), posts
+	 * from it on are no producer's and are flushed now.
+	 */
+	taken = atomic_fetch_or_explicit(&c->posts.hdr->claimed, COMCH_CLAIM_REVOKED, memory_order_acq_rel) &
+		~COMCH_CLAIM_REVOKED;
 	for (uint32_t i = 0; i < c->pool.capacity; i++) {
 		struct doca_comch_consumer_task_post_recv *task = task_at(c, i);
-		struct comch_post *entry;
-		uint32_t expected = COMCH_POST_OFFERED;
 
-		if (task->base.state != FERRY_TASK_SUBMITTED || !task->posted)
-			continue;
-		entry = (struct comch_post *)(c->posts.entries +
-					      (task->ring_pos & (c->posts.cap - 1)) * sizeof(*entry));
-		/* Already REVOKED (by a peer playing games) is no producer's either: flush it too. */
-		if (atomic_compare_exchange_strong_explicit(&entry->claim, &expected, COMCH_POST_REVOKED,
-							    memory_order_acq_rel, memory_order_acquire) ||
-		    expected == COMCH_POST_REVOKED)
+		if (task->base.state == FERRY_TASK_SUBMITTED && task->posted && task->ring_pos >= taken)
 			finish(c, task, DOCA_ERROR_IO_FAILED);
 	}
 }
 
 static void consumer_stop(struct doca_ctx *ctx)
 {
-	revoke_posted(consumer_of_ctx(ctx));
+	struct doca_comch_consumer *c = consumer_of_ctx(ctx);
+
+	revoke_posted(c);
+	wake_own(c);
 }
 
 /*
@@ -343,7 +385,7 @@ static void consumer_stopped(struct doca_ctx *ctx)
 
 	pthread_mutex_lock(&c->hub->lock);
 	if (c->announced && c->hub->msgq != NULL) {
-		comch_ring_view_close(&c->dones); /* it reads the ring the record owns */
+		dones_close(c); /* it reads the ring the record owns */
 		(void)comch_peers_remove(c->hub, c->id);
 		comch_hub_wake_users(c->hub); /* sends waiting for it fail at their next progress */
 	} else if (c->announced) {
@@ -351,7 +393,7 @@ static void consumer_stopped(struct doca_ctx *ctx)
 	}
 	c->announced = false;
 	c->wakeable = false;
-	comch_ring_view_close(&c->dones);
+	dones_close(c);
 	pthread_mutex_unlock(&c->hub->lock);
 	comch_ring_out_close(&c->posts);
 }
@@ -365,13 +407,20 @@ static doca_error_t post_publish(struct doca_comch_consumer *c, struct doca_comc
 	post->generation = ++c->next_generation;
 	post->posted = true;
 	c->num_posted++;
-	post->ring_pos = comch_ring_out_publish(&c->posts,
-						&(struct comch_post){.addr = (uint64_t)(uintptr_t)room,
-								     .len = len,
-								     .slot = slot_of(c, post),
-								     .generation = post->generation},
-						sizeof(struct comch_post));
+	post->ring_pos = comch_ring_out_put(&c->posts,
+					    &(struct comch_post){.addr = (uint64_t)(uintptr_t)room,
+								 .len = len,
+								 .slot = post->slot,
+								 .generation = post->generation},
+					    sizeof(struct comch_post));
 	c->post_bell_due = true;
+	/*
+	 * Posted from this consumer's completion callbacks (a stream reposts),
+	 * more posts follow: the progress running them publishes them together
+	 * (one head store). Otherwise at once.
+	 */
+	if (!c->completing || c->posts.head - c->posts.published >= COMCH_PRODUCER_SLICE)
+		comch_ring_out_commit(&c->posts);
 	return DOCA_SUCCESS;
 }
 
@@ -380,7 +429,7 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	struct doca_comch_consumer_task_post_recv *post = ferry_container_of(
 		task, struct doca_comch_consumer_task_post_recv, base);
 	struct doca_comch_consumer *c = consumer_of_ctx(task->ctx);
-	void *head = NULL, *data = NULL;
+	void *data = NULL;
 	size_t len = 0;
 
 	if (!comch_hub_usable(c->hub))
@@ -391,10 +440,9 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	if (post->buf == NULL || ferry_buf_mmap(post->buf) != c->mmap)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch consumer %u: the buf must come from the consumer's mmap", c->id);
-	(void)doca_buf_get_head(post->buf, &head);
-	(void)doca_buf_get_len(post->buf, &len);
-	(void)doca_buf_get_data(post->buf, &data);
-	len -= (size_t)((char *)data - (char *)head); /* the producer writes from the data address on */
+	/* The producer writes from the data address on, up to the buffer's end. */
+	data = ferry_buf_data(post->buf);
+	len = ferry_buf_data_len(post->buf) + ferry_buf_room_after_data(post->buf);
 	if (len == 0 || len > COMCH_FAST_MAX_BUF_SIZE)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch consumer %u: a posted buffer needs 1..%u bytes of room, not %zu", c->id,
@@ -402,12 +450,13 @@ static doca_error_t consumer_submit(struct doca_task *task)
 	return post_publish(c, post, data, (uint32_t)len);
 }
 
-/* Posts went out since the last look: wake a producer-side PE that sleeps on this ring. */
+/* Posts went out since the last look: publish them, and wake a producer-side PE that sleeps on this ring. */
 static void ring_post_bell(struct doca_comch_consumer *c)
 {
 	if (!c->post_bell_due || c->posts.hdr == NULL)
 		return;
 	c->post_bell_due = false;
+	comch_ring_out_commit(&c->posts);
 	comch_ring_bell(&c->posts.hdr->post_waiter);
 }
 
@@ -446,7 +495,9 @@ static uint32_t consumer_progress(struct doca_ctx *ctx)
 	uint32_t n;
 
 	poll_dones(c);
+	c->completing = true;
 	n = comch_list_complete(&c->done); /* callbacks may post again */
+	c->completing = false;
 	ring_post_bell(c);
 	return n;
 }
@@ -667,6 +718,7 @@ doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_con
 		return err;
 	*task = ferry_container_of(base, struct doca_comch_consumer_task_post_recv, base);
 	(*task)->buf = buf;
+	(*task)->slot = slot_of(consumer, *task); /* once here: a division, not one per post */
 	return DOCA_SUCCESS;
 }
 

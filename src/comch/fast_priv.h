@@ -13,20 +13,24 @@
  *                    read-only completion ring for that consumer
  *                    -> DONE_RING(id, size, descriptor); new-consumer event
  *   consumer:        imports the completion ring (from its connection's progress)
- *   post_recv:       write (slot, generation, addr, len, OFFERED) into the post
- *                    ring, then a release store of its head: no system call
- *   producer send:   acquire load of the post ring's head, claim the oldest post
- *                    (OFFERED -> TAKEN; a REVOKED one is skipped), copy the
+ *   post_recv:       write (slot, generation, addr, len) into the post ring,
+ *                    then a release store of its head (one per slice of posts
+ *                    made by completion callbacks): no system call
+ *   producer send:   acquire load of the post ring's head, claim the oldest
+ *                    post with the run the pass has sends for (one
+ *                    compare-and-swap of the ring's claim count), copy the
  *                    buffer straight into it (memcpy when the consumer's memory
  *                    is mapped here at the same address, else process_vm_writev
  *                    through the import: one copy, no staging), write (slot,
  *                    generation, len, producer id, imm, failed) into the
- *                    completion ring and release its head; the send completes
- *   consumer:        its progress polls the completion ring (acquire) and
- *                    completes the post-receive tasks
- *   consumer stop:   OFFERED posts -> REVOKED and flushed; TAKEN ones complete
- *                    through the completion ring; CONSUMER_DOWN(id) -> the peer
- *                    forgets it, expired event.
+ *                    completion ring and release its head (once per slice);
+ *                    the send completes
+ *   consumer:        its progress polls the completion ring (acquire; no lock
+ *                    while it is empty) and completes the post-receive tasks
+ *   consumer stop:   REVOKED set in the claim count: posts at or above the
+ *                    count are flushed, those below complete through the
+ *                    completion ring; CONSUMER_DOWN(id) -> the peer forgets it,
+ *                    expired event.
  * A send with no posted buffer waits (submit succeeds; the producer's progress
  * polls the ring).
  *
@@ -41,11 +45,11 @@
  * one producer-side PE sleeps on a consumer's posts at a time; another polls.
  *
  * Rings (post: consumer writes, producers' side reads; completion: the other way
- * round), one of each per consumer, in shared memory: a header of three cache
+ * round), one of each per consumer, in shared memory: a header of four cache
  * lines (magic and size; the head, written only by the writer; the doorbell
- * tokens, in post rings) and a power-of-two array
- * of entries (24-byte posts, 64-byte completions). Indices run free and are masked
- * on access. The reader keeps its own tail; the writer never needs it: a task is
+ * tokens, in post rings; the claim count, in post rings) and a power-of-two
+ * array of entries (24-byte posts, 32-byte completions followed by an area for
+ * their immediate data). Indices run free and are masked on access. The reader keeps its own tail; the writer never needs it: a task is
  * posted at most once at a time, both rings have as many entries as post-receive
  * tasks (rounded up), and a completion follows a taken post.
  *
@@ -71,7 +75,8 @@
  * fails, a posted buffer is flushed). The hub outlives the connection: each
  * producer and consumer holds a reference until it is destroyed. A producer
  * takes the lock once per batch of sends (claim, copy, completion), a consumer
- * once per poll of its completion ring; posting a buffer takes no lock.
+ * once per poll that finds completions (and every COMCH_LIVENESS_EVERY-th empty
+ * one); posting a buffer takes no lock.
  */
 #ifndef FERRY_COMCH_FAST_H_
 #define FERRY_COMCH_FAST_H_
@@ -81,6 +86,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "comch/comch_priv.h"
 #include "engine/ferry_engine.h"
@@ -103,19 +109,21 @@
 #define COMCH_RING_LINE          64u
 
 /*
- * Who owns a post: the claim word of its ring entry, the one word both sides
- * write. The consumer publishes an entry OFFERED; a producer takes it with a
- * compare-and-swap to TAKEN before it writes a byte of the buffer; a stopping
- * consumer takes back what is still OFFERED with a compare-and-swap to
- * REVOKED and flushes only those. A TAKEN post completes through the
- * completion ring (data, or an error status), never by the flush: so no byte
- * lands in a buffer after its post-receive task completed with an error.
+ * Who owns a post: the claim word of its post ring (the header's producers'
+ * line, the one word of the ring both sides write). It counts the posts the
+ * producers' side took, a ring position that runs free: posts below it are
+ * the producers', posts from it on are still offered. A producer takes a run
+ * of posts (as many as it has sends for, up to what is published) with one
+ * compare-and-swap from the count it knows to the count plus the run, before
+ * it writes a byte of any; what it took and could not use at the end of its
+ * pass it gives back the same way. A stopping consumer sets COMCH_CLAIM_REVOKED
+ * in the word (fetch-or) and flushes only the posts at or above the count it
+ * got: after that no compare-and-swap of a producer succeeds. A taken post
+ * completes through the completion ring (data, or an error status), never by
+ * the flush: so no byte lands in a buffer after its post-receive task
+ * completed with an error.
  */
-enum comch_claim {
-	COMCH_POST_OFFERED = 0,
-	COMCH_POST_TAKEN = 1,
-	COMCH_POST_REVOKED = 2,
-};
+#define COMCH_CLAIM_REVOKED (1ull << 63)
 
 /** One posted buffer, as the consumer writes it into its ring. */
 struct comch_post {
@@ -123,19 +131,23 @@ struct comch_post {
 	uint32_t len;
 	uint32_t slot;
 	uint32_t generation;
-	_Atomic uint32_t claim; /* enum comch_claim */
+	uint32_t reserved; /* 0 */
 };
 
-/** One filled post, as the producers' side writes it into the completion ring: one cache line. */
+/*
+ * One filled post, as the producers' side writes it into the completion ring:
+ * half a cache line, so a reader takes two per line it fetches. Its immediate
+ * data, if any, is in the ring's immediate area (comch_done_imm), which only
+ * messages that carry some touch.
+ */
 struct comch_done {
 	uint32_t slot;
 	uint32_t generation;
 	uint32_t len;
 	uint32_t producer_id;
 	uint32_t imm_len;
-	uint8_t imm[FERRY_FRAME_IMM_MAX];
 	uint32_t failed; /* non-zero: the producer took the post but could not fill it */
-	uint8_t reserved[COMCH_RING_LINE - 24 - FERRY_FRAME_IMM_MAX];
+	uint32_t reserved[2];
 };
 
 /** The head of a post or completion ring; the entries follow it. */
@@ -155,12 +167,15 @@ struct comch_ring_hdr {
 	_Atomic uint64_t post_waiter; /* a producer-side PE waiting for posts */
 	_Atomic uint64_t done_waiter; /* the consumer's PE waiting for completions */
 	uint8_t pad2[COMCH_RING_LINE - 16];
+	/* Post rings only: the claim word (see above), on a line of its own: only the producers' side writes it. */
+	_Atomic uint64_t claimed;
+	uint8_t pad3[COMCH_RING_LINE - 8];
 };
 
 _Static_assert(sizeof(struct comch_post) == 24, "post ring entries are 24 bytes");
-/* What a producer copies of a post: all but the claim word, which only atomics touch. */
-#define COMCH_POST_COPY offsetof(struct comch_post, claim)
-_Static_assert(sizeof(struct comch_done) == COMCH_RING_LINE, "completion ring entries are one cache line");
+_Static_assert(sizeof(struct comch_done) == COMCH_RING_LINE / 2, "completion ring entries are half a cache line");
+/* Bytes a completion ring holds per entry: the entry and room for its immediate data. */
+#define COMCH_DONE_BYTES (sizeof(struct comch_done) + FERRY_FRAME_IMM_MAX)
 
 /** Bytes of a post ring of @p cap entries. */
 static inline size_t comch_ring_bytes(uint32_t cap)
@@ -168,11 +183,20 @@ static inline size_t comch_ring_bytes(uint32_t cap)
 	return sizeof(struct comch_ring_hdr) + (size_t)cap * sizeof(struct comch_post);
 }
 
-/** Bytes of a completion ring of @p cap entries. */
+/** Bytes of a completion ring of @p cap entries: the header, the entries, then their immediate data. */
 static inline size_t comch_done_ring_bytes(uint32_t cap)
 {
-	return sizeof(struct comch_ring_hdr) + (size_t)cap * sizeof(struct comch_done);
+	return sizeof(struct comch_ring_hdr) + (size_t)cap * COMCH_DONE_BYTES;
 }
+
+/** Where the immediate data of the completion at @p pos is, in a ring of @p cap entries starting at @p entries. */
+static inline const uint8_t *comch_done_imm(const uint8_t *entries, uint32_t cap, uint64_t pos)
+{
+	return entries + (size_t)cap * sizeof(struct comch_done) + (size_t)(pos & (cap - 1)) * FERRY_FRAME_IMM_MAX;
+}
+
+/* Entries a reader asks the writer's core for at once when it finds new ones (prefetch hints). */
+#define COMCH_PREFETCH_ENTRIES 12u
 
 /** This side's end of a ring the peer writes (posts, or completions). */
 struct comch_ring_view {
@@ -181,6 +205,7 @@ struct comch_ring_view {
 	const uint8_t *entries;
 	uint32_t cap;  /* from a frame, never from shared memory */
 	uint64_t tail; /* next entry to read (this side only) */
+	uint64_t seen; /* the head at the last look, checked (tail <= seen <= tail + cap) */
 	bool local;    /* a MsgQ's ring, read where its writer writes it (no import) */
 };
 
@@ -196,7 +221,8 @@ struct comch_ring_out {
 	uint8_t *entries;
 	struct doca_mmap *mmap; /* exports it */
 	uint32_t cap;           /* this side's choice, kept here: never read back */
-	uint64_t head;
+	uint64_t head;          /* entries written */
+	uint64_t published;     /* the head the reader may see (entries written before a commit) */
 };
 
 /** A fast-path frame that waits for room on the connection's socket (order kept). */
@@ -246,6 +272,7 @@ struct comch_remote_consumer {
 	bool done_bell_due;           /* completions published since the consumer's bell was looked at */
 	bool imm_only;                /* a MsgQ consumer: posts carry no buffer, messages are immediate data */
 	uint32_t empty_polls;         /* polls of its empty post ring since its writer was last looked at */
+	uint64_t claimed_to; /* posts [posts.tail, claimed_to) are taken by this side, not used yet (in a pass) */
 };
 
 /* Empty polls of a ring between two looks at whether its writer still writes it (a clock read each). */
@@ -291,6 +318,8 @@ static inline bool comch_recently_busy(struct comch_spin *spin, uint64_t counter
  * attach is then one gathered write (engine_inline.c).
  */
 #define COMCH_PRODUCER_BATCH FERRY_ACCESS_GATHER_MAX
+/* Copies into memory mapped here published together (see copy_into_post). */
+#define COMCH_PRODUCER_SLICE 8u
 
 /** A send whose copy is in the producer's channel: what its completion needs. */
 struct comch_send_copy {
@@ -313,6 +342,9 @@ struct doca_comch_producer {
 	doca_comch_producer_task_send_completion_cb_t ok_cb;
 	doca_comch_producer_task_send_completion_cb_t err_cb;
 	struct ferry_task_list waiting; /* submitted, waiting for a posted buffer (FIFO) */
+	uint32_t num_waiting;           /* how many (a pass claims posts for that many at once) */
+	const void *next_post_head;     /* prefetch hints (never read): the post ring last sent to, */
+	const void *next_post;          /* and its next post */
 	struct ferry_task_list done;
 	/* Its copy engine (an inline cross-process channel), used under the hub's lock, and what it holds. */
 	struct ferry_chan *chan;
@@ -325,6 +357,7 @@ struct doca_comch_consumer_task_post_recv {
 	struct doca_buf *buf;
 	bool posted;
 	uint32_t generation;
+	uint32_t slot;     /* its index in the consumer's task pool (set at alloc) */
 	uint64_t ring_pos; /* where the post went in the post ring */
 	uint8_t *room;     /* where the producer writes */
 	uint32_t room_len;
@@ -345,10 +378,12 @@ struct doca_comch_consumer {
 	uint32_t next_generation;
 	struct comch_ring_out posts;  /* from start to stopped */
 	struct comch_ring_view dones; /* the peer's completion ring, once DONE_RING came (under the lock) */
+	atomic_bool dones_open;       /* a connection's dones are open: its thread may poll them without the lock */
 	bool revoked;                 /* stopping: OFFERED posts were taken back */
 	uint32_t num_posted;
 	bool announced;        /* CONSUMER_UP sent, DOWN not yet */
-	bool post_bell_due;    /* posts published since the producers' bell was looked at */
+	bool post_bell_due;    /* posts put since the producers' bell was looked at (committed with it) */
+	bool completing;       /* its completion callbacks run: their posts are committed after them (or per slice) */
 	uint32_t empty_polls;  /* polls of the empty completion ring since its writer was last looked at */
 	uint64_t num_received; /* posts filled, ever */
 	struct comch_spin spin;
@@ -390,7 +425,27 @@ struct comch_remote_consumer *comch_fast_find_remote(const struct comch_fast_hub
 doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t entry_size,
 				 uint32_t access, struct doca_dev *dev, const void **desc, size_t *desc_len);
 void comch_ring_out_close(struct comch_ring_out *ring);
-/** Publish @p entry (@p size bytes) at the head: entry first, then the head (release). Returns its position. */
+/** Write @p entry (@p size bytes) at the head, not yet visible to the reader. Returns its position. */
+static inline uint64_t comch_ring_out_put(struct comch_ring_out *ring, const void *entry, size_t size)
+{
+	uint64_t pos = ring->head;
+
+	memcpy(ring->entries + (pos & (ring->cap - 1)) * size, entry, size);
+	ring->head = pos + 1;
+	return pos;
+}
+
+/** Make the entries put so far visible: one release store of the head. */
+static inline void comch_ring_out_commit(struct comch_ring_out *ring)
+{
+	/* Release: the reader's acquire load of the head makes the entries visible with it. */
+	if (ring->hdr != NULL && ring->head != ring->published) {
+		atomic_store_explicit(&ring->hdr->head, ring->head, memory_order_release);
+		ring->published = ring->head;
+	}
+}
+
+/** Put @p entry and commit it at once. Returns its position. */
 uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
 /**
  * Import a ring the peer writes: it must be exported by @p writer_pid (the
@@ -412,7 +467,43 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
  * DOCA_ERROR_INVALID_VALUE (the head claims more entries than the ring holds).
  * The caller checks the entry and advances tail.
  */
-doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size);
+static inline doca_error_t comch_ring_view_peek(struct comch_ring_view *view, void *entry, size_t stride, size_t size)
+{
+	if (!comch_ring_view_is_open(view))
+		return DOCA_ERROR_NOT_CONNECTED;
+	/*
+	 * The head is read again only once the entries it announced are used up:
+	 * a batch costs one look at the writer's line, not one per entry.
+	 */
+	if (view->seen == view->tail) {
+		uint64_t head;
+
+		/*
+		 * The entry's line on its way together with the head's (a hint: it
+		 * never faults, nothing is read from it before the head says so): a
+		 * new entry costs one wait for the writer's core, not two in a row.
+		 */
+		__builtin_prefetch(view->entries + (view->tail & (view->cap - 1)) * stride);
+		head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* the writer's release */
+
+		if (head == view->tail)
+			return DOCA_ERROR_AGAIN;
+		if (head - view->tail > view->cap)
+			return DOCA_ERROR_INVALID_VALUE;
+		view->seen = head;
+		/* The other entries announced, up to a slice and a half, on their way at once too (hints). */
+		for (uint64_t pos = view->tail + 1; pos != head && pos - view->tail < COMCH_PREFETCH_ENTRIES; pos++)
+			__builtin_prefetch(view->entries + (pos & (view->cap - 1)) * stride);
+	}
+	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * stride, size);
+	/*
+	 * The peer may rewrite the entry at any time: the caller checks and uses
+	 * only this copy. The compiler must not read the shared entry again in its
+	 * stead (now that the copy is inline), so it forgets what memory holds here.
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
+	return DOCA_SUCCESS;
+}
 
 /** Ring the bell whose token is in @p slot, if any (after a full fence: see Event mode). */
 void comch_ring_bell(_Atomic uint64_t *slot);
@@ -427,8 +518,20 @@ bool comch_ring_wait_bell(_Atomic uint64_t *slot, uint64_t token, const struct c
  * process is gone: the connection is marked broken and a line logged).
  */
 doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remote_consumer *r, struct comch_post *post);
-/** The claim word of the post at the tail of @p r's post ring. */
-_Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r);
+/**
+ * Make the post at the tail of @p r this side's: taken already in this pass,
+ * or taken now with up to @p want - 1 more after it (one compare-and-swap of
+ * the claim word). DOCA_SUCCESS, DOCA_ERROR_NOT_FOUND (the consumer revoked
+ * its posts: it stops), DOCA_ERROR_NOT_CONNECTED (the word lies: the
+ * connection is marked broken).
+ */
+doca_error_t comch_fast_claim(struct comch_fast_hub *hub, struct comch_remote_consumer *r, uint32_t want);
+/**
+ * End of a producer's pass: give back the posts of @p r taken and not used.
+ * If the consumer revoked meanwhile they are its flush no more: each gets a
+ * failed completion (no byte was written). Returns whether completions were put.
+ */
+bool comch_fast_unclaim(struct comch_fast_hub *hub, struct comch_remote_consumer *r, uint32_t producer_id);
 /**
  * Record a consumer the peer announced: DOCA_SUCCESS (ready, or already
  * stopped: a record without memory), else the frame breaks the protocol

@@ -49,7 +49,7 @@
 #include <doca_error.h>
 
 #define FERRY_FRAME_MAGIC       0x48435246u /* bytes 'F' 'R' 'C' 'H' */
-#define FERRY_FRAME_VERSION     1u
+#define FERRY_FRAME_VERSION     2u          /* 2: one claim word per post ring, 32-byte completions (fast_priv.h) */
 #define FERRY_FRAME_HDR_LEN     12u
 #define FERRY_FRAME_DEV_MAX     32u  /* longest device identity in a HELLO */
 #define FERRY_FRAME_NAME_MAX    119u /* longest server name (cap 120 with the NUL) */

@@ -59,7 +59,7 @@ static doca_error_t open_dones(struct comch_fast_hub *hub, struct comch_remote_c
 	const void *desc = NULL;
 	size_t desc_len = 0, n;
 	/* Read-only for the peer: it reads completions and writes nothing here. */
-	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap, sizeof(struct comch_done),
+	doca_error_t err = comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, r->posts.cap, COMCH_DONE_BYTES,
 					       DOCA_ACCESS_FLAG_PCI_READ_ONLY, hub->dev, &desc, &desc_len);
 
 	if (err != DOCA_SUCCESS)
@@ -204,7 +204,7 @@ doca_error_t comch_peers_add_local(struct comch_fast_hub *hub, uint32_t id, uint
 	r->imm_data_len = imm_data_len;
 	r->imm_only = true;
 	comch_ring_view_local(&r->posts, posts);
-	if (comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, posts->cap, sizeof(struct comch_done),
+	if (comch_ring_out_open(&r->dones, COMCH_DONE_MAGIC, posts->cap, COMCH_DONE_BYTES,
 				DOCA_ACCESS_FLAG_PCI_READ_ONLY, hub->dev, &desc, &desc_len) != DOCA_SUCCESS) {
 		free(r);
 		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_NO_MEMORY,
@@ -237,7 +237,7 @@ doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remot
 		return DOCA_ERROR_NOT_CONNECTED;
 	if (r->stopped)
 		return DOCA_ERROR_NOT_FOUND;
-	err = comch_ring_view_peek(&r->posts, post, sizeof(*post), COMCH_POST_COPY);
+	err = comch_ring_view_peek(&r->posts, post, sizeof(*post), sizeof(*post));
 	if (err == DOCA_ERROR_AGAIN && ++r->empty_polls % COMCH_LIVENESS_EVERY == 0) {
 		/* A producer progressed alone learns here that its consumer stopped or its process died. */
 		enum ferry_link_liveness l = comch_ring_view_writer(&r->posts);
@@ -260,13 +260,66 @@ doca_error_t comch_fast_peek_post(struct comch_fast_hub *hub, struct comch_remot
 	return DOCA_SUCCESS;
 }
 
-_Atomic uint32_t *comch_fast_tail_claim(const struct comch_remote_consumer *r)
+/* The post ring's header, where the claim word is (mapped read-write here: its export is PCI_READ_WRITE). */
+static struct comch_ring_hdr *posts_hdr(const struct comch_remote_consumer *r)
 {
-	const struct comch_ring_view *v = &r->posts;
-	const uint8_t *entry = v->entries + (v->tail & (v->cap - 1)) * sizeof(struct comch_post);
+	return (struct comch_ring_hdr *)(uintptr_t)r->posts.hdr;
+}
 
-	/* The post ring is mapped read-write here (its export is PCI_READ_WRITE): claims are stores. */
-	return (_Atomic uint32_t *)(uintptr_t)(entry + offsetof(struct comch_post, claim));
+doca_error_t comch_fast_claim(struct comch_fast_hub *hub, struct comch_remote_consumer *r, uint32_t want)
+{
+	uint64_t tail = r->posts.tail, expected = tail;
+	/* Only what the checked head announced (comch_fast_peek_post found one at the tail). */
+	uint64_t n = r->posts.seen - tail;
+
+	if (r->claimed_to != tail)
+		return DOCA_SUCCESS; /* taken earlier in this pass */
+	if (n > want)
+		n = want != 0 ? want : 1;
+	/* Before the first byte is written: a stopping consumer flushes only what it finds unclaimed. */
+	if (atomic_compare_exchange_strong_explicit(&posts_hdr(r)->claimed, &expected, tail + n, memory_order_acq_rel,
+						    memory_order_acquire)) {
+		r->claimed_to = tail + n;
+		return DOCA_SUCCESS;
+	}
+	if (expected == (tail | COMCH_CLAIM_REVOKED)) {
+		r->stopped = true; /* its CONSUMER_DOWN is on its way */
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	return ring_broken(hub, r, "has a claim word that this side did not write");
+}
+
+bool comch_fast_unclaim(struct comch_fast_hub *hub, struct comch_remote_consumer *r, uint32_t producer_id)
+{
+	uint64_t expected = r->claimed_to;
+	bool put = false;
+
+	if (r->claimed_to == r->posts.tail)
+		return false;
+	if (atomic_compare_exchange_strong_explicit(&posts_hdr(r)->claimed, &expected, r->posts.tail,
+						    memory_order_acq_rel, memory_order_acquire)) {
+		r->claimed_to = r->posts.tail;
+		return false;
+	}
+	if (expected != (r->claimed_to | COMCH_CLAIM_REVOKED)) {
+		(void)ring_broken(hub, r, "has a claim word that this side did not write");
+		r->claimed_to = r->posts.tail;
+		return false;
+	}
+	/* Revoked meanwhile: the consumer counts these as taken, so each completes, failed (nothing was written). */
+	r->stopped = true;
+	while (r->posts.tail != r->claimed_to) {
+		struct comch_post post;
+		struct comch_done done = {.producer_id = producer_id, .failed = 1};
+
+		memcpy(&post, r->posts.entries + (r->posts.tail & (r->posts.cap - 1)) * sizeof(post), sizeof(post));
+		done.slot = post.slot;
+		done.generation = post.generation;
+		comch_ring_out_put(&r->dones, &done, sizeof(done));
+		r->posts.tail++;
+		put = true;
+	}
+	return put;
 }
 
 static void remote_unlink(struct comch_fast_hub *hub, struct comch_remote_consumer *gone)

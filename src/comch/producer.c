@@ -32,12 +32,22 @@ static struct doca_comch_producer *producer_of_ctx(struct doca_ctx *ctx)
 	return ferry_container_of(ctx, struct doca_comch_producer, ctx);
 }
 
+/* A send ends: its callback runs at the next progress (whoever ends sends wakes the PE once, see wake_own). */
 static void finish(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, doca_error_t status)
 {
 	task->base.status = status;
 	ferry_task_list_push(&p->done, &task->base);
-	if (p->ctx.pe != NULL)
-		ferry_pe_wake(p->ctx.pe);
+}
+
+/*
+ * After a batch of finish(), all on the producer's own thread: one wake of
+ * its PE, for a program that armed it and then submitted (no fence: the
+ * arming came before on this thread), not one per send.
+ */
+static void wake_own(struct doca_comch_producer *p)
+{
+	if (p->done.head != NULL && p->ctx.pe != NULL)
+		ferry_pe_wake_own(p->ctx.pe);
 }
 
 /* Tell the consumer: one entry in the completion ring this side writes for it (a taken post always gets one). */
@@ -54,8 +64,12 @@ static void publish_done(struct doca_comch_producer *p, struct comch_remote_cons
 		.failed = status != DOCA_SUCCESS,
 	};
 
-	memcpy(done.imm, task->imm, done.imm_len);
-	comch_ring_out_publish(&r->dones, &done, sizeof(done));
+	/* Visible to the consumer at the end of the pass (ring_done_bells): one head store per batch. */
+	uint64_t pos = comch_ring_out_put(&r->dones, &done, sizeof(done));
+
+	if (done.imm_len != 0)
+		memcpy((uint8_t *)(uintptr_t)comch_done_imm(r->dones.entries, r->dones.cap, pos), task->imm,
+		       done.imm_len);
 	r->done_bell_due = true;
 }
 
@@ -65,40 +79,64 @@ static struct comch_ring_hdr *posts_hdr(const struct comch_remote_consumer *r)
 	return (struct comch_ring_hdr *)(uintptr_t)r->posts.hdr;
 }
 
-/* After a batch (hub locked): wake the consumers' PEs that sleep until a completion comes. */
-static void ring_done_bells(struct comch_fast_hub *hub)
+/*
+ * After a batch (hub locked): give back the posts taken and not used, publish
+ * the completions it wrote, and wake the consumers' PEs that sleep until one
+ * comes.
+ */
+static void ring_done_bells(struct doca_comch_producer *p)
 {
-	for (struct comch_remote_consumer *r = hub->remotes; r != NULL; r = r->next)
+	for (struct comch_remote_consumer *r = p->hub->remotes; r != NULL; r = r->next) {
+		if (comch_fast_unclaim(p->hub, r, p->id))
+			r->done_bell_due = true;
 		if (r->done_bell_due) {
 			r->done_bell_due = false;
-			comch_ring_bell(&posts_hdr(r)->done_waiter);
+			comch_ring_out_commit(&r->dones);
+			if (r->posts.hdr != NULL)
+				comch_ring_bell(&posts_hdr(r)->done_waiter);
 		}
+	}
 }
 
 /*
- * Take the post at the tail for @p task: DOCA_SUCCESS (taken: ours to fill),
- * DOCA_ERROR_AGAIN (none posted), DOCA_ERROR_TOO_BIG (it stays posted), or
- * another error. Posts their consumer took back while stopping are skipped.
+ * Take the post at the tail for a send of @p len bytes: DOCA_SUCCESS (taken:
+ * ours to fill), DOCA_ERROR_AGAIN (none posted), DOCA_ERROR_TOO_BIG (it stays
+ * posted), or another error. @p want: the sends of this pass still to serve,
+ * so one claim takes posts for all of them (comch_fast_claim).
  */
-static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote_consumer *r, size_t len,
+static doca_error_t take_post(struct doca_comch_producer *p, struct comch_remote_consumer *r, size_t len, uint32_t want,
 			      struct comch_post *post)
 {
-	for (;;) {
-		doca_error_t err = comch_fast_peek_post(p->hub, r, post);
-		_Atomic uint32_t *claim;
-		uint32_t expected = COMCH_POST_OFFERED;
+	doca_error_t err = comch_fast_peek_post(p->hub, r, post);
 
-		if (err != DOCA_SUCCESS)
-			return err;
-		claim = comch_fast_tail_claim(r);
-		if (atomic_load_explicit(claim, memory_order_acquire) != COMCH_POST_REVOKED && len > post->len)
-			return DOCA_ERROR_TOO_BIG;
-		/* Claim before the first byte is written: a stopping consumer flushes only what it took back. */
-		bool taken = atomic_compare_exchange_strong_explicit(claim, &expected, COMCH_POST_TAKEN,
-								     memory_order_acq_rel, memory_order_acquire);
-		r->posts.tail++;
-		if (taken)
-			return DOCA_SUCCESS;
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = comch_fast_claim(p->hub, r, want);
+	if (err != DOCA_SUCCESS)
+		return err;
+	/* Taken by this side but not used: the next send may have it, or the pass gives it back. */
+	if (len > post->len)
+		return DOCA_ERROR_TOO_BIG;
+	r->posts.tail++;
+	/* Where the next post of this consumer will be: an idle progress fetches those lines ahead (prefetch_posts). */
+	p->next_post_head = &r->posts.hdr->head;
+	p->next_post = r->posts.entries + (r->posts.tail & (r->posts.cap - 1)) * sizeof(struct comch_post);
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Nothing waits: bring the lines of the next post of the consumer last sent
+ * to (its ring's head and entry) into this core's cache, so that the next
+ * send, a reply most likely, finds the post without a wait for the
+ * consumer's core. A prefetch is a hint: it never faults (the ring may be
+ * gone meanwhile) and nothing is read from it; the send reads and checks the
+ * ring as always.
+ */
+static inline void prefetch_posts(const struct doca_comch_producer *p)
+{
+	if (p->next_post != NULL) {
+		__builtin_prefetch(p->next_post_head);
+		__builtin_prefetch(p->next_post);
 	}
 }
 
@@ -119,6 +157,9 @@ static void copies_flush(struct doca_comch_producer *p)
 
 		publish_done(p, c->r, c->task, &c->post, c->len, cpl[i].status);
 		finish(p, c->task, cpl[i].status);
+		/* The consumer may start on these while the pass copies the next ones. */
+		if (i + 1 == n || c->r != p->copies[i + 1].r)
+			comch_ring_out_commit(&c->r->dones);
 	}
 	p->num_copies = 0;
 }
@@ -165,7 +206,12 @@ static void copy_into_post(struct doca_comch_producer *p, struct comch_remote_co
 		}
 		*checked = r;
 	}
-	if (p->num_copies == COMCH_PRODUCER_BATCH)
+	/*
+	 * A run into memory mapped here goes in slices of COMCH_PRODUCER_SLICE,
+	 * published one by one, so the consumer's work overlaps the producer's;
+	 * one reached by cross-memory attach in runs of up to a gathered write.
+	 */
+	if (p->num_copies == COMCH_PRODUCER_BATCH || (r->access == NULL && p->num_copies >= COMCH_PRODUCER_SLICE))
 		copies_flush(p);
 	x.desc.dst = (void *)(uintptr_t)post->addr;
 	x.desc.src = task->buf != NULL ? ferry_buf_data(task->buf) : NULL;
@@ -185,7 +231,7 @@ static void copy_into_post(struct doca_comch_producer *p, struct comch_remote_co
 }
 
 /* Move one waiting task on (hub locked): true when it is taken care of (either way), false when it still waits. */
-static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task,
+static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_task_send *task, uint32_t want,
 		      const struct comch_remote_consumer **checked)
 {
 	struct comch_remote_consumer *r = comch_fast_find_remote(p->hub, task->consumer_id);
@@ -210,7 +256,7 @@ static bool serve_one(struct doca_comch_producer *p, struct doca_comch_producer_
 		finish_now(p, task, DOCA_ERROR_NOT_CONNECTED);
 		return true;
 	}
-	err = take_post(p, r, len, &post);
+	err = take_post(p, r, len, want, &post);
 	if (err == DOCA_ERROR_AGAIN)
 		return false; /* no posted buffer yet: wait */
 	p->num_sent++;
@@ -231,6 +277,8 @@ static void fail_waiting(struct doca_comch_producer *p, doca_error_t status)
 
 	while ((t = ferry_task_list_pop(&p->waiting)) != NULL)
 		finish(p, ferry_container_of(t, struct doca_comch_producer_task_send, base), status);
+	p->num_waiting = 0;
+	wake_own(p);
 }
 
 /*
@@ -254,6 +302,8 @@ static void producer_serve(struct doca_comch_producer *p)
 		fail_waiting(p, DOCA_ERROR_NOT_CONNECTED);
 		return;
 	}
+	uint32_t left = p->num_waiting, num_still = 0;
+
 	while ((t = ferry_task_list_pop(&p->waiting)) != NULL) {
 		struct doca_comch_producer_task_send *task = ferry_container_of(t, struct doca_comch_producer_task_send,
 										base);
@@ -261,18 +311,30 @@ static void producer_serve(struct doca_comch_producer *p)
 
 		for (uint32_t i = 0; i < num_blocked && !waits; i++)
 			waits = blocked[i] == task->consumer_id;
-		if (!waits && !serve_one(p, task, &checked)) {
+		if (!waits && !serve_one(p, task, left, &checked)) {
 			waits = true;
 			if (num_blocked < COMCH_FAST_MAX_CONSUMERS)
 				blocked[num_blocked++] = task->consumer_id;
 		}
-		if (waits)
+		left -= left != 0;
+		if (waits) {
 			ferry_task_list_push(&still, t);
+			num_still++;
+			/* Every consumer of the peer waits for posts: the rest waits too, in order, without a look. */
+			if (num_blocked >= p->hub->num_remotes && p->waiting.head != NULL) {
+				still.tail->next = p->waiting.head;
+				still.tail = p->waiting.tail;
+				num_still += left;
+				p->waiting.head = p->waiting.tail = NULL;
+			}
+		}
 	}
 	copies_flush(p);
-	ring_done_bells(p->hub);
+	ring_done_bells(p);
 	pthread_mutex_unlock(&p->hub->lock);
 	p->waiting = still;
+	p->num_waiting = num_still;
+	wake_own(p);
 }
 
 /* Started producers may be woken by the connection's thread; stopped ones are left alone. */
@@ -320,12 +382,13 @@ static doca_error_t producer_submit(struct doca_task *task)
 				     "immediate data",
 				     p->id, FERRY_FRAME_IMM_MAX);
 	if (send->buf != NULL)
-		(void)doca_buf_get_data_len(send->buf, &len);
+		len = ferry_buf_data_len(send->buf);
 	if (len > COMCH_FAST_MAX_BUF_SIZE)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "comch producer %u: %zu bytes exceed the max buffer size %u", p->id, len,
 				     COMCH_FAST_MAX_BUF_SIZE);
 	ferry_task_list_push(&p->waiting, task);
+	p->num_waiting++;
 	/*
 	 * Sent from this producer's own completion callbacks (a stream resubmits),
 	 * more sends follow: the progress running them serves them together right
@@ -346,6 +409,8 @@ static uint32_t producer_progress(struct doca_ctx *ctx)
 	/* Poll the consumers' post rings for the sends that wait. */
 	if (p->waiting.head != NULL)
 		producer_serve(p);
+	else
+		prefetch_posts(p);
 	p->completing = true;
 	n = comch_list_complete(&p->done);
 	p->completing = false;

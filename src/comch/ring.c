@@ -61,12 +61,9 @@ void comch_ring_out_close(struct comch_ring_out *ring)
 
 uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size)
 {
-	uint64_t pos = ring->head;
+	uint64_t pos = comch_ring_out_put(ring, entry, size);
 
-	memcpy(ring->entries + (pos & (ring->cap - 1)) * size, entry, size);
-	ring->head = pos + 1;
-	/* Release: the reader's acquire load of the head makes the entry visible with it. */
-	atomic_store_explicit(&ring->hdr->head, ring->head, memory_order_release);
+	comch_ring_out_commit(ring);
 	return pos;
 }
 
@@ -125,21 +122,6 @@ enum ferry_link_liveness comch_ring_view_writer(const struct comch_ring_view *vi
 	if (view->local)
 		return FERRY_LINK_LIVE;
 	return view->imp != NULL ? ferry_link_import_liveness(view->imp) : FERRY_LINK_REVOKED;
-}
-
-doca_error_t comch_ring_view_peek(const struct comch_ring_view *view, void *entry, size_t stride, size_t size)
-{
-	uint64_t head;
-
-	if (!comch_ring_view_is_open(view))
-		return DOCA_ERROR_NOT_CONNECTED;
-	head = atomic_load_explicit(&view->hdr->head, memory_order_acquire); /* pairs with the writer's release */
-	if (head == view->tail)
-		return DOCA_ERROR_AGAIN;
-	if (head - view->tail > view->cap)
-		return DOCA_ERROR_INVALID_VALUE;
-	memcpy(entry, view->entries + (view->tail & (view->cap - 1)) * stride, size);
-	return DOCA_SUCCESS;
 }
 
 void comch_ring_bell(_Atomic uint64_t *slot)

@@ -289,6 +289,15 @@ FERRY_PRIVATE_API
 void ferry_pe_wake(struct doca_pe *pe);
 
 /**
+ * ferry_pe_wake() for the thread that runs @p pe (the one that arms it,
+ * DOCA's rule): no fence, since the arming store came before in this
+ * thread's own order. For a context's completions made on its PE's thread
+ * outside its progress (a submit after the program armed the PE).
+ */
+FERRY_PRIVATE_API
+void ferry_pe_wake_own(struct doca_pe *pe);
+
+/**
  * Add a file descriptor to the PE's notification set, so that the handle wakes
  * when @p fd becomes readable (Comch sockets). Removed with ferry_pe_unwatch_fd.
  */

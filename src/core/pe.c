@@ -241,6 +241,13 @@ void ferry_pe_wake(struct doca_pe *pe)
 		pe_signal(pe);
 }
 
+void ferry_pe_wake_own(struct doca_pe *pe)
+{
+	if (pe != NULL && atomic_load_explicit(&pe->armed, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&pe->armed, 0, memory_order_acq_rel))
+		pe_signal(pe);
+}
+
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle)
 {
 	uint64_t count;

@@ -1576,7 +1576,6 @@ static void rogue_post(struct rogue_consumer *rc, uint64_t pos, uint32_t off, ui
 	e->len = len;
 	e->slot = (uint32_t)pos;
 	e->generation = (uint32_t)pos + 1;
-	atomic_store(&e->claim, COMCH_POST_OFFERED);
 	atomic_store_explicit(&rc->ring->head, pos + 1, memory_order_release);
 }
 
@@ -1650,7 +1649,7 @@ static void test_rogue_read_only_consumer_memory(void **state)
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_conns, 0);
 	for (size_t i = 0; i < ROGUE_MEM; i++)
 		assert_int_equal(ro.mem[i], 0x5a);
-	assert_int_equal(atomic_load(&((struct comch_post *)(ro.ring + 1))->claim), COMCH_POST_OFFERED);
+	assert_int_equal(atomic_load(&ro.ring->claimed), 0); /* no post was taken */
 	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 
 	rogue_consumer_open(&rw, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
@@ -1801,7 +1800,7 @@ static void test_rogue_post_ring_geometry_lie(void **state)
 		rogue_post(&rc, k, k * 64, 64);
 		assert_int_equal(send_and_wait(st), DOCA_SUCCESS);
 		assert_memory_equal(rc.mem + k * 64, pmem, sizeof(pmem));
-		assert_int_equal(atomic_load(&((struct comch_post *)(rc.ring + 1) + (k & 3))->claim), COMCH_POST_TAKEN);
+		assert_int_equal(atomic_load(&rc.ring->claimed), k + 1); /* the post was taken before it was filled */
 		assert_int_equal(atomic_load(&dones->head), k + 1);
 		assert_int_equal(d->slot, k);
 		assert_int_equal(d->generation, k + 1);
@@ -2073,24 +2072,38 @@ static struct comch_post *rp_entry(const struct rogue_producers *rp, uint64_t po
 	return (struct comch_post *)(rp->posts + 1) + (pos & (rp->cap - 1));
 }
 
-/* Take the post at @p pos as a producer does (compare-and-swap); false when it was not OFFERED. */
+/*
+ * Take the post at @p pos as a producer does (compare-and-swap of the claim
+ * word from @p pos to @p pos + 1); false when the word was not @p pos (taken
+ * back by a stopping consumer).
+ */
 static bool rp_take(struct rogue_producers *rp, uint64_t pos, struct comch_post *copy)
 {
 	struct comch_post *e = rp_entry(rp, pos);
-	uint32_t expected = COMCH_POST_OFFERED;
+	uint64_t expected = pos;
 
 	copy->addr = e->addr;
 	copy->len = e->len;
 	copy->slot = e->slot;
 	copy->generation = e->generation;
-	return atomic_compare_exchange_strong(&e->claim, &expected, COMCH_POST_TAKEN);
+	return atomic_compare_exchange_strong(&rp->posts->claimed, &expected, pos + 1);
+}
+
+/* Publish @p d, with @p imm (d.imm_len bytes, or none when NULL) in its immediate area, at the head of the rogue's completion ring. */
+static void rp_done_imm(struct rogue_producers *rp, struct comch_done d, const char *imm)
+{
+	const uint8_t *entries = (const uint8_t *)(rp->dring + 1);
+
+	memcpy((struct comch_done *)(rp->dring + 1) + (rp->dhead & (rp->cap - 1)), &d, sizeof(d));
+	if (imm != NULL)
+		memcpy((uint8_t *)(uintptr_t)comch_done_imm(entries, rp->cap, rp->dhead), imm, d.imm_len);
+	atomic_store_explicit(&rp->dring->head, ++rp->dhead, memory_order_release);
 }
 
 /* Publish @p d at the head of the rogue's completion ring. */
 static void rp_done(struct rogue_producers *rp, struct comch_done d)
 {
-	memcpy((struct comch_done *)(rp->dring + 1) + (rp->dhead & (rp->cap - 1)), &d, sizeof(d));
-	atomic_store_explicit(&rp->dring->head, ++rp->dhead, memory_order_release);
+	rp_done_imm(rp, d, NULL);
 }
 
 static void rp_progress_until_completed(unsigned want)
@@ -2224,9 +2237,10 @@ enum race_end {
 };
 
 /*
- * Case 7: three posts; the rogue takes the first (compare-and-swap to TAKEN)
- * and writes into it, then the consumer stops. The two OFFERED posts are taken
- * back (REVOKED, no producer can take them now) and flush with IO_FAILED at
+ * Case 7: three posts; the rogue takes the first (compare-and-swap of the
+ * claim word from 0 to 1) and writes into it, then the consumer stops. The two
+ * posts not claimed are taken back (the word REVOKED, no producer can take
+ * them now) and flush with IO_FAILED at
  * once; the taken one keeps the context STOPPING until the rogue ends it (@p how).
  * CONSUMER_DOWN comes only once every post is complete: the peer must not
  * forget the consumer (and its completion ring) while a taken post is out.
@@ -2245,9 +2259,8 @@ static void stop_race(const char *name, enum race_end how)
 	assert_true(rp_take(&rp, 0, &taken));
 	memcpy((void *)(uintptr_t)taken.addr, "taken", 5);
 	assert_int_equal(doca_ctx_stop(rp_ctx(&rp)), DOCA_ERROR_IN_PROGRESS);
-	assert_int_equal(atomic_load(&rp_entry(&rp, 0)->claim), COMCH_POST_TAKEN);
-	assert_int_equal(atomic_load(&rp_entry(&rp, 1)->claim), COMCH_POST_REVOKED);
-	assert_int_equal(atomic_load(&rp_entry(&rp, 2)->claim), COMCH_POST_REVOKED);
+	/* The first post is the producer's, the two after it are taken back: no producer can claim them now. */
+	assert_int_equal(atomic_load(&rp.posts->claimed), 1 | COMCH_CLAIM_REVOKED);
 	assert_false(rp_take(&rp, 1, &late)); /* a producer that comes late finds it taken back */
 	rp_progress_until_completed(2);
 	assert_int_equal(g_rc_err, 2);
@@ -2261,12 +2274,13 @@ static void stop_race(const char *name, enum race_end how)
 	assert_int_equal(errno, EAGAIN);
 
 	if (how == RACE_COMPLETES)
-		rp_done(&rp, (struct comch_done){.slot = taken.slot,
-						 .generation = taken.generation,
-						 .len = 5,
-						 .producer_id = 77,
-						 .imm_len = 4,
-						 .imm = "abcd"});
+		rp_done_imm(&rp,
+			    (struct comch_done){.slot = taken.slot,
+						.generation = taken.generation,
+						.len = 5,
+						.producer_id = 77,
+						.imm_len = 4},
+			    "abcd");
 	else if (how == RACE_FAILS)
 		rp_done(&rp,
 			(struct comch_done){
