@@ -206,57 +206,91 @@ static uint64_t ping_pong(struct requester *r, uint32_t size, uint64_t iters, do
 }
 
 /* Bytes/s of @p is_read tasks of @p size bytes, @p depth at a time, for @p seconds; @p iters: tasks done. */
+/*
+ * The window of one rma_rate run: every completed task is resubmitted from its
+ * callback until the time is up, so @p depth tasks stay in flight all along,
+ * as ucx_perftest's window does.
+ */
+static struct {
+	bool stop;
+	bool is_read;
+	struct doca_buf *local[IN_FLIGHT], *remote[IN_FLIGHT];
+} win;
+
+static void rma_resubmit(struct side *s, struct doca_task *task, bool ok)
+{
+	uint64_t i = doca_task_get_user_data(task).u64;
+
+	(void)s;
+	if (!ok || win.stop)
+		return;
+	(void)doca_buf_reset_data_len(win.is_read ? win.local[i] : win.remote[i]);
+	if (doca_task_submit(task) != DOCA_SUCCESS)
+		DIE("rma resubmit");
+}
+
+/*
+ * @p depth reads or writes of @p size bytes kept in flight for @p seconds.
+ * Like ucx_perftest's put_bw and get, every task moves the same @p size bytes
+ * (one local and one remote buffer): the pair compares the transports, not
+ * the caches. Bytes per second.
+ */
 static double rma_rate(struct requester *r, size_t size, uint32_t depth, bool is_read, double seconds, uint64_t *iters)
 {
-	struct doca_buf *local[IN_FLIGHT], *remote[IN_FLIGHT];
 	struct doca_task *tasks[IN_FLIGHT];
 	uint64_t done = 0;
+	unsigned int ok0;
 	double t0, t;
 
+	win.stop = false;
+	win.is_read = is_read;
 	for (uint32_t i = 0; i < depth; i++) {
-		size_t off = (i * size) % (SIDE_MEM - size);
-		uint8_t *raddr = r->remote_base + off;
+		uint8_t *raddr = r->remote_base;
+		union doca_data slot = {.u64 = i};
 
-		local[i] = side_buf(&r->s, off, size, is_read ? 0 : size);
+		win.local[i] = side_buf(&r->s, 0, size, is_read ? 0 : size);
 		if (doca_buf_inventory_buf_get_by_args(r->s.inv, r->remote, raddr, size, raddr, is_read ? size : 0,
-						       &remote[i]) != DOCA_SUCCESS)
+						       &win.remote[i]) != DOCA_SUCCESS)
 			DIE("remote buf");
 		if (is_read) {
 			struct doca_rdma_task_read *rt;
 
-			if (doca_rdma_task_read_allocate_init(r->s.rdma, r->conn, remote[i], local[i],
-							      (union doca_data){0}, &rt) != DOCA_SUCCESS)
+			if (doca_rdma_task_read_allocate_init(r->s.rdma, r->conn, win.remote[i], win.local[i], slot,
+							      &rt) != DOCA_SUCCESS)
 				DIE("read task");
 			tasks[i] = doca_rdma_task_read_as_task(rt);
 		} else {
 			struct doca_rdma_task_write *wt;
 
-			if (doca_rdma_task_write_allocate_init(r->s.rdma, r->conn, local[i], remote[i],
-							       (union doca_data){0}, &wt) != DOCA_SUCCESS)
+			if (doca_rdma_task_write_allocate_init(r->s.rdma, r->conn, win.local[i], win.remote[i], slot,
+							       &wt) != DOCA_SUCCESS)
 				DIE("write task");
 			tasks[i] = doca_rdma_task_write_as_task(wt);
 		}
 	}
+	r->s.hook = rma_resubmit;
+	ok0 = r->s.ok;
 	t0 = now_s();
+	for (uint32_t i = 0; i < depth; i++)
+		if (doca_task_submit(tasks[i]) != DOCA_SUCCESS)
+			DIE("rma submit");
 	do {
-		unsigned int ok = r->s.ok;
-
-		for (uint32_t i = 0; i < depth; i++) {
-			(void)doca_buf_reset_data_len(is_read ? local[i] : remote[i]);
-			if (doca_task_submit(tasks[i]) != DOCA_SUCCESS)
-				DIE("rma submit");
-		}
-		while (r->s.ok < ok + depth)
+		for (int k = 0; k < 64; k++)
 			(void)doca_pe_progress(r->s.pe);
 		if (r->s.failed != 0)
 			DIE("rma task failed: %s", doca_error_get_name(r->s.last_status));
-		done += depth;
 		t = now_s();
 	} while (t - t0 < seconds);
+	done = r->s.ok - ok0;
+	/* The window drains: what is in flight completes, nothing is resubmitted. */
+	win.stop = true;
+	while (r->s.ok - ok0 < done + depth && r->s.failed == 0)
+		(void)doca_pe_progress(r->s.pe);
+	r->s.hook = NULL;
 	for (uint32_t i = 0; i < depth; i++) {
 		doca_task_free(tasks[i]);
-		doca_buf_dec_refcount(local[i], NULL);
-		doca_buf_dec_refcount(remote[i], NULL);
+		doca_buf_dec_refcount(win.local[i], NULL);
+		doca_buf_dec_refcount(win.remote[i], NULL);
 	}
 	if (iters != NULL)
 		*iters = done;
