@@ -344,7 +344,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_rdma_set_recv_queue_size(struct doca_rdma *r
 /** @brief Receive queue depth: a GPU/DPA setting. @return DOCA_ERROR_NOT_SUPPORTED (DOCA_ERROR_INVALID_VALUE for NULL). */
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_get_recv_queue_size(const struct doca_rdma *rdma, uint32_t *recv_queue_size);
 /**
- * @brief Longest source list of a send or write (default 1).
+ * @brief Longest source list of a send or write (default 1; up to
+ * doca_rdma_cap_get_max_send_buf_list_len, 16). The data segments of the
+ * list's bufs travel back to back; a longer list is refused at submit.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for NULL, 0 or above the cap; DOCA_ERROR_BAD_STATE.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_set_max_send_buf_list_len(struct doca_rdma *rdma,

@@ -1470,10 +1470,10 @@ doca_error_t doca_rdma_set_max_send_buf_list_len(struct doca_rdma *rdma, uint32_
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (max_send_buf_list_len == 0 || max_send_buf_list_len > 1)
+	if (max_send_buf_list_len == 0 || max_send_buf_list_len > RDMA_MAX_BUF_LIST)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "rdma %p: send lists of %u bufs; Ferry sends one buf per task so far", (void *)rdma,
-				  max_send_buf_list_len);
+				  "rdma %p: send lists of %u bufs; 1..%u (doca_rdma_cap_get_max_send_buf_list_len)",
+				  (void *)rdma, max_send_buf_list_len, RDMA_MAX_BUF_LIST);
 	rdma->max_send_buf_list_len = max_send_buf_list_len;
 	return DOCA_SUCCESS;
 }
@@ -1620,7 +1620,7 @@ static doca_error_t devinfo_ok(const struct doca_devinfo *devinfo, const char *c
 
 RDMA_CAP_U32(get_max_recv_queue_size, RDMA_MAX_SEND_QUEUE)
 RDMA_CAP_U32(get_max_send_queue_size, RDMA_MAX_SEND_QUEUE)
-RDMA_CAP_U32(get_max_send_buf_list_len, 1)
+RDMA_CAP_U32(get_max_send_buf_list_len, RDMA_MAX_BUF_LIST)
 RDMA_CAP_U32(get_max_message_size, RDMA_MAX_MESSAGE)
 RDMA_CAP_U32(get_gid_table_size, RDMA_GID_TABLE_SIZE)
 

@@ -142,6 +142,8 @@ struct rdma_op {
 	/* An atomic's operand and reply buffer live here, not in the task: UCX may touch them after a detach. */
 	uint64_t operand;
 	uint64_t reply;
+	/* A message from a list of bufs: the segments UCX gathers (it reads this array until it calls back). */
+	ucp_dt_iov_t iov[RDMA_MAX_BUF_LIST];
 };
 
 struct rdma_rkey_slot {
@@ -220,6 +222,9 @@ struct rdma_task {
 	uint64_t remote_addr;
 	ucp_rkey_h rkey;
 	uint8_t *local_ptr; /* the local side's segment (single buf) */
+	/* A source that is a list of bufs (send, send_imm, write, write_imm): its non-empty data segments. */
+	ucp_dt_iov_t src_segs[RDMA_MAX_BUF_LIST];
+	uint32_t num_src_segs;
 	/* Network sync events: the event and its import (notify_add's add_data and result: operand, result). */
 	const struct doca_sync_event_remote_net *event;
 	const struct ferry_rdma_mem_import *event_imp;

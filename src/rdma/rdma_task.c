@@ -258,7 +258,9 @@ static struct rdma_op *op_start(struct rdma_task *task, ucp_request_param_t *p)
 static void send_am(struct rdma_task *task)
 {
 	struct doca_rdma_connection *conn = task->conn;
-	const void *data = task->src != NULL ? ferry_buf_data(task->src) : NULL;
+	/* A write with immediate's message carries no bytes (task->bytes is 0 by then). */
+	const void *data = task->bytes != 0 ? task->src_segs[0].buffer : NULL;
+	size_t count = task->bytes;
 	ucp_request_param_t p;
 	struct rdma_op *op;
 
@@ -271,7 +273,15 @@ static void send_am(struct rdma_task *task)
 			ferry_task_list_push(&rdma_of(task)->done, &task->base);
 		return;
 	}
-	op_issued(op, ucp_am_send_nbx(conn->ep, RDMA_AM_ID, &task->hdr, sizeof(task->hdr), data, task->bytes, &p));
+	if (task->bytes != 0 && task->num_src_segs > 1) {
+		/* A list: UCX gathers the segments from the op's copy of their table. */
+		memcpy(op->iov, task->src_segs, task->num_src_segs * sizeof(op->iov[0]));
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+		p.datatype = UCP_DATATYPE_IOV;
+		data = op->iov;
+		count = task->num_src_segs;
+	}
+	op_issued(op, ucp_am_send_nbx(conn->ep, RDMA_AM_ID, &task->hdr, sizeof(task->hdr), data, count, &p));
 }
 
 /* A message: at once, or behind a flush of the writes before it (the peer must see those first). */
@@ -444,11 +454,18 @@ void rdma_task_issue(struct rdma_task *task)
 		/* No completion while the task's operations are being issued. */
 		task->awaiting_msg = true;
 		if (task->bytes != 0) {
-			op = op_timed(op_start(task, &p));
-			if (op != NULL) {
+			uint64_t at = task->remote_addr;
+
+			/* One put per segment of the source, to consecutive remote bytes. */
+			op = NULL;
+			for (uint32_t i = 0; i < task->num_src_segs; i++) {
+				op = op_timed(op_start(task, &p));
+				if (op == NULL)
+					break;
 				task->conn->wrote = true;
-				op_issued(op, ucp_put_nbx(task->conn->ep, task->local_ptr, task->bytes,
-							  task->remote_addr, task->rkey, &p));
+				op_issued(op, ucp_put_nbx(task->conn->ep, task->src_segs[i].buffer,
+							  task->src_segs[i].length, at, task->rkey, &p));
+				at += task->src_segs[i].length;
 			}
 			/*
 			 * A write completes when its bytes are in the peer's memory, as
@@ -563,17 +580,18 @@ void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
 
 /* ---- submit ---- */
 
-static doca_error_t check_buf(const struct rdma_task *task, const struct doca_buf *buf, const char *side, bool remote,
-			      bool need_write)
+static doca_error_t check_buf_in(const struct rdma_task *task, const struct doca_buf *buf, const char *side,
+				 bool remote, bool need_write, bool in_list)
 {
 	const struct doca_rdma *rdma = rdma_of(task);
 	const struct doca_mmap *mmap = ferry_buf_mmap(buf);
 	const char *name = rdma_task_names[task->kind];
 
-	if (ferry_buf_next(buf) != NULL)
+	if (ferry_buf_next(buf) != NULL && !(in_list && !remote))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
-				     "%s task %p: the %s buf is a list; Ferry takes one buf per side so far", name,
-				     (const void *)task, side);
+				     "%s task %p: the %s buf is a list; only a local source may be one "
+				     "(doca_rdma_set_max_send_buf_list_len)",
+				     name, (const void *)task, side);
 	if (mmap == NULL || !ferry_mmap_task_may_use(mmap))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
 				     "%s task %p: the %s buf belongs to an mmap that is not started or no longer valid",
@@ -599,6 +617,46 @@ static doca_error_t check_buf(const struct rdma_task *task, const struct doca_bu
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_PERMITTED,
 				     "%s task %p: the %s buf's mmap is read-only (DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)",
 				     name, (const void *)task, side);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_buf(const struct rdma_task *task, const struct doca_buf *buf, const char *side, bool remote,
+			      bool need_write)
+{
+	return check_buf_in(task, buf, side, remote, need_write, false);
+}
+
+/*
+ * A local source that may be a list of up to max_send_buf_list_len bufs: each
+ * checked as one, their data segments gathered in order (empty ones skipped).
+ * task->bytes is their sum.
+ */
+static doca_error_t check_src_list(struct rdma_task *task)
+{
+	const struct doca_rdma *rdma = rdma_of(task);
+	uint32_t n = 0;
+
+	task->bytes = 0;
+	task->num_src_segs = 0;
+	for (const struct doca_buf *b = task->src; b != NULL; b = ferry_buf_next(b)) {
+		doca_error_t err;
+
+		if (++n > rdma->max_send_buf_list_len)
+			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+					     "%s task %p: the source is a list of more than %u bufs "
+					     "(doca_rdma_set_max_send_buf_list_len)",
+					     rdma_task_names[task->kind], (const void *)task,
+					     rdma->max_send_buf_list_len);
+		err = check_buf_in(task, b, "source", false, false, true);
+		if (err != DOCA_SUCCESS)
+			return err;
+		if (ferry_buf_data_len(b) == 0)
+			continue;
+		task->src_segs[task->num_src_segs].buffer = ferry_buf_data(b);
+		task->src_segs[task->num_src_segs].length = ferry_buf_data_len(b);
+		task->num_src_segs++;
+		task->bytes += ferry_buf_data_len(b);
+	}
 	return DOCA_SUCCESS;
 }
 
@@ -735,12 +793,12 @@ static doca_error_t check_task(struct rdma_task *task)
 		return check_buf(task, task->dst, "destination", false, true);
 	case RDMA_TASK_SEND:
 	case RDMA_TASK_SEND_IMM:
+		task->num_src_segs = 0;
 		if (task->src == NULL)
 			return DOCA_SUCCESS; /* an empty message */
-		err = check_buf(task, task->src, "source", false, false);
+		err = check_src_list(task);
 		if (err != DOCA_SUCCESS)
 			return err;
-		task->bytes = ferry_buf_data_len(task->src);
 		return check_size(task, task->bytes, 0, NULL);
 	case RDMA_TASK_READ:
 		if (task->src == NULL || task->dst == NULL)
@@ -761,13 +819,11 @@ static doca_error_t check_task(struct rdma_task *task)
 	case RDMA_TASK_WRITE_IMM:
 		if (task->src == NULL || task->dst == NULL)
 			break;
-		err = check_buf(task, task->src, "source", false, false);
+		err = check_src_list(task);
 		if (err == DOCA_SUCCESS)
 			err = check_buf(task, task->dst, "destination", true, false);
 		if (err != DOCA_SUCCESS)
 			return err;
-		task->bytes = ferry_buf_data_len(task->src);
-		task->local_ptr = ferry_buf_data(task->src);
 		task->remote_addr = (uint64_t)(uintptr_t)ferry_buf_data_end(task->dst);
 		err = check_size(task, task->bytes, ferry_buf_room_after_data(task->dst), "destination");
 		if (err != DOCA_SUCCESS)

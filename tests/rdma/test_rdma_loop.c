@@ -15,7 +15,8 @@
 #include "ferry_test.h"
 #include "rdma_fixture.h"
 
-#define WAIT_MS 10000u
+#define WAIT_MS       10000u
+#define RDMA_LIST_CAP 16u /* doca_rdma_cap_get_max_send_buf_list_len */
 
 static const uint32_t RW_MMAP = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
 				DOCA_ACCESS_FLAG_RDMA_WRITE;
@@ -744,6 +745,137 @@ static void test_reexport_pci_import(void **state)
 	reexport_round(p, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
 }
 
+/* ---- lists of source bufs ---- */
+
+/* As pair_setup, with A's context taking source lists of up to 4 bufs. */
+static int pair_setup_lists(void **state)
+{
+	struct pair *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	ferry_test_log_reset();
+	assert_int_equal(side_prepare(&p->a, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, RW_MMAP), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_set_max_send_buf_list_len(p->a.rdma, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_set_max_send_buf_list_len(p->a.rdma, RDMA_LIST_CAP + 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_set_max_send_buf_list_len(p->a.rdma, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(p->a.ctx), DOCA_SUCCESS);
+	assert_int_equal(side_init(&p->b, RESPONDER, RW_MMAP), DOCA_SUCCESS);
+	*state = p;
+	return 0;
+}
+
+/* A chain of @p n bufs of A's memory from @p off, segment i holding lens[i] bytes (pattern seed 5). */
+static struct doca_buf *chain(struct pair *p, size_t off, const size_t *lens, int n)
+{
+	struct doca_buf *head = NULL;
+
+	for (int i = 0; i < n; i++) {
+		struct doca_buf *b = side_buf(&p->a, off, lens[i] + 64, lens[i]);
+
+		assert_non_null(b);
+		if (head == NULL)
+			head = b;
+		else
+			assert_int_equal(doca_buf_chain_list(head, b), DOCA_SUCCESS);
+		off += lens[i] + 64; /* gaps between the segments: only their data travels */
+	}
+	return head;
+}
+
+/* The bytes of the chain's segments, in order, into @p out. */
+static size_t gather(struct doca_buf *head, uint8_t *out)
+{
+	size_t n = 0;
+
+	for (struct doca_buf *b = head; b != NULL;) {
+		struct doca_buf *next = NULL;
+		void *data = NULL;
+		size_t len = 0;
+
+		assert_int_equal(doca_buf_get_data(b, &data), DOCA_SUCCESS);
+		assert_int_equal(doca_buf_get_data_len(b, &len), DOCA_SUCCESS);
+		memcpy(out + n, data, len);
+		n += len;
+		assert_int_equal(doca_buf_get_next_in_list(b, &next), DOCA_SUCCESS);
+		b = next;
+	}
+	return n;
+}
+
+static void test_source_lists(void **state)
+{
+	static const size_t lens[] = {1000, 0, 70000, 3};
+	static const size_t five[] = {1, 2, 3, 4, 5};
+	static uint8_t want[80000];
+	struct pair *p = *state;
+	struct doca_mmap *exp, *imp;
+	struct doca_buf *src, *dst, *rdst, *too_long;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st, *st5;
+	struct doca_rdma_task_write *wt;
+	struct doca_rdma_task_read *rd;
+	uint32_t cap = 0;
+	size_t n, got = 0;
+
+	assert_int_equal(doca_rdma_cap_get_max_send_buf_list_len(doca_dev_as_devinfo(p->a.dev), &cap), DOCA_SUCCESS);
+	assert_int_equal(cap, RDMA_LIST_CAP);
+	pair_connect(p);
+	pattern_fill(p->a.mem, SIDE_MEM / 4, 5);
+	src = chain(p, 0, lens, 4);
+	n = gather(src, want);
+	assert_int_equal(n, 71003);
+	/* A message: the receiver gets the segments' data back to back. */
+	dst = side_buf(&p->b, 0, SIDE_MEM / 2, 0);
+	memset(p->b.mem, 0, n + 16);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, dst, (union doca_data){0}, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, src, (union doca_data){0}, &st),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->b.ok, 1, WAIT_MS));
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	assert_int_equal(doca_buf_get_data_len(dst, &got), DOCA_SUCCESS);
+	assert_int_equal(got, n);
+	assert_memory_equal(p->b.mem, want, n);
+	assert_int_equal(p->b.mem[n], 0);
+	/* A write: the same bytes land back to back in the remote buf, whose data grows by their sum. */
+	imp = import_b(p, &exp, RW_MMAP);
+	rdst = side_remote_buf(&p->a, imp, p->b.mem + SIDE_MEM / 2, SIDE_MEM / 4, 0);
+	assert_non_null(rdst);
+	assert_int_equal(doca_rdma_task_write_allocate_init(p->a.rdma, p->ca, src, rdst, (union doca_data){0}, &wt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_as_task(wt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 2, WAIT_MS));
+	assert_int_equal(p->a.failed + p->b.failed, 0);
+	assert_memory_equal(p->b.mem + SIDE_MEM / 2, want, n);
+	assert_int_equal(doca_buf_get_data_len(rdst, &got), DOCA_SUCCESS);
+	assert_int_equal(got, n);
+	/* Five bufs are one more than this context takes. */
+	too_long = chain(p, SIDE_MEM / 4, five, 5);
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, too_long, (union doca_data){0}, &st5),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st5)), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("the source is a list of more than 4 bufs");
+	/* A destination is never a list (a read's local one here). */
+	assert_int_equal(doca_rdma_task_read_allocate_init(p->a.rdma, p->ca, rdst, too_long, (union doca_data){0}, &rd),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rd)), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("the destination buf is a list; only a local source may be one");
+	assert_int_equal(p->a.failed + p->b.failed, 0);
+	doca_task_free(doca_rdma_task_read_as_task(rd));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_task_free(doca_rdma_task_send_as_task(st5));
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(too_long, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	drop_mmaps(exp, imp);
+}
+
 /* ---- stop ---- */
 
 static void test_stop_flushes(void **state)
@@ -1082,6 +1214,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_bad_conn_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_mem_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reexport_pci_import, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_source_lists, pair_setup_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event, pair_setup_atomic, pair_teardown),
