@@ -431,7 +431,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_rdma_cap_task_atomic_fetch_add_is_supported(
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_receive_set_conf(
 	struct doca_rdma *rdma, doca_rdma_task_receive_completion_cb_t successful_task_completion_cb,
 	doca_rdma_task_receive_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
-/** @brief Longest destination list of a receive (IDLE only; default 1). */
+/** @brief Longest destination list of a receive (IDLE only; default 1, up to 16): a message fills the bufs in order. */
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *rdma,
 									   uint32_t buf_list_len);
 DOCA_EXPERIMENTAL doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const struct doca_rdma *rdma,

@@ -1675,7 +1675,7 @@ doca_error_t doca_rdma_cap_task_receive_get_max_dst_buf_list_len(const struct do
 	FERRY_ARG_NOT_NULL(max_buf_list_len);
 	if (transport_type != DOCA_RDMA_TRANSPORT_TYPE_RC && transport_type != DOCA_RDMA_TRANSPORT_TYPE_DC)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "unknown transport type %d", (int)transport_type);
-	*max_buf_list_len = 1;
+	*max_buf_list_len = RDMA_MAX_BUF_LIST;
 	return DOCA_SUCCESS;
 }
 

@@ -530,12 +530,53 @@ void rdma_task_issue(struct rdma_task *task)
 	rdma_task_finish(task, err);
 }
 
+/* ---- lists of destination bufs (a receive's) ---- */
+
+/* The free space after the data of every buf of the list @p head. */
+static size_t list_room(const struct doca_buf *head)
+{
+	size_t room = 0;
+
+	for (const struct doca_buf *b = head; b != NULL; b = ferry_buf_next(b))
+		room += ferry_buf_room_after_data(b);
+	return room;
+}
+
+/* Segments of the list's free space, in order, covering exactly @p len bytes (at most RDMA_MAX_BUF_LIST). */
+static uint32_t list_segments(struct doca_buf *head, size_t len, ucp_dt_iov_t *iov)
+{
+	uint32_t n = 0;
+
+	for (struct doca_buf *b = head; b != NULL && len > 0 && n < RDMA_MAX_BUF_LIST; b = ferry_buf_next(b)) {
+		size_t take = ferry_buf_room_after_data(b) < len ? ferry_buf_room_after_data(b) : len;
+
+		if (take == 0)
+			continue;
+		iov[n].buffer = ferry_buf_data_end(b);
+		iov[n].length = take;
+		n++;
+		len -= take;
+	}
+	return n;
+}
+
+/* A delivery of @p len bytes into the list's free space: each buf's data grows by what it took. */
+static void list_grow(struct doca_buf *head, size_t len)
+{
+	for (struct doca_buf *b = head; b != NULL && len > 0; b = ferry_buf_next(b)) {
+		size_t take = ferry_buf_room_after_data(b) < len ? ferry_buf_room_after_data(b) : len;
+
+		ferry_buf_set_data_len_trusted(b, ferry_buf_data_len(b) + take);
+		len -= take;
+	}
+}
+
 /* ---- receive ---- */
 
 void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
 {
 	struct doca_rdma *rdma = rdma_of(task);
-	size_t room = task->dst != NULL ? ferry_buf_room_after_data(task->dst) : 0;
+	size_t room = task->dst != NULL ? list_room(task->dst) : 0;
 
 	task->result_opcode = u->hdr.opcode;
 	task->result_imm = u->hdr.imm;
@@ -567,10 +608,27 @@ void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
 		}
 		op_params(&p, op);
 		p.cb.recv_am = recv_cb;
+		if (task->dst != NULL && ferry_buf_next(task->dst) != NULL) {
+			/* Into a list: UCX scatters over the segments, from the op's table. */
+			p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+			p.datatype = UCP_DATATYPE_IOV;
+			op_issued(op, ucp_am_recv_data_nbx(rdma->worker, u->data, op->iov,
+							   list_segments(task->dst, u->len, op->iov), &p));
+			return;
+		}
 		op_issued(op, ucp_am_recv_data_nbx(rdma->worker, u->data, ferry_buf_data_end(task->dst), u->len, &p));
 		return;
 	}
-	memcpy(ferry_buf_data_end(task->dst), u->data, u->len);
+	{
+		ucp_dt_iov_t seg[RDMA_MAX_BUF_LIST];
+		uint32_t nseg = list_segments(task->dst, u->len, seg);
+		size_t at = 0;
+
+		for (uint32_t i = 0; i < nseg; i++) {
+			memcpy(seg[i].buffer, (const uint8_t *)u->data + at, seg[i].length);
+			at += seg[i].length;
+		}
+	}
 	if (u->is_desc)
 		ucp_am_data_release(rdma->worker, u->data);
 	else if (!u->borrowed)
@@ -589,8 +647,8 @@ static doca_error_t check_buf_in(const struct rdma_task *task, const struct doca
 
 	if (ferry_buf_next(buf) != NULL && !(in_list && !remote))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
-				     "%s task %p: the %s buf is a list; only a local source may be one "
-				     "(doca_rdma_set_max_send_buf_list_len)",
+				     "%s task %p: the %s buf is a list; only a local source or a receive's "
+				     "destination may be one",
 				     name, (const void *)task, side);
 	if (mmap == NULL || !ferry_mmap_task_may_use(mmap))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
@@ -656,6 +714,27 @@ static doca_error_t check_src_list(struct rdma_task *task)
 		task->src_segs[task->num_src_segs].length = ferry_buf_data_len(b);
 		task->num_src_segs++;
 		task->bytes += ferry_buf_data_len(b);
+	}
+	return DOCA_SUCCESS;
+}
+
+/* A receive's destination: a list of up to the context's receive list length, each buf checked as one. */
+static doca_error_t check_dst_list(const struct rdma_task *task)
+{
+	const struct doca_rdma *rdma = rdma_of(task);
+	uint32_t n = 0;
+
+	for (const struct doca_buf *b = task->dst; b != NULL; b = ferry_buf_next(b)) {
+		doca_error_t err;
+
+		if (++n > rdma->recv_buf_list_len)
+			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+					     "%s task %p: the destination is a list of more than %u bufs "
+					     "(doca_rdma_task_receive_set_dst_buf_list_len)",
+					     rdma_task_names[task->kind], (const void *)task, rdma->recv_buf_list_len);
+		err = check_buf_in(task, b, "destination", false, true, true);
+		if (err != DOCA_SUCCESS)
+			return err;
 	}
 	return DOCA_SUCCESS;
 }
@@ -790,7 +869,7 @@ static doca_error_t check_task(struct rdma_task *task)
 	case RDMA_TASK_RECEIVE:
 		if (task->dst == NULL)
 			return DOCA_SUCCESS; /* empty messages and writes with immediate only */
-		return check_buf(task, task->dst, "destination", false, true);
+		return check_dst_list(task);
 	case RDMA_TASK_SEND:
 	case RDMA_TASK_SEND_IMM:
 		task->num_src_segs = 0;
@@ -889,8 +968,7 @@ void rdma_task_deliver(struct rdma_task *task)
 		switch (task->kind) {
 		case RDMA_TASK_RECEIVE:
 			if (task->dst != NULL)
-				ferry_buf_set_data_len_trusted(task->dst,
-							       ferry_buf_data_len(task->dst) + task->result_len);
+				list_grow(task->dst, task->result_len);
 			break;
 		case RDMA_TASK_READ:
 		case RDMA_TASK_WRITE:
@@ -1377,11 +1455,11 @@ doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *rdma,
 	err = ferry_ctx_check_idle(&rdma->ctx, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (buf_list_len != 1)
+	if (buf_list_len == 0 || buf_list_len > RDMA_MAX_BUF_LIST)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
-				  "rdma %p: receive lists of %u bufs; Ferry receives into one buf so far "
+				  "rdma %p: receive lists of %u bufs; 1..%u "
 				  "(doca_rdma_cap_task_receive_get_max_dst_buf_list_len)",
-				  (void *)rdma, buf_list_len);
+				  (void *)rdma, buf_list_len, RDMA_MAX_BUF_LIST);
 	rdma->recv_buf_list_len = buf_list_len;
 	return DOCA_SUCCESS;
 }

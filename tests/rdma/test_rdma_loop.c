@@ -862,7 +862,7 @@ static void test_source_lists(void **state)
 			 DOCA_SUCCESS);
 	ferry_test_log_reset();
 	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rd)), DOCA_ERROR_INVALID_VALUE);
-	assert_logged("the destination buf is a list; only a local source may be one");
+	assert_logged("the destination buf is a list; only a local source or a receive's destination may be one");
 	assert_int_equal(p->a.failed + p->b.failed, 0);
 	doca_task_free(doca_rdma_task_read_as_task(rd));
 	doca_task_free(doca_rdma_task_receive_as_task(rt));
@@ -874,6 +874,96 @@ static void test_source_lists(void **state)
 	doca_buf_dec_refcount(dst, NULL);
 	doca_buf_dec_refcount(rdst, NULL);
 	drop_mmaps(exp, imp);
+}
+
+/* A receive into a list of 3 bufs: a small message (copied) and a large one (rendezvous) are scattered in order. */
+static void test_receive_list(void **state)
+{
+	static const size_t rooms[] = {100, 40000, 300000};
+	struct pair *p = *state;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	uint32_t cap = 0;
+
+	assert_int_equal(doca_rdma_cap_task_receive_get_max_dst_buf_list_len(doca_dev_as_devinfo(p->b.dev),
+									     DOCA_RDMA_TRANSPORT_TYPE_RC, &cap),
+			 DOCA_SUCCESS);
+	assert_int_equal(cap, RDMA_LIST_CAP);
+	pair_connect(p);
+	for (int round = 0; round < 2; round++) {
+		size_t len = round == 0 ? 150 : 340000, at = 0, off = 0;
+		struct doca_buf *src = side_buf(&p->a, 0, len, len), *dst = NULL, *segs[3];
+
+		pattern_fill(p->a.mem, len, 9 + (uint32_t)round);
+		for (int i = 0; i < 3; i++) {
+			segs[i] = side_buf(&p->b, off, rooms[i], 0);
+			assert_non_null(segs[i]);
+			if (dst == NULL)
+				dst = segs[i];
+			else
+				assert_int_equal(doca_buf_chain_list(dst, segs[i]), DOCA_SUCCESS);
+			off += rooms[i] + 4096;
+		}
+		assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, dst, (union doca_data){0}, &rt),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+		assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, src, (union doca_data){0}, &st),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+		assert_true(side_wait(&p->a, &p->b, &p->b.ok, (unsigned)round + 1, WAIT_MS));
+		assert_true(side_wait(&p->a, &p->b, &p->a.ok, (unsigned)round + 1, WAIT_MS));
+		assert_int_equal(p->a.failed + p->b.failed, 0);
+		assert_int_equal(doca_rdma_task_receive_get_result_len(rt), len);
+		/* Each buf holds the next part of the message, as much as it had room for. */
+		for (int i = 0; i < 3; i++) {
+			size_t got = 0, want = len - at < rooms[i] ? len - at : rooms[i];
+			void *data = NULL;
+
+			assert_int_equal(doca_buf_get_data_len(segs[i], &got), DOCA_SUCCESS);
+			assert_int_equal(got, want);
+			assert_int_equal(doca_buf_get_data(segs[i], &data), DOCA_SUCCESS);
+			assert_memory_equal(data, p->a.mem + at, want);
+			at += want;
+		}
+		assert_int_equal(at, len);
+		doca_task_free(doca_rdma_task_receive_as_task(rt));
+		doca_task_free(doca_rdma_task_send_as_task(st));
+		doca_buf_dec_refcount(src, NULL);
+		doca_buf_dec_refcount(dst, NULL);
+	}
+	/* Four bufs are one more than this context's receives take. */
+	{
+		struct doca_buf *dst = side_buf(&p->b, 0, 64, 0);
+
+		for (int i = 1; i < 4; i++)
+			assert_int_equal(doca_buf_chain_list(dst, side_buf(&p->b, (size_t)i * 4096, 64, 0)),
+					 DOCA_SUCCESS);
+		assert_int_equal(doca_rdma_task_receive_allocate_init(p->b.rdma, dst, (union doca_data){0}, &rt),
+				 DOCA_SUCCESS);
+		ferry_test_log_reset();
+		assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_ERROR_INVALID_VALUE);
+		assert_logged("the destination is a list of more than 3 bufs");
+		doca_task_free(doca_rdma_task_receive_as_task(rt));
+		doca_buf_dec_refcount(dst, NULL);
+	}
+}
+
+/* As pair_setup, with B's receives taking lists of up to 3 bufs. */
+static int pair_setup_recv_lists(void **state)
+{
+	struct pair *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	ferry_test_log_reset();
+	assert_int_equal(side_init(&p->a, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, RW_MMAP), DOCA_SUCCESS);
+	assert_int_equal(side_prepare(&p->b, RESPONDER, RW_MMAP), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_receive_set_dst_buf_list_len(p->b.rdma, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_task_receive_set_dst_buf_list_len(p->b.rdma, RDMA_LIST_CAP + 1),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_rdma_task_receive_set_dst_buf_list_len(p->b.rdma, 3), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(p->b.ctx), DOCA_SUCCESS);
+	*state = p;
+	return 0;
 }
 
 /* ---- stop ---- */
@@ -1215,6 +1305,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_bad_mem_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reexport_pci_import, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_source_lists, pair_setup_lists, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_receive_list, pair_setup_recv_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event, pair_setup_atomic, pair_teardown),
