@@ -574,6 +574,15 @@ static bool rdma_has_pending(struct doca_ctx *ctx)
  */
 #define RDMA_SERVICE_LOOK_MS 1
 
+/* True when some connection of @p rdma is up: operations may start on it at any time. */
+static bool any_connected_locked(const struct doca_rdma *rdma)
+{
+	for (uint32_t i = 0; i < rdma->num_conns; i++)
+		if (rdma->conns[i].state == RDMA_CONN_CONNECTED)
+			return true;
+	return false;
+}
+
 /* Mark connections whose peer process exited; true when one was found. */
 static bool poll_peers_locked(struct doca_rdma *rdma)
 {
@@ -727,6 +736,14 @@ static void *service_main(void *arg)
 				rdma_conn_close_ep_keep(&rdma->conns[i]);
 		wake = poll_peers_locked(rdma) || rdma->done.head != NULL || rdma->events_pending ||
 		       (rdma->receives.head != NULL && rdma->unexp_count != 0) || rdma->deferred;
+		/*
+		 * The PE's thread may start operations after this look without waking
+		 * this thread (it progresses the worker itself), and a stopped peer
+		 * sends no event: while a connection is up, look at the stalls at
+		 * least every RDMA_STALL_LOOK_MS.
+		 */
+		if (!in_flight && any_connected_locked(rdma))
+			in_flight = true;
 		/* Busy: more to do at once; else armed, and the fd wakes this thread for the next event. */
 		if (ucp_worker_arm(rdma->worker) == UCS_ERR_BUSY)
 			timeout = 0;

@@ -23,10 +23,15 @@
 
 static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
 
+/* The child, once forked: a failing parent kills it, since a stopped child would hold the test's pipes open. */
+static pid_t child_pid;
+
 #define CHECK(cond)                                                                                                 \
 	do {                                                                                                        \
 		if (!(cond)) {                                                                                      \
 			fprintf(stderr, "%s[%d]:%d: check failed: %s\n", __FILE__, (int)getpid(), __LINE__, #cond); \
+			if (child_pid > 0)                                                                          \
+				(void)kill(child_pid, SIGKILL);                                                     \
 			exit(1);                                                                                    \
 		}                                                                                                   \
 	} while (0)
@@ -132,6 +137,8 @@ int main(void)
 	CHECK(timeout_ms >= 100 && timeout_ms <= 5000);
 	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
 	pid = fork();
+	if (pid > 0)
+		child_pid = pid;
 	CHECK(pid >= 0);
 	if (pid == 0) {
 		close(to_child[1]);
