@@ -50,44 +50,28 @@ static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_
 		exit(1);                                     \
 	} while (0)
 
+/* The out-of-band channel (rdma_fixture.h), failing the run on a broken pipe. */
 static void put_blob(int fd, const void *p, size_t len)
 {
-	uint32_t n = (uint32_t)len;
-
-	if (write(fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || write(fd, p, len) != (ssize_t)len)
+	if (!oob_put(fd, p, len))
 		DIE("pipe write");
 }
 
 static size_t get_blob(int fd, void *p, size_t room)
 {
-	uint32_t n = 0;
-	size_t got = 0;
+	size_t len = 0;
 
-	if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || n > room)
+	if (!oob_get(fd, p, room, &len))
 		DIE("pipe read");
-	while (got < n) {
-		ssize_t r = read(fd, (uint8_t *)p + got, n - got);
-
-		if (r <= 0)
-			DIE("pipe read");
-		got += (size_t)r;
-	}
-	return n;
+	return len;
 }
 
 static struct doca_rdma_connection *connect_side(struct side *s, int out, int in)
 {
-	static uint8_t peer[65536];
-	struct doca_rdma_connection *conn;
-	const void *desc;
-	size_t len;
+	struct doca_rdma_connection *conn = oob_connect(s, out, in);
 
-	if (doca_rdma_export(s->rdma, &desc, &len, &conn) != DOCA_SUCCESS)
-		DIE("export");
-	put_blob(out, desc, len);
-	len = get_blob(in, peer, sizeof(peer));
-	if (doca_rdma_connect(s->rdma, peer, len, conn) != DOCA_SUCCESS)
-		DIE("connect");
+	if (conn == NULL)
+		DIE("export, descriptor exchange or connect");
 	return conn;
 }
 

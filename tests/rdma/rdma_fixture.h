@@ -272,4 +272,47 @@ static inline bool pattern_check(const uint8_t *p, size_t len, uint32_t seed)
 	return true;
 }
 
+/* ---- two processes: the out-of-band channel, length-prefixed blobs over a pipe ---- */
+
+/* Send @p len bytes of @p p as one blob; false when the pipe took less. */
+static inline bool oob_put(int fd, const void *p, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+
+	return write(fd, &n, sizeof(n)) == (ssize_t)sizeof(n) && write(fd, p, len) == (ssize_t)len;
+}
+
+/* Receive one blob of at most @p room bytes into @p p (*@p len its size); false on a short or oversized one. */
+static inline bool oob_get(int fd, void *p, size_t room, size_t *len)
+{
+	uint32_t n = 0;
+	size_t got = 0;
+
+	if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || n > room)
+		return false;
+	while (got < n) {
+		ssize_t r = read(fd, (uint8_t *)p + got, n - got);
+
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	*len = n;
+	return true;
+}
+
+/* Export a connection of @p s, hand its descriptor over @p out, connect to the peer's from @p in; NULL on failure. */
+static inline struct doca_rdma_connection *oob_connect(struct side *s, int out, int in)
+{
+	static uint8_t peer[65536];
+	struct doca_rdma_connection *conn = NULL;
+	const void *desc;
+	size_t len = 0;
+
+	if (doca_rdma_export(s->rdma, &desc, &len, &conn) != DOCA_SUCCESS || !oob_put(out, desc, len) ||
+	    !oob_get(in, peer, sizeof(peer), &len) || doca_rdma_connect(s->rdma, peer, len, conn) != DOCA_SUCCESS)
+		return NULL;
+	return conn;
+}
+
 #endif /* FERRY_RDMA_FIXTURE_H_ */

@@ -38,41 +38,25 @@ static pid_t child_pid;
 
 #define OK(call) CHECK((call) == DOCA_SUCCESS)
 
+/* The out-of-band channel (rdma_fixture.h), failing the run on a broken pipe. */
 static void put_blob(int fd, const void *p, size_t len)
 {
-	uint32_t n = (uint32_t)len;
-
-	CHECK(write(fd, &n, sizeof(n)) == (ssize_t)sizeof(n));
-	CHECK(write(fd, p, len) == (ssize_t)len);
+	CHECK(oob_put(fd, p, len));
 }
 
 static size_t get_blob(int fd, void *p, size_t room)
 {
-	uint32_t n = 0;
-	size_t got = 0;
+	size_t len = 0;
 
-	CHECK(read(fd, &n, sizeof(n)) == (ssize_t)sizeof(n));
-	CHECK(n <= room);
-	while (got < n) {
-		ssize_t r = read(fd, (uint8_t *)p + got, n - got);
-
-		CHECK(r > 0);
-		got += (size_t)r;
-	}
-	return n;
+	CHECK(oob_get(fd, p, room, &len));
+	return len;
 }
 
 static struct doca_rdma_connection *connect_side(struct side *s, int out, int in)
 {
-	static uint8_t peer[65536];
-	struct doca_rdma_connection *conn;
-	const void *desc;
-	size_t len;
+	struct doca_rdma_connection *conn = oob_connect(s, out, in);
 
-	OK(doca_rdma_export(s->rdma, &desc, &len, &conn));
-	put_blob(out, desc, len);
-	len = get_blob(in, peer, sizeof(peer));
-	OK(doca_rdma_connect(s->rdma, peer, len, conn));
+	CHECK(conn != NULL);
 	return conn;
 }
 
