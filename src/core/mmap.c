@@ -453,31 +453,46 @@ static void unexport(struct doca_mmap *mmap)
 	}
 }
 
-doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
-				  size_t *export_desc_len)
+/* Both exports: no NULL argument, and a map of ours (its magic). */
+static doca_error_t check_export_args(const struct doca_mmap *mmap, const struct doca_dev *dev,
+				      const void *const *export_desc, const size_t *export_desc_len, const char *call)
 {
-	const char *call = __func__;
-
 	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
 				     mmap == NULL          ? "mmap"
 				     : dev == NULL         ? "dev"
 				     : export_desc == NULL ? "export_desc"
 							   : "export_desc_len");
-	doca_error_t check = ferry_mmap_check(mmap, call);
+	return ferry_mmap_check(mmap, call);
+}
+
+/* Both exports, DOCA's codes: NOT_PERMITTED for a stopped map, NOT_FOUND for a device not in it. */
+static doca_error_t check_export_target(const struct doca_mmap *mmap, const struct doca_dev *dev, const char *call)
+{
+	if (!mmap->started)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+				     "mmap %p is not started; export needs a started mmap", (const void *)mmap);
+	if (find_dev(mmap, dev) < 0)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
+				     (const void *)mmap);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				  size_t *export_desc_len)
+{
+	const char *call = __func__;
+
+	doca_error_t check = check_export_args(mmap, dev, export_desc, export_desc_len, call);
 	if (check != DOCA_SUCCESS)
 		return check;
 	if (mmap->from_export)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "mmap %p was created from an export; it cannot be re-exported", (void *)mmap);
-	/* DOCA's codes: NOT_PERMITTED for a stopped map, NOT_FOUND for a device not in it. */
-	if (!mmap->started)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
-				     "mmap %p is not started; export needs a started mmap", (void *)mmap);
-	if (find_dev(mmap, dev) < 0)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
-				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
-				     (void *)mmap);
+	check = check_export_target(mmap, dev, call);
+	if (check != DOCA_SUCCESS)
+		return check;
 	uint32_t pci = mmap->access & PCI_ACCESS_BITS;
 	if (pci == 0)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
@@ -534,13 +549,7 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 {
 	const char *call = __func__;
 
-	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "%s is NULL",
-				     mmap == NULL          ? "mmap"
-				     : dev == NULL         ? "dev"
-				     : export_desc == NULL ? "export_desc"
-							   : "export_desc_len");
-	doca_error_t check = ferry_mmap_check(mmap, call);
+	doca_error_t check = check_export_args(mmap, dev, export_desc, export_desc_len, call);
 	if (check != DOCA_SUCCESS)
 		return check;
 	if (rdma_ops == NULL)
@@ -552,13 +561,9 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
 				     "mmap %p was created from an RDMA export; only its owner exports that memory",
 				     (void *)mmap);
-	if (!mmap->started)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
-				     "mmap %p is not started; export needs a started mmap", (void *)mmap);
-	if (find_dev(mmap, dev) < 0)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
-				     "device %s was not added to mmap %p (doca_mmap_add_dev)", ferry_dev_name(dev),
-				     (void *)mmap);
+	check = check_export_target(mmap, dev, call);
+	if (check != DOCA_SUCCESS)
+		return check;
 	uint32_t rdma_access = mmap->access & RDMA_ACCESS_BITS;
 	if (mmap->link_import != NULL) {
 		doca_error_t err = reexport_access(mmap, call, &rdma_access);

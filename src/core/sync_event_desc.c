@@ -7,29 +7,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "common/ferry_bytes.h"
 #include "core/sync_event_priv.h"
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
 
 static size_t max_inner(bool net)
 {
@@ -49,15 +28,15 @@ size_t sync_event_desc_encode(const struct se_desc_parts *parts, uint8_t *out, s
 	if (out == NULL || (value && parts->net) || !part_ok(parts->block, parts->block_len, parts->net) ||
 	    (value && !part_ok(parts->value, parts->value_len, false)) || room < total)
 		return 0;
-	put_le32(out, SE_DESC_MAGIC);
-	put_le16(out + 4, SE_DESC_VERSION);
-	put_le16(out + 6, (uint16_t)((value ? SE_DESC_F_VALUE : 0) | (parts->net ? SE_DESC_F_NET : 0)));
-	put_le32(out + 8, (uint32_t)parts->block_len);
+	ferry_le_put32(out, SE_DESC_MAGIC);
+	ferry_le_put16(out + 4, SE_DESC_VERSION);
+	ferry_le_put16(out + 6, (uint16_t)((value ? SE_DESC_F_VALUE : 0) | (parts->net ? SE_DESC_F_NET : 0)));
+	ferry_le_put32(out + 8, (uint32_t)parts->block_len);
 	memcpy(out + SE_DESC_HDR_LEN, parts->block, parts->block_len);
 	if (value) {
 		uint8_t *p = out + SE_DESC_HDR_LEN + parts->block_len;
 
-		put_le32(p, (uint32_t)parts->value_len);
+		ferry_le_put32(p, (uint32_t)parts->value_len);
 		memcpy(p + 4, parts->value, parts->value_len);
 	}
 	return total;
@@ -72,7 +51,7 @@ static bool take_part(const uint8_t *buf, size_t end, size_t *at, bool prefixed,
 	if (prefixed) {
 		if (end - *at < 4)
 			return false;
-		n = get_le32(buf + *at);
+		n = ferry_le_get32(buf + *at);
 		*at += 4;
 	}
 	/* Compare against what is left, so nothing can wrap. */
@@ -94,15 +73,15 @@ doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, struct se_de
 		*why = "shorter than a sync event descriptor's header";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (get_le32(buf) != SE_DESC_MAGIC) {
+	if (ferry_le_get32(buf) != SE_DESC_MAGIC) {
 		*why = "not a sync event descriptor (bad magic)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (get_le16(buf + 4) != SE_DESC_VERSION) {
+	if (ferry_le_get16(buf + 4) != SE_DESC_VERSION) {
 		*why = "a sync event descriptor of an unknown version";
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
-	flags = get_le16(buf + 6);
+	flags = ferry_le_get16(buf + 6);
 	if ((flags & ~(SE_DESC_F_VALUE | SE_DESC_F_NET)) != 0) {
 		*why = "unknown flags are set";
 		return DOCA_ERROR_INVALID_VALUE;
@@ -112,7 +91,7 @@ doca_error_t sync_event_desc_decode(const uint8_t *buf, size_t len, struct se_de
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	p.net = (flags & SE_DESC_F_NET) != 0;
-	if (!take_part(buf, len, &at, false, get_le32(buf + 8), max_inner(p.net), &p.block, &p.block_len)) {
+	if (!take_part(buf, len, &at, false, ferry_le_get32(buf + 8), max_inner(p.net), &p.block, &p.block_len)) {
 		*why = "the block's memory descriptor is empty, too large or truncated";
 		return DOCA_ERROR_INVALID_VALUE;
 	}

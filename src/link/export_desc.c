@@ -8,6 +8,7 @@
 
 #include <doca_types.h>
 
+#include "common/ferry_bytes.h"
 #include "link/export_desc_priv.h"
 
 #define OFF_MAGIC     0
@@ -41,47 +42,6 @@ uint32_t ferry_desc_crc32(const uint8_t *p, size_t len)
 			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
 	}
 	return ~crc;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 /* Exactly one PCI permission: the exporter chose read-only or read-write. */
@@ -129,23 +89,23 @@ size_t ferry_export_desc_encode(const struct ferry_export_desc *desc, uint8_t *o
 	if (check_fields(desc) != NULL || room < total || strlen(desc->agent) != desc->agent_len)
 		return 0;
 	memset(out, 0, total);
-	put32(out + OFF_MAGIC, FERRY_DESC_MAGIC);
-	put16(out + OFF_VERSION, FERRY_DESC_VERSION);
-	put16(out + OFF_HINTS, desc->hints);
-	put32(out + OFF_TOTAL, (uint32_t)total);
+	ferry_le_put32(out + OFF_MAGIC, FERRY_DESC_MAGIC);
+	ferry_le_put16(out + OFF_VERSION, FERRY_DESC_VERSION);
+	ferry_le_put16(out + OFF_HINTS, desc->hints);
+	ferry_le_put32(out + OFF_TOTAL, (uint32_t)total);
 	memcpy(out + OFF_BOOT, desc->boot_id, FERRY_DESC_BOOT_ID_LEN);
-	put32(out + OFF_PID, desc->pid);
-	put32(out + OFF_UID, desc->uid);
-	put64(out + OFF_START, desc->start_time);
-	put64(out + OFF_EXPORT_ID, desc->export_id);
+	ferry_le_put32(out + OFF_PID, desc->pid);
+	ferry_le_put32(out + OFF_UID, desc->uid);
+	ferry_le_put64(out + OFF_START, desc->start_time);
+	ferry_le_put64(out + OFF_EXPORT_ID, desc->export_id);
 	memcpy(out + OFF_TOKEN, desc->token, FERRY_DESC_TOKEN_LEN);
-	put64(out + OFF_ADDR, desc->addr);
-	put64(out + OFF_LEN, desc->len);
-	put32(out + OFF_ACCESS, desc->access);
-	put32(out + OFF_MACHINE, desc->machine);
-	put16(out + OFF_AGENT_LEN, desc->agent_len);
+	ferry_le_put64(out + OFF_ADDR, desc->addr);
+	ferry_le_put64(out + OFF_LEN, desc->len);
+	ferry_le_put32(out + OFF_ACCESS, desc->access);
+	ferry_le_put32(out + OFF_MACHINE, desc->machine);
+	ferry_le_put16(out + OFF_AGENT_LEN, desc->agent_len);
 	memcpy(out + OFF_AGENT, desc->agent, desc->agent_len);
-	put32(out + OFF_CRC, ferry_desc_crc32(out, total));
+	ferry_le_put32(out + OFF_CRC, ferry_desc_crc32(out, total));
 	return total;
 }
 
@@ -156,15 +116,15 @@ static doca_error_t check_header(const uint8_t *p, size_t len, const char **why)
 		*why = "shorter than the descriptor header";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (get32(p + OFF_MAGIC) != FERRY_DESC_MAGIC) {
+	if (ferry_le_get32(p + OFF_MAGIC) != FERRY_DESC_MAGIC) {
 		*why = "bad magic (not a Ferry export descriptor)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (get16(p + OFF_VERSION) != FERRY_DESC_VERSION) {
+	if (ferry_le_get16(p + OFF_VERSION) != FERRY_DESC_VERSION) {
 		*why = "descriptor format version is not 1";
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
-	if (get32(p + OFF_TOTAL) != len) {
+	if (ferry_le_get32(p + OFF_TOTAL) != len) {
 		*why = "length field does not match the number of bytes given (truncated or padded)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -180,8 +140,8 @@ static int crc_matches(const uint8_t *p, size_t len)
 	uint8_t copy[FERRY_DESC_MAX_LEN];
 
 	memcpy(copy, p, len);
-	put32(copy + OFF_CRC, 0);
-	return ferry_desc_crc32(copy, len) == get32(p + OFF_CRC);
+	ferry_le_put32(copy + OFF_CRC, 0);
+	return ferry_desc_crc32(copy, len) == ferry_le_get32(p + OFF_CRC);
 }
 
 doca_error_t ferry_export_desc_decode(const void *buf, size_t len, struct ferry_export_desc *desc, const char **why)
@@ -203,24 +163,24 @@ doca_error_t ferry_export_desc_decode(const void *buf, size_t len, struct ferry_
 		*why = "checksum mismatch (corrupted in transit)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (get16(p + OFF_RESERVED) != 0) {
+	if (ferry_le_get16(p + OFF_RESERVED) != 0) {
 		*why = "reserved field is not zero";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	memset(&d, 0, sizeof(d));
-	d.version = get16(p + OFF_VERSION);
-	d.hints = get16(p + OFF_HINTS);
+	d.version = ferry_le_get16(p + OFF_VERSION);
+	d.hints = ferry_le_get16(p + OFF_HINTS);
 	memcpy(d.boot_id, p + OFF_BOOT, FERRY_DESC_BOOT_ID_LEN);
-	d.pid = get32(p + OFF_PID);
-	d.uid = get32(p + OFF_UID);
-	d.start_time = get64(p + OFF_START);
-	d.export_id = get64(p + OFF_EXPORT_ID);
+	d.pid = ferry_le_get32(p + OFF_PID);
+	d.uid = ferry_le_get32(p + OFF_UID);
+	d.start_time = ferry_le_get64(p + OFF_START);
+	d.export_id = ferry_le_get64(p + OFF_EXPORT_ID);
 	memcpy(d.token, p + OFF_TOKEN, FERRY_DESC_TOKEN_LEN);
-	d.addr = get64(p + OFF_ADDR);
-	d.len = get64(p + OFF_LEN);
-	d.access = get32(p + OFF_ACCESS);
-	d.machine = get32(p + OFF_MACHINE);
-	d.agent_len = get16(p + OFF_AGENT_LEN);
+	d.addr = ferry_le_get64(p + OFF_ADDR);
+	d.len = ferry_le_get64(p + OFF_LEN);
+	d.access = ferry_le_get32(p + OFF_ACCESS);
+	d.machine = ferry_le_get32(p + OFF_MACHINE);
+	d.agent_len = ferry_le_get16(p + OFF_AGENT_LEN);
 	if ((size_t)FERRY_DESC_FIXED_LEN + d.agent_len != len) {
 		*why = "agent name length does not match the descriptor length";
 		return DOCA_ERROR_INVALID_VALUE;

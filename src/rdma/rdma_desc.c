@@ -8,6 +8,7 @@
 
 #include <doca_types.h>
 
+#include "common/ferry_bytes.h"
 #include "core/ferry_rdma_mem.h"
 #include "rdma/rdma_desc_priv.h"
 
@@ -44,39 +45,6 @@ _Static_assert(M_OFF_RKEY == FERRY_RDMA_MEM_FIXED_LEN, "fixed part of the memory
 		    DOCA_ACCESS_FLAG_RDMA_ATOMIC))
 #define RDMA_BITS ((uint32_t)(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC))
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 /*
  * CRC-32 (IEEE, as link/export_desc.c) of @p len bytes with the CRC field read
  * as zero, so neither side copies the descriptor to check or seal it.
@@ -100,16 +68,16 @@ static uint32_t crc_without_field(const uint8_t *p, size_t len)
 
 static void write_header(uint8_t *out, uint32_t magic, uint16_t word6, size_t total)
 {
-	put32(out + OFF_MAGIC, magic);
-	put16(out + OFF_VERSION, FERRY_RDMA_DESC_VERSION);
-	put16(out + OFF_WORD6, word6);
-	put32(out + OFF_TOTAL, (uint32_t)total);
-	put32(out + OFF_CRC, 0);
+	ferry_le_put32(out + OFF_MAGIC, magic);
+	ferry_le_put16(out + OFF_VERSION, FERRY_RDMA_DESC_VERSION);
+	ferry_le_put16(out + OFF_WORD6, word6);
+	ferry_le_put32(out + OFF_TOTAL, (uint32_t)total);
+	ferry_le_put32(out + OFF_CRC, 0);
 }
 
 static void seal(uint8_t *out, size_t total)
 {
-	put32(out + OFF_CRC, crc_without_field(out, total));
+	ferry_le_put32(out + OFF_CRC, crc_without_field(out, total));
 }
 
 /* Everything needed before the body may be read; the CRC last, so a wrong kind is named as such. */
@@ -120,16 +88,16 @@ static doca_error_t check_header(const uint8_t *p, size_t len, uint32_t magic, s
 		*why = "shorter than the descriptor header (truncated)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (get32(p + OFF_MAGIC) != magic) {
+	if (ferry_le_get32(p + OFF_MAGIC) != magic) {
 		*why = magic == FERRY_RDMA_CONN_MAGIC ? "bad magic (not a Ferry RDMA connection descriptor)"
 						      : "bad magic (not a Ferry RDMA memory descriptor)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (get16(p + OFF_VERSION) != FERRY_RDMA_DESC_VERSION) {
+	if (ferry_le_get16(p + OFF_VERSION) != FERRY_RDMA_DESC_VERSION) {
 		*why = "descriptor format version is not 1";
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
-	if (get32(p + OFF_TOTAL) != len) {
+	if (ferry_le_get32(p + OFF_TOTAL) != len) {
 		*why = "length field does not match the number of bytes given (truncated or padded)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -137,7 +105,7 @@ static doca_error_t check_header(const uint8_t *p, size_t len, uint32_t magic, s
 		*why = "length outside the possible range";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (crc_without_field(p, len) != get32(p + OFF_CRC)) {
+	if (crc_without_field(p, len) != ferry_le_get32(p + OFF_CRC)) {
 		*why = "checksum mismatch (damaged in transit)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -174,12 +142,12 @@ size_t ferry_rdma_conn_desc_encode(const struct ferry_rdma_conn_desc *d, uint8_t
 		return 0;
 	memset(out, 0, FERRY_RDMA_CONN_FIXED_LEN);
 	write_header(out, FERRY_RDMA_CONN_MAGIC, d->transport, total);
-	put64(out + C_OFF_TOKEN, d->token);
-	put32(out + C_OFF_CONN, d->conn_id);
-	put32(out + C_OFF_PERM, d->permissions);
-	put32(out + C_OFF_PID, d->pid);
-	put16(out + C_OFF_ADDR_LEN, d->addr_len);
-	put64(out + C_OFF_START, d->start_time);
+	ferry_le_put64(out + C_OFF_TOKEN, d->token);
+	ferry_le_put32(out + C_OFF_CONN, d->conn_id);
+	ferry_le_put32(out + C_OFF_PERM, d->permissions);
+	ferry_le_put32(out + C_OFF_PID, d->pid);
+	ferry_le_put16(out + C_OFF_ADDR_LEN, d->addr_len);
+	ferry_le_put64(out + C_OFF_START, d->start_time);
 	memcpy(out + C_OFF_BOOT, d->boot_id, sizeof(d->boot_id));
 	memcpy(out + C_OFF_ADDR, d->addr, d->addr_len);
 	seal(out, total);
@@ -203,17 +171,17 @@ doca_error_t ferry_rdma_conn_desc_decode(const void *buf, size_t len, struct fer
 	err = check_header(p, len, FERRY_RDMA_CONN_MAGIC, FERRY_RDMA_CONN_FIXED_LEN, FERRY_RDMA_CONN_MAX_LEN, why);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (get16(p + C_OFF_RESERVED) != 0) {
+	if (ferry_le_get16(p + C_OFF_RESERVED) != 0) {
 		*why = "reserved field is not zero";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	d.transport = get16(p + OFF_WORD6);
-	d.token = get64(p + C_OFF_TOKEN);
-	d.conn_id = get32(p + C_OFF_CONN);
-	d.permissions = get32(p + C_OFF_PERM);
-	d.pid = get32(p + C_OFF_PID);
-	d.addr_len = get16(p + C_OFF_ADDR_LEN);
-	d.start_time = get64(p + C_OFF_START);
+	d.transport = ferry_le_get16(p + OFF_WORD6);
+	d.token = ferry_le_get64(p + C_OFF_TOKEN);
+	d.conn_id = ferry_le_get32(p + C_OFF_CONN);
+	d.permissions = ferry_le_get32(p + C_OFF_PERM);
+	d.pid = ferry_le_get32(p + C_OFF_PID);
+	d.addr_len = ferry_le_get16(p + C_OFF_ADDR_LEN);
+	d.start_time = ferry_le_get64(p + C_OFF_START);
 	memcpy(d.boot_id, p + C_OFF_BOOT, sizeof(d.boot_id));
 	d.addr = p + C_OFF_ADDR;
 	if ((size_t)FERRY_RDMA_CONN_FIXED_LEN + d.addr_len != len) {
@@ -261,11 +229,11 @@ size_t ferry_rdma_mem_desc_encode(const struct ferry_rdma_mem_desc *d, uint8_t *
 		return 0;
 	memset(out, 0, FERRY_RDMA_MEM_FIXED_LEN);
 	write_header(out, FERRY_RDMA_MEM_MAGIC, 0, total);
-	put64(out + M_OFF_ADDR, d->addr);
-	put64(out + M_OFF_LEN, d->len);
-	put32(out + M_OFF_ACCESS, d->access);
-	put32(out + M_OFF_PID, d->pid);
-	put16(out + M_OFF_RKEY_LEN, d->rkey_len);
+	ferry_le_put64(out + M_OFF_ADDR, d->addr);
+	ferry_le_put64(out + M_OFF_LEN, d->len);
+	ferry_le_put32(out + M_OFF_ACCESS, d->access);
+	ferry_le_put32(out + M_OFF_PID, d->pid);
+	ferry_le_put16(out + M_OFF_RKEY_LEN, d->rkey_len);
 	memcpy(out + M_OFF_RKEY, d->rkey, d->rkey_len);
 	seal(out, total);
 	return total;
@@ -287,15 +255,15 @@ doca_error_t ferry_rdma_mem_desc_decode(const void *buf, size_t len, struct ferr
 	err = check_header(p, len, FERRY_RDMA_MEM_MAGIC, FERRY_RDMA_MEM_FIXED_LEN, FERRY_RDMA_MEM_MAX_LEN, why);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (get16(p + OFF_WORD6) != 0 || get16(p + M_OFF_RESERVED) != 0) {
+	if (ferry_le_get16(p + OFF_WORD6) != 0 || ferry_le_get16(p + M_OFF_RESERVED) != 0) {
 		*why = "reserved field is not zero";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	d.addr = get64(p + M_OFF_ADDR);
-	d.len = get64(p + M_OFF_LEN);
-	d.access = get32(p + M_OFF_ACCESS);
-	d.pid = get32(p + M_OFF_PID);
-	d.rkey_len = get16(p + M_OFF_RKEY_LEN);
+	d.addr = ferry_le_get64(p + M_OFF_ADDR);
+	d.len = ferry_le_get64(p + M_OFF_LEN);
+	d.access = ferry_le_get32(p + M_OFF_ACCESS);
+	d.pid = ferry_le_get32(p + M_OFF_PID);
+	d.rkey_len = ferry_le_get16(p + M_OFF_RKEY_LEN);
 	d.rkey = p + M_OFF_RKEY;
 	if ((size_t)FERRY_RDMA_MEM_FIXED_LEN + d.rkey_len != len) {
 		*why = "remote key length does not match the descriptor length";
