@@ -19,27 +19,9 @@ say() { printf '[rdma-netns] %s\n' "$*" >&2; }
 	say "needs root (ip netns add)"
 	exit 1
 }
-tag=$$
-nsa=ferry-smp-a-$tag
-nsb=ferry-smp-b-$tag
-va=frsa$tag
-vb=frsb$tag
-cleanup() {
-	ip netns del "$nsa" 2>/dev/null || true
-	ip netns del "$nsb" 2>/dev/null || true
-	ip link del "$va" 2>/dev/null || true
-}
-trap cleanup EXIT
-ip netns add "$nsa"
-ip netns add "$nsb"
-ip link add "$va" type veth peer name "$vb"
-ip link set "$va" netns "$nsa"
-ip link set "$vb" netns "$nsb"
-ip -n "$nsa" addr add 198.18.0.1/24 dev "$va"
-ip -n "$nsb" addr add 198.18.0.2/24 dev "$vb"
-for ns in "$nsa" "$nsb"; do ip -n "$ns" link set lo up; done
-ip -n "$nsa" link set "$va" up
-ip -n "$nsb" link set "$vb" up
+# shellcheck source=scripts/netns-pair.sh
+. "$(dirname "$0")/netns-pair.sh"
+netns_pair_up ferry-smp frs
 rx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes")
 tx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/tx_bytes")
 rc=0
