@@ -479,6 +479,32 @@ static doca_error_t check_export_target(const struct doca_mmap *mmap, const stru
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Whether a PCI export offers the network access path too, and where
+ * (offer->iface empty: it does not): when its device is bound to a network
+ * identity (a topology 'net' line, FERRY_RDMA_NET), the DPU side may run on
+ * another machine; FERRY_LINK_NET=always offers it from every device, on
+ * 127.0.0.1 when unbound; =never from none.
+ */
+static doca_error_t export_net_offer(const struct doca_dev *dev, struct ferry_link_net_offer *offer, const char *call)
+{
+	const struct doca_devinfo *info = doca_dev_as_devinfo(dev);
+	enum ferry_link_net_mode mode = ferry_link_net_mode();
+	struct ferry_net_identity id;
+
+	memset(offer, 0, sizeof(*offer));
+	if (mode == FERRY_LINK_NET_NEVER || (mode == FERRY_LINK_NET_AUTO && ferry_devinfo_net(info)[0] == '\0'))
+		return DOCA_SUCCESS;
+	if (ferry_devinfo_net_resolve(info, &id) != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "device %s is bound to network identity '%s' (topology 'net' line or "
+				     "FERRY_RDMA_NET), which no interface of this host has",
+				     ferry_dev_name(dev), ferry_devinfo_net(info));
+	offer->ipv4 = id.ipv4;
+	snprintf(offer->iface, sizeof(offer->iface), "%s", id.iface);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				  size_t *export_desc_len)
 {
@@ -503,9 +529,13 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 		/* Both bits: write wins, the wider grant the owner asked for. */
 		uint32_t access = (pci & DOCA_ACCESS_FLAG_PCI_READ_WRITE) ? DOCA_ACCESS_FLAG_PCI_READ_WRITE
 									  : DOCA_ACCESS_FLAG_PCI_READ_ONLY;
-		doca_error_t err = ferry_link_export_open(mmap->addr, mmap->len, access,
-							  ferry_devinfo_machine(doca_dev_as_devinfo(dev)), call,
-							  &mmap->link_export);
+		struct ferry_link_net_offer offer;
+		doca_error_t err = export_net_offer(dev, &offer, call);
+
+		if (err == DOCA_SUCCESS)
+			err = ferry_link_export_open(mmap->addr, mmap->len, access,
+						     ferry_devinfo_machine(doca_dev_as_devinfo(dev)),
+						     offer.iface[0] != '\0' ? &offer : NULL, call, &mmap->link_export);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}

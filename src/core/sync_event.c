@@ -914,7 +914,7 @@ static doca_error_t export_storage(struct doca_sync_event *ev, uint32_t machine,
 				     "it with ferry_mem_alloc_shared",
 				     (void *)ev, (void *)ev->value);
 	close(fd);
-	return ferry_link_export_open(ev->value, sizeof(uint64_t), DOCA_ACCESS_FLAG_PCI_READ_WRITE, machine, call,
+	return ferry_link_export_open(ev->value, sizeof(uint64_t), DOCA_ACCESS_FLAG_PCI_READ_WRITE, machine, NULL, call,
 				      &ev->value_exp);
 }
 
@@ -952,7 +952,7 @@ static doca_error_t export_once(struct doca_sync_event *ev, struct doca_dev *dev
 	err = ev->user_storage ? export_storage(ev, machine, call) : DOCA_SUCCESS;
 	if (err == DOCA_SUCCESS)
 		err = ferry_link_export_open(ev->shm, (size_t)sysconf(_SC_PAGESIZE), DOCA_ACCESS_FLAG_PCI_READ_WRITE,
-					     machine, call, &ev->exp);
+					     machine, NULL, call, &ev->exp);
 	if (err == DOCA_SUCCESS) {
 		ferry_link_export_desc(ev->exp, &p, &parts.block_len);
 		parts.block = p;

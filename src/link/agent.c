@@ -44,6 +44,7 @@
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
 #include "link/link_priv.h"
+#include "link/net_priv.h"
 
 FERRY_LOG_MODULE("link");
 
@@ -432,7 +433,20 @@ static void find_shareable(struct ferry_link_export *e, void *addr, size_t len)
 	e->mem_off = e->map_base - (uintptr_t)block;
 }
 
-static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t len, uint32_t machine, const char *call)
+/* The network section: where the server listens, and which namespace we are in. */
+static doca_error_t fill_net(struct ferry_export_desc *d, const struct ferry_link_net_offer *net, uint16_t port,
+			     const char *call)
+{
+	if (ferry_link_netns(&d->net_ns) != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot tell this process's network namespace");
+	d->hints |= FERRY_DESC_HINT_NET;
+	memcpy(d->net_ipv4, &net->ipv4, sizeof(d->net_ipv4));
+	d->net_port = port;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t len, uint32_t machine,
+			      const struct ferry_link_net_offer *net, uint16_t port, const char *call)
 {
 	struct ferry_export_desc d;
 	doca_error_t err;
@@ -455,6 +469,11 @@ static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t le
 	d.machine = machine;
 	d.agent_len = (uint16_t)strlen(agent_name);
 	memcpy(d.agent, agent_name, d.agent_len + 1);
+	if (net != NULL) {
+		err = fill_net(&d, net, port, call);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
 	e->desc_len = ferry_export_desc_encode(&d, e->desc, sizeof(e->desc));
 	if (e->desc_len == 0)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "range %p + %zu cannot be described", addr, len);
@@ -476,10 +495,12 @@ static void export_free(struct ferry_link_export *e)
 	free(e);
 }
 
-doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine, const char *call,
+doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine,
+				    const struct ferry_link_net_offer *net, const char *call,
 				    struct ferry_link_export **exp)
 {
 	struct ferry_link_export *e = calloc(1, sizeof(*e));
+	uint16_t port = 0;
 	doca_error_t err;
 
 	if (e == NULL)
@@ -497,12 +518,15 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	}
 	find_shareable(e, addr, len);
 	err = make_state_page(e, call);
+	/* Outside the table's lock: starting UCX takes milliseconds, and the server copies under that lock. */
+	if (err == DOCA_SUCCESS && net != NULL)
+		err = net_server_listen(net, call, &port);
 	if (err == DOCA_SUCCESS) {
 		pthread_mutex_lock(&agent_lock);
 		err = agent_ensure(call);
 		e->id = next_export_id++;
 		if (err == DOCA_SUCCESS)
-			err = fill_desc(e, addr, len, machine, call);
+			err = fill_desc(e, addr, len, machine, net, port, call);
 		if (err == DOCA_SUCCESS) {
 			e->next = exports;
 			exports = e;
@@ -515,6 +539,62 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	}
 	*exp = e;
 	return DOCA_SUCCESS;
+}
+
+/* ---- what the network server asks (net_server.c) ---- */
+
+/* The export @p req names, if its token opens it; under agent_lock. */
+static struct ferry_link_export *net_find(const struct net_req *req, struct net_rep *rep)
+{
+	struct ferry_link_export *e;
+
+	for (e = exports; e != NULL && e->id != req->export_id; e = e->next)
+		;
+	if (e == NULL || e->owner != getpid()) {
+		rep->status = DOCA_ERROR_NOT_FOUND; /* never made, or revoked */
+		return NULL;
+	}
+	if (!token_equal(e->token, req->token)) {
+		rep->status = DOCA_ERROR_NOT_PERMITTED;
+		return NULL;
+	}
+	return e;
+}
+
+/* A request's range inside the export; offsets, not end addresses, so nothing wraps. */
+static bool net_in_range(const struct ferry_link_export *e, const struct net_req *req)
+{
+	return req->addr >= e->addr && req->addr - e->addr <= e->len && req->len <= e->len - (req->addr - e->addr);
+}
+
+doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep)
+{
+	struct ferry_link_export *e;
+
+	rep->op = req->op;
+	rep->id = req->id;
+	rep->status = DOCA_SUCCESS;
+	rep->len = 0;
+	pthread_mutex_lock(&agent_lock);
+	e = net_find(req, rep);
+	if (e == NULL) {
+		/* rep->status says why */
+	} else if (req->op == NET_OP_STAT) {
+		rep->addr = e->addr;
+		rep->export_len = e->len;
+		rep->access = e->access;
+	} else if (!net_in_range(e, req)) {
+		rep->status = DOCA_ERROR_INVALID_VALUE;
+	} else if (req->op == NET_OP_WRITE && e->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE) {
+		rep->status = DOCA_ERROR_NOT_PERMITTED;
+	} else if (req->op == NET_OP_WRITE) {
+		memcpy((void *)(uintptr_t)req->addr, buf, req->len);
+	} else {
+		memcpy(buf, (const void *)(uintptr_t)req->addr, req->len);
+		rep->len = req->len;
+	}
+	pthread_mutex_unlock(&agent_lock);
+	return (doca_error_t)rep->status;
 }
 
 void ferry_link_export_desc(const struct ferry_link_export *exp, const void **desc, size_t *len)

@@ -30,7 +30,14 @@
 #define OFF_RESERVED  98
 #define OFF_AGENT     100
 
+/* The network section, at offsets from the end of the agent name. */
+#define NET_OFF_IPV4     0
+#define NET_OFF_PORT     4
+#define NET_OFF_RESERVED 6
+#define NET_OFF_NS       8
+
 _Static_assert(OFF_AGENT == FERRY_DESC_FIXED_LEN, "fixed part of the descriptor");
+_Static_assert(NET_OFF_NS + 8 == FERRY_DESC_NET_LEN, "network section of the descriptor");
 
 uint32_t ferry_desc_crc32(const uint8_t *p, size_t len)
 {
@@ -79,12 +86,23 @@ static const char *check_fields(const struct ferry_export_desc *d)
 		return "pid 0";
 	if (!agent_is_valid(d->agent, d->agent_len))
 		return "agent socket name is empty, too long or not printable";
+	if ((d->hints & FERRY_DESC_HINT_NET) != 0) {
+		if (d->net_port == 0)
+			return "network section names port 0";
+		if (d->net_ipv4[0] == 0 || d->net_ipv4[0] >= 224)
+			return "network section's address is not a unicast IPv4 address";
+	}
 	return NULL;
+}
+
+static size_t total_len(const struct ferry_export_desc *d)
+{
+	return FERRY_DESC_FIXED_LEN + d->agent_len + ((d->hints & FERRY_DESC_HINT_NET) != 0 ? FERRY_DESC_NET_LEN : 0);
 }
 
 size_t ferry_export_desc_encode(const struct ferry_export_desc *desc, uint8_t *out, size_t room)
 {
-	size_t total = FERRY_DESC_FIXED_LEN + desc->agent_len;
+	size_t total = total_len(desc);
 
 	if (check_fields(desc) != NULL || room < total || strlen(desc->agent) != desc->agent_len)
 		return 0;
@@ -105,6 +123,13 @@ size_t ferry_export_desc_encode(const struct ferry_export_desc *desc, uint8_t *o
 	ferry_le_put32(out + OFF_MACHINE, desc->machine);
 	ferry_le_put16(out + OFF_AGENT_LEN, desc->agent_len);
 	memcpy(out + OFF_AGENT, desc->agent, desc->agent_len);
+	if ((desc->hints & FERRY_DESC_HINT_NET) != 0) {
+		uint8_t *net = out + OFF_AGENT + desc->agent_len;
+
+		memcpy(net + NET_OFF_IPV4, desc->net_ipv4, 4);
+		ferry_le_put16(net + NET_OFF_PORT, desc->net_port);
+		ferry_le_put64(net + NET_OFF_NS, desc->net_ns);
+	}
 	ferry_le_put32(out + OFF_CRC, ferry_desc_crc32(out, total));
 	return total;
 }
@@ -181,12 +206,23 @@ doca_error_t ferry_export_desc_decode(const void *buf, size_t len, struct ferry_
 	d.access = ferry_le_get32(p + OFF_ACCESS);
 	d.machine = ferry_le_get32(p + OFF_MACHINE);
 	d.agent_len = ferry_le_get16(p + OFF_AGENT_LEN);
-	if ((size_t)FERRY_DESC_FIXED_LEN + d.agent_len != len) {
+	if (d.agent_len > FERRY_DESC_MAX_AGENT || total_len(&d) != len) {
 		*why = "agent name length does not match the descriptor length";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	memcpy(d.agent, p + OFF_AGENT, d.agent_len);
 	d.agent[d.agent_len] = '\0';
+	if ((d.hints & FERRY_DESC_HINT_NET) != 0) {
+		const uint8_t *net = p + OFF_AGENT + d.agent_len;
+
+		if (ferry_le_get16(net + NET_OFF_RESERVED) != 0) {
+			*why = "reserved field of the network section is not zero";
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		memcpy(d.net_ipv4, net + NET_OFF_IPV4, 4);
+		d.net_port = ferry_le_get16(net + NET_OFF_PORT);
+		d.net_ns = ferry_le_get64(net + NET_OFF_NS);
+	}
 	*why = check_fields(&d);
 	if (*why != NULL)
 		return DOCA_ERROR_INVALID_VALUE;

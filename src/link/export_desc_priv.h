@@ -8,7 +8,8 @@
  *   off len field
  *     0   4 magic "FRYX"
  *     4   2 version (1)
- *     6   2 hints: bit 0 shareable (memfd, served by the agent), bit 1 cross-memory attach
+ *     6   2 hints: bit 0 shareable (memfd, served by the agent), bit 1 cross-memory attach,
+ *             bit 2 network (the section after the agent name)
  *     8   4 total length of the descriptor in bytes
  *    12   4 CRC-32 of the whole descriptor with this field zeroed
  *    16  16 boot id of the exporter's kernel
@@ -25,6 +26,15 @@
  *    98   2 reserved, zero
  *   100   n agent socket name (abstract Unix namespace, no NUL)
  *
+ * With the network hint, 16 more bytes: where the exporter's network server
+ * listens (the access path for importers on another machine or in another
+ * network namespace, net_server.c) and which namespace the exporter is in:
+ *
+ *   100+n  4 IPv4 address, network byte order
+ *   104+n  2 TCP port (little-endian, like every integer here), never 0
+ *   106+n  2 reserved, zero
+ *   108+n  8 inode of the exporter's network namespace (/proc/self/ns/net)
+ *
  * The codec is pure: no I/O, no logging, no allocation; decode reports why a
  * buffer is refused so the caller can log one line.
  */
@@ -40,15 +50,17 @@
 #define FERRY_DESC_VERSION     1u
 #define FERRY_DESC_FIXED_LEN   100u
 #define FERRY_DESC_MAX_AGENT   107u /* sun_path minus the leading NUL of the abstract namespace */
-#define FERRY_DESC_MAX_LEN     (FERRY_DESC_FIXED_LEN + FERRY_DESC_MAX_AGENT)
+#define FERRY_DESC_NET_LEN     16u
+#define FERRY_DESC_MAX_LEN     (FERRY_DESC_FIXED_LEN + FERRY_DESC_MAX_AGENT + FERRY_DESC_NET_LEN)
 #define FERRY_DESC_TOKEN_LEN   16u
 #define FERRY_DESC_BOOT_ID_LEN 16u
 
 enum ferry_desc_hint {
 	FERRY_DESC_HINT_SHAREABLE = 1u << 0,
 	FERRY_DESC_HINT_CMA = 1u << 1,
+	FERRY_DESC_HINT_NET = 1u << 2,
 };
-#define FERRY_DESC_KNOWN_HINTS (FERRY_DESC_HINT_SHAREABLE | FERRY_DESC_HINT_CMA)
+#define FERRY_DESC_KNOWN_HINTS (FERRY_DESC_HINT_SHAREABLE | FERRY_DESC_HINT_CMA | FERRY_DESC_HINT_NET)
 
 struct ferry_export_desc {
 	uint16_t version;
@@ -65,6 +77,10 @@ struct ferry_export_desc {
 	uint32_t machine;
 	uint16_t agent_len;
 	char agent[FERRY_DESC_MAX_AGENT + 1]; /* NUL-terminated copy */
+	/* FERRY_DESC_HINT_NET only: */
+	uint8_t net_ipv4[4]; /* network byte order */
+	uint16_t net_port;
+	uint64_t net_ns; /* the exporter's network namespace */
 };
 
 /**

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <netinet/in.h>
+
 #include <doca_error.h>
 
 #include "common/ferry_abi.h"
@@ -51,10 +53,33 @@ struct ferry_link_view {
 #define FERRY_LINK_IMPORT_ANYWHERE 1u
 
 /**
- * Export [addr, addr + len) with one PCI permission, from a device on emulated
- * machine @p machine. @p call names the public call for log lines.
+ * Where an export offers its network access path (importers on another
+ * machine or in another network namespace reach it through this process's
+ * network server, net_server.c): the exporting device's network identity.
  */
-doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine, const char *call,
+struct ferry_link_net_offer {
+	struct in_addr ipv4; /* the address the server listens on */
+	char iface[16];      /* its interface (UCX_NET_DEVICES unless the user set it) */
+};
+
+/** What FERRY_LINK_NET asks of the network access path (docs/cross-machine.md). */
+enum ferry_link_net_mode {
+	FERRY_LINK_NET_AUTO =
+		0,             /* offered by devices bound to a network identity; used across machines and namespaces */
+	FERRY_LINK_NET_ALWAYS, /* offered by every export (on 127.0.0.1 by default), used whenever offered */
+	FERRY_LINK_NET_NEVER,  /* neither offered nor used */
+};
+
+/** FERRY_LINK_NET: auto (unset), always or never; another value is logged once and taken as auto. */
+enum ferry_link_net_mode ferry_link_net_mode(void);
+
+/**
+ * Export [addr, addr + len) with one PCI permission, from a device on emulated
+ * machine @p machine; with @p net (NULL: none), the network access path too.
+ * @p call names the public call for log lines.
+ */
+doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine,
+				    const struct ferry_link_net_offer *net, const char *call,
 				    struct ferry_link_export **exp);
 
 /** The descriptor bytes, owned by the export. */
@@ -99,8 +124,8 @@ FERRY_PRIVATE_API
 uint32_t ferry_link_import_pid(const struct ferry_link_import *imp);
 
 /**
- * How this process reaches an import's bytes (ferry_access.h): local, shared
- * or cma, chosen when the import was opened; valid until it is closed.
+ * How this process reaches an import's bytes (ferry_access.h): local, shared,
+ * cma or net, chosen when the import was opened; valid until it is closed.
  */
 const struct ferry_access *ferry_link_import_access(const struct ferry_link_import *imp);
 
@@ -110,6 +135,9 @@ void ferry_link_import_close(struct ferry_link_import *imp);
 /** The kernel's boot id (16 bytes). */
 FERRY_PRIVATE_API
 doca_error_t ferry_link_boot_id(uint8_t out[16]);
+
+/** The inode of this process's network namespace (/proc/self/ns/net): equal inodes, one namespace. */
+doca_error_t ferry_link_netns(uint64_t *ino);
 
 /** Start time of @p pid in clock ticks since boot; DOCA_ERROR_NOT_FOUND if there is no such process. */
 FERRY_PRIVATE_API

@@ -39,6 +39,7 @@
 #include "link/ferry_export.h"
 #include "link/ferry_link.h"
 #include "link/link_priv.h"
+#include "link/net_priv.h"
 
 FERRY_LOG_MODULE("link");
 
@@ -63,6 +64,7 @@ struct link_mapping {
 	struct shm_block *held; /* our own export's block, kept mapped while this import lasts */
 	_Atomic uint64_t checked_ns;
 	struct link_access path; /* how this process reaches it: chosen once, in mapping_create */
+	struct link_net *net;    /* or through the exporter's network server (no pages, no state word) */
 };
 
 struct ferry_link_import {
@@ -73,6 +75,15 @@ static pthread_mutex_t import_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct link_mapping *mappings;
 
 /* ---- checks against the running system ---- */
+
+static doca_error_t check_machine(const struct ferry_export_desc *d, uint32_t machine, const char *call)
+{
+	if (d->machine != machine)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "descriptor was exported on emulated DPU %u; the importing device is on DPU %u",
+				     (unsigned)d->machine, (unsigned)machine);
+	return DOCA_SUCCESS;
+}
 
 static doca_error_t check_identity(const struct ferry_export_desc *d, uint32_t machine, const char *call)
 {
@@ -89,10 +100,9 @@ static doca_error_t check_identity(const struct ferry_export_desc *d, uint32_t m
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 				     "descriptor was exported by uid %u; only the same user (uid %u) may import it",
 				     (unsigned)d->uid, (unsigned)getuid());
-	if (d->machine != machine)
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
-				     "descriptor was exported on emulated DPU %u; the importing device is on DPU %u",
-				     (unsigned)d->machine, (unsigned)machine);
+	err = check_machine(d, machine, call);
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (ferry_link_pid_start_time((int)d->pid, &start) != DOCA_SUCCESS || start != d->start_time)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
 				     "descriptor is stale: exporter pid %u is gone or was restarted", (unsigned)d->pid);
@@ -330,6 +340,8 @@ static doca_error_t check_grant(const struct ferry_export_desc *d, const struct 
 
 static void mapping_free(struct link_mapping *m)
 {
+	if (m->net != NULL)
+		net_client_close(m->net);
 	ferry_shm_release(m->held);
 	if (m->map_base != NULL)
 		munmap(m->map_base, m->map_len);
@@ -464,14 +476,93 @@ static doca_error_t mapping_create(const struct ferry_export_desc *d, const stru
 static struct link_mapping *mapping_find(const struct ferry_export_desc *d)
 {
 	for (struct link_mapping *m = mappings; m != NULL; m = m->next)
-		if (!m->anywhere && m->pid == d->pid && m->start_time == d->start_time && m->export_id == d->export_id)
+		if (!m->anywhere && m->net == NULL && m->pid == d->pid && m->start_time == d->start_time &&
+		    m->export_id == d->export_id)
 			return m;
 	return NULL;
 }
 
 static bool mapping_alive(struct link_mapping *m)
 {
+	if (m->net != NULL)
+		return net_client_liveness(m->net) == FERRY_LINK_LIVE;
 	return ferry_link_peer_alive_cached(m->state, m->pidfd, &m->checked_ns);
+}
+
+/* ---- the network path ---- */
+
+/*
+ * Whether to reach an export through its exporter's network server: when it
+ * offers that path and the exporter is out of reach of the others (another
+ * machine, or another network namespace, where its agent's abstract socket
+ * cannot be found), or FERRY_LINK_NET=always says so.
+ */
+static bool use_net_path(const struct ferry_export_desc *d)
+{
+	uint8_t boot[FERRY_DESC_BOOT_ID_LEN];
+	uint64_t ns;
+	enum ferry_link_net_mode mode = ferry_link_net_mode();
+
+	if ((d->hints & FERRY_DESC_HINT_NET) == 0 || mode == FERRY_LINK_NET_NEVER)
+		return false;
+	if (mode == FERRY_LINK_NET_ALWAYS)
+		return true;
+	if (ferry_link_boot_id(boot) != DOCA_SUCCESS || memcmp(boot, d->boot_id, sizeof(boot)) != 0)
+		return true;
+	return ferry_link_netns(&ns) != DOCA_SUCCESS || ns != d->net_ns;
+}
+
+/*
+ * An import through the network server: its stat answer is the authority on
+ * range and permission (as the agent's reply is on this host). The boot,
+ * user and process checks do not apply across machines; the token does.
+ * Never shared between imports, never mapped.
+ */
+static doca_error_t import_by_net(const struct ferry_export_desc *d, uint32_t machine, bool anywhere, const char *call,
+				  struct ferry_link_import **imp, struct ferry_link_view *view)
+{
+	struct ferry_link_import *handle;
+	struct link_mapping *m;
+	doca_error_t err = check_machine(d, machine, call);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (anywhere)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "exporter pid %u is reached over the network; this import needs memory shared "
+				     "on one host",
+				     (unsigned)d->pid);
+	handle = calloc(1, sizeof(*handle));
+	m = calloc(1, sizeof(*m));
+	if (handle == NULL || m == NULL) {
+		free(handle);
+		free(m);
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "out of memory for an import");
+	}
+	m->pidfd = -1;
+	m->refs = 1;
+	m->pid = d->pid;
+	m->export_id = d->export_id;
+	m->page = (size_t)sysconf(_SC_PAGESIZE);
+	err = net_client_open(d, call, &m->net);
+	if (err != DOCA_SUCCESS) {
+		free(m);
+		free(handle);
+		return err;
+	}
+	m->addr = d->addr; /* equal to the server's answer (net_client_open checked) */
+	m->len = d->len;
+	m->access = d->access;
+	m->local = (void *)(uintptr_t)d->addr;
+	pthread_mutex_lock(&import_lock);
+	m->next = mappings;
+	mappings = m;
+	pthread_mutex_unlock(&import_lock);
+	handle->m = m;
+	*view = (struct ferry_link_view){
+		.addr = m->local, .len = (size_t)m->len, .access = m->access, .pid = m->pid, .local = m->local};
+	*imp = handle;
+	return DOCA_SUCCESS;
 }
 
 doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, unsigned int flags,
@@ -487,6 +578,8 @@ doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t 
 
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE_IN(call, err, "descriptor refused (%zu bytes): %s", desc_len, why);
+	if (use_net_path(&d))
+		return import_by_net(&d, machine, anywhere, call, imp, view);
 	err = check_identity(&d, machine, call);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -535,6 +628,8 @@ enum ferry_link_liveness ferry_link_import_liveness(const struct ferry_link_impo
 {
 	const struct link_mapping *m = imp->m;
 
+	if (m->net != NULL)
+		return net_client_liveness(m->net);
 	if (mapping_alive(imp->m))
 		return FERRY_LINK_LIVE;
 	/* A process that died revoked nothing: its state word still says live. */
@@ -548,7 +643,7 @@ uint32_t ferry_link_import_pid(const struct ferry_link_import *imp)
 
 const struct ferry_access *ferry_link_import_access(const struct ferry_link_import *imp)
 {
-	return &imp->m->path.base;
+	return imp->m->net != NULL ? net_client_access(imp->m->net) : &imp->m->path.base;
 }
 
 void ferry_link_import_close(struct ferry_link_import *imp)

@@ -4,6 +4,7 @@
  * facts an export descriptor carries (boot id, a process's start time).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +154,31 @@ doca_error_t ferry_link_pid_start_time(int pid, uint64_t *start)
 		return DOCA_ERROR_NOT_FOUND;
 	*start = strtoull(p + 1, NULL, 10);
 	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_netns(uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st) != 0)
+		return FERRY_RULE_IN("ferry link", DOCA_ERROR_OPERATING_SYSTEM, "cannot read /proc/self/ns/net: %s",
+				     strerror(errno));
+	*ino = (uint64_t)st.st_ino;
+	return DOCA_SUCCESS;
+}
+
+enum ferry_link_net_mode ferry_link_net_mode(void)
+{
+	static _Atomic int warned;
+	const char *v = getenv("FERRY_LINK_NET");
+
+	if (v == NULL || v[0] == '\0' || strcmp(v, "auto") == 0)
+		return FERRY_LINK_NET_AUTO;
+	if (strcmp(v, "always") == 0)
+		return FERRY_LINK_NET_ALWAYS;
+	if (strcmp(v, "never") == 0)
+		return FERRY_LINK_NET_NEVER;
+	if (atomic_exchange(&warned, 1) == 0)
+		FERRY_WARN("FERRY_LINK_NET='%.32s' is not auto, always or never; taken as auto", v);
+	return FERRY_LINK_NET_AUTO;
 }

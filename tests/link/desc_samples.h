@@ -36,6 +36,19 @@ static inline struct ferry_export_desc sample_desc(void)
 	return d;
 }
 
+/* The same with the network section (FERRY_DESC_HINT_NET): 198.18.0.1:4242. */
+static inline struct ferry_export_desc net_sample_desc(void)
+{
+	struct ferry_export_desc d = sample_desc();
+	static const uint8_t ip[4] = {198, 18, 0, 1};
+
+	d.hints |= FERRY_DESC_HINT_NET;
+	memcpy(d.net_ipv4, ip, sizeof(ip));
+	d.net_port = 4242;
+	d.net_ns = 4026531840ull;
+	return d;
+}
+
 /* Recompute the checksum after a deliberate edit, so only the edit is tested. */
 static inline void reseal(uint8_t *buf, size_t len)
 {

@@ -74,7 +74,7 @@ static void cmd_export(const char *kind, size_t len, const char *perm)
 	s->len = len;
 	s->shared = shared;
 	xp_fill(s->mem, len, 1000u + (uint64_t)nslots);
-	err = ferry_link_export_open(s->mem, len, access, 0, "link_exporter", &s->exp);
+	err = ferry_link_export_open(s->mem, len, access, 0, NULL, "link_exporter", &s->exp);
 	if (err != DOCA_SUCCESS) {
 		printf("export %s\n", doca_error_get_name(err));
 		if (shared)

@@ -160,10 +160,66 @@ static void test_round_trip(void **state)
 	in.agent_len = FERRY_DESC_MAX_AGENT;
 	in.access = DOCA_ACCESS_FLAG_PCI_READ_ONLY;
 	n = ferry_export_desc_encode(&in, buf, sizeof(buf));
-	assert_int_equal(n, FERRY_DESC_MAX_LEN);
+	assert_int_equal(n, FERRY_DESC_FIXED_LEN + FERRY_DESC_MAX_AGENT);
 	assert_int_equal(ferry_export_desc_decode(buf, n, &out, NULL), DOCA_SUCCESS);
 	assert_int_equal(out.access, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
 	assert_int_equal(out.agent_len, FERRY_DESC_MAX_AGENT);
+	/* ...and the network section after it: the longest descriptor there is. */
+	in = net_sample_desc();
+	memset(in.agent, 'a', FERRY_DESC_MAX_AGENT);
+	in.agent[FERRY_DESC_MAX_AGENT] = '\0';
+	in.agent_len = FERRY_DESC_MAX_AGENT;
+	n = ferry_export_desc_encode(&in, buf, sizeof(buf));
+	assert_int_equal(n, FERRY_DESC_MAX_LEN);
+	assert_int_equal(ferry_export_desc_decode(buf, n, &out, NULL), DOCA_SUCCESS);
+	assert_int_equal(out.hints, in.hints);
+	assert_memory_equal(out.net_ipv4, in.net_ipv4, 4);
+	assert_int_equal(out.net_port, in.net_port);
+	assert_int_equal(out.net_ns, in.net_ns);
+	assert_int_equal(ferry_export_desc_encode(&in, buf, FERRY_DESC_MAX_LEN - 1), 0); /* no room */
+}
+
+/* The network section: its own rules, and its length bound to the hint. */
+static void test_net_section(void **state)
+{
+	struct ferry_export_desc in = net_sample_desc(), out;
+	uint8_t buf[FERRY_DESC_MAX_LEN];
+	size_t n = ferry_export_desc_encode(&in, buf, sizeof(buf)), net = FERRY_DESC_FIXED_LEN + in.agent_len;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(n, net + FERRY_DESC_NET_LEN);
+	/* Port 0, a multicast or zero address, a reserved field set: each refused with its reason. */
+	static const struct {
+		size_t off;
+		uint8_t value;
+		const char *why;
+	} edits[] = {{4, 0, "port 0"}, {0, 224, "unicast"}, {0, 0, "unicast"}, {6, 1, "reserved field of the network"}};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		uint8_t copy[FERRY_DESC_MAX_LEN];
+
+		memcpy(copy, buf, n);
+		copy[net + edits[i].off] = edits[i].value;
+		if (edits[i].off == 4)
+			copy[net + 5] = 0;
+		reseal(copy, n);
+		assert_int_equal(ferry_export_desc_decode(copy, n, &out, &why), DOCA_ERROR_INVALID_VALUE);
+		assert_non_null(strstr(why, edits[i].why));
+	}
+	/* The hint without the section, and the section without the hint. */
+	uint8_t copy[FERRY_DESC_MAX_LEN];
+	memcpy(copy, buf, n);
+	copy[6] &= (uint8_t)~FERRY_DESC_HINT_NET;
+	reseal(copy, n);
+	assert_int_equal(ferry_export_desc_decode(copy, n, &out, &why), DOCA_ERROR_INVALID_VALUE);
+	memcpy(copy, buf, net);
+	copy[8] = (uint8_t)net;
+	copy[9] = 0;
+	reseal(copy, net);
+	assert_int_equal(ferry_export_desc_decode(copy, net, &out, &why), DOCA_ERROR_INVALID_VALUE);
+	/* Encode refuses what decode would. */
+	in.net_port = 0;
+	assert_int_equal(ferry_export_desc_encode(&in, buf, sizeof(buf)), 0);
 }
 
 static void test_identity(void **state)
@@ -225,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_body_fields),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_net_section),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_runtime_dir),
 	};

@@ -726,7 +726,7 @@ static void test_forged_twins_self_import(void **state)
 		assert_int_equal(
 			ferry_link_export_open(i < 2 ? shared : plain, TWIN_BYTES,
 					       i % 2 ? DOCA_ACCESS_FLAG_PCI_READ_ONLY : DOCA_ACCESS_FLAG_PCI_READ_WRITE,
-					       MACHINE, CALL, &exp[i]),
+					       MACHINE, NULL, CALL, &exp[i]),
 			DOCA_SUCCESS);
 		ferry_link_export_desc(exp[i], &desc, &len);
 		export_from_bytes(&e[i], labels[i], desc, len);

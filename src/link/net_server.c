@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_server.c - the exporter's side of the network access path (net_priv.h):
+ * one thread per process, started by the first export that offers the path,
+ * answers importers' requests (net_wire.h) over UCX active messages.
+ *
+ * The importer is another machine's process and may be hostile. Nothing it
+ * sends is taken on trust: every header is decoded and checked
+ * (net_req_decode), every request names an export and proves its token, and
+ * the export table (link_export_serve_net, under the table's lock) checks the
+ * range and the permission and copies, so an export revoked by doca_mmap_stop
+ * is never touched afterwards. The exporter's memory is only ever copied to
+ * or from a bounce buffer of the server, never handed to UCX: a reply still
+ * in flight to a slow importer cannot read memory the program has since
+ * freed. Resources are bounded: NET_MAX_PEERS connections, each with at most
+ * NET_PEER_MAX_INFLIGHT requests being served (an importer that sends more
+ * is disconnected); a peer that breaks the protocol is disconnected.
+ *
+ * The worker is driven only by the server thread, under srv.lock; another
+ * thread takes the lock only to add a listener (at an export).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "common/ferry_env.h"
+#include "common/ferry_log.h"
+#include "link/net_priv.h"
+#include "link/net_ucx.h"
+
+FERRY_LOG_MODULE("link");
+
+#define NET_MAX_LISTENERS     4
+#define NET_MAX_PEERS         64
+#define NET_PEER_MAX_INFLIGHT 16  /* an honest importer keeps NET_WINDOW (8) in flight */
+#define NET_IDLE_POLL_MS      100 /* UCX's keepalive needs progress now and then */
+
+struct net_listener {
+	ucp_listener_h handle;
+	struct in_addr ipv4;
+	uint16_t port;
+};
+
+struct net_peer {
+	struct net_peer *next;
+	ucp_ep_h ep;
+	unsigned int inflight; /* jobs that point here */
+	bool failed;           /* send nothing more; close */
+	bool closing;
+	void *close_req; /* UCX's close request while it runs */
+	char name[48];   /* for log lines */
+};
+
+/* One request being served. */
+struct net_job {
+	struct net_job *next;
+	struct net_peer *peer;
+	struct net_req req;
+	struct net_rep rep;
+	uint8_t hdr[NET_REP_LEN];
+	void *data;      /* bounce buffer: a read's bytes, a rendezvous write's bytes */
+	void *rndv_desc; /* a rendezvous write whose bytes are still to be fetched */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pid_t pid; /* a forked child starts a server of its own */
+	const struct net_ucx *u;
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int efd;
+	int wake_fd;
+	char iface[16];
+	struct net_listener listeners[NET_MAX_LISTENERS];
+	unsigned int nlisteners;
+	struct net_peer *peers;
+	unsigned int npeers;
+	struct net_job *ready;    /* replies to send, LIFO (each answers its own request id) */
+	struct net_job *fetching; /* rendezvous writes to fetch */
+} srv = {.lock = PTHREAD_MUTEX_INITIALIZER, .efd = -1, .wake_fd = -1};
+
+static _Atomic uint64_t refused_requests, refused_peers, wrong_tokens;
+
+/* ---- peers ---- */
+
+static struct net_peer *peer_of(ucp_ep_h ep)
+{
+	for (struct net_peer *p = srv.peers; p != NULL; p = p->next)
+		if (p->ep == ep)
+			return p;
+	return NULL;
+}
+
+static void peer_fail(struct net_peer *p, const char *fmt_rule, const char *detail)
+{
+	uint64_t nth;
+
+	if (!p->failed && fmt_rule != NULL && ferry_log_sampled(&refused_peers, &nth))
+		FERRY_WARN("ferry net server: disconnected %s: %s%s%s (%llu so far)", p->name, fmt_rule,
+			   detail != NULL ? ": " : "", detail != NULL ? detail : "", (unsigned long long)nth);
+	p->failed = true;
+}
+
+static void on_peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+	(void)ep;
+	(void)status;
+	((struct net_peer *)arg)->failed = true; /* the importer left or the link broke: no log, it is normal */
+}
+
+static void on_conn(ucp_conn_request_h req, void *arg)
+{
+	ucp_ep_params_t ep;
+	struct net_peer *p;
+	uint64_t nth;
+
+	p = srv.npeers < NET_MAX_PEERS ? calloc(1, sizeof(*p)) : NULL;
+	if (p == NULL) {
+		if (ferry_log_sampled(&refused_peers, &nth))
+			FERRY_WARN("ferry net server: refused a connection: %u importers connected already, at most %u "
+				   "(%llu refused so far)",
+				   srv.npeers, NET_MAX_PEERS, (unsigned long long)nth);
+		(void)srv.u->listener_reject(((struct net_listener *)arg)->handle, req);
+		return;
+	}
+	memset(&ep, 0, sizeof(ep));
+	ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.conn_request = req;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = on_peer_error;
+	ep.err_handler.arg = p;
+	if (srv.u->ep_create(srv.worker, &ep, &p->ep) != UCS_OK) {
+		free(p);
+		return;
+	}
+	snprintf(p->name, sizeof(p->name), "importer %u", srv.npeers + 1);
+	p->next = srv.peers;
+	srv.peers = p;
+	srv.npeers++;
+}
+
+/* Close failed peers; free them once closed and no job points at them. */
+static void reap_peers(void)
+{
+	for (struct net_peer **l = &srv.peers; *l != NULL;) {
+		struct net_peer *p = *l;
+
+		if (p->failed && !p->closing) {
+			ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+						   .flags = UCP_EP_CLOSE_FLAG_FORCE};
+			p->close_req = srv.u->ep_close_nbx(p->ep, &prm);
+			p->closing = true;
+		}
+		if (p->closing && UCS_PTR_IS_PTR(p->close_req) &&
+		    srv.u->request_check_status(p->close_req) != UCS_INPROGRESS) {
+			srv.u->request_free(p->close_req);
+			p->close_req = NULL;
+		}
+		if (p->closing && !UCS_PTR_IS_PTR(p->close_req) && p->inflight == 0) {
+			*l = p->next;
+			srv.npeers--;
+			free(p);
+			continue;
+		}
+		l = &p->next;
+	}
+}
+
+/* ---- jobs ---- */
+
+static void job_free(struct net_job *j)
+{
+	j->peer->inflight--;
+	free(j->data);
+	free(j);
+}
+
+static void job_ready(struct net_job *j)
+{
+	j->next = srv.ready;
+	srv.ready = j;
+}
+
+/* The export table answers; a refusal that smells of an attack is logged, sparingly. */
+static void job_serve(struct net_job *j, void *buf)
+{
+	uint64_t nth;
+	doca_error_t err = link_export_serve_net(&j->req, buf, &j->rep);
+
+	if (err == DOCA_ERROR_NOT_PERMITTED && j->req.op != NET_OP_WRITE && ferry_log_sampled(&wrong_tokens, &nth))
+		FERRY_WARN("ferry net server: %s presented a wrong token for export %llu (%llu refusals so far)",
+			   j->peer->name, (unsigned long long)j->req.export_id, (unsigned long long)nth);
+	else if (err == DOCA_ERROR_INVALID_VALUE && ferry_log_sampled(&refused_requests, &nth))
+		FERRY_WARN("ferry net server: %s asked for [0x%llx, +%u) outside export %llu (%llu refusals so far)",
+			   j->peer->name, (unsigned long long)j->req.addr, j->req.len,
+			   (unsigned long long)j->req.export_id, (unsigned long long)nth);
+	if (j->rep.len == 0) {
+		free(j->data);
+		j->data = NULL;
+	}
+	job_ready(j);
+}
+
+static void on_write_fetched(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+	struct net_job *j = user_data;
+
+	(void)length;
+	srv.u->request_free(request);
+	if (status != UCS_OK) {
+		j->peer->failed = true;
+		job_free(j);
+		return;
+	}
+	job_serve(j, j->data);
+}
+
+/* Fetch the bytes of rendezvous writes (outside the receive callback, where UCX allows it). */
+static void fetch_writes(void)
+{
+	while (srv.fetching != NULL) {
+		struct net_job *j = srv.fetching;
+		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+					   .cb.recv_am = on_write_fetched,
+					   .user_data = j};
+
+		srv.fetching = j->next;
+		/* Fetched even for a failed peer: UCX ends the rendezvous either way, and no reply goes. */
+		ucs_status_ptr_t r = srv.u->am_recv_data_nbx(srv.worker, j->rndv_desc, j->data, j->req.len, &prm);
+		if (UCS_PTR_IS_PTR(r))
+			continue; /* on_write_fetched serves it */
+		if (UCS_PTR_STATUS(r) != UCS_OK) {
+			j->peer->failed = true;
+			job_free(j);
+		} else {
+			job_serve(j, j->data);
+		}
+	}
+}
+
+static void on_reply_sent(void *request, ucs_status_t status, void *user_data)
+{
+	struct net_job *j = user_data;
+
+	if (status != UCS_OK)
+		j->peer->failed = true;
+	srv.u->request_free(request);
+	job_free(j);
+}
+
+static void send_replies(void)
+{
+	while (srv.ready != NULL) {
+		struct net_job *j = srv.ready;
+		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+					   .cb.send = on_reply_sent,
+					   .user_data = j};
+
+		srv.ready = j->next;
+		if (j->peer->failed) {
+			job_free(j);
+			continue;
+		}
+		net_rep_encode(&j->rep, j->hdr);
+		ucs_status_ptr_t r = srv.u->am_send_nbx(j->peer->ep, NET_AM_REPLY, j->hdr, NET_REP_LEN, j->data,
+							j->rep.len, &prm);
+		if (UCS_PTR_IS_PTR(r))
+			continue; /* on_reply_sent frees it */
+		if (UCS_PTR_STATUS(r) != UCS_OK)
+			j->peer->failed = true;
+		job_free(j);
+	}
+}
+
+/* ---- requests ---- */
+
+static struct net_job *job_new(struct net_peer *p, const struct net_req *req)
+{
+	struct net_job *j = calloc(1, sizeof(*j));
+
+	if (j == NULL)
+		return NULL;
+	if (req->op != NET_OP_STAT) {
+		j->data = malloc(req->len);
+		if (j->data == NULL) {
+			free(j);
+			return NULL;
+		}
+	}
+	j->peer = p;
+	j->req = *req;
+	p->inflight++;
+	return j;
+}
+
+static ucs_status_t on_request(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			       const ucp_am_recv_param_t *param)
+{
+	struct net_peer *p = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? peer_of(param->reply_ep) : NULL;
+	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+	struct net_req req;
+	const char *why = NULL;
+	struct net_job *j;
+
+	(void)arg;
+	if (p == NULL || p->failed)
+		return UCS_OK; /* nobody to answer: dropped (UCX completes a rendezvous it was not asked to fetch) */
+	if (net_req_decode(header, header_length, length, &req, &why) != DOCA_SUCCESS) {
+		peer_fail(p, "malformed request", why);
+		return UCS_OK;
+	}
+	if (p->inflight >= NET_PEER_MAX_INFLIGHT) {
+		peer_fail(p, "more requests in flight than allowed", NULL);
+		return UCS_OK;
+	}
+	j = job_new(p, &req);
+	if (j == NULL) {
+		peer_fail(p, "out of memory for a request", NULL);
+		return UCS_OK;
+	}
+	if (req.op == NET_OP_WRITE && rndv) {
+		j->rndv_desc = data;
+		j->next = srv.fetching;
+		srv.fetching = j;
+		return UCS_INPROGRESS; /* fetch_writes takes the descriptor */
+	}
+	/* A write's eager bytes are valid during this call: served from where they are. */
+	job_serve(j, req.op == NET_OP_WRITE ? data : j->data);
+	return UCS_OK;
+}
+
+/* ---- the thread ---- */
+
+static void *server_main(void *arg)
+{
+	struct pollfd pfd[2];
+
+	(void)arg;
+	for (;;) {
+		ucs_status_t armed;
+		uint64_t junk;
+
+		pthread_mutex_lock(&srv.lock);
+		while (srv.u->worker_progress(srv.worker) != 0)
+			;
+		fetch_writes();
+		send_replies();
+		reap_peers();
+		armed = srv.u->worker_arm(srv.worker);
+		pthread_mutex_unlock(&srv.lock);
+		if (armed == UCS_ERR_BUSY)
+			continue;
+		pfd[0] = (struct pollfd){.fd = srv.efd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = srv.wake_fd, .events = POLLIN};
+		if (poll(pfd, 2, NET_IDLE_POLL_MS) > 0 && (pfd[1].revents & POLLIN) != 0)
+			(void)read(srv.wake_fd, &junk, sizeof(junk));
+	}
+	return NULL;
+}
+
+/* UCX, a worker and the thread; srv.lock held. */
+static doca_error_t server_start(const struct ferry_link_net_offer *offer, const char *call)
+{
+	ucp_am_handler_param_t am;
+	pthread_attr_t attr;
+	pthread_t thr;
+	doca_error_t err = net_ucx_get(call, &srv.u);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = net_ucx_context(srv.u, offer->iface, "ferry-link-server", call, &srv.ctx);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = net_ucx_worker(srv.u, srv.ctx, call, &srv.worker, &srv.efd);
+	if (err != DOCA_SUCCESS)
+		goto fail_ctx;
+	memset(&am, 0, sizeof(am));
+	am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+			UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+	am.id = NET_AM_REQUEST;
+	am.cb = on_request;
+	am.flags = UCP_AM_FLAG_WHOLE_MSG;
+	srv.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (srv.wake_fd < 0 || srv.u->set_am_handler(srv.worker, &am) != UCS_OK) {
+		err = FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "cannot set up the network server");
+		goto fail_worker;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&thr, &attr, server_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		err = FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot start the network server thread: %s",
+				    strerror(rc));
+		goto fail_worker;
+	}
+	snprintf(srv.iface, sizeof(srv.iface), "%s", offer->iface);
+	srv.pid = getpid();
+	return DOCA_SUCCESS;
+fail_worker:
+	if (srv.wake_fd >= 0)
+		close(srv.wake_fd);
+	srv.wake_fd = -1;
+	srv.u->worker_destroy(srv.worker);
+fail_ctx:
+	srv.u->cleanup(srv.ctx);
+	return err;
+}
+
+static doca_error_t listener_add(const struct ferry_link_net_offer *offer, const char *call, uint16_t *port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr = offer->ipv4};
+	ucp_listener_params_t lp;
+	ucp_listener_attr_t la = {.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR};
+	struct net_listener *l = &srv.listeners[srv.nlisteners];
+	char ip[INET_ADDRSTRLEN];
+	ucs_status_t st;
+
+	inet_ntop(AF_INET, &offer->ipv4, ip, sizeof(ip));
+	if (srv.nlisteners == NET_MAX_LISTENERS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_FULL, "the network server listens on %u addresses already",
+				     NET_MAX_LISTENERS);
+	sin.sin_port = htons((uint16_t)ferry_env_u64("FERRY_LINK_NET_PORT", 0, 65535, 0));
+	memset(&lp, 0, sizeof(lp));
+	lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+	lp.sockaddr.addr = (const struct sockaddr *)&sin;
+	lp.sockaddr.addrlen = sizeof(sin);
+	lp.conn_handler.cb = on_conn;
+	lp.conn_handler.arg = l;
+	st = srv.u->listener_create(srv.worker, &lp, &l->handle);
+	if (st == UCS_OK) {
+		st = srv.u->listener_query(l->handle, &la);
+		if (st != UCS_OK)
+			srv.u->listener_destroy(l->handle);
+	}
+	if (st != UCS_OK)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "the network server cannot listen on %s:%u: %s",
+				     ip, (unsigned)ntohs(sin.sin_port), srv.u->status_string(st));
+	l->ipv4 = offer->ipv4;
+	l->port = ntohs(((const struct sockaddr_in *)&la.sockaddr)->sin_port);
+	srv.nlisteners++;
+	FERRY_DBG("ferry net server: listening on %s:%u (%s)", ip, (unsigned)l->port, offer->iface);
+	*port = l->port;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t net_server_listen(const struct ferry_link_net_offer *offer, const char *call, uint16_t *port)
+{
+	doca_error_t err = DOCA_SUCCESS;
+	uint64_t one = 1;
+
+	/* The server thread holds the lock while it progresses: ask it to let go. */
+	if (srv.wake_fd >= 0 && srv.pid == getpid())
+		(void)write(srv.wake_fd, &one, sizeof(one));
+	pthread_mutex_lock(&srv.lock);
+	if (srv.pid != getpid()) {
+		/* First export, or a forked child: the parent's UCX objects are not ours to use. */
+		srv.nlisteners = 0;
+		srv.peers = NULL;
+		srv.npeers = 0;
+		srv.ready = srv.fetching = NULL;
+		err = server_start(offer, call);
+	} else if (strcmp(srv.iface, offer->iface) != 0) {
+		err = FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				    "the network server runs on interface %s; an export on %s cannot be offered too "
+				    "(one interface per process)",
+				    srv.iface, offer->iface);
+	}
+	for (unsigned int i = 0; err == DOCA_SUCCESS && i < srv.nlisteners; i++) {
+		if (srv.listeners[i].ipv4.s_addr == offer->ipv4.s_addr) {
+			*port = srv.listeners[i].port;
+			pthread_mutex_unlock(&srv.lock);
+			return DOCA_SUCCESS;
+		}
+	}
+	if (err == DOCA_SUCCESS)
+		err = listener_add(offer, call, port);
+	pthread_mutex_unlock(&srv.lock);
+	return err;
+}
