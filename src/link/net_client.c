@@ -85,7 +85,8 @@ struct link_net {
 	uint32_t access;
 	uint64_t next_id;
 	uint64_t timeout_ns;
-	char peer[32]; /* "a.b.c.d:port", for log lines */
+	_Atomic uint64_t checked_ns; /* when net_alive last looked at the worker */
+	char peer[32];               /* "a.b.c.d:port", for log lines */
 	struct net_slot slots[NET_WINDOW];
 };
 
@@ -386,9 +387,29 @@ static doca_error_t net_write(const struct ferry_access *a, uint64_t dst, const 
 	return net_copy(a, NET_OP_WRITE, dst, (void *)(uintptr_t)src, len);
 }
 
+#define NET_ALIVE_CHECK_NS 1000000ull
+
+/*
+ * Live, as far as this side knows. Nobody drives an idle connection's worker,
+ * so at most every millisecond the asking thread looks at it (when no copy
+ * holds it): an exporter whose process died or whose host closed the
+ * connection is seen here, before a task is built on it.
+ */
 static bool net_alive(const struct ferry_access *a)
 {
-	return atomic_load(&net_of(a)->state) == NET_LIVE;
+	struct link_net *n = net_of(a);
+	uint64_t now = ferry_link_now_ns();
+
+	if (atomic_load(&n->state) != NET_LIVE)
+		return false;
+	if (now - atomic_load_explicit(&n->checked_ns, memory_order_relaxed) >= NET_ALIVE_CHECK_NS &&
+	    pthread_mutex_trylock(&n->lock) == 0) {
+		atomic_store_explicit(&n->checked_ns, now, memory_order_relaxed);
+		if (n->ep != NULL)
+			(void)n->u->worker_progress(n->worker);
+		pthread_mutex_unlock(&n->lock);
+	}
+	return atomic_load(&n->state) == NET_LIVE;
 }
 
 static const struct ferry_access_ops link_access_net_ops = {

@@ -86,6 +86,14 @@ static int setup(struct side *s)
 	return 0;
 }
 
+static enum doca_ctx_states ctx_state(struct side *s)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
+
+	(void)doca_ctx_get_state(doca_dma_as_ctx(s->dma), &st);
+	return st;
+}
+
 /* One chunk: src data [src, src+n) into dst; returns the task's status. */
 static doca_error_t copy_chunk(struct side *s, struct doca_mmap *src_mmap, void *src, struct doca_mmap *dst_mmap,
 			       void *dst, size_t n)
@@ -226,7 +234,10 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	fflush(stdout);
+	/* A failed copy stops the context (as DOCA's DMA does): progress it to IDLE before destroying it. */
 	doca_ctx_stop(doca_dma_as_ctx(s.dma));
+	for (int i = 0; i < 100000 && ctx_state(&s) != DOCA_CTX_STATE_IDLE; i++)
+		(void)doca_pe_progress(s.pe);
 	doca_dma_destroy(s.dma);
 	doca_pe_destroy(s.pe);
 	if (s.remote_mmap != NULL)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sys/socket.h>
@@ -118,7 +119,8 @@ static void start_host(struct host *h, const char *bytes, const char *kind, cons
 
 	spawn(&h->p, argv, 0);
 	read_line(&h->p, line, sizeof(line));
-	assert_int_equal(sscanf(line, "%430s %31s %31s %31s", h->hex, h->addr, h->len, h->sum), 4);
+	_Static_assert(2 * FERRY_DESC_MAX_LEN == 446, "the width below");
+	assert_int_equal(sscanf(line, "%446s %31s %31s %31s", h->hex, h->addr, h->len, h->sum), 4);
 }
 
 static void stop_host(struct host *h)
@@ -767,6 +769,157 @@ static void test_another_user(void **state)
 	}
 }
 
+/* ---- the network access path (FERRY_LINK_NET=always: both sides, over 127.0.0.1) ---- */
+
+static int net_setup(void **state)
+{
+	setenv("FERRY_LINK_NET", "always", 1);
+	setenv("FERRY_LINK_NET_TIMEOUT_MS", "1500", 1);
+	return setup(state);
+}
+
+static int net_teardown(void **state)
+{
+	unsetenv("FERRY_LINK_NET");
+	unsetenv("FERRY_LINK_NET_TIMEOUT_MS");
+	return teardown(state);
+}
+
+static void edit_net_port(struct ferry_export_desc *d)
+{
+	d->net_port = 1; /* tcpmux: nobody listens on it here */
+}
+
+static void edit_len(struct ferry_export_desc *d)
+{
+	d->len += 4096;
+}
+
+static void test_net_both_ways(void **state)
+{
+	(void)state;
+	dma_both_ways("malloc", "1000003", "99");
+	dma_both_ways("shared", "4194304", "5");
+	dma_both_ways("malloc", "67108864", "7"); /* 256 chunks of 256 KiB, 8 in flight */
+}
+
+/*
+ * Only the network path can reach an export whose agent name is a lie: with
+ * FERRY_LINK_NET=always the import never asks the agent, and works; with
+ * =never it must, and fails. So the copies above did cross the network path.
+ */
+static void test_net_only_path(void **state)
+{
+	struct host h;
+	char hex[2 * FERRY_DESC_MAX_LEN + 64];
+
+	(void)state;
+	start_host(&h, "65536", "malloc", "rw");
+	forge(&h, edit_agent, hex);
+	struct proc d;
+	start_dpu(&d, &h, hex, 0, "import", "read", h.sum, NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	dpu_done(&d);
+	setenv("FERRY_LINK_NET", "never", 1);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_FOUND");
+	setenv("FERRY_LINK_NET", "always", 1);
+	stop_host(&h);
+}
+
+static void test_net_read_only(void **state)
+{
+	(void)state;
+	read_only_export("malloc");
+}
+
+static void test_net_bad_descriptors(void **state)
+{
+	struct host h;
+	char hex[2 * FERRY_DESC_MAX_LEN + 64];
+
+	(void)state;
+	start_host(&h, "65536", "malloc", "rw");
+	forge(&h, edit_token, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_PERMITTED");
+	forge(&h, edit_export_id, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_FOUND");
+	forge(&h, edit_machine, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_INVALID_VALUE");
+	forge(&h, edit_len, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_NOT_PERMITTED"); /* the server's range is the authority */
+	forge(&h, edit_net_port, hex);
+	expect_import(&h, hex, "import DOCA_ERROR_CONNECTION_ABORTED");
+	/* Another boot, user or incarnation does not matter across machines: the token does. */
+	forge(&h, edit_uid, hex);
+	expect_import(&h, hex, "import DOCA_SUCCESS");
+	expect_import(&h, h.hex, "import DOCA_SUCCESS");
+	stop_host(&h);
+}
+
+/* The exporter stops its mmap, or dies, while the DPU holds the import: later copies fail, nothing hangs. */
+static void test_net_exporter_gone(void **state)
+{
+	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN];
+
+	(void)state;
+	start_host(&h, "65536", "malloc", "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "wait", "read", h.sum, "write", "3", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "waiting");
+	say(&h.p, "stop\n");
+	expect_line(&h.p, "stopped DOCA_SUCCESS");
+	say(&d, "go\n");
+	read_line(&d, line, sizeof(line));
+	assert_true(strncmp(line, "read DOCA_ERROR_", 16) == 0);
+	expect_line(&d, "write DOCA_ERROR_BAD_STATE"); /* the first refusal told the import it is revoked */
+	dpu_done(&d);
+	expect_import(&h, h.hex, "import DOCA_ERROR_NOT_FOUND");
+	stop_host(&h);
+
+	start_host(&h, "65536", "malloc", "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "read", h.sum, "wait", "read", h.sum, "write", "3", NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "read OK");
+	expect_line(&d, "waiting");
+	kill_host(&h);
+	usleep(20000);
+	say(&d, "go\n");
+	read_line(&d, line, sizeof(line));
+	assert_true(strncmp(line, "read DOCA_ERROR_", 16) == 0);
+	read_line(&d, line, sizeof(line));
+	assert_true(strncmp(line, "write DOCA_ERROR_", 17) == 0);
+	dpu_done(&d);
+}
+
+/* A stopped (SIGSTOP) exporter: the copy fails after FERRY_LINK_NET_TIMEOUT_MS, not never. */
+static void test_net_exporter_frozen(void **state)
+{
+	struct host h;
+	struct proc d;
+	char line[LINE_MAX_LEN];
+	struct timespec t0, t1;
+
+	(void)state;
+	start_host(&h, "4194304", "malloc", "rw");
+	start_dpu(&d, &h, h.hex, 0, "import", "wait", "read", h.sum, NULL);
+	expect_line(&d, "import DOCA_SUCCESS");
+	expect_line(&d, "waiting");
+	assert_int_equal(kill(h.p.pid, SIGSTOP), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	say(&d, "go\n");
+	read_line(&d, line, sizeof(line));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(strncmp(line, "read DOCA_ERROR_", 16) == 0);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_true(s >= 1.4 && s < 10.0); /* FERRY_LINK_NET_TIMEOUT_MS=1500 */
+	dpu_done(&d);
+	assert_int_equal(kill(h.p.pid, SIGCONT), 0);
+	stop_host(&h);
+}
+
 int main(void)
 {
 	host_exe = getenv("LINK_HOST");
@@ -798,6 +951,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cma_read_only_and_revoked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cma_exporter_sigkilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_another_user, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_both_ways, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_net_only_path, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_net_read_only, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_net_bad_descriptors, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_net_exporter_gone, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_net_exporter_frozen, net_setup, net_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
