@@ -12,8 +12,9 @@
 #                        (default <build dir>/doca-samples.log)
 # FERRY_SAMPLES_ONLY     the sample folders to build and run (default
 #                        "doca_common doca_dma doca_comch doca_rdma")
-# FERRY_SAMPLES_NETNS    "<ns1> <ns2>": run each RDMA pair's first side in network
-#                        namespace ns1 and its second side in ns2 (as on two
+# FERRY_SAMPLES_NETNS    "<ns1> <ns2>": run each RDMA pair's first side (and
+#                        dma_copy's host side) in network namespace ns1 and its
+#                        second side (dma_copy's DPU side) in ns2 (as on two
 #                        machines; scripts/rdma-netns-samples.sh sets this up), with
 # FERRY_SAMPLES_NET      "<identity1> <identity2>": each side's FERRY_RDMA_NET, and
 # FERRY_SAMPLES_CM_ADDR  the first side's address, which the second side dials in
@@ -236,7 +237,8 @@ run_pair() {
 }
 
 # dma_copy: the host exports its buffer into two files and waits for enter; the
-# DPU side reads the files and copies; then the host is told to finish.
+# DPU side reads the files and copies; then the host is told to finish. Between
+# namespaces (FERRY_SAMPLES_NETNS) the copy takes the link's network access path.
 run_dma_copy() {
 	local hrc=0 drc=0 hpid dout hout res desc=$tmp/export_desc.txt info=$tmp/buffer_info.txt
 	can_run dma_copy_host dma_copy_dpu || return 0
@@ -245,7 +247,7 @@ run_dma_copy() {
 	say "running dma_copy_host / dma_copy_dpu"
 	mkfifo "$tmp/enter"
 	FERRY_DOMAIN=samples-$$-dma_copy LD_LIBRARY_PATH=$libdir \
-		timeout "$timeout_s" "$(exe dma_copy_host host)" -p b1:00.0 -d "$desc" -b "$info" <"$tmp/enter" >"$hout" 2>&1 &
+		"${side1[@]}" timeout "$timeout_s" "$(exe dma_copy_host host)" -p b1:00.0 -d "$desc" -b "$info" <"$tmp/enter" >"$hout" 2>&1 &
 	hpid=$!
 	pids+=("$hpid")
 	exec 3>"$tmp/enter"
@@ -257,7 +259,7 @@ run_dma_copy() {
 	done
 	sleep 0.2 # both files written and closed
 	FERRY_DOMAIN=samples-$$-dma_copy LD_LIBRARY_PATH=$libdir \
-		timeout "$timeout_s" "$(exe dma_copy_dpu dpu)" -p 03:00.0 -d "$desc" -b "$info" </dev/null >"$dout" 2>&1 || drc=$?
+		"${side2[@]}" timeout "$timeout_s" "$(exe dma_copy_dpu dpu)" -p 03:00.0 -d "$desc" -b "$info" </dev/null >"$dout" 2>&1 || drc=$?
 	echo >&3 || true
 	exec 3>&-
 	fifo_open=0

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# rdma-netns-samples.sh <ferry build dir> - NVIDIA's doca_rdma sample pairs
-# between two network namespaces, as between two machines: the namespaces are
+# rdma-netns-samples.sh <ferry build dir> - NVIDIA's doca_rdma sample pairs,
+# and doca_dma's dma_copy pair (its DPU side copies the host's memory through
+# the link's network access path), between two network namespaces, as
+# between two machines: the namespaces are
 # joined by a veth pair with addresses of 198.18.0.0/15 (the block set aside
 # for network tests), UCX runs over TCP only, each side's device is bound to
 # its end of the link (FERRY_RDMA_NET), and scripts/doca-samples.sh runs every
@@ -25,7 +27,7 @@ netns_pair_up ferry-smp frs
 rx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes")
 tx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/tx_bytes")
 rc=0
-FERRY_SAMPLES_ONLY=${FERRY_SAMPLES_ONLY:-doca_rdma} FERRY_SAMPLES_NETNS="$nsa $nsb" \
+FERRY_SAMPLES_ONLY=${FERRY_SAMPLES_ONLY:-doca_dma doca_rdma} FERRY_SAMPLES_NETNS="$nsa $nsb" \
 	FERRY_SAMPLES_NET="$va 198.18.0.2" FERRY_SAMPLES_CM_ADDR=198.18.0.1 UCX_TLS=tcp,self \
 	"$here/doca-samples.sh" "$build" || rc=$?
 rx=$(($(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes") - rx0))
