@@ -83,6 +83,8 @@ static struct {
 	unsigned int npeers;
 	struct net_job *ready;    /* replies to send, LIFO (each answers its own request id) */
 	struct net_job *fetching; /* rendezvous writes to fetch */
+	pthread_t thread;
+	_Atomic bool stopping; /* the process exits: server_stop */
 } srv = {.lock = PTHREAD_MUTEX_INITIALIZER, .efd = -1, .wake_fd = -1};
 
 static _Atomic uint64_t refused_requests, refused_peers, wrong_tokens;
@@ -338,12 +340,14 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 
 /* ---- the thread ---- */
 
+static void server_stop(void);
+
 static void *server_main(void *arg)
 {
 	struct pollfd pfd[2];
 
 	(void)arg;
-	for (;;) {
+	while (!atomic_load(&srv.stopping)) {
 		ucs_status_t armed;
 		uint64_t junk;
 
@@ -369,8 +373,6 @@ static void *server_main(void *arg)
 static doca_error_t server_start(const struct ferry_link_net_offer *offer, const char *call)
 {
 	ucp_am_handler_param_t am;
-	pthread_attr_t attr;
-	pthread_t thr;
 	doca_error_t err = net_ucx_get(call, &srv.u);
 
 	if (err != DOCA_SUCCESS)
@@ -392,10 +394,7 @@ static doca_error_t server_start(const struct ferry_link_net_offer *offer, const
 		err = FERRY_RULE_IN(call, DOCA_ERROR_INITIALIZATION, "cannot set up the network server");
 		goto fail_worker;
 	}
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&thr, &attr, server_main, NULL);
-	pthread_attr_destroy(&attr);
+	int rc = pthread_create(&srv.thread, NULL, server_main, NULL);
 	if (rc != 0) {
 		err = FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot start the network server thread: %s",
 				    strerror(rc));
@@ -403,6 +402,7 @@ static doca_error_t server_start(const struct ferry_link_net_offer *offer, const
 	}
 	snprintf(srv.iface, sizeof(srv.iface), "%s", offer->iface);
 	srv.pid = getpid();
+	(void)atexit(server_stop);
 	return DOCA_SUCCESS;
 fail_worker:
 	if (srv.wake_fd >= 0)
@@ -484,4 +484,39 @@ doca_error_t net_server_listen(const struct ferry_link_net_offer *offer, const c
 		err = listener_add(offer, call, port);
 	pthread_mutex_unlock(&srv.lock);
 	return err;
+}
+
+/*
+ * At exit (a normal one: a killed process leaves nothing to free; registered
+ * with atexit when the server starts, so it runs before UCX's own library
+ * destructors), the server ends: its thread first, then every connection (forced: importers
+ * see the exporter gone), the replies UCX still held, listeners, worker and
+ * UCX itself, so nothing of it outlives the process's own clean-up.
+ */
+#define NET_STOP_ROUNDS 1000
+
+static void server_stop(void)
+{
+	uint64_t one = 1;
+
+	if (srv.pid != getpid() || srv.u == NULL)
+		return;
+	atomic_store(&srv.stopping, true);
+	(void)write(srv.wake_fd, &one, sizeof(one));
+	pthread_join(srv.thread, NULL);
+	for (struct net_peer *p = srv.peers; p != NULL; p = p->next)
+		p->failed = true;
+	/* Forced closes hand every reply still in flight back to its callback, which frees its job. */
+	for (int i = 0; i < NET_STOP_ROUNDS && srv.peers != NULL; i++) {
+		(void)srv.u->worker_progress(srv.worker);
+		fetch_writes();
+		send_replies();
+		reap_peers();
+	}
+	for (unsigned int i = 0; i < srv.nlisteners; i++)
+		srv.u->listener_destroy(srv.listeners[i].handle);
+	srv.u->worker_destroy(srv.worker);
+	srv.u->cleanup(srv.ctx);
+	close(srv.wake_fd);
+	srv.pid = 0;
 }

@@ -11,6 +11,8 @@
 #include "common/ferry_log.h"
 #include "link/net_ucx.h"
 
+#include <ucm/api/ucm.h>
+
 FERRY_LOG_MODULE("link");
 
 #define NET_UCX_LIBRARY "libucp.so.0"
@@ -35,9 +37,33 @@ static bool resolve(void *lib, const char *name, void *slot)
 
 #define RESOLVE(lib, field, name) resolve((lib), (name), &ucx.field)
 
+/*
+ * The network path registers no memory, so it needs none of the memory hooks
+ * UCX installs by default (patched mmap, munmap and brk, which also break
+ * sanitizers' stop-the-world). When this load is what brings UCX into the
+ * process and the user did not set UCX_MEM_EVENTS, they are turned off before
+ * UCX uses them, as UCM allows. A program that loaded UCX itself (DOCA RDMA)
+ * keeps UCX's own settings.
+ */
+static void without_memory_hooks(void *lib)
+{
+	void *opts = dlsym(lib, "ucm_global_opts");
+	void *set = dlsym(lib, "ucm_set_global_opts");
+	void (*set_opts)(const ucm_global_config_t *);
+	ucm_global_config_t copy;
+
+	if (opts == NULL || set == NULL || getenv("UCX_MEM_EVENTS") != NULL)
+		return;
+	memcpy(&set_opts, &set, sizeof(set));
+	memcpy(&copy, opts, sizeof(copy));
+	copy.enable_events = 0;
+	set_opts(&copy);
+}
+
 static void load(void)
 {
-	void *lib = dlopen(NET_UCX_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	void *loaded = dlopen(NET_UCX_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+	void *lib = loaded != NULL ? loaded : dlopen(NET_UCX_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 
 	load_failure = "UCX is not installed (Debian package libucx0)";
 	if (lib == NULL) {
@@ -62,6 +88,8 @@ static void load(void)
 	    RESOLVE(lib, request_check_status, "ucp_request_check_status") &&
 	    RESOLVE(lib, request_free, "ucp_request_free") && RESOLVE(lib, status_string, "ucs_status_string")) {
 		load_failure = NULL; /* the library stays loaded for the life of the process */
+		if (loaded == NULL)
+			without_memory_hooks(lib);
 		return;
 	}
 	load_failure = "the installed UCX lacks a call the network path needs";
