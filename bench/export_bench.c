@@ -12,7 +12,13 @@
  *                 against raw process_vm_readv from the same host buffer into
  *                 the same local buffer.
  *
- *   export_bench [seconds-per-measurement [rounds [bytes]]]
+ *   network path: with --net, the malloc'd buffer is imported a second time
+ *                 through the exporter's network server (FERRY_LINK_NET=always:
+ *                 UCX over TCP on 127.0.0.1, or the devices' network
+ *                 identities), against ucx_perftest's ucp_am_bw on the same
+ *                 transport (UCX_TLS, default tcp) with messages of the same size.
+ *
+ *   export_bench [seconds-per-measurement [rounds [bytes]]] [--net]
  *   (default 0.3 s, 3 rounds, every size; bytes: only that size, e.g. to profile it)
  *   export_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--json]
  *   (a sweep, bench_util.h's options: each size at each depth, 1 round unless
@@ -45,6 +51,7 @@
 #include <doca_pe.h>
 #include <ferry_mem.h>
 
+#include "bench_ucx.h"
 #include "bench_util.h"
 #include "ferry_test_dev.h"
 
@@ -61,6 +68,8 @@ static double seconds = 0.3;
 static int rounds = 3;
 static uint32_t qd = QD;
 static uint64_t peer_iters; /* copies of the last bench_peer */
+static bool net;            /* --net: the network path's rows too */
+static char ucx_exe[4096];  /* ucx_perftest, when on PATH */
 
 /* ---- the host process: export two buffers, then wait until told to go ---- */
 
@@ -95,6 +104,8 @@ static void host_main(int to_dpu, int from_dpu)
 		_exit(1);
 	memset(shared, SHARED_FILL, SPAN);
 	memset(plain, PLAIN_FILL, SPAN);
+	if (net)
+		setenv("FERRY_LINK_NET", "always", 1); /* the exports offer the network path too */
 	if (export_one(dev, shared, out) != 0 || export_one(dev, plain, out) != 0)
 		_exit(1);
 	fflush(out);
@@ -268,8 +279,9 @@ static int dma_setup(struct dma_run *run, struct doca_dev *dev)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: export_bench [seconds-per-measurement [rounds [bytes]]]\n"
-			"       export_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--json]\n");
+	fprintf(stderr,
+		"usage: export_bench [seconds-per-measurement [rounds [bytes]]] [--net]\n"
+		"       export_bench [--sizes LIST] [--depths LIST] [--seconds S] [--rounds R] [--json] [--net]\n");
 	return 2;
 }
 
@@ -299,11 +311,51 @@ static struct bench_row peer_row(const char *name, double gbps, size_t size)
 	return r;
 }
 
+/* ucx_perftest's one-way active messages of @p size on the network path's transport: a row, or none. */
+static struct bench_row ucx_am_row(size_t size)
+{
+	struct bench_row r = bench_row_none("ucp_am_bw");
+	struct bench_ucx u;
+	char why[256];
+	uint64_t iters = (uint64_t)(seconds * 2e9 / (double)size) + 16;
+
+	if (ucx_exe[0] == '\0' ||
+	    !bench_ucx_run(ucx_exe, "ucp_am_bw", (uint32_t)size, iters, false, &u, why, sizeof(why))) {
+		if (ucx_exe[0] != '\0')
+			fprintf(stderr, "export_bench: ucx_perftest: %s\n", why);
+		return r;
+	}
+	r.gb_per_s = u.rate * (double)size / 1e9;
+	r.mops = u.rate / 1e6;
+	r.lat_us = u.rate > 0 ? 1e6 / u.rate : BENCH_NA;
+	r.iters = u.iters;
+	return r;
+}
+
 /* Keep the better of two rows (the higher throughput). */
 static void keep_best(struct bench_row *best, struct bench_row r)
 {
 	if (r.gb_per_s > best->gb_per_s)
 		*best = r;
+}
+
+/* The network path: DMA through the exporter's server, then ucx_perftest; best of the rounds. */
+static int net_rows(struct bench_sweep *sw, struct dma_run *run, struct doca_mmap *net_mmap,
+		    const struct exported *plain_exp, struct doca_mmap *local_mmap, size_t size)
+{
+	struct bench_row f = bench_row_none("ferry"), p = bench_row_none("ucp_am_bw");
+
+	for (int k = 0; k < rounds; k++) {
+		memset(run->local, 0, SPAN);
+		double g = bench_dma(run, net_mmap, plain_exp->addr, local_mmap, size);
+
+		if (g < 0 || !dma_result_ok(run, PLAIN_FILL))
+			return -1;
+		keep_best(&f, dma_row(g, run->done, size, qd));
+		keep_best(&p, ucx_am_row(size));
+	}
+	bench_rows_emit(sw->json, "export", "net", size, qd, &f, &p);
+	return 0;
 }
 
 /*
@@ -313,7 +365,7 @@ static void keep_best(struct bench_row *best, struct bench_row r)
  */
 static int sweep(struct bench_sweep *sw, struct dma_run *run, struct doca_mmap *shared_mmap,
 		 const struct exported *shared_exp, struct doca_mmap *plain_mmap, const struct exported *plain_exp,
-		 struct doca_mmap *local_mmap, pid_t host)
+		 struct doca_mmap *net_mmap, struct doca_mmap *local_mmap, pid_t host)
 {
 	bench_rows_header(sw->json);
 	for (unsigned i = 0; i < sw->n_sizes; i++) {
@@ -344,6 +396,8 @@ static int sweep(struct bench_sweep *sw, struct dma_run *run, struct doca_mmap *
 			}
 			bench_rows_emit(sw->json, "export", "shared", size, qd, &f[0], &p[0]);
 			bench_rows_emit(sw->json, "export", "cma", size, qd, &f[1], &p[1]);
+			if (net_mmap != NULL && net_rows(sw, run, net_mmap, plain_exp, local_mmap, size) != 0)
+				return -1;
 		}
 	}
 	return 0;
@@ -364,7 +418,9 @@ int main(int argc, char **argv)
 			return 2;
 		if (r > 0)
 			continue;
-		if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+		if (strcmp(argv[i], "--net") == 0) {
+			net = true;
+		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
 			rounds = atoi(argv[++i]);
 			rounds_set = true;
 		} else if (argv[i][0] == '-' || n_pos == 3) {
@@ -421,7 +477,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct doca_dev *dev = ferry_test_open_dev("03:00.0", NULL);
-	struct doca_mmap *shared_mmap = NULL, *plain_mmap = NULL, *local_mmap = NULL;
+	struct doca_mmap *shared_mmap = NULL, *plain_mmap = NULL, *net_mmap = NULL, *local_mmap = NULL;
 	struct dma_run run = {0};
 
 	/*
@@ -439,6 +495,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "export_bench: the shared export is not mapped here, or the plain one is\n");
 		return 1;
 	}
+	if (net) {
+		setenv("FERRY_LINK_NET", "always", 1);
+		net_mmap = import_one(dev, &plain_exp);
+		unsetenv("FERRY_LINK_NET");
+		if (net_mmap == NULL || strcmp(ferry_access_name(ferry_mmap_access_path(net_mmap)), "net") != 0) {
+			fprintf(stderr, "export_bench: the network path's import failed\n");
+			return 1;
+		}
+		if (getenv("UCX_TLS") == NULL)
+			setenv("UCX_TLS", "tcp", 1); /* ucx_perftest on the network path's transport */
+		if (!bench_ucx_find(ucx_exe, sizeof(ucx_exe)))
+			fprintf(stderr,
+				"export_bench: no ucx_perftest on PATH (Debian ucx-utils): no peer for the net rows\n");
+	}
 	run.local = aligned_alloc(4096, SPAN);
 	if (run.local == NULL)
 		return 1;
@@ -455,7 +525,7 @@ int main(int argc, char **argv)
 		printf("DMA from another process's exported memory, %s; best of %d round%s of %.2f s\n",
 		       "shared (mapped) against memcpy, CMA (malloc'd) against process_vm_readv", rounds,
 		       rounds > 1 ? "s" : "", seconds);
-	if (sweep(&sw, &run, shared_mmap, &shared_exp, plain_mmap, &plain_exp, local_mmap, host) != 0)
+	if (sweep(&sw, &run, shared_mmap, &shared_exp, plain_mmap, &plain_exp, net_mmap, local_mmap, host) != 0)
 		return 1;
 
 	doca_ctx_stop(doca_dma_as_ctx(run.dma));
@@ -465,6 +535,8 @@ int main(int argc, char **argv)
 	doca_mmap_destroy(local_mmap);
 	doca_mmap_destroy(shared_mmap);
 	doca_mmap_destroy(plain_mmap);
+	if (net_mmap != NULL)
+		doca_mmap_destroy(net_mmap);
 	doca_dev_close(dev);
 	close(from_dpu[1]);
 	waitpid(host, NULL, 0);

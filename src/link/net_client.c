@@ -41,6 +41,7 @@ FERRY_LOG_MODULE("link");
 #define NET_TIMEOUT_MS_DEFAULT 10000u
 #define NET_TIMEOUT_MS_MAX     3600000u
 #define NET_WAIT_SLICE_MS      100
+#define NET_SPIN_NS            200000ull /* poll this long after the last event before sleeping */
 
 enum net_state {
 	NET_LIVE = 0,
@@ -236,7 +237,10 @@ static doca_error_t slot_issue(struct link_net *n, struct net_slot *s, uint16_t 
 			       uint32_t len)
 {
 	struct net_req req = {.op = op, .id = ++n->next_id, .export_id = n->export_id, .addr = addr, .len = len};
-	ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_AM_SEND_FLAG_REPLY};
+	/* Eager, as the server's replies: a chunk goes at once (rendezvous would add round trips). */
+	ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				   .flags = UCP_AM_SEND_FLAG_REPLY |
+					    (len <= NET_EAGER_MAX ? UCP_AM_SEND_FLAG_EAGER : 0)};
 
 	memcpy(req.token, n->token, sizeof(req.token));
 	*s = (struct net_slot){.busy = true, .op = op, .id = req.id, .dst = local, .len = len, .bounce = s->bounce};
@@ -283,25 +287,33 @@ static void wait_events(struct link_net *n, int ms)
 		(void)poll(&p, 1, ms);
 }
 
-/*
- * Progress until every busy slot is done, the connection is lost, or the
- * exporter has been silent for the timeout. The first failure of a slot is
- * the answer; every slot is free afterwards.
- */
-static doca_error_t wait_window(struct link_net *n)
+static bool any_busy(const struct link_net *n)
 {
-	uint64_t deadline = ferry_link_now_ns() + n->timeout_ns;
+	for (unsigned int i = 0; i < NET_WINDOW; i++)
+		if (n->slots[i].busy)
+			return true;
+	return false;
+}
+
+/*
+ * Progress until a busy slot is done (@p all: every one), the connection is
+ * lost, or the exporter has been silent for the timeout; then free the done
+ * slots (all of them when the connection is lost). The first failure among
+ * them is the answer.
+ */
+static doca_error_t wait_slots(struct link_net *n, bool all)
+{
+	uint64_t deadline = ferry_link_now_ns() + n->timeout_ns, busy_until = ferry_link_now_ns() + NET_SPIN_NS;
 	doca_error_t err = DOCA_SUCCESS;
-	bool pending = true;
+	bool lost = false;
 
-	while (pending) {
-		unsigned int events = n->u->worker_progress(n->worker);
+	for (;;) {
+		unsigned int events = n->u->worker_progress(n->worker), done = 0, pending = 0;
 
-		pending = false;
 		for (unsigned int i = 0; i < NET_WINDOW; i++)
-			if (n->slots[i].busy && !slot_poll(n, &n->slots[i]))
-				pending = true;
-		if (!pending)
+			if (n->slots[i].busy)
+				slot_poll(n, &n->slots[i]) ? done++ : pending++;
+		if (pending == 0 || (!all && done > 0))
 			break;
 		if (atomic_load(&n->state) == NET_LOST || ferry_link_now_ns() >= deadline) {
 			if (atomic_load(&n->state) != NET_LOST)
@@ -310,17 +322,22 @@ static doca_error_t wait_window(struct link_net *n)
 					   n->peer, (unsigned long long)(n->timeout_ns / 1000000u));
 			connection_lose(n);
 			err = DOCA_ERROR_NOT_CONNECTED;
+			lost = true;
 			break;
 		}
-		if (events != 0)
+		if (events != 0) {
+			busy_until = ferry_link_now_ns() + NET_SPIN_NS;
 			deadline = ferry_link_now_ns() + n->timeout_ns; /* the exporter is there: silence counts anew */
-		else
-			wait_events(n, NET_WAIT_SLICE_MS);
+		} else if (ferry_link_now_ns() >= busy_until) {
+			wait_events(n, NET_WAIT_SLICE_MS); /* a reply is not microseconds away: sleep */
+		}
 	}
 	for (unsigned int i = 0; i < NET_WINDOW; i++) {
 		struct net_slot *s = &n->slots[i];
 
-		if (s->busy && err == DOCA_SUCCESS && s->status != DOCA_SUCCESS)
+		if (!s->busy || (!lost && !slot_poll(n, s)))
+			continue;
+		if (err == DOCA_SUCCESS && s->status != DOCA_SUCCESS)
 			err = s->status;
 		s->busy = false;
 	}
@@ -339,24 +356,31 @@ static doca_error_t check_range(const struct link_net *n, uint64_t addr, size_t 
 	return atomic_load(&n->state) == NET_LIVE ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED;
 }
 
-/* Move [addr, +len) in chunks, NET_WINDOW at a time; n->lock held. */
+/*
+ * Move [addr, +len) in chunks, up to NET_WINDOW in flight: a chunk goes as
+ * soon as a slot frees. After a failure nothing more goes, and what is in
+ * flight is waited for. n->lock held.
+ */
 static doca_error_t transfer(struct link_net *n, uint16_t op, uint64_t addr, uint8_t *local, size_t len)
 {
 	doca_error_t err = DOCA_SUCCESS;
-	size_t done = 0;
+	size_t issued = 0;
 
-	while (done < len && err == DOCA_SUCCESS) {
-		for (unsigned int i = 0; i < NET_WINDOW && done < len && err == DOCA_SUCCESS; i++) {
-			uint32_t chunk = (uint32_t)(len - done < NET_CHUNK_MAX ? len - done : NET_CHUNK_MAX);
+	for (;;) {
+		for (unsigned int i = 0; i < NET_WINDOW && issued < len && err == DOCA_SUCCESS; i++) {
+			uint32_t chunk = (uint32_t)(len - issued < NET_CHUNK_MAX ? len - issued : NET_CHUNK_MAX);
 
-			err = slot_issue(n, &n->slots[i], op, addr + done, local + done, chunk);
-			done += chunk;
+			if (n->slots[i].busy)
+				continue;
+			err = slot_issue(n, &n->slots[i], op, addr + issued, local + issued, chunk);
+			issued += chunk;
 		}
-		doca_error_t waited = wait_window(n);
+		if (!any_busy(n))
+			return err;
+		doca_error_t waited = wait_slots(n, issued >= len || err != DOCA_SUCCESS);
 		if (err == DOCA_SUCCESS)
 			err = waited;
 	}
-	return err;
 }
 
 static doca_error_t net_copy(const struct ferry_access *a, uint16_t op, uint64_t addr, void *local, size_t len)
@@ -493,7 +517,7 @@ static doca_error_t stat_export(struct link_net *n, const struct ferry_export_de
 	struct net_rep rep = {0};
 
 	if (err == DOCA_SUCCESS) {
-		err = wait_window(n);
+		err = wait_slots(n, true);
 		rep = s->rep;
 	}
 	switch (err) {

@@ -31,6 +31,7 @@
 
 #include "common/ferry_env.h"
 #include "common/ferry_log.h"
+#include "link/ferry_link.h"
 #include "link/net_priv.h"
 #include "link/net_ucx.h"
 
@@ -38,8 +39,9 @@ FERRY_LOG_MODULE("link");
 
 #define NET_MAX_LISTENERS     4
 #define NET_MAX_PEERS         64
-#define NET_PEER_MAX_INFLIGHT 16  /* an honest importer keeps NET_WINDOW (8) in flight */
-#define NET_IDLE_POLL_MS      100 /* UCX's keepalive needs progress now and then */
+#define NET_PEER_MAX_INFLIGHT 16        /* an honest importer keeps NET_WINDOW (8) in flight */
+#define NET_IDLE_POLL_MS      100       /* UCX's keepalive needs progress now and then */
+#define NET_SPIN_NS           200000ull /* after the last event, poll this long before sleeping */
 
 struct net_listener {
 	ucp_listener_h handle;
@@ -261,9 +263,12 @@ static void send_replies(void)
 {
 	while (srv.ready != NULL) {
 		struct net_job *j = srv.ready;
-		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+		/* Eager: a chunk goes at once, without rendezvous's extra round trips (TCP fragments it). */
+		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+							   UCP_OP_ATTR_FIELD_FLAGS,
 					   .cb.send = on_reply_sent,
-					   .user_data = j};
+					   .user_data = j,
+					   .flags = j->rep.len <= NET_EAGER_MAX ? UCP_AM_SEND_FLAG_EAGER : 0};
 
 		srv.ready = j->next;
 		if (j->peer->failed) {
@@ -346,18 +351,28 @@ static void *server_main(void *arg)
 {
 	struct pollfd pfd[2];
 
+	uint64_t busy_until = 0;
+
 	(void)arg;
 	while (!atomic_load(&srv.stopping)) {
-		ucs_status_t armed;
+		ucs_status_t armed = UCS_ERR_BUSY;
+		unsigned int events = 0, n;
 		uint64_t junk;
 
 		pthread_mutex_lock(&srv.lock);
-		while (srv.u->worker_progress(srv.worker) != 0)
-			;
+		while ((n = srv.u->worker_progress(srv.worker)) != 0)
+			events += n;
 		fetch_writes();
 		send_replies();
 		reap_peers();
-		armed = srv.u->worker_arm(srv.worker);
+		/*
+		 * An importer streams chunks back to back: the next request follows
+		 * a reply by microseconds, less than a sleep and a wake-up cost.
+		 */
+		if (events != 0)
+			busy_until = ferry_link_now_ns() + NET_SPIN_NS;
+		else if (ferry_link_now_ns() >= busy_until)
+			armed = srv.u->worker_arm(srv.worker);
 		pthread_mutex_unlock(&srv.lock);
 		if (armed == UCS_ERR_BUSY)
 			continue;

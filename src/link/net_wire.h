@@ -52,6 +52,7 @@
 #define NET_REQ_LEN      56u
 #define NET_REP_LEN      48u
 #define NET_CHUNK_MAX    (256u * 1024u) /* bytes one request moves at most */
+#define NET_EAGER_MAX    (64u * 1024u)  /* up to this, data goes eagerly (no rendezvous round trips) */
 
 enum net_am_id {
 	NET_AM_REQUEST = 1,
