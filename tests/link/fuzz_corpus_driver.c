@@ -50,22 +50,12 @@ static void run_files(int argc, char **argv)
 	}
 }
 
-int main(int argc, char **argv)
+/* Every bit flipped (sealed or not), every truncation, random edits around @p good; the number of inputs. */
+static unsigned long mutate(const uint8_t *good, size_t len)
 {
-	struct ferry_export_desc d = sample_desc();
-	uint8_t good[FERRY_DESC_MAX_LEN + 64], m[FERRY_DESC_MAX_LEN + 64];
-	size_t len = ferry_export_desc_encode(&d, good, sizeof(good));
+	uint8_t m[FERRY_DESC_MAX_LEN + 64];
 	unsigned long runs = 0;
 
-	if (len == 0 || len > FERRY_DESC_MAX_LEN) /* the bound also tells the compiler */
-		return 1;
-	if (argc == 3 && strcmp(argv[1], "--write-seed") == 0) {
-		FILE *f = fopen(argv[2], "wb");
-		if (f == NULL || fwrite(good, 1, len, f) != len || fclose(f) != 0)
-			return 1;
-		return 0;
-	}
-	run_files(argc, argv);
 	run(good, len);
 	for (size_t bit = 0; bit < len * 8; bit++, runs++) {
 		memcpy(m, good, len);
@@ -86,6 +76,32 @@ int main(int argc, char **argv)
 			reseal(m, n);
 		run(m, n);
 	}
+	return runs;
+}
+
+int main(int argc, char **argv)
+{
+	struct ferry_export_desc d = sample_desc();
+	uint8_t good[FERRY_DESC_MAX_LEN + 64], m[FERRY_DESC_MAX_LEN + 64];
+	size_t len = ferry_export_desc_encode(&d, good, sizeof(good));
+	unsigned long runs = 0;
+
+	if (len == 0 || len > FERRY_DESC_MAX_LEN) /* the bound also tells the compiler */
+		return 1;
+	if (argc == 3 && strcmp(argv[1], "--write-seed") == 0) {
+		FILE *f = fopen(argv[2], "wb");
+		if (f == NULL || fwrite(good, 1, len, f) != len || fclose(f) != 0)
+			return 1;
+		return 0;
+	}
+	run_files(argc, argv);
+	runs += mutate(good, len);
+	/* The same around a descriptor with the network section. */
+	d = net_sample_desc();
+	len = ferry_export_desc_encode(&d, good, sizeof(good));
+	if (len == 0 || len > FERRY_DESC_MAX_LEN)
+		return 1;
+	runs += mutate(good, len);
 	for (int i = 0; i < 20000; i++, runs++) {
 		size_t n = (size_t)(next_rand() % (FERRY_DESC_MAX_LEN + 32));
 		for (size_t k = 0; k < n; k++)
