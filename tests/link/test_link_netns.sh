@@ -13,7 +13,10 @@
 #      import from the other namespace fails with one line (no hang);
 #   3. faults: the link taken down, then the exporter killed, while the DPU
 #      side holds the import: its next copy fails within
-#      FERRY_LINK_NET_TIMEOUT_MS (plus a margin), nothing hangs.
+#      FERRY_LINK_NET_TIMEOUT_MS (plus a margin), nothing hangs;
+#   4. the same two in the middle of a copy: the link is slowed to 100 Mbit/s
+#      (tc tbf) so that a 32 MiB read takes seconds, and the exporter is
+#      killed, or the link taken down, half a second into it.
 # Needs root and iproute2: without them the test fails (it never skips).
 set -euo pipefail
 pair_sh=${1:?usage: test_link_netns.sh NETNS_PAIR_SH LINK_HOST LINK_DPU}
@@ -27,6 +30,7 @@ die() {
 
 [ "$(id -u)" -eq 0 ] || die "needs root to create network namespaces (ip netns add)"
 command -v ip >/dev/null || die "needs iproute2's ip"
+command -v tc >/dev/null || die "needs iproute2's tc"
 
 # shellcheck source=../../scripts/netns-pair.sh
 . "$pair_sh"
@@ -168,4 +172,42 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 expect_out 4 "read DOCA_ERROR_"
 say "exporter killed: the next read failed after $ms ms ($(sed -n 4p "$dir/dpu.out"))"
 [ "$ms" -lt 12000 ] || die "the read took $ms ms to fail"
+
+# 4. Mid-transfer: FAULT is "kill" (the exporter) or "down" (the link).
+mid_transfer() {
+	local fault=$1 t0 ms
+	host_start 33554432 198.18.0.1
+	ip netns exec "$nsa" tc qdisc add dev "$va" root tbf rate 100mbit burst 64kbit latency 2s
+	FERRY_RDMA_NET=$vb ip netns exec "$nsb" "$dpu_exe" "$hex" "$addr" "$len" import read "$sum" \
+		>"$dir/dpu.out" 2>"$dir/dpu.err" &
+	dpid=$!
+	for _ in $(seq 1 200); do
+		grep -q "import" "$dir/dpu.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q "import DOCA_SUCCESS" "$dir/dpu.out" || die "the import did not succeed in time: $(cat "$dir/dpu.err")"
+	sleep 0.5
+	grep -q "^read" "$dir/dpu.out" && die "the 32 MiB read ended within 0.5 s: the link is not slowed"
+	t0=$(date +%s%N)
+	if [ "$fault" = kill ]; then
+		kill -9 "$hpid"
+		wait "$hpid" 2>/dev/null || true
+		hpid=
+		exec 7>&-
+	else
+		ip -n "$nsb" link set "$vb" down
+	fi
+	wait "$dpid" || die "link_dpu failed ($fault mid-transfer): $(cat "$dir/dpu.err")"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	expect_out 2 "read DOCA_ERROR_"
+	say "$fault in the middle of a 32 MiB read: it failed after $ms ms ($(sed -n 2p "$dir/dpu.out"))"
+	[ "$ms" -lt 12000 ] || die "the read took $ms ms to fail"
+	ip netns exec "$nsa" tc qdisc del dev "$va" root
+	if [ "$fault" = down ]; then
+		ip -n "$nsb" link set "$vb" up
+		host_stop
+	fi
+}
+mid_transfer kill
+mid_transfer down
 say "OK"
