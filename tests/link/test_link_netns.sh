@@ -122,56 +122,53 @@ grep -q "memory agent" "$dir/dpu.err" || die "no line says why: $(cat "$dir/dpu.
 host_stop
 say "without network identities the import is refused with one line"
 
+# dpu_start CMD...: link_dpu in namespace B in the background, its stdin a fifo
+# (fd 8); returns once it printed "waiting".
+dpu_start() {
+	rm -f "$dir/din"
+	mkfifo "$dir/din"
+	FERRY_RDMA_NET=$vb ip netns exec "$nsb" "$dpu_exe" "$hex" "$addr" "$len" "$@" \
+		<"$dir/din" >"$dir/dpu.out" 2>"$dir/dpu.err" &
+	dpid=$!
+	exec 8>"$dir/din"
+	for _ in $(seq 1 200); do
+		grep -q waiting "$dir/dpu.out" 2>/dev/null && break
+		sleep 0.05
+	done
+}
+
+# dpu_go_fails LINE WHAT: let link_dpu go on; its line LINE must be a failed
+# read, within 12 s (FERRY_LINK_NET_TIMEOUT_MS is 2000).
+dpu_go_fails() {
+	local t0 ms
+	t0=$(date +%s%N)
+	echo go >&8
+	exec 8>&-
+	wait "$dpid" || die "link_dpu failed ($2): $(cat "$dir/dpu.err")"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	expect_out "$1" "read DOCA_ERROR_"
+	say "$2: the read failed after $ms ms ($(sed -n "${1}p" "$dir/dpu.out"))"
+	[ "$ms" -lt 12000 ] || die "the read took $ms ms to fail"
+}
+
 # 3a. The link goes down while the DPU side holds the import.
 host_start 4194304 198.18.0.1
-rm -f "$dir/din"
-mkfifo "$dir/din"
-FERRY_RDMA_NET=$vb ip netns exec "$nsb" "$dpu_exe" "$hex" "$addr" "$len" import wait read "$sum" \
-	<"$dir/din" >"$dir/dpu.out" 2>"$dir/dpu.err" &
-dpid=$!
-exec 8>"$dir/din"
-for _ in $(seq 1 100); do
-	grep -q waiting "$dir/dpu.out" 2>/dev/null && break
-	sleep 0.05
-done
+dpu_start import wait read "$sum"
 expect_out 1 "import DOCA_SUCCESS"
 ip -n "$nsb" link set "$vb" down
-t0=$(date +%s%N)
-echo go >&8
-exec 8>&-
-wait "$dpid" || die "link_dpu failed with the link down: $(cat "$dir/dpu.err")"
-ms=$((($(date +%s%N) - t0) / 1000000))
-expect_out 3 "read DOCA_ERROR_"
-say "link down: the read failed after $ms ms ($(sed -n 3p "$dir/dpu.out"))"
-[ "$ms" -lt 12000 ] || die "the read took $ms ms to fail; FERRY_LINK_NET_TIMEOUT_MS is 2000"
+dpu_go_fails 3 "link down"
 ip -n "$nsb" link set "$vb" up
 host_stop
 
 # 3b. The exporter is killed while the DPU side holds the import.
 host_start 4194304 198.18.0.1
-rm -f "$dir/din"
-mkfifo "$dir/din"
-FERRY_RDMA_NET=$vb ip netns exec "$nsb" "$dpu_exe" "$hex" "$addr" "$len" import read "$sum" wait read "$sum" \
-	<"$dir/din" >"$dir/dpu.out" 2>"$dir/dpu.err" &
-dpid=$!
-exec 8>"$dir/din"
-for _ in $(seq 1 200); do
-	grep -q waiting "$dir/dpu.out" 2>/dev/null && break
-	sleep 0.05
-done
+dpu_start import read "$sum" wait read "$sum"
 expect_out 2 "read OK"
 kill -9 "$hpid"
 wait "$hpid" 2>/dev/null || true
 hpid=
 exec 7>&-
-t0=$(date +%s%N)
-echo go >&8
-exec 8>&-
-wait "$dpid" || die "link_dpu failed after the exporter died: $(cat "$dir/dpu.err")"
-ms=$((($(date +%s%N) - t0) / 1000000))
-expect_out 4 "read DOCA_ERROR_"
-say "exporter killed: the next read failed after $ms ms ($(sed -n 4p "$dir/dpu.out"))"
-[ "$ms" -lt 12000 ] || die "the read took $ms ms to fail"
+dpu_go_fails 4 "exporter killed"
 
 # 4. Mid-transfer: FAULT is "kill" (the exporter) or "down" (the link).
 mid_transfer() {
