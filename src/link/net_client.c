@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <doca_types.h>
 
@@ -86,6 +87,7 @@ struct link_net {
 	uint32_t access;
 	uint64_t next_id;
 	uint64_t timeout_ns;
+	pid_t owner;                 /* UCX does not support fork: a forked child's copy of the import is dead */
 	_Atomic uint64_t checked_ns; /* when net_alive last looked at the worker */
 	char peer[32];               /* "a.b.c.d:port", for log lines */
 	struct net_slot slots[NET_WINDOW];
@@ -389,6 +391,10 @@ static doca_error_t net_copy(const struct ferry_access *a, uint16_t op, uint64_t
 	const char *what = op == NET_OP_WRITE ? "ferry net write" : "ferry net read";
 	doca_error_t err;
 
+	if (getpid() != n->owner)
+		return FERRY_RULE_IN(what, DOCA_ERROR_NOT_CONNECTED,
+				     "the import of the export at %s belongs to pid %d (UCX does not support fork)",
+				     n->peer, (int)n->owner);
 	if (op == NET_OP_WRITE && n->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 		return FERRY_RULE_IN(what, DOCA_ERROR_NOT_PERMITTED, "the export at %s is read-only", n->peer);
 	err = check_range(n, addr, len, what);
@@ -424,7 +430,7 @@ static bool net_alive(const struct ferry_access *a)
 	struct link_net *n = net_of(a);
 	uint64_t now = ferry_link_now_ns();
 
-	if (atomic_load(&n->state) != NET_LIVE)
+	if (atomic_load(&n->state) != NET_LIVE || getpid() != n->owner)
 		return false;
 	if (now - atomic_load_explicit(&n->checked_ns, memory_order_relaxed) >= NET_ALIVE_CHECK_NS &&
 	    pthread_mutex_trylock(&n->lock) == 0) {
@@ -560,6 +566,7 @@ doca_error_t net_client_open(const struct ferry_export_desc *d, const char *call
 		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "out of memory for an import");
 	n->base.ops = &link_access_net_ops;
 	n->efd = -1;
+	n->owner = getpid();
 	pthread_mutex_init(&n->lock, NULL);
 	n->export_id = d->export_id;
 	memcpy(n->token, d->token, sizeof(n->token));
@@ -584,7 +591,8 @@ doca_error_t net_client_open(const struct ferry_export_desc *d, const char *call
 
 void net_client_close(struct link_net *n)
 {
-	if (n->worker != NULL) {
+	/* A forked child frees only its memory: the UCX objects are the parent's. */
+	if (n->worker != NULL && getpid() == n->owner) {
 		if (n->ep != NULL) {
 			/* Forced: no round trip to an exporter that may be gone; the server sees the end at once. */
 			ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
@@ -594,7 +602,7 @@ void net_client_close(struct link_net *n)
 		}
 		n->u->worker_destroy(n->worker);
 	}
-	if (n->ctx != NULL)
+	if (n->ctx != NULL && getpid() == n->owner)
 		n->u->cleanup(n->ctx);
 	for (unsigned int i = 0; i < NET_WINDOW; i++)
 		free(n->slots[i].bounce);

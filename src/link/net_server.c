@@ -72,7 +72,7 @@ struct net_job {
 
 static struct {
 	pthread_mutex_t lock;
-	pid_t pid; /* a forked child starts a server of its own */
+	pid_t pid; /* the process the server runs in; 0 before the first export that offers the path */
 	const struct net_ucx *u;
 	ucp_context_h ctx;
 	ucp_worker_h worker;
@@ -87,6 +87,7 @@ static struct {
 	struct net_job *fetching; /* rendezvous writes to fetch */
 	pthread_t thread;
 	_Atomic bool stopping; /* the process exits: server_stop */
+	bool forked;           /* this is a forked child of a process whose server ran */
 } srv = {.lock = PTHREAD_MUTEX_INITIALIZER, .efd = -1, .wake_fd = -1};
 
 static _Atomic uint64_t refused_requests, refused_peers, wrong_tokens;
@@ -288,13 +289,14 @@ static void send_replies(void)
 
 /* ---- requests ---- */
 
-static struct net_job *job_new(struct net_peer *p, const struct net_req *req)
+/* A job; with a bounce buffer when the bytes must wait somewhere (a read's, a rendezvous write's). */
+static struct net_job *job_new(struct net_peer *p, const struct net_req *req, bool bounce)
 {
 	struct net_job *j = calloc(1, sizeof(*j));
 
 	if (j == NULL)
 		return NULL;
-	if (req->op != NET_OP_STAT) {
+	if (bounce) {
 		j->data = malloc(req->len);
 		if (j->data == NULL) {
 			free(j);
@@ -327,7 +329,7 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 		peer_fail(p, "more requests in flight than allowed", NULL);
 		return UCS_OK;
 	}
-	j = job_new(p, &req);
+	j = job_new(p, &req, req.op == NET_OP_READ || (req.op == NET_OP_WRITE && rndv));
 	if (j == NULL) {
 		peer_fail(p, "out of memory for a request", NULL);
 		return UCS_OK;
@@ -346,6 +348,28 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 /* ---- the thread ---- */
 
 static void server_stop(void);
+
+/*
+ * fork: the server thread holds srv.lock while it progresses (and the export
+ * table's lock inside it); taking srv.lock around the fork leaves both free
+ * in the child. The child has no server thread and cannot start one: UCX
+ * does not support fork (its objects and threads are the parent's).
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&srv.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&srv.lock);
+}
+
+static void fork_child(void)
+{
+	srv.forked = true;
+	pthread_mutex_unlock(&srv.lock);
+}
 
 static void *server_main(void *arg)
 {
@@ -418,6 +442,7 @@ static doca_error_t server_start(const struct ferry_link_net_offer *offer, const
 	snprintf(srv.iface, sizeof(srv.iface), "%s", offer->iface);
 	srv.pid = getpid();
 	(void)atexit(server_stop);
+	(void)pthread_atfork(fork_prepare, fork_parent, fork_child);
 	return DOCA_SUCCESS;
 fail_worker:
 	if (srv.wake_fd >= 0)
@@ -475,12 +500,11 @@ doca_error_t net_server_listen(const struct ferry_link_net_offer *offer, const c
 	if (srv.wake_fd >= 0 && srv.pid == getpid())
 		(void)write(srv.wake_fd, &one, sizeof(one));
 	pthread_mutex_lock(&srv.lock);
-	if (srv.pid != getpid()) {
-		/* First export, or a forked child: the parent's UCX objects are not ours to use. */
-		srv.nlisteners = 0;
-		srv.peers = NULL;
-		srv.npeers = 0;
-		srv.ready = srv.fetching = NULL;
+	if (srv.forked) {
+		err = FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				    "a forked child of a process whose network server runs cannot offer the network "
+				    "path (UCX does not support fork); export from the parent, or exec first");
+	} else if (srv.pid != getpid()) {
 		err = server_start(offer, call);
 	} else if (strcmp(srv.iface, offer->iface) != 0) {
 		err = FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
