@@ -184,6 +184,28 @@ static uint32_t doorbell_gather(struct inline_chan *c, uint32_t i)
 	return j;
 }
 
+/* The same for a run of descriptors reading into local bytes through one path with read_scatter. */
+static uint32_t doorbell_scatter(struct inline_chan *c, uint32_t i)
+{
+	const struct ferry_access *path = c->xslots[i & c->mask].src;
+	struct ferry_access_rpiece pieces[FERRY_ACCESS_GATHER_MAX];
+	size_t n = 0, read = 0;
+	doca_error_t err;
+	uint32_t j = i;
+
+	do {
+		const struct inline_slot *s = &c->slots[j & c->mask];
+
+		pieces[n++] = (struct ferry_access_rpiece){s->dst, (uintptr_t)s->src, s->len};
+		j++;
+	} while (j != c->tail && n < FERRY_ACCESS_GATHER_MAX && c->xslots[j & c->mask].src == path &&
+		 c->xslots[j & c->mask].dst == NULL);
+	err = path->ops->read_scatter(path, pieces, n, &read);
+	for (size_t k = 0; k < n; k++)
+		c->xslots[(i + (uint32_t)k) & c->mask].status = k < read ? DOCA_SUCCESS : err;
+	return j;
+}
+
 static void inline_doorbell_cross(struct inline_chan *c, bool *streamed)
 {
 	uint32_t i = c->done;
@@ -197,6 +219,8 @@ static void inline_doorbell_cross(struct inline_chan *c, bool *streamed)
 			i++;
 		} else if (x->src == NULL && x->dst->ops->write_gather != NULL) {
 			i = doorbell_gather(c, i);
+		} else if (x->dst == NULL && x->src->ops->read_scatter != NULL) {
+			i = doorbell_scatter(c, i);
 		} else {
 			x->status = ferry_access_copy(s->dst, x->dst, s->src, x->src, s->len);
 			i++;

@@ -12,8 +12,10 @@
  *   cma      any other memory of a process on this     process_vm_readv /
  *            host (or shared memory whose addresses     process_vm_writev
  *            are taken here)                            (remote.c)
- *
- * (A network transport is one more ops object.) A path whose ops say
+ *   net      the exporter on another machine, or in    requests to its
+ *            another network namespace                  network server over
+ *                                                       UCX (net_client.c)
+ * A path whose ops say
  * `mapped` is reachable by plain loads and stores at the exporter's
  * addresses: engines copy it as local memory, so its descriptors carry no
  * access pointer at all (ferry_engine.h). Memory of this process that was
@@ -43,7 +45,14 @@ struct ferry_access_piece {
 	size_t len;
 };
 
-/** Pieces one write_gather call moves at most. */
+/** One piece of a scattered read: @p len bytes at the exporter's address @p src to local @p dst. */
+struct ferry_access_rpiece {
+	void *dst;
+	uint64_t src;
+	size_t len;
+};
+
+/** Pieces one write_gather or read_scatter call moves at most. */
 #define FERRY_ACCESS_GATHER_MAX 64u
 
 /** An access path's operations. */
@@ -67,6 +76,14 @@ struct ferry_access_ops {
 	 */
 	doca_error_t (*write_gather)(const struct ferry_access *a, const struct ferry_access_piece *pieces, size_t num,
 				     size_t *written);
+	/**
+	 * Read up to FERRY_ACCESS_GATHER_MAX pieces at once (the network path:
+	 * their chunks share one window), each checked as read checks one;
+	 * *@p read counts the pieces that landed whole, in order. NULL when the
+	 * path has nothing better than one read per piece.
+	 */
+	doca_error_t (*read_scatter)(const struct ferry_access *a, const struct ferry_access_rpiece *pieces, size_t num,
+				     size_t *read);
 	/** False once the export was revoked or its process exited. */
 	bool (*alive)(const struct ferry_access *a);
 };

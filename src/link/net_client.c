@@ -57,7 +57,8 @@ enum net_state {
  */
 struct net_slot {
 	bool busy;
-	bool replied; /* the reply, and a read's bytes, are here */
+	uint8_t piece; /* which piece of a gathered copy (transfer) */
+	bool replied;  /* the reply, and a read's bytes, are here */
 	uint16_t op;
 	uint64_t id;
 	uint8_t *dst; /* a read's destination */
@@ -91,6 +92,7 @@ struct link_net {
 	_Atomic uint64_t checked_ns; /* when net_alive last looked at the worker */
 	char peer[32];               /* "a.b.c.d:port", for log lines */
 	struct net_slot slots[NET_WINDOW];
+	bool *piece_failed; /* during a transfer: which of its pieces had a chunk fail */
 };
 
 static _Atomic uint64_t broken_servers;
@@ -341,6 +343,8 @@ static doca_error_t wait_slots(struct link_net *n, bool all)
 			continue;
 		if (err == DOCA_SUCCESS && s->status != DOCA_SUCCESS)
 			err = s->status;
+		if (n->piece_failed != NULL && (lost || s->status != DOCA_SUCCESS))
+			n->piece_failed[s->piece] = true;
 		s->busy = false;
 	}
 	return err;
@@ -358,38 +362,60 @@ static doca_error_t check_range(const struct link_net *n, uint64_t addr, size_t 
 	return atomic_load(&n->state) == NET_LIVE ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED;
 }
 
-/*
- * Move [addr, +len) in chunks, up to NET_WINDOW in flight: a chunk goes as
- * soon as a slot frees. After a failure nothing more goes, and what is in
- * flight is waited for. n->lock held.
- */
-static doca_error_t transfer(struct link_net *n, uint16_t op, uint64_t addr, uint8_t *local, size_t len)
-{
-	doca_error_t err = DOCA_SUCCESS;
-	size_t issued = 0;
+/* One piece of a gathered copy: @p len bytes between the exporter's @p remote and local @p local. */
+struct net_span {
+	uint64_t remote;
+	uint8_t *local;
+	size_t len;
+};
 
+/*
+ * Move the pieces in chunks, up to NET_WINDOW in flight across pieces: a
+ * chunk goes as soon as a slot frees. After a failure nothing more goes, and
+ * what is in flight is waited for. *@p whole counts the pieces, from the
+ * first, that landed whole. n->lock held.
+ */
+static doca_error_t transfer(struct link_net *n, uint16_t op, const struct net_span *sp, size_t num, size_t *whole)
+{
+	bool failed[FERRY_ACCESS_GATHER_MAX] = {false};
+	doca_error_t err = DOCA_SUCCESS;
+	size_t piece = 0, off = 0;
+
+	n->piece_failed = failed;
 	for (;;) {
-		for (unsigned int i = 0; i < NET_WINDOW && issued < len && err == DOCA_SUCCESS; i++) {
-			uint32_t chunk = (uint32_t)(len - issued < NET_CHUNK_MAX ? len - issued : NET_CHUNK_MAX);
+		for (unsigned int i = 0; i < NET_WINDOW && piece < num && err == DOCA_SUCCESS; i++) {
+			uint32_t chunk = (uint32_t)(sp[piece].len - off < NET_CHUNK_MAX ? sp[piece].len - off
+											: NET_CHUNK_MAX);
 
 			if (n->slots[i].busy)
 				continue;
-			err = slot_issue(n, &n->slots[i], op, addr + issued, local + issued, chunk);
-			issued += chunk;
+			err = slot_issue(n, &n->slots[i], op, sp[piece].remote + off, sp[piece].local + off, chunk);
+			n->slots[i].piece = (uint8_t)piece;
+			if (err != DOCA_SUCCESS)
+				failed[piece] = true;
+			off += chunk;
+			if (off == sp[piece].len) {
+				piece++;
+				off = 0;
+			}
 		}
 		if (!any_busy(n))
-			return err;
-		doca_error_t waited = wait_slots(n, issued >= len || err != DOCA_SUCCESS);
+			break;
+		doca_error_t waited = wait_slots(n, piece >= num || err != DOCA_SUCCESS);
 		if (err == DOCA_SUCCESS)
 			err = waited;
 	}
+	n->piece_failed = NULL;
+	/* Pieces past the first failed or never finished one did not land whole, as far as the caller knows. */
+	for (*whole = 0; *whole < piece && !failed[*whole]; (*whole)++)
+		;
+	return err;
 }
 
-static doca_error_t net_copy(const struct ferry_access *a, uint16_t op, uint64_t addr, void *local, size_t len)
+/* The checks every copy makes before anything goes: owner, permission, range. */
+static doca_error_t net_check(const struct link_net *n, uint16_t op, const struct net_span *sp, size_t num)
 {
-	struct link_net *n = net_of(a);
 	const char *what = op == NET_OP_WRITE ? "ferry net write" : "ferry net read";
-	doca_error_t err;
 
 	if (getpid() != n->owner)
 		return FERRY_RULE_IN(what, DOCA_ERROR_NOT_CONNECTED,
@@ -397,24 +423,83 @@ static doca_error_t net_copy(const struct ferry_access *a, uint16_t op, uint64_t
 				     n->peer, (int)n->owner);
 	if (op == NET_OP_WRITE && n->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 		return FERRY_RULE_IN(what, DOCA_ERROR_NOT_PERMITTED, "the export at %s is read-only", n->peer);
-	err = check_range(n, addr, len, what);
-	if (err != DOCA_SUCCESS || len == 0)
+	if (num > FERRY_ACCESS_GATHER_MAX)
+		return FERRY_RULE_IN(what, DOCA_ERROR_INVALID_VALUE, "%zu pieces; at most %u", num,
+				     FERRY_ACCESS_GATHER_MAX);
+	for (size_t i = 0; i < num; i++) {
+		doca_error_t err = check_range(n, sp[i].remote, sp[i].len, what);
+
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Check, then move the pieces (empty ones land at once). */
+static doca_error_t net_copy(const struct ferry_access *a, uint16_t op, struct net_span *sp, size_t num, size_t *whole)
+{
+	struct link_net *n = net_of(a);
+	doca_error_t err = net_check(n, op, sp, num);
+	size_t k = 0;
+
+	*whole = 0;
+	if (err != DOCA_SUCCESS)
 		return err;
+	/* Empty pieces need no chunk: keep them out of the window. */
+	for (size_t i = 0; i < num; i++)
+		if (sp[i].len != 0)
+			sp[k++] = sp[i];
+	if (k == 0) {
+		*whole = num;
+		return DOCA_SUCCESS;
+	}
 	pthread_mutex_lock(&n->lock);
-	err = atomic_load(&n->state) == NET_LIVE ? transfer(n, op, addr, local, len) : DOCA_ERROR_NOT_CONNECTED;
+	err = atomic_load(&n->state) == NET_LIVE ? transfer(n, op, sp, k, whole) : DOCA_ERROR_NOT_CONNECTED;
 	pthread_mutex_unlock(&n->lock);
+	if (err == DOCA_SUCCESS)
+		*whole = num;
 	return err;
 }
 
 static doca_error_t net_read(const struct ferry_access *a, void *dst, uint64_t src, size_t len)
 {
-	return net_copy(a, NET_OP_READ, src, dst, len);
+	struct net_span sp = {src, dst, len};
+	size_t whole;
+
+	return net_copy(a, NET_OP_READ, &sp, 1, &whole);
 }
 
 static doca_error_t net_write(const struct ferry_access *a, uint64_t dst, const void *src, size_t len)
 {
 	/* The source is only read: UCX sends from it. */
-	return net_copy(a, NET_OP_WRITE, dst, (void *)(uintptr_t)src, len);
+	struct net_span sp = {dst, (uint8_t *)(uintptr_t)src, len};
+	size_t whole;
+
+	return net_copy(a, NET_OP_WRITE, &sp, 1, &whole);
+}
+
+/* A run of writes in one window: copies of several tasks overlap on the network. */
+static doca_error_t net_write_gather(const struct ferry_access *a, const struct ferry_access_piece *pieces, size_t num,
+				     size_t *written)
+{
+	struct net_span sp[FERRY_ACCESS_GATHER_MAX];
+
+	*written = 0;
+	for (size_t i = 0; i < num && i < FERRY_ACCESS_GATHER_MAX; i++)
+		sp[i] = (struct net_span){pieces[i].dst, (uint8_t *)(uintptr_t)pieces[i].src, pieces[i].len};
+	return net_copy(a, NET_OP_WRITE, sp, num, written);
+}
+
+/* A run of reads in one window. */
+static doca_error_t net_read_scatter(const struct ferry_access *a, const struct ferry_access_rpiece *pieces, size_t num,
+				     size_t *read)
+{
+	struct net_span sp[FERRY_ACCESS_GATHER_MAX];
+
+	*read = 0;
+	for (size_t i = 0; i < num && i < FERRY_ACCESS_GATHER_MAX; i++)
+		sp[i] = (struct net_span){pieces[i].src, pieces[i].dst, pieces[i].len};
+	return net_copy(a, NET_OP_READ, sp, num, read);
 }
 
 #define NET_ALIVE_CHECK_NS 1000000ull
@@ -447,7 +532,8 @@ static const struct ferry_access_ops link_access_net_ops = {
 	.mapped = false,
 	.read = net_read,
 	.write = net_write,
-	.write_gather = NULL,
+	.write_gather = net_write_gather,
+	.read_scatter = net_read_scatter,
 	.alive = net_alive,
 };
 
