@@ -38,7 +38,7 @@
 
 FERRY_LOG_MODULE("link");
 
-#define NET_WINDOW             8
+#define NET_WINDOW             16
 #define NET_TIMEOUT_MS_DEFAULT 10000u
 #define NET_TIMEOUT_MS_MAX     3600000u
 #define NET_WAIT_SLICE_MS      100

@@ -14,7 +14,9 @@
  * in flight to a slow importer cannot read memory the program has since
  * freed. Resources are bounded: NET_MAX_PEERS connections, each with at most
  * NET_PEER_MAX_INFLIGHT requests being served (an importer that sends more
- * is disconnected); a peer that breaks the protocol is disconnected.
+ * is disconnected), and NET_BOUNCE_BUDGET bytes of bounce buffers in all (a
+ * request beyond it fails DOCA_ERROR_NO_MEMORY); a peer that breaks the
+ * protocol is disconnected.
  *
  * The worker is driven only by the server thread, under srv.lock; another
  * thread takes the lock only to add a listener (at an export).
@@ -39,9 +41,10 @@ FERRY_LOG_MODULE("link");
 
 #define NET_MAX_LISTENERS     4
 #define NET_MAX_PEERS         64
-#define NET_PEER_MAX_INFLIGHT 16        /* an honest importer keeps NET_WINDOW (8) in flight */
-#define NET_IDLE_POLL_MS      100       /* UCX's keepalive needs progress now and then */
-#define NET_SPIN_NS           200000ull /* after the last event, poll this long before sleeping */
+#define NET_PEER_MAX_INFLIGHT 32             /* an honest importer keeps NET_WINDOW (16) in flight; replies may lag */
+#define NET_BOUNCE_BUDGET     (256ull << 20) /* bytes of bounce buffers, all peers together */
+#define NET_IDLE_POLL_MS      100            /* UCX's keepalive needs progress now and then */
+#define NET_SPIN_NS           200000ull      /* after the last event, poll this long before sleeping */
 
 struct net_listener {
 	ucp_listener_h handle;
@@ -83,6 +86,7 @@ static struct {
 	unsigned int nlisteners;
 	struct net_peer *peers;
 	unsigned int npeers;
+	uint64_t bounce_bytes;    /* held by jobs now, at most NET_BOUNCE_BUDGET */
 	struct net_job *ready;    /* replies to send, LIFO (each answers its own request id) */
 	struct net_job *fetching; /* rendezvous writes to fetch */
 	pthread_t thread;
@@ -183,6 +187,8 @@ static void reap_peers(void)
 static void job_free(struct net_job *j)
 {
 	j->peer->inflight--;
+	if (j->data != NULL)
+		srv.bounce_bytes -= j->req.len;
 	free(j->data);
 	free(j);
 }
@@ -206,7 +212,8 @@ static void job_serve(struct net_job *j, void *buf)
 		FERRY_WARN("ferry net server: %s asked for [0x%llx, +%u) outside export %llu (%llu refusals so far)",
 			   j->peer->name, (unsigned long long)j->req.addr, j->req.len,
 			   (unsigned long long)j->req.export_id, (unsigned long long)nth);
-	if (j->rep.len == 0) {
+	if (j->rep.len == 0 && j->data != NULL) {
+		srv.bounce_bytes -= j->req.len;
 		free(j->data);
 		j->data = NULL;
 	}
@@ -296,12 +303,11 @@ static struct net_job *job_new(struct net_peer *p, const struct net_req *req, bo
 
 	if (j == NULL)
 		return NULL;
-	if (bounce) {
+	/* Many importers each with a full window must not exhaust the exporter's memory: data NULL then. */
+	if (bounce && srv.bounce_bytes + req->len <= NET_BOUNCE_BUDGET) {
 		j->data = malloc(req->len);
-		if (j->data == NULL) {
-			free(j);
-			return NULL;
-		}
+		if (j->data != NULL)
+			srv.bounce_bytes += req->len;
 	}
 	j->peer = p;
 	j->req = *req;
@@ -329,9 +335,16 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 		peer_fail(p, "more requests in flight than allowed", NULL);
 		return UCS_OK;
 	}
-	j = job_new(p, &req, req.op == NET_OP_READ || (req.op == NET_OP_WRITE && rndv));
+	bool bounce = req.op == NET_OP_READ || (req.op == NET_OP_WRITE && rndv);
+	j = job_new(p, &req, bounce);
 	if (j == NULL) {
 		peer_fail(p, "out of memory for a request", NULL);
+		return UCS_OK;
+	}
+	if (bounce && j->data == NULL) {
+		/* No room for its bytes now: this request fails, the connection goes on (a rendezvous's bytes are dropped). */
+		j->rep = (struct net_rep){.op = req.op, .id = req.id, .status = DOCA_ERROR_NO_MEMORY};
+		job_ready(j);
 		return UCS_OK;
 	}
 	if (req.op == NET_OP_WRITE && rndv) {
