@@ -123,6 +123,18 @@ static void on_peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 	((struct net_peer *)arg)->failed = true; /* the importer left or the link broke: no log, it is normal */
 }
 
+/* "importer a.b.c.d:port", as its connection request says, for log lines. */
+static void peer_name(ucp_conn_request_h req, char *out, size_t size)
+{
+	ucp_conn_request_attr_t attr = {.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR};
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&attr.client_address;
+	char ip[INET_ADDRSTRLEN] = "?";
+
+	if (srv.u->conn_request_query(req, &attr) == UCS_OK && sin->sin_family == AF_INET)
+		inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
+	snprintf(out, size, "importer %s:%u", ip, sin->sin_family == AF_INET ? (unsigned)ntohs(sin->sin_port) : 0u);
+}
+
 static void on_conn(ucp_conn_request_h req, void *arg)
 {
 	ucp_ep_params_t ep;
@@ -138,6 +150,7 @@ static void on_conn(ucp_conn_request_h req, void *arg)
 		(void)srv.u->listener_reject(((struct net_listener *)arg)->handle, req);
 		return;
 	}
+	peer_name(req, p->name, sizeof(p->name)); /* before ep_create, which takes the request */
 	memset(&ep, 0, sizeof(ep));
 	ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
 			UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -149,7 +162,6 @@ static void on_conn(ucp_conn_request_h req, void *arg)
 		free(p);
 		return;
 	}
-	snprintf(p->name, sizeof(p->name), "importer %u", srv.npeers + 1);
 	p->next = srv.peers;
 	srv.peers = p;
 	srv.npeers++;

@@ -81,7 +81,8 @@ static void load(void)
 	    RESOLVE(lib, listener_create, "ucp_listener_create") &&
 	    RESOLVE(lib, listener_destroy, "ucp_listener_destroy") &&
 	    RESOLVE(lib, listener_query, "ucp_listener_query") &&
-	    RESOLVE(lib, listener_reject, "ucp_listener_reject") && RESOLVE(lib, ep_create, "ucp_ep_create") &&
+	    RESOLVE(lib, listener_reject, "ucp_listener_reject") &&
+	    RESOLVE(lib, conn_request_query, "ucp_conn_request_query") && RESOLVE(lib, ep_create, "ucp_ep_create") &&
 	    RESOLVE(lib, ep_close_nbx, "ucp_ep_close_nbx") && RESOLVE(lib, am_send_nbx, "ucp_am_send_nbx") &&
 	    RESOLVE(lib, am_recv_data_nbx, "ucp_am_recv_data_nbx") &&
 	    RESOLVE(lib, am_data_release, "ucp_am_data_release") &&

@@ -33,6 +33,7 @@ struct net_ucx {
 	__typeof__(&ucp_listener_destroy) listener_destroy;
 	__typeof__(&ucp_listener_query) listener_query;
 	__typeof__(&ucp_listener_reject) listener_reject;
+	__typeof__(&ucp_conn_request_query) conn_request_query;
 	__typeof__(&ucp_ep_create) ep_create;
 	__typeof__(&ucp_ep_close_nbx) ep_close_nbx;
 	__typeof__(&ucp_am_send_nbx) am_send_nbx;
