@@ -75,7 +75,7 @@ struct net_job {
 
 static struct {
 	pthread_mutex_t lock;
-	pid_t pid; /* the process the server runs in; 0 before the first export that offers the path */
+	_Atomic pid_t pid; /* the process the server runs in; 0 before the first export that offers the path */
 	const struct net_ucx *u;
 	ucp_context_h ctx;
 	ucp_worker_h worker;
@@ -522,7 +522,8 @@ doca_error_t net_server_listen(const struct ferry_link_net_offer *offer, const c
 	uint64_t one = 1;
 
 	/* The server thread holds the lock while it progresses: ask it to let go. */
-	if (srv.wake_fd >= 0 && srv.pid == getpid())
+	/* pid is stored after wake_fd is: a server of this process has its eventfd. */
+	if (atomic_load(&srv.pid) == getpid())
 		(void)write(srv.wake_fd, &one, sizeof(one));
 	pthread_mutex_lock(&srv.lock);
 	if (srv.forked) {
