@@ -271,6 +271,21 @@ static void connection_lose(struct link_net *n)
 
 		if (s->send_req != NULL)
 			(void)request_done(n, &s->send_req);
+		/*
+		 * A read's bytes still being fetched: closing the endpoint does not end
+		 * the fetch, so UCX would keep the request past the worker's end. Let go
+		 * of it (UCX returns it when it ends); it only ever lands in the bounce
+		 * buffer, which lives until net_client_close. A reply that came during
+		 * the close and was never fetched is released.
+		 */
+		if (s->recv_req != NULL && request_done(n, &s->recv_req) == UCS_INPROGRESS) {
+			n->u->request_free(s->recv_req);
+			s->recv_req = NULL;
+		}
+		if (s->rndv_desc != NULL) {
+			n->u->am_data_release(n->worker, s->rndv_desc);
+			s->rndv_desc = NULL;
+		}
 	}
 }
 

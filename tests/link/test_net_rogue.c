@@ -149,6 +149,41 @@ static void ucx_ep_close(ucp_worker_h w, ucp_ep_h ep)
 	(void)ucx_wait(w, ucp_ep_close_nbx(ep, &prm), WAIT_MS);
 }
 
+/* ---- what UCX itself says (its warnings are not DOCA log lines; stdout unless UCX_LOG_FILE) ---- */
+
+static int saved_out[2] = {-1, -1};
+static FILE *captured;
+
+static void output_capture_begin(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	captured = tmpfile();
+	assert_non_null(captured);
+	for (int fd = 1; fd <= 2; fd++) {
+		saved_out[fd - 1] = dup(fd);
+		assert_true(saved_out[fd - 1] >= 0);
+		assert_true(dup2(fileno(captured), fd) >= 0);
+	}
+}
+
+static void output_capture_end(char *out, size_t room)
+{
+	size_t n;
+
+	fflush(stdout);
+	fflush(stderr);
+	for (int fd = 1; fd <= 2; fd++) {
+		assert_true(dup2(saved_out[fd - 1], fd) >= 0);
+		close(saved_out[fd - 1]);
+	}
+	rewind(captured);
+	n = fread(out, 1, room - 1, captured);
+	out[n] = '\0';
+	fclose(captured);
+	fputs(out, stderr); /* still shown */
+}
+
 /* ================= a. a rogue importer against a real export's server ================= */
 
 struct region {
@@ -758,6 +793,7 @@ enum lie {
 	LIE_LONG_READ,    /* more bytes than asked (as many as the header says) */
 	LIE_LEN_MISMATCH, /* the header says the bytes asked for, one byte less comes */
 	LIE_TWICE,        /* every read answered twice */
+	LIE_FREEZE,       /* the first read's reply started, then the server stops for 2 s */
 	LIE_DATA_ON_FAIL,
 	LIE_WRONG_OP,  /* a write's reply to a read */
 	LIE_NOT_FOUND, /* the export is "gone" */
@@ -912,6 +948,15 @@ static void fake_answer(struct fake *f, const struct fake_req *p)
 		return;
 	case LIE_TWICE:
 		fake_send(f, p->ep, &rep, rep.len);
+		break;
+	case LIE_FREEZE:
+		if (atomic_load(&f->reads) == 1) {
+			fake_send(f, p->ep, &rep, rep.len);
+			for (int k = 0; k < 3; k++)
+				(void)ucp_worker_progress(f->w);
+			usleep(2000000); /* the importer's fetch of those bytes waits on us */
+			return;
+		}
 		break;
 	case LIE_DATA_ON_FAIL:
 		rep.status = DOCA_ERROR_INVALID_VALUE;
@@ -1285,6 +1330,32 @@ static void test_duplicate_replies(void **state)
 	fake_stop(&f);
 }
 
+/*
+ * The exporter starts a read's (rendezvous) reply and then stops for longer
+ * than the timeout: the read fails after FERRY_LINK_NET_TIMEOUT_MS with the
+ * fetch of those bytes still under way, and closing the import afterwards
+ * frees everything (the ASan build checks) and writes nothing.
+ */
+static void test_frozen_mid_reply(void **state)
+{
+	struct ferry_link_import *imp;
+	struct fake f;
+	char said[4096];
+	double s;
+
+	(void)state;
+	assert_int_equal(read_from_liar(LIE_FREEZE, 3 * NET_CHUNK_MAX, &s, &f, &imp), DOCA_ERROR_NOT_CONNECTED);
+	print_message("  exporter frozen mid-reply: failed after %.0f ms\n", s * 1e3);
+	assert_true(s >= 0.55 && s < 5.0);
+	/* UCX names the requests a worker is destroyed with: there must be none. */
+	output_capture_begin();
+	ferry_link_import_close(imp);
+	output_capture_end(said, sizeof(said));
+	if (strstr(said, "was not returned") != NULL)
+		fail_msg("the import's close left UCX requests behind: %s", said);
+	fake_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1304,6 +1375,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_closed_mid_read, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_lying_write, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_replies, lie_setup, lie_teardown),
+		cmocka_unit_test_setup_teardown(test_frozen_mid_reply, lie_setup, lie_teardown),
 	};
 	int rc;
 
