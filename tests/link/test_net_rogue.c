@@ -704,20 +704,18 @@ static void test_server_bounds_inflight(void **state)
 	region_check(&rw);
 }
 
-/* 64 importers at once, then 6 more: the 6 are turned away, the 64 are served. */
-static void test_server_bounds_peers(void **state)
+/* Connect @p npeers importers at once, each asking a stat: how many are served and how many turned away. */
+static void connect_many(unsigned int npeers, unsigned int *served, unsigned int *failed)
 {
 	uint8_t hdr[MAX_PEERS + EXTRA_PEERS][NET_REQ_LEN];
 	ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_AM_SEND_FLAG_REPLY};
 	ucs_status_ptr_t sends[MAX_PEERS + EXTRA_PEERS];
 	struct rogue g;
-	unsigned int failed = 0, served = 0;
 	double end;
 
-	(void)state;
-	usleep(300000); /* the earlier tests' peers closed and reaped */
+	assert_true(npeers <= MAX_PEERS + EXTRA_PEERS);
 	rogue_open(&g);
-	for (unsigned int k = 0; k < MAX_PEERS + EXTRA_PEERS; k++) {
+	for (unsigned int k = 0; k < npeers; k++) {
 		unsigned int i = rogue_connect(&g, rw.d.net_port);
 
 		req_build(hdr[k], &rw, NET_OP_STAT, k + 1, 0, 0);
@@ -725,12 +723,13 @@ static void test_server_bounds_peers(void **state)
 	}
 	end = now_s() + WAIT_MS / 1000.0;
 	do {
-		failed = 0;
+		*failed = 0;
 		for (unsigned int k = 0; k < g.neps; k++)
-			failed += atomic_load(&g.failed[k]) != 0;
+			*failed += atomic_load(&g.failed[k]) != 0;
 		if (ucp_worker_progress(g.w) == 0)
 			usleep(500);
-	} while (g.nreplies + failed < g.neps && now_s() < end);
+	} while (g.nreplies + *failed < g.neps && now_s() < end);
+	*served = 0;
 	for (unsigned int k = 0; k < g.nreplies; k++) {
 		struct net_rep rep;
 		const char *why;
@@ -738,12 +737,74 @@ static void test_server_bounds_peers(void **state)
 		assert_int_equal(
 			net_rep_decode(g.replies[k].hdr, g.replies[k].hdr_len, g.replies[k].data_len, &rep, &why),
 			DOCA_SUCCESS);
-		served += rep.status == DOCA_SUCCESS;
+		*served += rep.status == DOCA_SUCCESS;
 	}
-	print_message("  %u peers: %u served, %u refused\n", g.neps, served, failed);
-	for (unsigned int k = 0; k < MAX_PEERS + EXTRA_PEERS; k++)
+	print_message("  %u peers: %u served, %u refused\n", g.neps, *served, *failed);
+	for (unsigned int k = 0; k < npeers; k++)
 		(void)ucx_wait(g.w, sends[k], WAIT_MS);
 	rogue_close(&g);
+}
+
+/*
+ * Importers that start a whole-chunk write (its bytes by rendezvous, fetched
+ * by the server) and vanish before sending the bytes: no token is checked
+ * before the fetch, so anyone can do this. Each such peer must still be
+ * reaped once its connection is gone, or a few thousand bytes of nobody's
+ * would fill the server's 64 peer places for good.
+ */
+static void test_server_abandoned_writes(void **state)
+{
+	unsigned int served, failed;
+
+	(void)state;
+	memset(big_data, 0xee, sizeof(big_data));
+	for (unsigned int k = 0; k < 4; k++) {
+		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_AM_SEND_FLAG_REPLY};
+		uint8_t hdr[NET_REQ_LEN];
+		struct net_rep rep;
+		struct rogue g;
+		unsigned int i;
+
+		rogue_open(&g);
+		i = rogue_connect(&g, rw.d.net_port);
+		req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
+		assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS); /* connected */
+		req_build(hdr, &rw, NET_OP_WRITE, 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
+		/* The rendezvous starts here; this worker is not progressed while the server asks for the bytes. */
+		ucs_status_ptr_t send = ucp_am_send_nbx(g.eps[i], NET_AM_REQUEST, hdr, NET_REQ_LEN, big_data, EXP_LEN,
+							&prm);
+		usleep(200000);
+		ucs_status_ptr_t bad_send = NULL;
+		if (k % 2 == 1) {
+			/* Half of them also break the protocol meanwhile: the server drops them itself, mid-fetch. */
+			static uint8_t bad[NET_REQ_LEN];
+
+			req_build(bad, &rw, NET_OP_STAT, 3, 0, 0);
+			bad[0] ^= 0xff;
+			bad_send = ucp_am_send_nbx(g.eps[i], NET_AM_REQUEST, bad, NET_REQ_LEN, NULL, 0, &prm);
+			usleep(200000);
+		}
+		/* Vanish: the endpoint's lanes are dropped at once (force), the bytes never sent. */
+		ucx_ep_close(g.w, g.eps[i]);
+		assert_int_not_equal(ucx_wait(g.w, send, WAIT_MS), UCS_OK);
+		(void)ucx_wait(g.w, bad_send, WAIT_MS);
+		ucx_close(g.ctx, g.w);
+	}
+	usleep(1500000); /* the server sees the connections gone */
+	connect_many(MAX_PEERS, &served, &failed);
+	assert_int_equal(served, MAX_PEERS);
+	assert_int_equal(failed, 0);
+	region_check(&rw);
+}
+
+/* 64 importers at once, then 6 more: the 6 are turned away, the 64 are served. */
+static void test_server_bounds_peers(void **state)
+{
+	unsigned int served, failed;
+
+	(void)state;
+	usleep(300000); /* the earlier tests' peers closed and reaped */
+	connect_many(MAX_PEERS + EXTRA_PEERS, &served, &failed);
 	assert_int_equal(served, MAX_PEERS);
 	assert_int_equal(failed, EXTRA_PEERS);
 }
@@ -1364,6 +1425,7 @@ int main(void)
 		cmocka_unit_test(test_server_refuses),
 		cmocka_unit_test(test_server_revoked),
 		cmocka_unit_test(test_server_bounds_inflight),
+		cmocka_unit_test(test_server_abandoned_writes),
 		cmocka_unit_test(test_server_bounds_peers),
 		cmocka_unit_test(test_server_honest_import_after),
 		cmocka_unit_test_setup_teardown(test_honest_import_of_fake, lie_setup, lie_teardown),
