@@ -299,14 +299,35 @@ static void wait_events(struct link_net *n, int ms)
 }
 
 /*
+ * How far the window has got: a step for each request sent, each reply
+ * whose bytes are being fetched, each reply here. Only these count as the
+ * exporter answering; any other traffic (messages of ids nobody registered,
+ * which UCX drops) does not.
+ */
+static unsigned int window_steps(const struct link_net *n)
+{
+	unsigned int steps = 0;
+
+	for (unsigned int i = 0; i < NET_WINDOW; i++) {
+		const struct net_slot *s = &n->slots[i];
+
+		if (s->busy)
+			steps += (s->send_req == NULL) + (s->replied || s->rndv_desc != NULL || s->recv_req != NULL) +
+				 s->replied;
+	}
+	return steps;
+}
+
+/*
  * Progress until every busy slot is done, the connection is lost, or the
- * exporter has been silent for the timeout. The first failure of a slot is
- * the answer; every slot is free afterwards.
+ * window has not moved for the timeout. The first failure of a slot is the
+ * answer; every slot is free afterwards.
  */
 static doca_error_t wait_window(struct link_net *n)
 {
 	uint64_t deadline = ferry_link_now_ns() + n->timeout_ns;
 	doca_error_t err = DOCA_SUCCESS;
+	unsigned int steps = window_steps(n);
 	bool pending = true;
 
 	while (pending) {
@@ -327,9 +348,16 @@ static doca_error_t wait_window(struct link_net *n)
 			err = DOCA_ERROR_NOT_CONNECTED;
 			break;
 		}
-		if (events != 0)
-			deadline = ferry_link_now_ns() + n->timeout_ns; /* the exporter is there: silence counts anew */
-		else
+		/*
+		 * The exporter answered: its silence counts anew. Traffic that answers
+		 * nothing does not reset it, or an exporter that sends stray messages
+		 * and never replies would hold the copy for as long as it likes.
+		 */
+		if (window_steps(n) != steps) {
+			steps = window_steps(n);
+			deadline = ferry_link_now_ns() + n->timeout_ns;
+		}
+		if (events == 0)
 			wait_events(n, NET_WAIT_SLICE_MS);
 	}
 	for (unsigned int i = 0; i < NET_WINDOW; i++) {

@@ -909,6 +909,7 @@ enum lie {
 	LIE_ALIEN_AM,  /* messages of ids the importer has no handler for, then the truth */
 	LIE_SILENT,    /* reads never answered */
 	LIE_CLOSE,     /* the connection closed mid-read */
+	LIE_TRICKLE,   /* reads never answered, but a stray message comes every 100 ms for 4 s */
 };
 
 #define FAKE_MAX_EPS 8
@@ -937,7 +938,9 @@ struct fake {
 	struct fake_req pending[16];
 	unsigned int npending;
 	ucs_status_ptr_t sends[64];
-	unsigned int nsends;
+	bool used[64];       /* sends[k] and hdrs[k] belong to a send UCX still holds */
+	ucp_ep_h trickle_ep; /* LIE_TRICKLE: where the stray messages go, and until when */
+	double next_trickle, trickle_end;
 	uint8_t hdrs[64][NET_REP_LEN];
 	uint8_t data[NET_CHUNK_MAX + 64];
 };
@@ -995,15 +998,22 @@ static ucs_status_t fake_on_request(void *arg, const void *header, size_t header
 static void fake_send(struct fake *f, ucp_ep_h ep, const struct net_rep *rep, size_t data_len)
 {
 	ucp_request_param_t prm = {.op_attr_mask = 0};
-	uint8_t *hdr;
+	ucs_status_ptr_t r;
+	size_t k = 0;
 
-	if (f->nsends == sizeof(f->sends) / sizeof(f->sends[0]))
+	while (k < sizeof(f->sends) / sizeof(f->sends[0]) && f->used[k])
+		k++;
+	if (k == sizeof(f->sends) / sizeof(f->sends[0]))
 		return;
-	hdr = f->hdrs[f->nsends];
-	net_rep_encode(rep, hdr);
+	net_rep_encode(rep, f->hdrs[k]);
 	if (atomic_load(&f->lie) == LIE_BAD_MAGIC && rep->op == NET_OP_READ)
-		hdr[0] = 'X';
-	f->sends[f->nsends++] = ucp_am_send_nbx(ep, NET_AM_REPLY, hdr, NET_REP_LEN, f->data, data_len, &prm);
+		f->hdrs[k][0] = 'X';
+	/* The header and the data stay where they are until UCX is done with them. */
+	r = ucp_am_send_nbx(ep, NET_AM_REPLY, f->hdrs[k], NET_REP_LEN, f->data, data_len, &prm);
+	if (UCS_PTR_IS_PTR(r)) {
+		f->sends[k] = r;
+		f->used[k] = true;
+	}
 }
 
 /* Answer one request the way the lie says. */
@@ -1034,6 +1044,11 @@ static void fake_answer(struct fake *f, const struct fake_req *p)
 	}
 	switch (lie) {
 	case LIE_SILENT:
+		return;
+	case LIE_TRICKLE:
+		f->trickle_ep = p->ep;
+		f->next_trickle = now_s();
+		f->trickle_end = now_s() + 4.0;
 		return;
 	case LIE_CLOSE: {
 		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
@@ -1113,16 +1128,20 @@ static void *fake_main(void *arg)
 		for (unsigned int k = 0; k < f->npending; k++)
 			fake_answer(f, &f->pending[k]);
 		f->npending = 0;
-		for (unsigned int k = 0; k < f->nsends;) {
-			if (UCS_PTR_IS_PTR(f->sends[k]) && ucp_request_check_status(f->sends[k]) == UCS_INPROGRESS) {
-				k++;
-				continue;
-			}
-			if (UCS_PTR_IS_PTR(f->sends[k]))
+		for (size_t k = 0; k < sizeof(f->sends) / sizeof(f->sends[0]); k++) {
+			if (f->used[k] && ucp_request_check_status(f->sends[k]) != UCS_INPROGRESS) {
 				ucp_request_free(f->sends[k]);
-			f->nsends--;
-			f->sends[k] = f->sends[f->nsends];
-			memcpy(f->hdrs[k], f->hdrs[f->nsends], NET_REP_LEN);
+				f->used[k] = false;
+			}
+		}
+		if (f->trickle_ep != NULL && now_s() >= f->next_trickle && now_s() < f->trickle_end) {
+			static const uint8_t stray[16];
+			ucp_request_param_t prm = {.op_attr_mask = 0};
+
+			/* A message of an id the importer does not use: dropped there, but traffic all the same. */
+			(void)ucx_wait(f->w, ucp_am_send_nbx(f->trickle_ep, 7, stray, sizeof(stray), NULL, 0, &prm),
+				       WAIT_MS);
+			f->next_trickle = now_s() + 0.1;
 		}
 		if (n == 0)
 			usleep(200);
@@ -1166,8 +1185,9 @@ static void fake_stop(struct fake *f)
 	atomic_store(&f->stop, true);
 	assert_int_equal(pthread_join(f->thr, NULL), 0);
 	f->running = false;
-	for (unsigned int k = 0; k < f->nsends; k++)
-		(void)ucx_wait(f->w, f->sends[k], WAIT_MS);
+	for (size_t k = 0; k < sizeof(f->sends) / sizeof(f->sends[0]); k++)
+		if (f->used[k])
+			(void)ucx_wait(f->w, f->sends[k], WAIT_MS);
 	for (unsigned int k = 0; k < f->neps; k++)
 		ucx_ep_close(f->w, f->eps[k]);
 	ucp_listener_destroy(f->listener);
@@ -1428,6 +1448,26 @@ static void test_silent_reads(void **state)
 	fake_stop(f);
 }
 
+/*
+ * An exporter that never answers but keeps the connection busy (a stray
+ * message every 100 ms): traffic is not an answer, and the read must still
+ * fail after FERRY_LINK_NET_TIMEOUT_MS (600), not when the exporter pleases.
+ */
+static void test_busy_but_silent(void **state)
+{
+	struct ferry_link_import *imp;
+	struct fake *f = &the_fake;
+	double s;
+
+	(void)state;
+	assert_int_equal(read_from_liar(LIE_TRICKLE, 2 * NET_CHUNK_MAX, &s, f, &imp), DOCA_ERROR_NOT_CONNECTED);
+	print_message("  busy but silent exporter: failed after %.0f ms\n", s * 1e3);
+	assert_true(s >= 0.55 && s < 2.0);
+	assert_int_equal(ferry_link_import_liveness(imp), FERRY_LINK_EXITED);
+	ferry_link_import_close(imp);
+	fake_stop(f);
+}
+
 /* The connection closed mid-read: the read fails, before the timeout is all used. */
 static void test_closed_mid_read(void **state)
 {
@@ -1557,6 +1597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_alien_messages_to_importer, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_revoked_by_server, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_silent_reads, lie_setup, lie_teardown),
+		cmocka_unit_test_setup_teardown(test_busy_but_silent, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_closed_mid_read, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_lying_write, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_replies, lie_setup, lie_teardown),
