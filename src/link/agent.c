@@ -623,6 +623,8 @@ doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct 
 		rep->status = DOCA_ERROR_INVALID_VALUE;
 	} else if (req->op == NET_OP_WRITE && e->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE) {
 		rep->status = DOCA_ERROR_NOT_PERMITTED;
+	} else if (buf == NULL) {
+		/* Only asked whether the request may go: nothing moves. */
 	} else if (req->op == NET_OP_WRITE) {
 		net_export_copy((void *)(uintptr_t)req->addr, buf, req->len);
 	} else {

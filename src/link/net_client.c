@@ -279,6 +279,21 @@ static void connection_lose(struct link_net *n)
 
 		if (s->send_req != NULL)
 			(void)request_done(n, &s->send_req);
+		/*
+		 * A read's bytes still being fetched: closing the endpoint does not end
+		 * the fetch, so UCX would keep the request past the worker's end. Let go
+		 * of it (UCX returns it when it ends); it only ever lands in the bounce
+		 * buffer, which lives until net_client_close. A reply that came during
+		 * the close and was never fetched is released.
+		 */
+		if (s->recv_req != NULL && request_done(n, &s->recv_req) == UCS_INPROGRESS) {
+			n->u->request_free(s->recv_req);
+			s->recv_req = NULL;
+		}
+		if (s->rndv_desc != NULL) {
+			n->u->am_data_release(n->worker, s->rndv_desc);
+			s->rndv_desc = NULL;
+		}
 	}
 }
 
@@ -289,6 +304,26 @@ static void wait_events(struct link_net *n, int ms)
 
 	if (n->u->worker_arm(n->worker) == UCS_OK)
 		(void)poll(&p, 1, ms);
+}
+
+/*
+ * How far the window has got: a step for each request sent, each reply
+ * whose bytes are being fetched, each reply here. Only these count as the
+ * exporter answering; any other traffic (messages of ids nobody registered,
+ * which UCX drops) does not.
+ */
+static unsigned int window_steps(const struct link_net *n)
+{
+	unsigned int steps = 0;
+
+	for (unsigned int i = 0; i < NET_WINDOW; i++) {
+		const struct net_slot *s = &n->slots[i];
+
+		if (s->busy)
+			steps += (s->send_req == NULL) + (s->replied || s->rndv_desc != NULL || s->recv_req != NULL) +
+				 s->replied;
+	}
+	return steps;
 }
 
 static bool any_busy(const struct link_net *n)
@@ -309,6 +344,7 @@ static doca_error_t wait_slots(struct link_net *n, bool all)
 {
 	uint64_t deadline = ferry_link_now_ns() + n->timeout_ns, busy_until = ferry_link_now_ns() + NET_SPIN_NS;
 	doca_error_t err = DOCA_SUCCESS;
+	unsigned int steps = window_steps(n);
 	bool lost = false;
 
 	for (;;) {
@@ -329,12 +365,19 @@ static doca_error_t wait_slots(struct link_net *n, bool all)
 			lost = true;
 			break;
 		}
-		if (events != 0) {
-			busy_until = ferry_link_now_ns() + NET_SPIN_NS;
-			deadline = ferry_link_now_ns() + n->timeout_ns; /* the exporter is there: silence counts anew */
-		} else if (ferry_link_now_ns() >= busy_until) {
-			wait_events(n, NET_WAIT_SLICE_MS); /* a reply is not microseconds away: sleep */
+		/*
+		 * The exporter answered: its silence counts anew. Traffic that answers
+		 * nothing does not reset it, or an exporter that sends stray messages
+		 * and never replies would hold the copy for as long as it likes.
+		 */
+		if (window_steps(n) != steps) {
+			steps = window_steps(n);
+			deadline = ferry_link_now_ns() + n->timeout_ns;
 		}
+		if (events != 0)
+			busy_until = ferry_link_now_ns() + NET_SPIN_NS; /* a reply is microseconds away: poll on */
+		else if (ferry_link_now_ns() >= busy_until)
+			wait_events(n, NET_WAIT_SLICE_MS); /* it is not: sleep */
 	}
 	for (unsigned int i = 0; i < NET_WINDOW; i++) {
 		struct net_slot *s = &n->slots[i];

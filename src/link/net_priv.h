@@ -40,7 +40,8 @@ doca_error_t net_server_listen(const struct ferry_link_net_offer *offer, const c
  * between the export and @p buf that @p req asks for, checked against
  * both. Codes: NOT_FOUND (no such export: never made, or revoked),
  * NOT_PERMITTED (wrong token, a write to a read-only export),
- * INVALID_VALUE (outside the export).
+ * INVALID_VALUE (outside the export). With @p buf NULL only the checks are
+ * made (the server asks before it spends memory or fetches bytes).
  */
 doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep);
 

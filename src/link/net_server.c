@@ -44,7 +44,8 @@ FERRY_LOG_MODULE("link");
 #define NET_PEER_MAX_INFLIGHT 32             /* an honest importer keeps NET_WINDOW (16) in flight; replies may lag */
 #define NET_BOUNCE_BUDGET     (256ull << 20) /* bytes of bounce buffers, all peers together */
 #define NET_IDLE_POLL_MS      100            /* UCX's keepalive needs progress now and then */
-#define NET_SPIN_NS           200000ull      /* after the last event, poll this long before sleeping */
+#define NET_AUTH_NS           (10ull * 1000000000ull) /* to present a valid token, or be dropped */
+#define NET_SPIN_NS           200000ull               /* after the last event, poll this long before sleeping */
 
 struct net_listener {
 	ucp_listener_h handle;
@@ -57,6 +58,8 @@ struct net_peer {
 	ucp_ep_h ep;
 	unsigned int inflight; /* jobs that point here */
 	bool failed;           /* send nothing more; close */
+	bool authenticated;    /* presented a valid token once */
+	uint64_t born_ns;      /* when it connected */
 	bool closing;
 	void *close_req; /* UCX's close request while it runs */
 	char name[48];   /* for log lines */
@@ -162,17 +165,26 @@ static void on_conn(ucp_conn_request_h req, void *arg)
 		free(p);
 		return;
 	}
+	p->born_ns = ferry_link_now_ns();
 	p->next = srv.peers;
 	srv.peers = p;
 	srv.npeers++;
 }
 
-/* Close failed peers; free them once closed and no job points at them. */
+/*
+ * Close failed peers, and those that never presented a valid token within
+ * NET_AUTH_NS (they would hold a place for nothing); free them once closed
+ * and no job points at them.
+ */
 static void reap_peers(void)
 {
+	uint64_t now = ferry_link_now_ns();
+
 	for (struct net_peer **l = &srv.peers; *l != NULL;) {
 		struct net_peer *p = *l;
 
+		if (!p->authenticated && now - p->born_ns > NET_AUTH_NS)
+			peer_fail(p, "no valid token within 10 s", NULL);
 		if (p->failed && !p->closing) {
 			ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 						   .flags = UCP_EP_CLOSE_FLAG_FORCE};
@@ -211,8 +223,11 @@ static void job_ready(struct net_job *j)
 	srv.ready = j;
 }
 
-/* The export table answers; a refusal that smells of an attack is logged, sparingly. */
-static void job_serve(struct net_job *j, void *buf)
+/*
+ * The export table answers (@p buf NULL: only whether the request may go);
+ * a refusal that smells of an attack is logged, sparingly.
+ */
+static doca_error_t job_ask(struct net_job *j, void *buf)
 {
 	uint64_t nth;
 	doca_error_t err = link_export_serve_net(&j->req, buf, &j->rep);
@@ -224,6 +239,15 @@ static void job_serve(struct net_job *j, void *buf)
 		FERRY_WARN("ferry net server: %s asked for [0x%llx, +%u) outside export %llu (%llu refusals so far)",
 			   j->peer->name, (unsigned long long)j->req.addr, j->req.len,
 			   (unsigned long long)j->req.export_id, (unsigned long long)nth);
+	if (err == DOCA_SUCCESS)
+		j->peer->authenticated = true;
+	return err;
+}
+
+/* Answer the request from @p buf (a write's bytes, or a read's bounce buffer), then queue the reply. */
+static void job_serve(struct net_job *j, void *buf)
+{
+	(void)job_ask(j, buf);
 	if (j->rep.len == 0 && j->data != NULL) {
 		srv.bounce_bytes -= j->req.len;
 		free(j->data);
@@ -308,23 +332,32 @@ static void send_replies(void)
 
 /* ---- requests ---- */
 
-/* A job; with a bounce buffer when the bytes must wait somewhere (a read's, a rendezvous write's). */
-static struct net_job *job_new(struct net_peer *p, const struct net_req *req, bool bounce)
+static struct net_job *job_new(struct net_peer *p, const struct net_req *req)
 {
 	struct net_job *j = calloc(1, sizeof(*j));
 
 	if (j == NULL)
 		return NULL;
-	/* Many importers each with a full window must not exhaust the exporter's memory: data NULL then. */
-	if (bounce && srv.bounce_bytes + req->len <= NET_BOUNCE_BUDGET) {
-		j->data = malloc(req->len);
-		if (j->data != NULL)
-			srv.bounce_bytes += req->len;
-	}
 	j->peer = p;
 	j->req = *req;
 	p->inflight++;
 	return j;
+}
+
+/*
+ * A bounce buffer for the bytes that must wait somewhere (a read's, a
+ * rendezvous write's). Many importers each with a full window must not
+ * exhaust the exporter's memory: false beyond NET_BOUNCE_BUDGET.
+ */
+static bool job_bounce(struct net_job *j)
+{
+	if (srv.bounce_bytes + j->req.len > NET_BOUNCE_BUDGET)
+		return false;
+	j->data = malloc(j->req.len);
+	if (j->data == NULL)
+		return false;
+	srv.bounce_bytes += j->req.len;
+	return true;
 }
 
 static ucs_status_t on_request(void *arg, const void *header, size_t header_length, void *data, size_t length,
@@ -347,13 +380,17 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 		peer_fail(p, "more requests in flight than allowed", NULL);
 		return UCS_OK;
 	}
-	bool bounce = req.op == NET_OP_READ || (req.op == NET_OP_WRITE && rndv);
-	j = job_new(p, &req, bounce);
+	j = job_new(p, &req);
 	if (j == NULL) {
 		peer_fail(p, "out of memory for a request", NULL);
 		return UCS_OK;
 	}
-	if (bounce && j->data == NULL) {
+	/* Token, range and permission first: a refused request costs no memory and fetches nothing. */
+	if (req.op != NET_OP_STAT && job_ask(j, NULL) != DOCA_SUCCESS) {
+		job_ready(j);
+		return UCS_OK; /* a rendezvous's bytes are dropped */
+	}
+	if ((req.op == NET_OP_READ || (req.op == NET_OP_WRITE && rndv)) && !job_bounce(j)) {
 		/* No room for its bytes now: this request fails, the connection goes on (a rendezvous's bytes are dropped). */
 		j->rep = (struct net_rep){.op = req.op, .id = req.id, .status = DOCA_ERROR_NO_MEMORY};
 		job_ready(j);

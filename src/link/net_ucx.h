@@ -42,6 +42,7 @@ struct net_ucx {
 	__typeof__(&ucp_request_check_status) request_check_status;
 	__typeof__(&ucp_request_free) request_free;
 	__typeof__(&ucs_status_string) status_string;
+	__typeof__(&ucp_get_version) get_version;
 };
 
 /**
@@ -62,7 +63,14 @@ doca_error_t net_ucx_get(const char *call, const struct net_ucx **out);
 doca_error_t net_ucx_context(const struct net_ucx *u, const char *iface, const char *name, const char *call,
 			     ucp_context_h *out);
 
-/** A worker that one thread at a time drives, with an event fd. */
+/**
+ * A worker that one thread at a time drives, with an event fd. With a UCX
+ * older than 1.21 every active-message id (0 .. 65535) has a handler (the ids
+ * the path does not use drop their messages): those versions read outside
+ * their handler table, or call an uninitialised entry of it, when a peer
+ * sends an id nobody registered (net_ucx.c, guard_am_ids). The table then
+ * takes 1.5 MiB per worker.
+ */
 doca_error_t net_ucx_worker(const struct net_ucx *u, ucp_context_h ctx, const char *call, ucp_worker_h *out, int *efd);
 
 /** Wait for a request UCX handed back (not a pointer: done already) and free it; its final status. */
