@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/ferry_log.h"
+#include "common/ferry_ucx_am.h"
 #include "link/net_ucx.h"
 
 #include <ucm/api/ucm.h>
@@ -142,54 +143,6 @@ doca_error_t net_ucx_context(const struct net_ucx *u, const char *iface, const c
 	return DOCA_SUCCESS;
 }
 
-/* A message of an id nobody asked for: dropped (its rendezvous bytes too, by returning UCS_OK). */
-static ucs_status_t drop_message(void *arg, const void *header, size_t header_length, void *data, size_t length,
-				 const ucp_am_recv_param_t *param)
-{
-	(void)arg;
-	(void)header;
-	(void)header_length;
-	(void)data;
-	(void)length;
-	(void)param;
-	return UCS_OK;
-}
-
-/*
- * Two bugs of UCX's table of active-message handlers, which a peer reaches by
- * sending a message of an id this side never registered:
- *  - before 1.21, ucp_am_handler_common takes the message's entry, and reads
- *    its flags, before checking the id against the table's length: an id
- *    past the end is a read outside the table, as far as the peer likes (id
- *    65535: 1.5 MiB past it, a crash);
- *  - before 1.17, growing the table initialises the new id's entry over and
- *    over instead of each new entry (ucp_worker_set_am_handler_common): every
- *    other new entry is whatever the allocator had there, and a message of
- *    that id makes UCX call the stale "handler" it finds.
- * So with a UCX older than 1.21 every id gets a real handler: the largest
- * first, which sizes the table to all 65536 ids at once, then each of the
- * others, which initialises its entry. The ids the path does not use drop
- * their messages; the caller then sets its own id's handler over the drop.
- */
-static ucs_status_t guard_am_ids(const struct net_ucx *u, ucp_worker_h w)
-{
-	ucp_am_handler_param_t am = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB,
-				     .id = UINT16_MAX,
-				     .cb = drop_message};
-	unsigned int major, minor, release;
-	ucs_status_t st;
-
-	u->get_version(&major, &minor, &release);
-	if (major > 1 || (major == 1 && minor >= 21))
-		return UCS_OK;
-	st = u->set_am_handler(w, &am);
-	for (unsigned int id = 0; id < UINT16_MAX && st == UCS_OK; id++) {
-		am.id = id;
-		st = u->set_am_handler(w, &am);
-	}
-	return st;
-}
-
 doca_error_t net_ucx_worker(const struct net_ucx *u, ucp_context_h ctx, const char *call, ucp_worker_h *out, int *efd)
 {
 	ucp_worker_params_t wp;
@@ -202,7 +155,8 @@ doca_error_t net_ucx_worker(const struct net_ucx *u, ucp_context_h ctx, const ch
 	if (st == UCS_OK) {
 		st = u->worker_get_efd(*out, efd);
 		if (st == UCS_OK)
-			st = guard_am_ids(u, *out);
+			st = ferry_ucx_guard_am_ids(u->set_am_handler, u->get_version,
+						    *out); /* common/ferry_ucx_am.h */
 		if (st != UCS_OK)
 			u->worker_destroy(*out);
 	}

@@ -68,7 +68,7 @@ doca_error_t net_ucx_context(const struct net_ucx *u, const char *iface, const c
  * older than 1.21 every active-message id (0 .. 65535) has a handler (the ids
  * the path does not use drop their messages): those versions read outside
  * their handler table, or call an uninitialised entry of it, when a peer
- * sends an id nobody registered (net_ucx.c, guard_am_ids). The table then
+ * sends an id nobody registered (common/ferry_ucx_am.h). The table then
  * takes 1.5 MiB per worker.
  */
 doca_error_t net_ucx_worker(const struct net_ucx *u, ucp_context_h ctx, const char *call, ucp_worker_h *out, int *efd);
