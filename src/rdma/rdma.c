@@ -37,6 +37,7 @@
 
 #include "common/ferry_alloc.h"
 #include "common/ferry_log.h"
+#include "common/ferry_ucx_am.h"
 #include "common/ferry_util.h"
 #include "core/ferry_dev.h"
 #include "link/ferry_export.h"
@@ -894,7 +895,10 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	ap.flags = UCP_AM_FLAG_WHOLE_MSG;
 	ap.cb = am_cb;
 	ap.arg = rdma;
-	st = ucp_worker_set_am_recv_handler(rdma->worker, &ap);
+	/* A peer may send ids nobody registered: UCX before 1.21 must have a handler for each (common/ferry_ucx_am.h). */
+	st = ferry_ucx_guard_am_ids(ucp_worker_set_am_recv_handler, ucp_get_version, rdma->worker);
+	if (st == UCS_OK)
+		st = ucp_worker_set_am_recv_handler(rdma->worker, &ap);
 	if (st == UCS_OK)
 		st = ucp_worker_get_address(rdma->worker, &addr, &addr_len);
 	if (st != UCS_OK) {
