@@ -158,52 +158,66 @@ static doca_error_t inline_enqueue_cross(struct ferry_chan *chan, const struct f
 }
 
 /*
- * Gather the longest run from @p i of descriptors writing local bytes through
- * one path (at most FERRY_ACCESS_GATHER_MAX), write it in one call, and give
- * each its status. Returns the index after the run.
+ * The length of the run from @p i of descriptors moving bytes between local
+ * memory and one path in one direction (@p out: local bytes written through
+ * the path), at most FERRY_ACCESS_GATHER_MAX: one write_gather or
+ * read_scatter call copies them all.
  */
+static size_t run_length(const struct inline_chan *c, uint32_t i, bool out)
+{
+	const struct inline_xslot *first = &c->xslots[i & c->mask];
+	size_t n = 1;
+
+	for (uint32_t j = i + 1; j != c->tail && n < FERRY_ACCESS_GATHER_MAX; j++, n++) {
+		const struct inline_xslot *x = &c->xslots[j & c->mask];
+
+		if (out ? (x->dst != first->dst || x->src != NULL) : (x->src != first->src || x->dst != NULL))
+			break;
+	}
+	return n;
+}
+
+/* Each of the run's @p n descriptors from @p i gets its status: the first @p whole landed, the rest failed @p err. */
+static void run_statuses(struct inline_chan *c, uint32_t i, size_t n, size_t whole, doca_error_t err)
+{
+	for (size_t k = 0; k < n; k++)
+		c->xslots[(i + (uint32_t)k) & c->mask].status = k < whole ? DOCA_SUCCESS : err;
+}
+
+/* A run of writes of local bytes through one path, in one call; returns the index after it. */
 static uint32_t doorbell_gather(struct inline_chan *c, uint32_t i)
 {
 	const struct ferry_access *path = c->xslots[i & c->mask].dst;
 	struct ferry_access_piece pieces[FERRY_ACCESS_GATHER_MAX];
-	size_t n = 0, written = 0;
+	size_t n = run_length(c, i, true), whole = 0, k = 0;
 	doca_error_t err;
-	uint32_t j = i;
 
-	/* Slot i starts the run (the caller saw it write local bytes through path). */
-	do {
-		const struct inline_slot *s = &c->slots[j & c->mask];
+	do { /* a run holds one descriptor at least */
+		const struct inline_slot *s = &c->slots[(i + (uint32_t)k) & c->mask];
 
-		pieces[n++] = (struct ferry_access_piece){(uintptr_t)s->dst, s->src, s->len};
-		j++;
-	} while (j != c->tail && n < FERRY_ACCESS_GATHER_MAX && c->xslots[j & c->mask].dst == path &&
-		 c->xslots[j & c->mask].src == NULL);
-	err = path->ops->write_gather(path, pieces, n, &written);
-	for (size_t k = 0; k < n; k++)
-		c->xslots[(i + (uint32_t)k) & c->mask].status = k < written ? DOCA_SUCCESS : err;
-	return j;
+		pieces[k] = (struct ferry_access_piece){(uintptr_t)s->dst, s->src, s->len};
+	} while (++k < n);
+	err = path->ops->write_gather(path, pieces, n, &whole);
+	run_statuses(c, i, n, whole, err);
+	return i + (uint32_t)n;
 }
 
-/* The same for a run of descriptors reading into local bytes through one path with read_scatter. */
+/* A run of reads into local bytes through one path, in one call; returns the index after it. */
 static uint32_t doorbell_scatter(struct inline_chan *c, uint32_t i)
 {
 	const struct ferry_access *path = c->xslots[i & c->mask].src;
 	struct ferry_access_rpiece pieces[FERRY_ACCESS_GATHER_MAX];
-	size_t n = 0, read = 0;
+	size_t n = run_length(c, i, false), whole = 0, k = 0;
 	doca_error_t err;
-	uint32_t j = i;
 
 	do {
-		const struct inline_slot *s = &c->slots[j & c->mask];
+		const struct inline_slot *s = &c->slots[(i + (uint32_t)k) & c->mask];
 
-		pieces[n++] = (struct ferry_access_rpiece){s->dst, (uintptr_t)s->src, s->len};
-		j++;
-	} while (j != c->tail && n < FERRY_ACCESS_GATHER_MAX && c->xslots[j & c->mask].src == path &&
-		 c->xslots[j & c->mask].dst == NULL);
-	err = path->ops->read_scatter(path, pieces, n, &read);
-	for (size_t k = 0; k < n; k++)
-		c->xslots[(i + (uint32_t)k) & c->mask].status = k < read ? DOCA_SUCCESS : err;
-	return j;
+		pieces[k] = (struct ferry_access_rpiece){s->dst, (uintptr_t)s->src, s->len};
+	} while (++k < n);
+	err = path->ops->read_scatter(path, pieces, n, &whole);
+	run_statuses(c, i, n, whole, err);
+	return i + (uint32_t)n;
 }
 
 static void inline_doorbell_cross(struct inline_chan *c, bool *streamed)
