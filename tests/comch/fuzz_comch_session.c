@@ -513,14 +513,7 @@ static void desc_seal(uint8_t *p, size_t len, bool ours)
 	put_le(p + 12, ferry_desc_crc32(p, len), 4);
 }
 
-/* True one time in @p n; xorshift spreads libFuzzer's one seed over many choices. */
-static bool one_in(uint32_t *s, uint32_t n)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s % n == 0;
-}
+#include "ferry_fuzz.h" /* tests/lib: the mutators' shared helpers */
 
 /* CONSUMER_UP payload: the two descriptors share what follows the fixed part. */
 static void fix_up(uint8_t *p, size_t len, uint32_t *s)
@@ -528,12 +521,12 @@ static void fix_up(uint8_t *p, size_t len, uint32_t *s)
 	size_t rest = len - FERRY_FRAME_UP_FIXED;
 	size_t first = get_le16(p + 12) <= rest ? get_le16(p + 12) : rest / 2;
 
-	if (!one_in(s, 2))
+	if (!ferry_fuzz_one_in(s, 2))
 		put_le(p + 8, 1u << (get_le16(p + 8) % 17), 4); /* ring_cap: a power of two */
 	put_le(p + 12, first, 2);
 	put_le(p + 14, rest - first, 2);
-	desc_seal(p + FERRY_FRAME_UP_FIXED, first, !one_in(s, 4));
-	desc_seal(p + FERRY_FRAME_UP_FIXED + first, rest - first, !one_in(s, 4));
+	desc_seal(p + FERRY_FRAME_UP_FIXED, first, !ferry_fuzz_one_in(s, 4));
+	desc_seal(p + FERRY_FRAME_UP_FIXED + first, rest - first, !ferry_fuzz_one_in(s, 4));
 }
 
 /* DONE_RING payload: one descriptor fills what follows the fixed part. */
@@ -542,7 +535,7 @@ static void fix_done(uint8_t *p, size_t len, uint32_t *s)
 	size_t rest = len - FERRY_FRAME_DONE_RING_FIXED;
 
 	put_le(p + 8, rest, 2);
-	desc_seal(p + FERRY_FRAME_DONE_RING_FIXED, rest, !one_in(s, 4));
+	desc_seal(p + FERRY_FRAME_DONE_RING_FIXED, rest, !ferry_fuzz_one_in(s, 4));
 }
 
 static void fix_frame(uint8_t *p, size_t len, uint32_t *s)
@@ -554,9 +547,9 @@ static void fix_frame(uint8_t *p, size_t len, uint32_t *s)
 	p[4] = FERRY_FRAME_VERSION;
 	put_le(p + 6, 0, 2);
 	put_le(p + 8, plen, 4);
-	if (p[5] == FERRY_FRAME_CONSUMER_UP && plen >= FERRY_FRAME_UP_FIXED && !one_in(s, 8))
+	if (p[5] == FERRY_FRAME_CONSUMER_UP && plen >= FERRY_FRAME_UP_FIXED && !ferry_fuzz_one_in(s, 8))
 		fix_up(payload, plen, s);
-	else if (p[5] == FERRY_FRAME_DONE_RING && plen >= FERRY_FRAME_DONE_RING_FIXED && !one_in(s, 8))
+	else if (p[5] == FERRY_FRAME_DONE_RING && plen >= FERRY_FRAME_DONE_RING_FIXED && !ferry_fuzz_one_in(s, 8))
 		fix_done(payload, plen, s);
 }
 
@@ -573,7 +566,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 		off += 2;
 		if (len > size - off)
 			len = size - off;
-		if (len >= FERRY_FRAME_HDR_LEN && !one_in(&s, 8))
+		if (len >= FERRY_FRAME_HDR_LEN && !ferry_fuzz_one_in(&s, 8))
 			fix_frame(data + off, len, &s);
 		off += len;
 	}

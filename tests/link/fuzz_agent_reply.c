@@ -147,14 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
-/* True one time in @p n; xorshift spreads libFuzzer's one seed over many choices. */
-static bool one_in(uint32_t *s, uint32_t n)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s % n == 0;
-}
+#include "ferry_fuzz.h" /* tests/lib: the mutators' shared helpers */
 
 static void copy_across(uint64_t *rep, uint64_t *desc, bool to_rep)
 {
@@ -167,17 +160,18 @@ static void copy_across(uint64_t *rep, uint64_t *desc, bool to_rep)
 /* Mostly make the reply say what the descriptor says (either side may win). */
 static void agree(struct reply_case *c, uint32_t *s)
 {
-	bool to_rep = !one_in(s, 2);
+	bool to_rep = !ferry_fuzz_one_in(s, 2);
 
-	if (!one_in(s, 8))
+	if (!ferry_fuzz_one_in(s, 8))
 		copy_across(&c->rep.addr, &c->desc.addr, to_rep);
-	if (!one_in(s, 8))
+	if (!ferry_fuzz_one_in(s, 8))
 		copy_across(&c->rep.len, &c->desc.len, to_rep);
-	if (!access_ok(c->rep.access) && !one_in(s, 4))
-		c->rep.access = one_in(s, 2) ? DOCA_ACCESS_FLAG_PCI_READ_ONLY : DOCA_ACCESS_FLAG_PCI_READ_WRITE;
-	if (!one_in(s, 8))
+	if (!access_ok(c->rep.access) && !ferry_fuzz_one_in(s, 4))
+		c->rep.access = ferry_fuzz_one_in(s, 2) ? DOCA_ACCESS_FLAG_PCI_READ_ONLY
+							: DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+	if (!ferry_fuzz_one_in(s, 8))
 		c->desc.access = c->rep.access;
-	if (!one_in(s, 8))
+	if (!ferry_fuzz_one_in(s, 8))
 		c->rep.reserved = 0;
 }
 
@@ -189,11 +183,11 @@ static void align_pages(struct reply_case *c, uint32_t *s)
 	u128 first = r->addr / page * page;
 	u128 last = ((u128)r->addr + r->len + page - 1) / page * page;
 
-	r->map_base = one_in(s, 4) ? r->map_base & ~(page - 1) : (uint64_t)first;
-	r->map_len = one_in(s, 4) ? r->map_len & ~(page - 1) : (uint64_t)(last - first);
-	if (!one_in(s, 4))
+	r->map_base = ferry_fuzz_one_in(s, 4) ? r->map_base & ~(page - 1) : (uint64_t)first;
+	r->map_len = ferry_fuzz_one_in(s, 4) ? r->map_len & ~(page - 1) : (uint64_t)(last - first);
+	if (!ferry_fuzz_one_in(s, 4))
 		r->mem_off &= ~(page - 1);
-	if (!one_in(s, 2))
+	if (!ferry_fuzz_one_in(s, 2))
 		r->mem_off &= (1ull << 40) - 1; /* a plausible file, far from the off_t limit */
 }
 
@@ -206,9 +200,9 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	if (max_size < CASE_BYTES)
 		return size;
 	case_read(data, size, &c);
-	if (!one_in(&s, 8))
+	if (!ferry_fuzz_one_in(&s, 8))
 		agree(&c, &s);
-	if (c.has_mem && !one_in(&s, 4))
+	if (c.has_mem && !ferry_fuzz_one_in(&s, 4))
 		align_pages(&c, &s);
 	case_write(&c, data);
 	return CASE_BYTES; /* the case is the whole input: no dead tail for the mutator */

@@ -251,14 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
-/* True one time in @p n; xorshift spreads libFuzzer's one seed over many choices. */
-static bool one_in(uint32_t *s, uint32_t n)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s % n == 0;
-}
+#include "ferry_fuzz.h" /* tests/lib: the mutators' shared helpers */
 
 static const uint32_t interesting_lens[] = {0,         1, 4095, 4096, W_CHUNK_MAX - 1, W_CHUNK_MAX, W_CHUNK_MAX + 1,
 					    UINT32_MAX};
@@ -275,37 +268,39 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 		return size;
 	h = data + IN_HDR;
 	want = (data[IN_SEL] & 1) ? W_REP_BYTES : W_REQ_BYTES;
-	if (!one_in(&s, 8)) {
+	if (!ferry_fuzz_one_in(&s, 8)) {
 		if (size < IN_HDR + want)
 			memset(data + size, 0, IN_HDR + want - size);
 		size = IN_HDR + want;
 	}
 	if (size < IN_HDR + 8)
 		return size;
-	if (!one_in(&s, 8))
+	if (!ferry_fuzz_one_in(&s, 8))
 		memcpy(h, "FRYN\x01\x00", 6);
-	if (!one_in(&s, 4))
+	if (!ferry_fuzz_one_in(&s, 4))
 		put_le(h + 6, 1 + (s >> 8) % 3, 2); /* a known operation */
 	if (size != IN_HDR + want)
 		return size;
-	if (!one_in(&s, 8))
+	if (!ferry_fuzz_one_in(&s, 8))
 		memset(h + want - 4, 0, 4); /* reserved */
 	unsigned int len_off = want == W_REQ_BYTES ? 48 : 20;
-	if (one_in(&s, 4))
+	if (ferry_fuzz_one_in(&s, 4))
 		put_le(h + len_off, interesting_lens[(s >> 4) % 8], 4);
-	else if (!one_in(&s, 4) && le(h + len_off, 4) > W_CHUNK_MAX)
+	else if (!ferry_fuzz_one_in(&s, 4) && le(h + len_off, 4) > W_CHUNK_MAX)
 		put_le(h + len_off, le(h + len_off, 4) % (W_CHUNK_MAX + 1), 4);
-	if (!one_in(&s, 4)) {
+	if (!ferry_fuzz_one_in(&s, 4)) {
 		uint64_t op = le(h + 6, 2), len = le(h + len_off, 4);
 		bool carries = want == W_REQ_BYTES ? op == W_OP_WRITE : true;
 
 		put_le(data + IN_DATA_LEN, carries ? len : 0, 8);
 	}
-	if (want == W_REP_BYTES && !one_in(&s, 2)) {
-		if (!one_in(&s, 4))
+	if (want == W_REP_BYTES && !ferry_fuzz_one_in(&s, 2)) {
+		if (!ferry_fuzz_one_in(&s, 4))
 			put_le(h + 16, 0, 4); /* success: the stat's range and access get checked */
-		if (!one_in(&s, 4))
-			put_le(h + 40, one_in(&s, 2) ? DOCA_ACCESS_FLAG_PCI_READ_ONLY : DOCA_ACCESS_FLAG_PCI_READ_WRITE,
+		if (!ferry_fuzz_one_in(&s, 4))
+			put_le(h + 40,
+			       ferry_fuzz_one_in(&s, 2) ? DOCA_ACCESS_FLAG_PCI_READ_ONLY
+							: DOCA_ACCESS_FLAG_PCI_READ_WRITE,
 			       4);
 	}
 	return size;
