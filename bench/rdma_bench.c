@@ -150,9 +150,9 @@ static uint64_t ping_pong(struct requester *r, uint32_t size, uint64_t iters, do
 	    doca_rdma_task_send_allocate_init(r->s.rdma, r->conn, src, (union doca_data){0}, &st) != DOCA_SUCCESS)
 		DIE("requester tasks");
 	/*
-	 * One clock read per round trip, as ucx_perftest's loop (a clock read
-	 * costs about 25 ns here: two per round trip were 10-15% of the figure).
-	 * A round trip ends where the next begins, submits included.
+	 * One clock read per round trip, as ucx_perftest's loop: a sample ends
+	 * where the next begins, submits included. With two reads (25 ns each
+	 * here) the mean paid for both, a sample for about one.
 	 */
 	t_all = t_prev = now_s();
 	for (uint64_t i = 0; i < iters; i++) {
