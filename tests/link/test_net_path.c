@@ -207,6 +207,25 @@ static void test_revoked(void **state)
 	assert_false(ferry_link_import_alive(f->imp));
 }
 
+/* The server runs on one interface per process: an export offered on another is refused with a line. */
+static void test_one_interface(void **state)
+{
+	struct fixture *f = *state;
+	struct ferry_link_net_offer other = {.iface = "ferrynosuch0"};
+	struct ferry_link_net_offer same = {.iface = "lo"};
+	struct ferry_link_export *e = NULL;
+
+	inet_pton(AF_INET, "127.0.0.2", &other.ipv4);
+	assert_int_equal(
+		ferry_link_export_open(f->mem, 4096, DOCA_ACCESS_FLAG_PCI_READ_ONLY, MACHINE, &other, CALL, &e),
+		DOCA_ERROR_NOT_SUPPORTED);
+	/* Another address on the same interface is one more listener of the same server. */
+	inet_pton(AF_INET, "127.0.0.2", &same.ipv4);
+	assert_int_equal(ferry_link_export_open(f->mem, 4096, DOCA_ACCESS_FLAG_PCI_READ_ONLY, MACHINE, &same, CALL, &e),
+			 DOCA_SUCCESS);
+	ferry_link_export_close(e);
+}
+
 /* ---- DOCA DMA through the path, tasks submitted in a batch ---- */
 
 #define TASKS 24
@@ -315,6 +334,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_checked_first, setup_rw, teardown),
 		cmocka_unit_test_setup_teardown(test_read_only, setup_ro, teardown),
 		cmocka_unit_test_setup_teardown(test_revoked, setup_rw, teardown),
+		cmocka_unit_test_setup_teardown(test_one_interface, setup_rw, teardown),
 		cmocka_unit_test_setup_teardown(test_dma_batches, setup_rw, teardown),
 	};
 
