@@ -426,7 +426,11 @@ static doca_error_t transfer(struct link_net *n, uint16_t op, const struct net_s
 
 	n->piece_failed = failed;
 	for (;;) {
-		for (unsigned int i = 0; i < NET_WINDOW && piece < num && err == DOCA_SUCCESS; i++) {
+		for (unsigned int i = 0; i < NET_WINDOW && err == DOCA_SUCCESS; i++) {
+			while (piece < num && sp[piece].len == 0)
+				piece++; /* an empty piece lands at once: no chunk */
+			if (piece == num)
+				break;
 			uint32_t chunk = (uint32_t)(sp[piece].len - off < NET_CHUNK_MAX ? sp[piece].len - off
 											: NET_CHUNK_MAX);
 
@@ -478,29 +482,19 @@ static doca_error_t net_check(const struct link_net *n, uint16_t op, const struc
 	return DOCA_SUCCESS;
 }
 
-/* Check, then move the pieces (empty ones land at once). */
-static doca_error_t net_copy(const struct ferry_access *a, uint16_t op, struct net_span *sp, size_t num, size_t *whole)
+/* Check, then move the pieces (empty ones land at once, in their place). */
+static doca_error_t net_copy(const struct ferry_access *a, uint16_t op, const struct net_span *sp, size_t num,
+			     size_t *whole)
 {
 	struct link_net *n = net_of(a);
 	doca_error_t err = net_check(n, op, sp, num);
-	size_t k = 0;
 
 	*whole = 0;
 	if (err != DOCA_SUCCESS)
 		return err;
-	/* Empty pieces need no chunk: keep them out of the window. */
-	for (size_t i = 0; i < num; i++)
-		if (sp[i].len != 0)
-			sp[k++] = sp[i];
-	if (k == 0) {
-		*whole = num;
-		return DOCA_SUCCESS;
-	}
 	pthread_mutex_lock(&n->lock);
-	err = atomic_load(&n->state) == NET_LIVE ? transfer(n, op, sp, k, whole) : DOCA_ERROR_NOT_CONNECTED;
+	err = atomic_load(&n->state) == NET_LIVE ? transfer(n, op, sp, num, whole) : DOCA_ERROR_NOT_CONNECTED;
 	pthread_mutex_unlock(&n->lock);
-	if (err == DOCA_SUCCESS)
-		*whole = num;
 	return err;
 }
 
