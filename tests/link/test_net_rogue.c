@@ -946,11 +946,13 @@ enum lie {
 	LIE_SILENT,    /* reads never answered */
 	LIE_CLOSE,     /* the connection closed mid-read */
 	LIE_TRICKLE,   /* reads never answered, but a stray message comes every 100 ms for 4 s */
+	LIE_FAIL_AT,   /* a read at FAKE_ADDR + FAIL_OFF is refused (INVALID_VALUE), the others answered */
 };
 
 #define FAKE_MAX_EPS 8
 #define FAKE_ADDR    0x7f0012340000ull
 #define FAKE_LEN     (1u << 20)
+#define FAIL_OFF     65536u
 
 /* A request the fake received, kept until its thread answers outside the callback. */
 struct fake_req {
@@ -1146,6 +1148,12 @@ static void fake_answer(struct fake *f, const struct fake_req *p)
 	case LIE_NOT_FOUND:
 		rep.status = DOCA_ERROR_NOT_FOUND;
 		rep.len = 0;
+		break;
+	case LIE_FAIL_AT:
+		if (p->req.op == NET_OP_READ && p->req.addr == FAKE_ADDR + FAIL_OFF) {
+			rep.status = DOCA_ERROR_INVALID_VALUE;
+			rep.len = 0;
+		}
 		break;
 	default:
 		break;
@@ -1453,6 +1461,38 @@ static void test_alien_messages_to_importer(void **state)
 	fake_stop(f);
 }
 
+/*
+ * A run of reads (read_scatter) whose third piece the exporter refuses: the
+ * run fails with the refusal, and the count of pieces that landed whole
+ * names the caller's pieces, an empty one included: the first two.
+ */
+static void test_run_fails_midway(void **state)
+{
+	struct fake *f = &the_fake;
+	uint8_t raw[FERRY_DESC_MAX_LEN];
+	struct ferry_link_view view;
+	struct ferry_link_import *imp;
+	static uint8_t buf[4][100];
+	struct ferry_access_rpiece rp[4] = {
+		{buf[0], FAKE_ADDR, 0},              /* empty: lands at once */
+		{buf[1], FAKE_ADDR + 4096, 100},     /* answered */
+		{buf[2], FAKE_ADDR + FAIL_OFF, 100}, /* refused */
+		{buf[3], FAKE_ADDR + 2 * FAIL_OFF, 100},
+	};
+	size_t whole = 99;
+
+	(void)state;
+	fake_start(f, LIE_FAIL_AT);
+	size_t n = forged_desc(f, DOCA_ACCESS_FLAG_PCI_READ_WRITE, raw);
+	assert_int_equal(ferry_link_import_open(raw, n, 0, 0, CALL, &imp, &view), DOCA_SUCCESS);
+	const struct ferry_access *a = ferry_link_import_access(imp);
+	assert_int_equal(a->ops->read_scatter(a, rp, 4, &whole), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(whole, 2);
+	assert_true(ferry_link_import_alive(imp)); /* a refusal is an answer: the import goes on */
+	ferry_link_import_close(imp);
+	fake_stop(f);
+}
+
 /* The server says the export is gone: the read fails and the import says revoked. */
 static void test_revoked_by_server(void **state)
 {
@@ -1633,6 +1673,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lying_reads, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_alien_messages_to_importer, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_revoked_by_server, lie_setup, lie_teardown),
+		cmocka_unit_test_setup_teardown(test_run_fails_midway, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_silent_reads, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_busy_but_silent, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_closed_mid_read, lie_setup, lie_teardown),
