@@ -45,6 +45,13 @@ doca_error_t net_server_listen(const struct ferry_link_net_offer *offer, const c
  */
 doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep);
 
+/**
+ * Importers the server holds a place for (connected, or closing and not yet
+ * freed); 0 when it does not run. For tests that need the places of earlier
+ * peers given back before they connect more.
+ */
+unsigned int net_server_peers(void);
+
 /* ---- importer ---- */
 
 struct link_net;

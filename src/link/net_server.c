@@ -206,6 +206,16 @@ static void reap_peers(void)
 	}
 }
 
+unsigned int net_server_peers(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&srv.lock);
+	n = srv.npeers;
+	pthread_mutex_unlock(&srv.lock);
+	return n;
+}
+
 /* ---- jobs ---- */
 
 static void job_free(struct net_job *j)
