@@ -660,6 +660,17 @@ doca_error_t ferry_devinfo_net_resolve(const struct doca_devinfo *devinfo, struc
 	return err;
 }
 
+doca_error_t ferry_devinfo_net_require(const struct doca_devinfo *devinfo, const char *call,
+				       struct ferry_net_identity *out)
+{
+	if (ferry_devinfo_net_resolve(devinfo, out) != DOCA_SUCCESS)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
+				     "device %s is bound to network identity '%s' (topology 'net' line or "
+				     "FERRY_RDMA_NET), which no interface of this host has",
+				     devinfo->bdf_str, devinfo->net);
+	return DOCA_SUCCESS;
+}
+
 bool ferry_dev_is_open(const struct doca_dev *dev)
 {
 	return dev_ok(dev) && count_read(&dev->opens) > 0;

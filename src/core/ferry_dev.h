@@ -87,6 +87,15 @@ struct ferry_net_identity {
 FERRY_PRIVATE_API
 doca_error_t ferry_devinfo_net_resolve(const struct doca_devinfo *devinfo, struct ferry_net_identity *out);
 
+/**
+ * ferry_devinfo_net_resolve for a call that needs the identity (an RDMA
+ * context's start, an export that offers the network path): when it is not on
+ * this host, DOCA_ERROR_NOT_FOUND and one line naming the rule for @p call.
+ */
+FERRY_PRIVATE_API
+doca_error_t ferry_devinfo_net_require(const struct doca_devinfo *devinfo, const char *call,
+				       struct ferry_net_identity *out);
+
 /** True when @p dev is a device handle that is currently open (NULL-safe). */
 FERRY_PRIVATE_API
 bool ferry_dev_is_open(const struct doca_dev *dev);

@@ -495,11 +495,10 @@ static doca_error_t export_net_offer(const struct doca_dev *dev, struct ferry_li
 	memset(offer, 0, sizeof(*offer));
 	if (mode == FERRY_LINK_NET_NEVER || (mode == FERRY_LINK_NET_AUTO && ferry_devinfo_net(info)[0] == '\0'))
 		return DOCA_SUCCESS;
-	if (ferry_devinfo_net_resolve(info, &id) != DOCA_SUCCESS)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
-				     "device %s is bound to network identity '%s' (topology 'net' line or "
-				     "FERRY_RDMA_NET), which no interface of this host has",
-				     ferry_dev_name(dev), ferry_devinfo_net(info));
+	doca_error_t err = ferry_devinfo_net_require(info, call, &id);
+
+	if (err != DOCA_SUCCESS)
+		return err;
 	offer->ipv4 = id.ipv4;
 	snprintf(offer->iface, sizeof(offer->iface), "%s", id.iface);
 	return DOCA_SUCCESS;

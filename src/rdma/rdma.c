@@ -834,15 +834,7 @@ static void rdma_release_worker(struct doca_rdma *rdma)
 
 doca_error_t rdma_net_identity(const struct doca_rdma *rdma, const char *call, struct ferry_net_identity *id)
 {
-	const struct doca_devinfo *info = doca_dev_as_devinfo(rdma->ctx.dev);
-	doca_error_t err = ferry_devinfo_net_resolve(info, id);
-
-	if (err != DOCA_SUCCESS)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
-				     "rdma %p: device %s is bound to network identity '%s' (topology 'net' line or "
-				     "FERRY_RDMA_NET), which no interface of this host has",
-				     (const void *)rdma, ferry_dev_name(rdma->ctx.dev), ferry_devinfo_net(info));
-	return DOCA_SUCCESS;
+	return ferry_devinfo_net_require(doca_dev_as_devinfo(rdma->ctx.dev), call, id);
 }
 
 static doca_error_t rdma_start(struct doca_ctx *ctx)
