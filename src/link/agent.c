@@ -561,12 +561,6 @@ static struct ferry_link_export *net_find(const struct net_req *req, struct net_
 	return e;
 }
 
-/* A request's range inside the export; offsets, not end addresses, so nothing wraps. */
-static bool net_in_range(const struct ferry_link_export *e, const struct net_req *req)
-{
-	return req->addr >= e->addr && req->addr - e->addr <= e->len && req->len <= e->len - (req->addr - e->addr);
-}
-
 /*
  * The copy the network server makes on an importer's behalf, as a DMA engine
  * would: the program learns that it happened from its peer (a Comch message,
@@ -619,7 +613,7 @@ doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct 
 		rep->addr = e->addr;
 		rep->export_len = e->len;
 		rep->access = e->access;
-	} else if (!net_in_range(e, req)) {
+	} else if (!link_range_inside(e->addr, e->len, req->addr, req->len)) {
 		rep->status = DOCA_ERROR_INVALID_VALUE;
 	} else if (req->op == NET_OP_WRITE && e->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE) {
 		rep->status = DOCA_ERROR_NOT_PERMITTED;

@@ -91,6 +91,16 @@ extern const struct ferry_access_ops link_access_local_ops;
 extern const struct ferry_access_ops link_access_shared_ops;
 extern const struct ferry_access_ops link_access_cma_ops;
 
+/**
+ * Whether [addr, addr + len) lies inside the range [base, base + size):
+ * offsets, not end addresses, so nothing can wrap. Every path's check, the
+ * network server's and the network client's.
+ */
+static inline bool link_range_inside(uint64_t base, uint64_t size, uint64_t addr, uint64_t len)
+{
+	return addr >= base && addr - base <= size && len <= size - (addr - base);
+}
+
 /* The range check every path makes, then liveness (state word): remote.c. */
 doca_error_t link_access_check(const struct link_access *a, uint64_t addr, size_t len, const char *what);
 

@@ -33,6 +33,7 @@
 #include "common/ferry_log.h"
 #include "link/ferry_access.h"
 #include "link/ferry_link.h"
+#include "link/link_priv.h"
 #include "link/net_priv.h"
 #include "link/net_ucx.h"
 
@@ -52,7 +53,7 @@ enum net_state {
 
 /*
  * One request in flight. UCX's requests are polled, never called back: the
- * thread that waits for the slot checks them (wait_window), so nothing runs
+ * thread that waits for the slot checks them (wait_slots), so nothing runs
  * outside that thread and its lock.
  */
 struct net_slot {
@@ -196,43 +197,54 @@ static ucs_status_t request_done(struct link_net *n, ucs_status_ptr_t *req)
 	return st;
 }
 
+/* A read's rendezvous bytes came into the bounce buffer (@p st: UCS_OK), or did not: the slot has its answer. */
+static void fetch_done(struct net_slot *s, ucs_status_t st)
+{
+	if (st == UCS_OK)
+		memcpy(s->dst, s->bounce, s->len);
+	else
+		s->status = DOCA_ERROR_NOT_CONNECTED;
+	s->replied = true;
+}
+
+/* Start fetching a read's rendezvous bytes into the slot's bounce buffer (allocated at first use). */
+static void fetch_start(struct link_net *n, struct net_slot *s)
+{
+	ucp_request_param_t prm = {.op_attr_mask = 0};
+	void *desc = s->rndv_desc;
+
+	s->rndv_desc = NULL;
+	if (s->bounce == NULL)
+		s->bounce = malloc(NET_CHUNK_MAX);
+	if (s->bounce == NULL) {
+		n->u->am_data_release(n->worker, desc);
+		s->status = DOCA_ERROR_NO_MEMORY;
+		s->replied = true;
+		atomic_store(&n->state, NET_LOST); /* the stream of replies cannot go on */
+		return;
+	}
+	s->recv_req = n->u->am_recv_data_nbx(n->worker, desc, s->bounce, s->len, &prm);
+	if (!UCS_PTR_IS_PTR(s->recv_req)) {
+		ucs_status_t st = UCS_PTR_STATUS(s->recv_req);
+
+		s->recv_req = NULL;
+		fetch_done(s, st);
+	}
+}
+
 /* Move one slot on: its send, its rendezvous fetch. True when it is done. */
 static bool slot_poll(struct link_net *n, struct net_slot *s)
 {
 	if (s->send_req != NULL && request_done(n, &s->send_req) != UCS_INPROGRESS && s->status == DOCA_SUCCESS &&
 	    !s->replied && atomic_load(&n->state) != NET_LIVE)
 		s->status = DOCA_ERROR_NOT_CONNECTED;
-	if (s->rndv_desc != NULL) {
-		ucp_request_param_t prm = {.op_attr_mask = 0};
-
-		if (s->bounce == NULL)
-			s->bounce = malloc(NET_CHUNK_MAX);
-		if (s->bounce == NULL) {
-			n->u->am_data_release(n->worker, s->rndv_desc);
-			s->status = DOCA_ERROR_NO_MEMORY;
-			s->replied = true;
-			atomic_store(&n->state, NET_LOST); /* the stream of replies cannot go on */
-		} else {
-			s->recv_req = n->u->am_recv_data_nbx(n->worker, s->rndv_desc, s->bounce, s->len, &prm);
-			if (!UCS_PTR_IS_PTR(s->recv_req)) {
-				if (UCS_PTR_STATUS(s->recv_req) == UCS_OK)
-					memcpy(s->dst, s->bounce, s->len);
-				else
-					s->status = DOCA_ERROR_NOT_CONNECTED;
-				s->recv_req = NULL;
-				s->replied = true;
-			}
-		}
-		s->rndv_desc = NULL;
-	}
+	if (s->rndv_desc != NULL)
+		fetch_start(n, s);
 	if (s->recv_req != NULL) {
 		ucs_status_t st = request_done(n, &s->recv_req);
 
-		if (st == UCS_OK)
-			memcpy(s->dst, s->bounce, s->len);
-		else if (st != UCS_INPROGRESS)
-			s->status = DOCA_ERROR_NOT_CONNECTED;
-		s->replied = st != UCS_INPROGRESS;
+		if (st != UCS_INPROGRESS)
+			fetch_done(s, st);
 	}
 	return s->send_req == NULL && s->replied;
 }
@@ -397,7 +409,7 @@ static doca_error_t wait_slots(struct link_net *n, bool all)
 
 static doca_error_t check_range(const struct link_net *n, uint64_t addr, size_t len, const char *what)
 {
-	if (addr < n->addr || addr - n->addr > n->len || len > n->len - (addr - n->addr))
+	if (!link_range_inside(n->addr, n->len, addr, len))
 		return FERRY_RULE_IN(what, DOCA_ERROR_INVALID_VALUE,
 				     "[0x%llx, +%zu) lies outside the export [0x%llx, +%llu) at %s",
 				     (unsigned long long)addr, len, (unsigned long long)n->addr,

@@ -71,8 +71,7 @@ bool ferry_link_peer_alive_cached(const _Atomic uint32_t *state, int pidfd, _Ato
 
 doca_error_t link_access_check(const struct link_access *r, uint64_t addr, size_t len, const char *what)
 {
-	/* Offsets, not end addresses, so nothing can wrap. */
-	if (addr < r->addr || addr - r->addr > r->len || len > r->len - (addr - r->addr))
+	if (!link_range_inside(r->addr, r->len, addr, len))
 		return FERRY_RULE_IN(what, DOCA_ERROR_INVALID_VALUE,
 				     "[0x%llx, +%zu) lies outside the export [0x%llx, +%llu) of pid %d",
 				     (unsigned long long)addr, len, (unsigned long long)r->addr,
