@@ -482,11 +482,18 @@ static struct link_mapping *mapping_find(const struct ferry_export_desc *d)
 	return NULL;
 }
 
-static bool mapping_alive(struct link_mapping *m)
+/* How this process reaches the mapping's bytes: the path chosen when it was made. */
+static const struct ferry_access *mapping_access(const struct link_mapping *m)
 {
-	if (m->net != NULL)
-		return net_client_liveness(m->net) == FERRY_LINK_LIVE;
-	return ferry_link_peer_alive_cached(m->state, m->pidfd, &m->checked_ns);
+	return m->net != NULL ? net_client_access(m->net) : &m->path.base;
+}
+
+/* The path knows best whether its exporter is still there (a state word and pidfd, or a connection). */
+static bool mapping_alive(const struct link_mapping *m)
+{
+	const struct ferry_access *a = mapping_access(m);
+
+	return a->ops->alive(a);
 }
 
 /* ---- the network path ---- */
@@ -643,7 +650,7 @@ uint32_t ferry_link_import_pid(const struct ferry_link_import *imp)
 
 const struct ferry_access *ferry_link_import_access(const struct ferry_link_import *imp)
 {
-	return imp->m->net != NULL ? net_client_access(imp->m->net) : &imp->m->path.base;
+	return mapping_access(imp->m);
 }
 
 void ferry_link_import_close(struct ferry_link_import *imp)
