@@ -3,6 +3,7 @@
  * consumer.c - doca_comch_consumer: post buffers that producers of the peer fill.
  * Design notes in fast_priv.h.
  */
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,23 +341,63 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 }
 
 /*
+ * What is wrong with the claim word @p word a stop found, or NULL when the
+ * consumer cannot tell it from the truth. A count only ever covers posts the
+ * producers' side saw published, and never fewer than it completed (@p done:
+ * each completion is of a post it took, and it gives back only posts it has
+ * not used); REVOKED is the consumer's own bit, set once, by this stop.
+ */
+static const char *claim_lie(const struct doca_comch_consumer *c, uint64_t word, uint64_t done)
+{
+	if ((word & COMCH_CLAIM_REVOKED) != 0)
+		return "has REVOKED set, which only the consumer writes";
+	if (word > c->posts.published)
+		return "counts posts beyond the ring's head";
+	if (word < done)
+		return "counts fewer posts than the completions it wrote";
+	return NULL;
+}
+
+/*
  * Take back every post no producer has claimed and flush it; a post a
  * producer took completes through the completion ring (fast_priv.h, claims).
- * One atomic for all: after it, no producer's claim succeeds.
+ * One atomic for all: after it, no producer's claim succeeds. A count the
+ * consumer can see is a lie ends the connection, and every post fails now.
  */
 static void revoke_posted(struct doca_comch_consumer *c)
 {
-	uint64_t taken;
+	uint64_t word, taken, done;
+	const char *lie;
 
 	if (c->pool.mem == NULL || c->posts.hdr == NULL)
 		return;
+	word = atomic_fetch_or_explicit(&c->posts.hdr->claimed, COMCH_CLAIM_REVOKED, memory_order_acq_rel);
+	taken = word & ~COMCH_CLAIM_REVOKED;
 	/*
-	 * The count the producers' side wrote: any value is safe to act on. Posts
-	 * below it wait for their completions (or the connection's end), posts
-	 * from it on are no producer's and are flushed now.
+	 * The completions read from this run's completion ring, under the lock
+	 * (the connection's thread may be opening it); a closed one may hold the
+	 * count of a run before.
 	 */
-	taken = atomic_fetch_or_explicit(&c->posts.hdr->claimed, COMCH_CLAIM_REVOKED, memory_order_acq_rel) &
-		~COMCH_CLAIM_REVOKED;
+	pthread_mutex_lock(&c->hub->lock);
+	done = comch_ring_view_is_open(&c->dones) ? c->dones.tail : 0;
+	lie = claim_lie(c, word, done);
+	if (lie != NULL) {
+		/* Posts below it would wait for completions that cannot come: the peer lied, so none is its. */
+		FERRY_ERR("comch consumer %u: the peer's claim word %s (0x%" PRIx64 "; head %" PRIu64
+			  ", completions read %" PRIu64 "); connection closed",
+			  c->id, lie, word, c->posts.published, done);
+		fail_posted(c, DOCA_ERROR_NOT_CONNECTED);
+		dones_close(c);
+		comch_hub_break(c->hub);
+	}
+	pthread_mutex_unlock(&c->hub->lock);
+	if (lie != NULL)
+		return;
+	/*
+	 * A count the consumer cannot tell from the truth: posts below it wait
+	 * for their completions (or the connection's end), posts from it on are
+	 * no producer's and are flushed now.
+	 */
 	for (uint32_t i = 0; i < c->pool.capacity; i++) {
 		struct doca_comch_consumer_task_post_recv *task = task_at(c, i);
 

@@ -2388,6 +2388,176 @@ static void test_rogue_completion_lies(void **state)
 	assert_int_equal(F->disconnects, NUM_LIES);
 }
 
+/*
+ * Case 10: claim counts the stopping consumer can tell are lies, as the rogue
+ * writes them into the claim word before the stop: a count beyond the posts
+ * the consumer published (one past its head, and the largest count there is:
+ * no producer can take a post never published), a word with REVOKED set
+ * (only the consumer writes that bit, once, at its stop), and a count below
+ * the completions the rogue already wrote (each one was for a post it took).
+ * The consumer refuses it at its stop, with one line: the connection ends,
+ * every post still out fails NOT_CONNECTED at once and the consumer reaches
+ * IDLE while the rogue still holds its socket open.
+ */
+static void test_rogue_claim_lies(void **state)
+{
+	enum { BEYOND_HEAD, FAR_BEYOND, REVOKED_SET, BELOW_DONE, NUM_LIES };
+	const char *want[NUM_LIES] = {
+		"counts posts beyond the ring's head",
+		"counts posts beyond the ring's head",
+		"has REVOKED set, which only the consumer writes",
+		"counts fewer posts than the completions it wrote",
+	};
+
+	(void)state;
+	rogue_server("rogue-claims");
+	for (int k = 0; k < NUM_LIES; k++) {
+		struct rogue_producers rp;
+		uint8_t got[1024];
+		unsigned ok = 0;
+		uint64_t lie = 0;
+
+		rp_open(&rp, "rogue-claims", 3, 0);
+		rp_post(&rp, 0);
+		rp_post(&rp, 1);
+		if (k == BELOW_DONE) { /* post 0 taken and filled honestly: the true count is at least 1 */
+			struct comch_post a;
+
+			assert_true(rp_take(&rp, 0, &a));
+			rp_done(&rp, (struct comch_done){
+					     .slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9});
+			rp_progress_until_completed(1);
+			ok = 1;
+			rp_post(&rp, 2);
+			lie = 0;
+		} else if (k == BEYOND_HEAD) {
+			lie = 3; /* two posts published */
+		} else if (k == FAR_BEYOND) {
+			lie = COMCH_CLAIM_REVOKED - 1;
+		} else {
+			lie = 1 | COMCH_CLAIM_REVOKED; /* a count within the head, but the bit is not the peer's */
+		}
+		atomic_store(&rp.posts->claimed, lie);
+		assert_int_equal(doca_ctx_stop(rp_ctx(&rp)), DOCA_ERROR_IN_PROGRESS);
+		/* No producer can take a post now, the lie or not. */
+		assert_int_not_equal(atomic_load(&rp.posts->claimed) & COMCH_CLAIM_REVOKED, 0);
+		rp_progress_until_completed(ok + 2);
+		assert_int_equal(g_rc_ok, ok);
+		assert_int_equal(g_rc_status[ok], DOCA_ERROR_NOT_CONNECTED);
+		assert_int_equal(g_rc_status[ok + 1], DOCA_ERROR_NOT_CONNECTED);
+		FERRY_PROGRESS_UNTIL(F->m.pe, ferry_test_ctx_state(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE,
+				     FERRY_TEST_WAIT_MS);
+		assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
+		(void)rogue_wait_closed(rp.fd, got, sizeof(got)); /* the server ended the connection */
+		assert_int_equal(ferry_test_log_count("claim word"), 1);
+		assert_true(ferry_test_log_has(want[k]));
+		ferry_test_log_reset();
+		rp_close(&rp);
+	}
+	assert_int_equal(F->disconnects, NUM_LIES);
+}
+
+/*
+ * Case 11: claim counts the consumer cannot tell from the truth. The rogue
+ * writes a count within the head without taking anything (2 of 3 posts, then
+ * 3 of 3, the head itself), after one honest round (a post taken and filled,
+ * so the count is at least the completions it wrote). The stopping consumer
+ * flushes the posts at or above the count with IO_FAILED and waits for the
+ * others; no line, the connection stays. When the rogue leaves, the posts it
+ * said it took fail NOT_CONNECTED and the consumer reaches IDLE: no hang.
+ */
+static void test_rogue_claim_within_head(void **state)
+{
+	(void)state;
+	rogue_server("rogue-claim-quiet");
+	for (uint32_t lie = 2; lie <= 3; lie++) {
+		struct rogue_producers rp;
+		struct comch_post a;
+		unsigned flushed = 3 - lie; /* of the posts at positions 1..3 */
+
+		rp_open(&rp, "rogue-claim-quiet", 3, 0);
+		rp_post(&rp, 0);
+		assert_true(rp_take(&rp, 0, &a));
+		rp_done(&rp,
+			(struct comch_done){.slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9});
+		rp_progress_until_completed(1);
+		for (uint32_t i = 0; i < 3; i++)
+			rp_post(&rp, i);
+		assert_int_equal(atomic_load(&rp.posts->head), 4);
+		atomic_store(&rp.posts->claimed, lie + 1); /* the honest 1, and `lie` more never taken */
+		assert_int_equal(doca_ctx_stop(rp_ctx(&rp)), DOCA_ERROR_IN_PROGRESS);
+		assert_int_equal(atomic_load(&rp.posts->claimed), (lie + 1) | COMCH_CLAIM_REVOKED);
+		if (flushed != 0)
+			rp_progress_until_completed(1 + flushed);
+		for (int i = 0; i < 500; i++)
+			(void)doca_pe_progress(F->m.pe);
+		assert_int_equal(g_rc_ok, 1);
+		assert_int_equal(g_rc_err, flushed);
+		if (flushed != 0)
+			assert_int_equal(g_rc_status[1], DOCA_ERROR_IO_FAILED);
+		assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_STOPPING);
+		assert_false(ferry_test_log_has("claim word"));
+		assert_int_equal(F->disconnects, lie - 2);
+
+		close(rp.fd);
+		rp.fd = -1;
+		rp_progress_until_completed(4);
+		assert_int_equal(g_rc_ok, 1);
+		for (unsigned i = 1 + flushed; i < 4; i++)
+			assert_int_equal(g_rc_status[i], DOCA_ERROR_NOT_CONNECTED);
+		FERRY_PROGRESS_UNTIL(F->m.pe, ferry_test_ctx_state(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE,
+				     FERRY_TEST_WAIT_MS);
+		assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
+		assert_int_equal(F->disconnects, lie - 1);
+		rp_close(&rp);
+	}
+}
+
+/*
+ * The checks of case 10 against an honest peer across a restart: a round
+ * (one post taken and filled), a stop, a start with a new post ring, one
+ * post, and a stop before the rogue answers with a completion ring. The new
+ * ring's count (0) is below the completions of the first run, and is the
+ * truth: the post is flushed IO_FAILED, no line, the connection stays.
+ */
+static void test_claim_count_after_restart(void **state)
+{
+	struct rogue_producers rp;
+	struct comch_post a;
+	struct ferry_frame f;
+	uint8_t got[4096];
+
+	(void)state;
+	rogue_server("claim-restart");
+	rp_open(&rp, "claim-restart", 2, 0);
+	rp_post(&rp, 0);
+	assert_true(rp_take(&rp, 0, &a));
+	rp_done(&rp, (struct comch_done){.slot = a.slot, .generation = a.generation, .len = 8, .producer_id = 9});
+	rp_progress_until_completed(1);
+	(void)doca_ctx_stop(rp_ctx(&rp));
+	FERRY_PROGRESS_UNTIL(F->m.pe, ferry_test_ctx_state(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
+	assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
+	rogue_read(rp.fd, FERRY_FRAME_CONSUMER_DOWN, got, sizeof(got), &f);
+	ferry_link_import_close(rp.pimp);
+
+	assert_int_equal(doca_ctx_start(rp_ctx(&rp)), DOCA_ERROR_IN_PROGRESS);
+	(void)doca_pe_progress(F->m.pe);
+	assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_RUNNING);
+	rogue_read(rp.fd, FERRY_FRAME_CONSUMER_UP, got, sizeof(got), &f);
+	assert_int_equal(f.u.up.consumer_id, rp.cid);
+	rp.posts = rogue_import(f.u.up.ring_desc, f.u.up.ring_desc_len, &rp.pimp);
+	rp_post(&rp, 1);
+	assert_int_equal(doca_ctx_stop(rp_ctx(&rp)), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(atomic_load(&rp.posts->claimed), COMCH_CLAIM_REVOKED);
+	rp_progress_until_completed(2);
+	assert_int_equal(g_rc_status[1], DOCA_ERROR_IO_FAILED);
+	FERRY_PROGRESS_UNTIL(F->m.pe, ferry_test_ctx_state(rp_ctx(&rp)) == DOCA_CTX_STATE_IDLE, FERRY_TEST_WAIT_MS);
+	assert_int_equal(ferry_test_ctx_state(rp_ctx(&rp)), DOCA_CTX_STATE_IDLE);
+	assert_false(ferry_test_log_has("claim word"));
+	assert_int_equal(F->disconnects, 0);
+	rp_close(&rp);
+}
+
 /* SDK lines at INFO and above, for the few outcomes the library reports at INFO (a peer that left). */
 static FILE *g_info_log;
 
@@ -2576,6 +2746,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_race_taken_post_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_race_peer_leaves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_completion_lies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_claim_lies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_claim_within_head, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_claim_count_after_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_short_datagrams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_empty_datagram_mid_batch, setup, teardown),
 	};
