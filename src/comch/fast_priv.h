@@ -121,7 +121,9 @@
  * got: after that no compare-and-swap of a producer succeeds. A taken post
  * completes through the completion ring (data, or an error status), never by
  * the flush: so no byte lands in a buffer after its post-receive task
- * completed with an error.
+ * completed with an error. The word is the peer's to write: a count the stop
+ * can see is false (REVOKED already set, beyond the published head, below the
+ * completions read) ends the connection (consumer.c, claim_lie).
  */
 #define COMCH_CLAIM_REVOKED (1ull << 63)
 
