@@ -103,14 +103,35 @@ static inline void dst_segment(const struct doca_buf *buf, uint8_t **ptr, size_t
 
 /* ---- validation (submit) ---- */
 
-static doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma_task_memcpy *task,
-			       const struct doca_buf *buf, const char *side, bool need_write)
+#define DMA_WRITE_FLAGS \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)
+
+/*
+ * The rules a buf of a task meets, as one predicate without a log line: the
+ * common case stays a few loads and compares, with no registers saved for
+ * the reporting below. Counts one use of a map a fault plan watches.
+ */
+static inline bool mmap_serves(const struct doca_dma *dma, const struct doca_buf *buf, bool need_write)
 {
 	const struct doca_mmap *mmap = ferry_buf_mmap(buf);
-	const uint32_t write_flags = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE |
-				     DOCA_ACCESS_FLAG_RDMA_WRITE;
 
-	if (mmap == NULL || !ferry_mmap_task_may_use(mmap))
+	return mmap != NULL && ferry_mmap_task_may_use(mmap) && ferry_mmap_rdma_import(mmap) == NULL &&
+	       ferry_mmap_has_dev(mmap, dma->ctx.dev) &&
+	       (!need_write || (ferry_mmap_access(mmap) & DMA_WRITE_FLAGS) != 0);
+}
+
+/*
+ * Which rule a buf that mmap_serves refused breaks, and its line. It asks
+ * again without counting a use: the refused use was counted already.
+ */
+static __attribute__((cold, noinline)) doca_error_t mmap_refusal(const struct doca_dma *dma,
+								 const struct doca_dma_task_memcpy *task,
+								 const struct doca_buf *buf, const char *side,
+								 bool need_write)
+{
+	const struct doca_mmap *mmap = ferry_buf_mmap(buf);
+
+	if (mmap == NULL || !ferry_mmap_is_usable(mmap) || (mmap->fault != NULL && ferry_mmap_fault_revoked(mmap)))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
 				     "dma memcpy task %p: %s buf %p belongs to an mmap that is not "
 				     "started or no longer valid",
@@ -126,12 +147,26 @@ static doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma
 				     "mmap %p (doca_mmap_add_dev)",
 				     (const void *)task, side, (const void *)buf, ferry_dev_name(dma->ctx.dev),
 				     (const void *)mmap);
-	if (need_write && (ferry_mmap_access(mmap) & write_flags) == 0)
+	if (need_write && (ferry_mmap_access(mmap) & DMA_WRITE_FLAGS) == 0)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_PERMITTED,
 				     "dma memcpy task %p: destination buf %p: mmap %p is read-only; a "
 				     "destination needs DOCA_ACCESS_FLAG_LOCAL_READ_WRITE",
 				     (const void *)task, (const void *)buf, (const void *)mmap);
-	return DOCA_SUCCESS;
+	/* Usable again by now (a liveness answer that changed since): refused all the same. */
+	return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
+			     "dma memcpy task %p: %s buf %p belongs to an mmap that was not usable at submit",
+			     (const void *)task, side, (const void *)buf);
+}
+
+static inline doca_error_t check_mmap(const struct doca_dma *dma, const struct doca_dma_task_memcpy *task,
+				      const struct doca_buf *buf, const char *side, bool need_write)
+{
+	doca_error_t err;
+
+	if (__builtin_expect(mmap_serves(dma, buf, need_write), 1))
+		return DOCA_SUCCESS;
+	err = mmap_refusal(dma, task, buf, side, need_write);
+	return err != DOCA_SUCCESS ? err : DOCA_ERROR_BAD_STATE; /* never SUCCESS: what the compiler cannot see */
 }
 
 /* The bytes the task copies: all of its source data. */
