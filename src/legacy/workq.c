@@ -368,6 +368,29 @@ static void take_event(struct doca_workq *workq, struct ferry_event *ev)
 	workq->outstanding--;
 }
 
+/*
+ * Run what was deferred and, with no event ready, send the batch on its way
+ * and progress once: true when an event is ready. Out of line, so that a
+ * retrieve that finds one (most of them, a batch at a time) saves no
+ * registers for this.
+ */
+static __attribute__((noinline)) bool refill(struct doca_workq *workq)
+{
+	if (workq->deferred != NULL)
+		run_deferred(workq);
+	if (workq->ring_count != 0)
+		return true;
+	if (workq->outstanding == 0)
+		return false;
+	if (workq->unflushed)
+		flush(workq);
+	(void)doca_pe_progress(workq->pe);
+	poll_kinds(workq);
+	if (workq->deferred != NULL)
+		run_deferred(workq);
+	return workq->ring_count != 0;
+}
+
 doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry_event *ev, int flags)
 {
 	doca_error_t err = ferry_workq_check(workq, __func__);
@@ -378,18 +401,8 @@ doca_error_t doca_workq_progress_retrieve(struct doca_workq *workq, struct ferry
 	if (flags != 0)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "flags %#x: only DOCA_WORKQ_RETRIEVE_FLAGS_NONE exists",
 				  (unsigned int)flags);
-	if (workq->deferred != NULL)
-		run_deferred(workq);
-	if (workq->ring_count == 0) {
-		if (workq->outstanding == 0)
-			return DOCA_ERROR_AGAIN;
-		if (workq->unflushed)
-			flush(workq);
-		(void)doca_pe_progress(workq->pe);
-		poll_kinds(workq);
-		if (workq->deferred != NULL)
-			run_deferred(workq);
-		if (workq->ring_count == 0)
+	if (workq->deferred != NULL || workq->ring_count == 0) {
+		if (!refill(workq))
 			return DOCA_ERROR_AGAIN;
 	}
 	take_event(workq, ev);

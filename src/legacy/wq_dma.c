@@ -169,8 +169,14 @@ static void dma_detach(struct ferry_wq_attach *att)
 	att->kind_data = NULL;
 }
 
-/* The job's buffers as a task of the attachment's DMA context: an idle one if there is, else a new one. */
-static doca_error_t submit_task(struct ferry_wq_attach *att, const struct ferry_dma_job *job, union doca_data tag)
+/*
+ * The job's buffers as a task of the attachment's DMA context: an idle one if
+ * there is, else a new one. Inlined into both kinds' submits: one call less
+ * per job.
+ */
+static inline __attribute__((always_inline)) doca_error_t submit_task(struct ferry_wq_attach *att,
+								      const struct ferry_dma_job *job,
+								      union doca_data tag)
 {
 	struct wq_dma_engine *eng = att->kind_data;
 	struct doca_dma_task_memcpy *task;
