@@ -6,7 +6,8 @@
  *   dma_bench [seconds-per-measurement]   (default 0.5; a run takes ~10 s)
  *   dma_bench --ws [seconds]              working sets (default 0.25; ~30 s)
  *   dma_bench --legacy [seconds]          DOCA 2.2 work-queue jobs against tasks
- *                                         (default 0.5; ~10 s)
+ *                                         (default 0.5; ~10 s); with --sizes and
+ *                                         --depths, those points instead
  *
  * Measurements, per engine (inline, worker, auto):
  *   - 64 B copies at queue depth 64, cache resident: tasks/s through the whole
@@ -370,8 +371,41 @@ static int run_ws(struct bench *b)
 	return rc;
 }
 
-/* --legacy: a DOCA 2.2 job against a DOCA 3 task, same copies, same engine choice. */
-static int run_legacy(struct bench *b)
+/* One --legacy row: @p size bytes at depth @p qd as DOCA 3 tasks and as DOCA 2.2 jobs, best of ROUNDS each. */
+static int legacy_row(struct bench *b, size_t size, unsigned qd)
+{
+	size_t window = default_window(size);
+	double best_task = 0, best_job = 0, ratio;
+	int rc = 0;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		double tps = 0, gbps = 0, jps = 0;
+
+		if (!bench_dma(b, FERRY_ENGINE_AUTO, size, window, qd, &tps, &gbps) ||
+		    legacy22_dma_rate(b->src, b->dst, SPAN, size, window, qd, measure_s, &jps) != 0) {
+			fprintf(stderr, "dma_bench: --legacy %zu B failed\n", size);
+			return 1;
+		}
+		best_task = tps > best_task ? tps : best_task;
+		best_job = jps > best_job ? jps : best_job;
+	}
+	ratio = best_job / best_task;
+	rc |= !spot_check(b, size);
+	printf("%10zu %3u %14.0f %14.0f %8.2fx  >=0.9x %s\n", size, qd, best_task, best_job, ratio,
+	       ratio >= 0.9 ? "met" : "MISSED");
+	printf("JSON {\"bench\":\"dma\",\"mode\":\"legacy\",\"size\":%zu,\"qd\":%u,\"tasks_per_s\":%.0f,"
+	       "\"jobs_per_s\":%.0f,\"job_vs_task\":%.3f,\"target_met\":%s}\n",
+	       size, qd, best_task, best_job, ratio, ratio >= 0.9 ? "true" : "false");
+	fflush(stdout);
+	return rc;
+}
+
+/*
+ * --legacy: a DOCA 2.2 job against a DOCA 3 task, same copies, same engine
+ * choice; issue 15's rows (64 B at depth 64, 1 MiB at depth 8), or every size
+ * at every depth of --sizes and --depths (a profiler can then run one row).
+ */
+static int run_legacy(struct bench *b, const struct bench_sweep *sw)
 {
 	static const struct {
 		size_t size;
@@ -380,30 +414,14 @@ static int run_legacy(struct bench *b)
 	int rc = 0;
 
 	printf("%10s %3s %14s %14s %9s  %s\n", "size", "qd", "tasks/s", "jobs/s", "job/task", "target");
-	for (unsigned c = 0; c < 2; c++) {
-		size_t size = cases[c].size, window = default_window(size);
-		double best_task = 0, best_job = 0, ratio;
-
-		for (int round = 0; round < ROUNDS; round++) {
-			double tps = 0, gbps = 0, jps = 0;
-
-			if (!bench_dma(b, FERRY_ENGINE_AUTO, size, window, cases[c].qd, &tps, &gbps) ||
-			    legacy22_dma_rate(b->src, b->dst, SPAN, size, window, cases[c].qd, measure_s, &jps) != 0) {
-				fprintf(stderr, "dma_bench: --legacy %zu B failed\n", size);
-				return 1;
-			}
-			best_task = tps > best_task ? tps : best_task;
-			best_job = jps > best_job ? jps : best_job;
-		}
-		ratio = best_job / best_task;
-		rc |= !spot_check(b, size);
-		printf("%10zu %3u %14.0f %14.0f %8.2fx  >=0.9x %s\n", size, cases[c].qd, best_task, best_job, ratio,
-		       ratio >= 0.9 ? "met" : "MISSED");
-		printf("JSON {\"bench\":\"dma\",\"mode\":\"legacy\",\"size\":%zu,\"qd\":%u,\"tasks_per_s\":%.0f,"
-		       "\"jobs_per_s\":%.0f,\"job_vs_task\":%.3f,\"target_met\":%s}\n",
-		       size, cases[c].qd, best_task, best_job, ratio, ratio >= 0.9 ? "true" : "false");
-		fflush(stdout);
+	if (!bench_sweeping(sw)) {
+		for (unsigned c = 0; c < 2 && rc == 0; c++)
+			rc |= legacy_row(b, cases[c].size, cases[c].qd);
+		return rc;
 	}
+	for (unsigned i = 0; i < sw->n_sizes && rc == 0; i++)
+		for (unsigned d = 0; d < sw->n_depths && rc == 0; d++)
+			rc |= legacy_row(b, sw->sizes[i], (unsigned)sw->depths[d]);
 	return rc;
 }
 
@@ -443,6 +461,7 @@ static int run_sweep(struct bench *b, const struct bench_sweep *sw, enum ferry_e
 static int usage(void)
 {
 	fprintf(stderr, "usage: dma_bench [--ws | --legacy] [seconds-per-measurement]\n"
+			"       dma_bench --legacy [--sizes LIST] [--depths LIST] [--seconds S]\n"
 			"       dma_bench [--sizes LIST] [--depths LIST] [--engine inline|worker|auto] [--seconds S] "
 			"[--json]\n");
 	return 2;
@@ -486,8 +505,9 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	if (ws + legacy + bench_sweeping(&sw) > 1 || (engine_set && !bench_sweeping(&sw)) ||
-	    (seconds != NULL && sw.seconds > 0))
+	/* --legacy takes --sizes and --depths (its engine is auto, its output a table). */
+	if (ws + legacy > 1 || (ws && bench_sweeping(&sw)) || (engine_set && (legacy || !bench_sweeping(&sw))) ||
+	    (legacy && sw.json) || (seconds != NULL && sw.seconds > 0))
 		return usage();
 	measure_s = ws ? 0.25 : 0.5;
 	if (sw.seconds > 0)
@@ -501,11 +521,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dma_bench: setup failed\n");
 		return 1;
 	}
+	if (legacy) {
+		if (bench_sweeping(&sw))
+			bench_sweep_defaults(&sw, 64, 64, measure_s);
+		return run_legacy(&b, &sw);
+	}
 	if (bench_sweeping(&sw)) {
 		bench_sweep_defaults(&sw, 4096, 8, measure_s);
 		return run_sweep(&b, &sw, engine);
 	}
-	if (legacy)
-		return run_legacy(&b);
 	return ws ? run_ws(&b) : run_default(&b);
 }

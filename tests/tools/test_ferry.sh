@@ -422,7 +422,12 @@ bench_args)
 	has "$tmp/sig.out" "^auto +64 B +1 " "SIGTERM: the table keeps the first point"
 	# The bench programs check the same grammar themselves.
 	expect_rc 2 "dma_bench --sizes bad" -- "$(dirname "$FERRY")/../bench/dma_bench" --sizes 64,x &&
-		has "$tmp/err" "^dma_bench: --sizes: 'x' is not a number$" "dma_bench --sizes"
+		has "$tmp/err" "^dma_bench: --sizes: 'x' is not a number$" "dma_bench --sizes" &&
+		expect_rc 2 "dma_bench --legacy --engine" -- "$(dirname "$FERRY")/../bench/dma_bench" --legacy --engine inline &&
+		has "$tmp/err" "^usage: dma_bench" "dma_bench --legacy --engine: usage" &&
+		expect_rc 0 "dma_bench --legacy one point" -- "$(dirname "$FERRY")/../bench/dma_bench" --legacy --sizes 64 \
+			--depths 4 --seconds 0.02 &&
+		has "$tmp/out" "^ +64 +4 +[0-9]+ +[0-9]+ " "dma_bench --legacy one point: its row"
 	;;
 bench_dma)
 	if ! command -v python3 >/dev/null; then
