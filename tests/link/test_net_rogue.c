@@ -1290,6 +1290,43 @@ static int lie_teardown(void **state)
 	return 0;
 }
 
+/*
+ * Leave freed small chunks full of 0xcc for the next allocations of their
+ * size: a table of a few handler entries that UCX leaves partly
+ * uninitialised (before 1.17) then holds this garbage, not zeros.
+ */
+static void poison_small_chunks(void)
+{
+	void *chunks[64];
+
+	for (size_t size = 24; size <= 192; size += 24) {
+		for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+			chunks[k] = malloc(size);
+			assert_non_null(chunks[k]);
+			memset(chunks[k], CANARY_BYTE, size);
+		}
+		for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++)
+			free(chunks[k]);
+	}
+}
+
+/*
+ * Start the fake lying @p lie and open a read-write import of it, which must
+ * succeed (the lies below come at copies, not at the stat); its access path.
+ */
+static const struct ferry_access *import_fake(struct fake *f, enum lie lie, struct ferry_link_import **imp)
+{
+	uint8_t raw[FERRY_DESC_MAX_LEN];
+	struct ferry_link_view view;
+
+	fake_start(f, lie);
+	size_t n = forged_desc(f, DOCA_ACCESS_FLAG_PCI_READ_WRITE, raw);
+	if (lie == LIE_ALIEN_AM)
+		poison_small_chunks();
+	assert_int_equal(ferry_link_import_open(raw, n, 0, 0, CALL, imp, &view), DOCA_SUCCESS);
+	return ferry_link_import_access(*imp);
+}
+
 /* An import the fake refuses to describe truthfully: refused with @p want, quickly. */
 static void expect_import_refused(enum lie lie, uint32_t access, doca_error_t want, const char *logged)
 {
@@ -1313,18 +1350,13 @@ static void expect_import_refused(enum lie lie, uint32_t access, doca_error_t wa
 
 static void test_honest_import_of_fake(void **state)
 {
-	uint8_t raw[FERRY_DESC_MAX_LEN];
 	uint8_t *buf = malloc(NET_CHUNK_MAX + 4096);
 	struct ferry_link_import *imp;
-	struct ferry_link_view view;
 	struct fake *f = &the_fake;
 
 	(void)state;
 	/* The fake answers truthfully: the honest importer reads what it sends. */
-	fake_start(f, LIE_NONE);
-	size_t n = forged_desc(f, DOCA_ACCESS_FLAG_PCI_READ_WRITE, raw);
-	assert_int_equal(ferry_link_import_open(raw, n, 0, 0, CALL, &imp, &view), DOCA_SUCCESS);
-	const struct ferry_access *a = ferry_link_import_access(imp);
+	const struct ferry_access *a = import_fake(f, LIE_NONE, &imp);
 	assert_string_equal(a->ops->name, "net");
 	assert_int_equal(a->ops->read(a, buf, FAKE_ADDR, 4096), DOCA_SUCCESS);
 	assert_memory_equal(buf, f->data, 4096);
@@ -1359,44 +1391,17 @@ static void test_silent_stat(void **state)
 	assert_true(now_s() - t0 >= 0.55); /* FERRY_LINK_NET_TIMEOUT_MS=600 */
 }
 
-/*
- * Leave freed small chunks full of 0xcc for the next allocations of their
- * size: a table of a few handler entries that UCX leaves partly
- * uninitialised (before 1.17) then holds this garbage, not zeros.
- */
-static void poison_small_chunks(void)
-{
-	void *chunks[64];
-
-	for (size_t size = 24; size <= 192; size += 24) {
-		for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
-			chunks[k] = malloc(size);
-			assert_non_null(chunks[k]);
-			memset(chunks[k], CANARY_BYTE, size);
-		}
-		for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++)
-			free(chunks[k]);
-	}
-}
-
 /* Open an import of the fake, which lies at reads; read @p len into a buffer with canaries around it. */
 static doca_error_t read_from_liar(enum lie lie, size_t len, double *secs, struct fake *f,
 				   struct ferry_link_import **imp)
 {
-	uint8_t raw[FERRY_DESC_MAX_LEN];
-	struct ferry_link_view view;
 	uint8_t *buf = malloc(len + 2 * CANARY);
 	doca_error_t err;
 	double t0;
 
 	assert_non_null(buf);
 	memset(buf, CANARY_BYTE, len + 2 * CANARY);
-	fake_start(f, lie);
-	size_t n = forged_desc(f, DOCA_ACCESS_FLAG_PCI_READ_WRITE, raw);
-	if (lie == LIE_ALIEN_AM)
-		poison_small_chunks();
-	assert_int_equal(ferry_link_import_open(raw, n, 0, 0, CALL, imp, &view), DOCA_SUCCESS);
-	const struct ferry_access *a = ferry_link_import_access(*imp);
+	const struct ferry_access *a = import_fake(f, lie, imp);
 	ferry_test_log_reset();
 	t0 = now_s();
 	err = a->ops->read(a, buf + CANARY, FAKE_ADDR + 4096, len);
@@ -1485,8 +1490,6 @@ static void test_alien_messages_to_importer(void **state)
 static void test_run_fails_midway(void **state)
 {
 	struct fake *f = &the_fake;
-	uint8_t raw[FERRY_DESC_MAX_LEN];
-	struct ferry_link_view view;
 	struct ferry_link_import *imp;
 	static uint8_t buf[4][100];
 	struct ferry_access_rpiece rp[4] = {
@@ -1498,10 +1501,7 @@ static void test_run_fails_midway(void **state)
 	size_t whole = 99;
 
 	(void)state;
-	fake_start(f, LIE_FAIL_AT);
-	size_t n = forged_desc(f, DOCA_ACCESS_FLAG_PCI_READ_WRITE, raw);
-	assert_int_equal(ferry_link_import_open(raw, n, 0, 0, CALL, &imp, &view), DOCA_SUCCESS);
-	const struct ferry_access *a = ferry_link_import_access(imp);
+	const struct ferry_access *a = import_fake(f, LIE_FAIL_AT, &imp);
 	assert_int_equal(a->ops->read_scatter(a, rp, 4, &whole), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(whole, 2);
 	assert_true(ferry_link_import_alive(imp)); /* a refusal is an answer: the import goes on */
@@ -1580,18 +1580,13 @@ static void test_closed_mid_read(void **state)
 /* A lie at a write: it fails too (the write's source is only read). */
 static void test_lying_write(void **state)
 {
-	uint8_t raw[FERRY_DESC_MAX_LEN];
 	uint8_t src[4096];
 	struct ferry_link_import *imp;
-	struct ferry_link_view view;
 	struct fake *f = &the_fake;
 
 	(void)state;
 	memset(src, 0x5a, sizeof(src));
-	fake_start(f, LIE_WRONG_OP);
-	size_t n = forged_desc(f, DOCA_ACCESS_FLAG_PCI_READ_WRITE, raw);
-	assert_int_equal(ferry_link_import_open(raw, n, 0, 0, CALL, &imp, &view), DOCA_SUCCESS);
-	const struct ferry_access *a = ferry_link_import_access(imp);
+	const struct ferry_access *a = import_fake(f, LIE_WRONG_OP, &imp);
 	ferry_test_log_reset();
 	assert_int_equal(a->ops->write(a, FAKE_ADDR, src, sizeof(src)), DOCA_ERROR_NOT_CONNECTED);
 	assert_false(ferry_link_import_alive(imp));
@@ -1609,19 +1604,14 @@ static void test_lying_write(void **state)
  */
 static void test_duplicate_replies(void **state)
 {
-	uint8_t raw[FERRY_DESC_MAX_LEN];
 	uint8_t a_buf[100], b_buf[100];
 	struct ferry_link_import *imp;
-	struct ferry_link_view view;
 	struct fake *f = &the_fake;
 	doca_error_t err;
 	int copies = 0;
 
 	(void)state;
-	fake_start(f, LIE_TWICE);
-	size_t n = forged_desc(f, DOCA_ACCESS_FLAG_PCI_READ_WRITE, raw);
-	assert_int_equal(ferry_link_import_open(raw, n, 0, 0, CALL, &imp, &view), DOCA_SUCCESS);
-	const struct ferry_access *a = ferry_link_import_access(imp);
+	const struct ferry_access *a = import_fake(f, LIE_TWICE, &imp);
 	err = a->ops->read(a, a_buf, FAKE_ADDR, sizeof(a_buf));
 	if (err == DOCA_SUCCESS)
 		assert_memory_equal(a_buf, f->data, sizeof(a_buf));
