@@ -42,7 +42,7 @@ cd "$top"
 # and TSan runtimes (libasan8, libubsan1, libtsan2) through libgcc-12-dev; clang
 # and libclang-rt-14-dev build and run the libFuzzer targets.
 packages=(gcc libc6-dev meson ninja-build pkg-config libcmocka-dev libucx-dev ucx-utils) # libucx-dev: libdoca_rdma is built over UCX; ucx-utils: the benches' UCX peer (ucx_perftest)
-test_packages=(clang libclang-rt-14-dev clang-format g++ python3 gnuplot-nox iproute2 procps) # g++ and clang: the public headers compile as C++; python3: tests/tools parses ferry caps --json and ferry bench's rows; gnuplot-nox: ferry bench --plot; iproute2: rdma_netns makes network namespaces (ip netns); procps: pkill
+test_packages=(clang libclang-rt-14-dev clang-format g++ python3 gnuplot-nox iproute2 procps) # g++ and clang: the public headers compile as C++; python3: tests/tools parses ferry caps --json and ferry bench's rows; gnuplot-nox: ferry bench --plot; iproute2: rdma_netns and link_netns make network namespaces (ip netns), link_netns shapes its veth (tc); procps: pkill
 
 log() { printf '[ferry] %s\n' "$*" >&2; }
 
