@@ -66,6 +66,41 @@ static inline double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * A fine clock for timing one round trip on its path: the time-stamp counter
+ * where there is one (ucx_perftest times with it too, ucs_get_time), a few ns
+ * against clock_gettime's 20-25 on this VM, which would otherwise be a tenth
+ * of a sub-microsecond trip. bench_ticks_calibrate gives ns per tick.
+ */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+static inline uint64_t bench_ticks(void)
+{
+	return __rdtsc();
+}
+#else
+static inline uint64_t bench_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+/* Nanoseconds per bench_ticks tick, measured against CLOCK_MONOTONIC over 20 ms. */
+static inline double bench_ticks_calibrate(void)
+{
+	double t0 = now_s(), t1;
+	uint64_t k0 = bench_ticks(), k1;
+
+	do {
+		t1 = now_s();
+		k1 = bench_ticks();
+	} while (t1 - t0 < 0.02);
+	return k1 > k0 ? (t1 - t0) * 1e9 / (double)(k1 - k0) : 1.0;
+}
+
 /* One side of a two-process bench on one CPU, its peer on another (when there are two): steadier figures. */
 static inline void pin_to(int cpu)
 {

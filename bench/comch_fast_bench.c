@@ -52,9 +52,6 @@
  * --only rate or lat keeps case "shared" (with only that figure), cma keeps "cma".
  */
 #include <sched.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -154,37 +151,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * The clock of a round trip, read on its path: the time-stamp counter where
- * there is one (what ucx_perftest times with too, ucs_get_time), a few ns
- * against clock_gettime's ~20 on this VM, which would otherwise be a tenth of
- * the measured trip. Only the ping side reads it, on one CPU.
- */
-#if defined(__x86_64__)
-static inline uint64_t trip_ticks(void)
-{
-	return __rdtsc();
-}
-#else
-static inline uint64_t trip_ticks(void)
-{
-	return now_ns();
-}
-#endif
-
+/* ns per bench_ticks tick: round trips are timed with bench_util.h's fine clock. */
 static double ns_per_tick = 1.0;
-
-/* ns_per_tick against CLOCK_MONOTONIC over 20 ms. */
-static void trip_clock_calibrate(void)
-{
-	uint64_t n0 = now_ns(), k0 = trip_ticks(), n1, k1;
-
-	do {
-		n1 = now_ns();
-		k1 = trip_ticks();
-	} while (n1 - n0 < 20000000u);
-	ns_per_tick = k1 > k0 ? (double)(n1 - n0) / (double)(k1 - k0) : 1.0;
-}
 
 /*
  * Progress calls between two looks at the clock in a measuring loop: a look
@@ -360,7 +328,7 @@ static void received(struct doca_comch_consumer_task_post_recv *task, union doca
 		return;
 	}
 	if (s.ping) {
-		uint64_t t = trip_ticks(), rtt = (uint64_t)((double)(t - s.t_sent) * ns_per_tick);
+		uint64_t t = bench_ticks(), rtt = (uint64_t)((double)(t - s.t_sent) * ns_per_tick);
 
 		s.hist[rtt < HIST_NS ? rtt : HIST_NS]++;
 		s.in_flight = 0;
@@ -737,8 +705,8 @@ static bool ping_run(uint32_t size, double seconds, struct lat *out)
 		return false;
 	}
 	/* warm up for 50 ms, then start the count afresh */
-	trip_clock_calibrate();
-	s.t_sent = trip_ticks();
+	ns_per_tick = bench_ticks_calibrate();
+	s.t_sent = bench_ticks();
 	s.in_flight = 1;
 	send_ping();
 	for (t0 = now_ns(); now_ns() - t0 < 50000000u && !s.failed;)
@@ -750,7 +718,7 @@ static bool ping_run(uint32_t size, double seconds, struct lat *out)
 	s.stopping = false;
 	s.done = 0;
 	t0 = now_ns();
-	s.t_sent = trip_ticks();
+	s.t_sent = bench_ticks();
 	s.in_flight = 1;
 	send_ping();
 	do
