@@ -347,9 +347,15 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	doca_error_t err = DOCA_SUCCESS;
 	ucs_status_t st;
 
-	(void)private_data; /* Ferry's connection manager carries no private data yet */
-	(void)private_data_len;
 	FERRY_ARG_NOT_NULL(conn);
+	/*
+	 * DOCA gives the client no call that reads an accept's private data, so
+	 * nothing can observe it: Ferry checks it and does not carry it.
+	 */
+	if (private_data == NULL && private_data_len != 0)
+		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE,
+				  "rdma connection %u: %u bytes of private data at NULL; pass NULL with length 0",
+				  conn->id, private_data_len);
 	rdma = conn->rdma;
 	pthread_mutex_lock(&rdma->lock);
 	if (conn->state != RDMA_CONN_REQUESTED || rdma->stopping) {

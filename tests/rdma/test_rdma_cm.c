@@ -31,7 +31,12 @@ static void on_request(struct doca_rdma_connection *conn, union doca_data ctx_ud
 	c->requests++;
 	if (c->reject)
 		assert_int_equal(doca_rdma_connection_reject(conn), DOCA_SUCCESS);
-	else
+	else if (c->requests % 2 == 1) {
+		/* Private data: a length with no bytes is refused; real bytes are taken (nothing reads them). */
+		assert_int_equal(doca_rdma_connection_accept(conn, NULL, 5), DOCA_ERROR_INVALID_VALUE);
+		assert_logged("private data at NULL");
+		assert_int_equal(doca_rdma_connection_accept(conn, "ferry", 5), DOCA_SUCCESS);
+	} else
 		assert_int_equal(doca_rdma_connection_accept(conn, NULL, 0), DOCA_SUCCESS);
 }
 
