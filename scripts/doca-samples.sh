@@ -12,6 +12,10 @@
 #                        (default <build dir>/doca-samples.log)
 # FERRY_SAMPLES_ONLY     the sample folders to build and run (default
 #                        "doca_common doca_dma doca_comch doca_rdma")
+# FERRY_SAMPLES_APPS     NVIDIA's applications to build (from applications/, with its
+#                        meson.build.public and -Denable_<app>=true, as on a
+#                        BlueField) and run after the samples (default "dma_copy
+#                        secure_channel"; "" for none)
 # FERRY_SAMPLES_NETNS    "<ns1> <ns2>": run each RDMA pair's first side (and
 #                        dma_copy's host side) in network namespace ns1 and its
 #                        second side (dma_copy's DPU side) in ns2 (as on two
@@ -112,6 +116,7 @@ libdir=$(PKG_CONFIG_PATH=$tmp/pc-host pkg-config --variable=libdir doca-common)
 mkdir -p "$tmp/src/applications"
 cp -r "$src/samples" "$tmp/src/samples"
 cp -r "$src/applications/common" "$tmp/src/applications/common"
+apps=${FERRY_SAMPLES_APPS-dma_copy secure_channel}
 cp "$src/VERSION" "$tmp/src/VERSION"
 
 # The flavour a sample is built in: host, dpu, or both (its two processes).
@@ -515,6 +520,100 @@ run_rdma_pair_cm rdma_read_responder rdma_read_requester "-r Read_from_Ferry" ""
 run_rdma_pair_cm rdma_sync_event_responder rdma_sync_event_requester "" "" $((cm_port + 6))
 run_rdma_multi 2
 run_rdma_multi_cm 2 $((cm_port + 5))
+
+# ---- NVIDIA's applications ----
+#
+# Built as on a BlueField: the applications tree's public meson file with only
+# the chosen ones enabled, once per flavour. Each is recorded as "app:<name>".
+
+adir() { echo "$tmp/src/applications/ferry-$1"; } # adir <flavour>
+aexe() { echo "$(adir "$2")/$1/doca_$1"; }         # aexe <app> <flavour>
+
+build_apps() {
+	local a fl opts=() ok_all
+	[ -n "$apps" ] && [ -f "$src/applications/meson.build.public" ] || return 0
+	for a in $apps; do
+		[ -f "$src/applications/$a/meson.build.public" ] || continue
+		cp -r "$src/applications/$a" "$tmp/src/applications/$a"
+		cp "$tmp/src/applications/$a/meson.build.public" "$tmp/src/applications/$a/meson.build"
+		opts+=("-Denable_$a=true")
+	done
+	cp "$src/applications/meson.build.public" "$tmp/src/applications/meson.build"
+	cp "$src/applications/meson_options.txt" "$tmp/src/applications/"
+	for fl in host dpu; do
+		ok_all=yes
+		(cd "$tmp/src/applications" && PKG_CONFIG_PATH=$tmp/pc-$fl meson setup "ferry-$fl" \
+			-Denable_all_applications=false "${opts[@]}" >"$tmp/build-apps-$fl.log" 2>&1 &&
+			ninja -C "ferry-$fl" >>"$tmp/build-apps-$fl.log" 2>&1) || ok_all=no
+		[ "$ok_all" = yes ] || {
+			echo "=== applications: build failed ($fl flavour)"
+			tail -n 30 "$tmp/build-apps-$fl.log"
+		} >>"$logfile"
+	done
+	for a in $apps; do
+		names+=("app:$a")
+		if [ -x "$(aexe "$a" host)" ] && [ -x "$(aexe "$a" dpu)" ]; then
+			built[app:$a]=yes
+			nbuilt=$((nbuilt + 1))
+		else
+			built[app:$a]=no
+			result[app:$a]="build failed"
+		fi
+		say "built application $a: ${built[app:$a]}"
+	done
+}
+
+# app_pair <app> <tag> <dpu args> <host args> <check...>: the DPU side (the
+# Comch server) first, then the host side; both must exit 0 and the command
+# <check...> must succeed. Args are word-split.
+app_pair() {
+	local a=$1 tag=$2 dargs=$3 hargs=$4 drc=0 hrc=0 dpid res="" out=$tmp/run-app-$1-$2
+	shift 4
+	[ "${built[app:$a]:-no}" = yes ] || return 0
+	say "running application $a ($tag): $dargs / $hargs"
+	# shellcheck disable=SC2086 # the args are words
+	FERRY_DOMAIN=samples-$$-app-$a LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(aexe "$a" dpu)" $dargs </dev/null >"$out-dpu.log" 2>&1 &
+	dpid=$!
+	pids+=("$dpid")
+	sleep 1
+	# shellcheck disable=SC2086
+	FERRY_DOMAIN=samples-$$-app-$a LD_LIBRARY_PATH=$libdir \
+		timeout "$timeout_s" "$(aexe "$a" host)" $hargs </dev/null >"$out-host.log" 2>&1 || hrc=$?
+	wait "$dpid" || drc=$?
+	[ "$drc" -eq 0 ] || res="DPU side $(status_of "$drc")"
+	[ "$hrc" -eq 0 ] || res="${res:+$res; }host side $(status_of "$hrc")"
+	[ -n "$res" ] || "$@" "$out" || res="${res:+$res; }wrong result ($*)"
+	cat "$out-dpu.log" "$out-host.log" >"$out.log"
+	# One record per application: the first failure stays.
+	if [ "${result[app:$a]:-OK}" = OK ]; then record "app:$a" "${res:-OK}" "$out.log"; fi
+}
+
+# Both sides say their consumer received every message the peer's producer sent.
+received_all() { # received_all <n> <log prefix>
+	grep -q "Consumer received $1 messages" "$2-dpu.log" && grep -q "Consumer received $1 messages" "$2-host.log"
+}
+same_file() { cmp -s "$1" "$2"; } # same_file <a> <b> <log prefix>
+
+run_apps() {
+	local f=$tmp/app-files
+	mkdir -p "$f"
+	# secure_channel: producers and consumers on threads of their own, both ways at once.
+	app_pair secure_channel 1000x256 "-s 256 -n 1000 -p 03:00.0 -r b1:00.0" "-s 256 -n 1000 -p b1:00.0" \
+		received_all 1000
+	app_pair secure_channel 50x65535 "-s 65535 -n 50 -p 03:00.0 -r b1:00.0" "-s 65535 -n 50 -p b1:00.0" \
+		received_all 50
+	# dma_copy: the side that has the file sends it; 3 MiB plus a tail, each way.
+	head -c 3145827 /dev/urandom >"$f/host.bin"
+	head -c 2097169 /dev/urandom >"$f/dpu.bin"
+	app_pair dma_copy to-dpu "-p 03:00.0 -r b1:00.0 -f $f/on-dpu.bin" "-p b1:00.0 -f $f/host.bin" \
+		same_file "$f/host.bin" "$f/on-dpu.bin"
+	app_pair dma_copy to-host "-p 03:00.0 -r b1:00.0 -f $f/dpu.bin" "-p b1:00.0 -f $f/on-host.bin" \
+		same_file "$f/dpu.bin" "$f/on-host.bin"
+}
+
+build_apps
+run_apps
 
 nran=0
 nok=0
