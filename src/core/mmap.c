@@ -689,6 +689,7 @@ static doca_error_t open_reexport(const struct ferry_rdma_import_view *view, con
 	if ((uintptr_t)lv.addr == view->addr && lv.len == view->len && rdma_access_of_pci(lv.access) == view->access)
 		return DOCA_SUCCESS;
 	ferry_link_import_close(*imp);
+	*imp = NULL;
 	return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
 			     "RDMA export descriptor claims 0x%llx + %llu with access %#x; its re-export's server "
 			     "grants %p + %zu with PCI access %#x",
