@@ -648,11 +648,11 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 				     "DOCA_ACCESS_FLAG_RDMA_WRITE before start",
 				     (void *)mmap);
 	if (mmap->rdma_export == NULL) {
-		doca_error_t err =
-			mmap->link_import != NULL && !ferry_access_mapped(ferry_mmap_access_path(mmap))
-				? reexport_by_link(mmap, dev, rdma_access, call)
-				: rdma_ops->export_range(mmap->addr, mmap->len, rdma_access, call, &mmap->rdma_export,
-							 &mmap->rdma_desc, &mmap->rdma_desc_len);
+		doca_error_t err = mmap->link_import != NULL && !ferry_access_mapped(ferry_mmap_access_path(mmap))
+					   ? reexport_by_link(mmap, dev, rdma_access, call)
+					   : rdma_ops->export_range(mmap->addr, mmap->len, rdma_access, call,
+								    &mmap->rdma_export, &mmap->rdma_desc,
+								    &mmap->rdma_desc_len);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}

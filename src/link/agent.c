@@ -63,7 +63,7 @@ struct ferry_link_export {
 	uint32_t access;
 	const struct ferry_access *via; /* a re-export: the import's path to the bytes; NULL: our own memory */
 	int mem_fd;                     /* -1 unless the range is shareable */
-	uint64_t map_base; /* page-aligned pages holding the range */
+	uint64_t map_base;              /* page-aligned pages holding the range */
 	uint64_t map_len;
 	uint64_t mem_off;
 	int state_fd;

@@ -297,9 +297,8 @@ static doca_error_t mem_export_link(const void *link_desc, size_t link_len, uint
 
 	if (exp == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for an RDMA export descriptor");
-	exp->desc_len = link_len <= UINT16_MAX
-				? ferry_rdma_mem_desc_encode(&d, exp->desc, ferry_rdma_mem_desc_size(&d))
-				: 0;
+	exp->desc_len = link_len <= UINT16_MAX ? ferry_rdma_mem_desc_encode(&d, exp->desc, ferry_rdma_mem_desc_size(&d))
+					       : 0;
 	if (exp->desc_len == 0) {
 		free(exp);
 		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED, "a re-export of 0x%llx + %llu cannot be described",

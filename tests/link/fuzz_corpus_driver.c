@@ -90,9 +90,10 @@ int main(int argc, char **argv)
 		return 1;
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--write-seed") == 0) {
 		/* A third word picks another sample: net, reexport. */
-		d = argc == 3			      ? d
-		    : strcmp(argv[3], "net") == 0 ? net_sample_desc()
-						      : reexport_sample_desc();
+		if (argc == 4 && strcmp(argv[3], "net") == 0)
+			d = net_sample_desc();
+		else if (argc == 4)
+			d = reexport_sample_desc();
 		len = ferry_export_desc_encode(&d, good, sizeof(good));
 		FILE *f = fopen(argv[2], "wb");
 		if (f == NULL || fwrite(good, 1, len, f) != len || fclose(f) != 0)

@@ -165,9 +165,9 @@ static void test_network_path_only(void **state)
 	assert_logged("network path only");
 	unsetenv("FERRY_LINK_NET");
 	/* An RDMA-carried descriptor must be a re-export; this one is. */
-	assert_int_equal(ferry_link_import_open(f->desc, f->desc_len, MACHINE + 7, FERRY_LINK_IMPORT_RDMA, CALL, &imp,
-						&view),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		ferry_link_import_open(f->desc, f->desc_len, MACHINE + 7, FERRY_LINK_IMPORT_RDMA, CALL, &imp, &view),
+		DOCA_SUCCESS);
 	ferry_link_import_close(imp);
 	assert_int_equal(atomic_load(&f->path.calls), 0); /* nothing read yet */
 	close_reexport(f);

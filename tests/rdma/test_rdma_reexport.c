@@ -32,10 +32,10 @@
 #include "ferry_test_dev.h"
 #include "rdma_fixture.h"
 
-#define WAIT_MS   15000u
-#define HOST_MEM  (1u << 20)
-#define HALF      (HOST_MEM / 2) /* H exports [0, HALF) read-write, [HALF, HOST_MEM) read-only */
-#define HOST_SEED 11u
+#define WAIT_MS    15000u
+#define HOST_MEM   (1u << 20)
+#define HALF       (HOST_MEM / 2) /* H exports [0, HALF) read-write, [HALF, HOST_MEM) read-only */
+#define HOST_SEED  11u
 #define WATCHDOG_S 60u
 
 static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
@@ -194,7 +194,7 @@ static int dpu(int in, int out, int from_host, int req_in, int req_out)
 struct req {
 	struct side s;
 	struct doca_rdma_connection *conn;
-	struct doca_mmap *rw, *ro; /* imports of D's RDMA exports */
+	struct doca_mmap *rw, *ro;  /* imports of D's RDMA exports */
 	uint8_t *rw_base, *ro_base; /* H's addresses */
 	int host_out, host_in, dpu_out, dpu_in;
 };
@@ -341,8 +341,7 @@ static void req_refusals(struct req *r)
 	struct doca_buf *outside = NULL;
 
 	CHECK(dst != NULL && res != NULL);
-	CHECK(doca_buf_inventory_buf_get_by_addr(r->s.inv, r->rw, r->rw_base + HALF - 8, 16, &outside) !=
-	      DOCA_SUCCESS);
+	CHECK(doca_buf_inventory_buf_get_by_addr(r->s.inv, r->rw, r->rw_base + HALF - 8, 16, &outside) != DOCA_SUCCESS);
 	CHECK(outside == NULL);
 	OK(doca_rdma_task_atomic_fetch_add_allocate_init(r->s.rdma, r->conn, dst, res, 1, (union doca_data){0}, &at));
 	CHECK(doca_task_submit(doca_rdma_task_atomic_fetch_add_as_task(at)) == DOCA_ERROR_NOT_SUPPORTED);
