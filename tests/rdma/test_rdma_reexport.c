@@ -13,7 +13,8 @@
  *   requester (R)  imports both RDMA exports and reads and writes them with
  *                  DOCA RDMA tasks.
  *
- * Checked: bytes read land in R's buffer and bytes written land in H's memory
+ * Checked: D's export answers NOT_SUPPORTED under FERRY_LINK_NET=never (the
+ * re-export needs the network path); bytes read land in R's buffer and bytes written land in H's memory
  * while D is blocked; a write to the read-only range fails with
  * DOCA_ERROR_NOT_PERMITTED; atomics are refused with NOT_SUPPORTED; a remote
  * buf outside the range is refused, and so is a descriptor that claims a
@@ -139,6 +140,10 @@ static struct doca_mmap *dpu_reexport(struct doca_dev *dpu, int from_host, int t
 
 	CHECK(oob_get(from_host, desc, sizeof(desc), &len));
 	OK(doca_mmap_create_from_export(NULL, desc, len, dpu, &imp));
+	/* The re-export needs the link's network path: refused where it may not be offered. */
+	setenv("FERRY_LINK_NET", "never", 1);
+	CHECK(doca_mmap_export_rdma(imp, dpu, &rdesc, &rlen) == DOCA_ERROR_NOT_SUPPORTED);
+	unsetenv("FERRY_LINK_NET");
 	OK(doca_mmap_export_rdma(imp, dpu, &rdesc, &rlen));
 	CHECK(oob_put(to_req, rdesc, rlen));
 	return imp;
