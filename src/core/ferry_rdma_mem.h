@@ -30,6 +30,12 @@ struct ferry_rdma_import_view {
 	uint64_t addr;   /* the exporter's start address */
 	uint64_t len;    /* the length of the exported range */
 	uint32_t access; /* DOCA_ACCESS_FLAG_RDMA_* bits the exporter granted */
+	/*
+	 * A re-export's (descriptor kind 1): the link descriptor Core imports over
+	 * the network path, pointing into the descriptor given; NULL otherwise.
+	 */
+	const void *link_desc;
+	size_t link_desc_len;
 };
 
 struct ferry_mmap_rdma_ops {
@@ -40,6 +46,15 @@ struct ferry_mmap_rdma_ops {
 	doca_error_t (*export_range)(void *addr, size_t len, uint32_t access, const char *call, void **state,
 				     const void **desc, size_t *desc_len);
 	void (*unexport)(void *state);
+	/**
+	 * Describe a re-export of [addr, addr + len) (an import that UCX cannot
+	 * register): @p link_desc, the descriptor of the link export that serves
+	 * it over the network path, travels in place of a remote key. Nothing is
+	 * registered; @p unexport frees it. Logs one line on failure.
+	 */
+	doca_error_t (*export_link)(const void *link_desc, size_t link_len, uint64_t addr, uint64_t len,
+				    uint32_t access, const char *call, void **state, const void **desc,
+				    size_t *desc_len);
 	/** Check a descriptor from a peer; on success *state is the transport's import. */
 	doca_error_t (*import)(const void *desc, size_t desc_len, const char *call, void **state,
 			       struct ferry_rdma_import_view *view);

@@ -479,6 +479,19 @@ static doca_error_t check_export_target(const struct doca_mmap *mmap, const stru
 	return DOCA_SUCCESS;
 }
 
+/* Where @p info's network identity listens (127.0.0.1 on lo when it has none: this machine only). */
+static doca_error_t net_offer_of(const struct doca_devinfo *info, struct ferry_link_net_offer *offer, const char *call)
+{
+	struct ferry_net_identity id;
+	doca_error_t err = ferry_devinfo_net_require(info, call, &id);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	offer->ipv4 = id.ipv4;
+	snprintf(offer->iface, sizeof(offer->iface), "%s", id.iface);
+	return DOCA_SUCCESS;
+}
+
 /*
  * Whether a PCI export offers the network access path too, and where
  * (offer->iface empty: it does not): when its device is bound to a network
@@ -490,18 +503,11 @@ static doca_error_t export_net_offer(const struct doca_dev *dev, struct ferry_li
 {
 	const struct doca_devinfo *info = doca_dev_as_devinfo(dev);
 	enum ferry_link_net_mode mode = ferry_link_net_mode();
-	struct ferry_net_identity id;
 
 	memset(offer, 0, sizeof(*offer));
 	if (mode == FERRY_LINK_NET_NEVER || (mode == FERRY_LINK_NET_AUTO && ferry_devinfo_net(info)[0] == '\0'))
 		return DOCA_SUCCESS;
-	doca_error_t err = ferry_devinfo_net_require(info, call, &id);
-
-	if (err != DOCA_SUCCESS)
-		return err;
-	offer->ipv4 = id.ipv4;
-	snprintf(offer->iface, sizeof(offer->iface), "%s", id.iface);
-	return DOCA_SUCCESS;
+	return net_offer_of(info, offer, call);
 }
 
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
@@ -546,13 +552,18 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 #define RDMA_ACCESS_BITS \
 	((uint32_t)(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC))
 
+/* The RDMA access a re-export grants: what the host granted over PCI (never atomics). */
+static uint32_t rdma_access_of_pci(uint32_t pci)
+{
+	return (pci & DOCA_ACCESS_FLAG_PCI_READ_WRITE) ? DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE
+						       : DOCA_ACCESS_FLAG_RDMA_READ;
+}
+
 /*
  * A map imported from a PCI export, exported again for RDMA (the DPU side of
  * NVIDIA's storage application hands host memory to a storage target this
  * way). The RDMA peer reaches the host's memory through this process, with
- * the access the host granted over PCI. UCX registers memory mapped here, so
- * the host's memory must be shared with this process (the shared path), not
- * reached by cross-memory attach.
+ * the access the host granted over PCI.
  */
 static doca_error_t reexport_access(const struct doca_mmap *mmap, const char *call, uint32_t *rdma_access)
 {
@@ -560,17 +571,49 @@ static doca_error_t reexport_access(const struct doca_mmap *mmap, const char *ca
 		return FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE,
 				     "mmap %p was created from an export that its exporter revoked or left",
 				     (const void *)mmap);
-	if (!ferry_access_mapped(ferry_mmap_access_path(mmap)))
-		return FERRY_RULE_IN(
-			call, DOCA_ERROR_NOT_SUPPORTED,
-			"mmap %p: the exporter's memory is reached by cross-memory attach here, not mapped, "
-			"and only mapped memory can be registered for RDMA; the exporter can allocate it "
-			"with ferry_mem_alloc_shared",
-			(const void *)mmap);
-	*rdma_access = (mmap->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE)
-			       ? DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE
-			       : DOCA_ACCESS_FLAG_RDMA_READ;
+	*rdma_access = rdma_access_of_pci(mmap->access);
 	return DOCA_SUCCESS;
+}
+
+/*
+ * A PCI import that UCX cannot register, since it is not mapped here (the
+ * host's memory, reached by cross-memory attach): the link's network server
+ * serves it, reading and writing through this import's path (a re-export,
+ * network path only), and the RDMA descriptor carries that export's link
+ * descriptor instead of a remote key. unexport revokes it, before the import
+ * whose path it uses closes.
+ */
+static doca_error_t reexport_by_link(struct doca_mmap *mmap, const struct doca_dev *dev, uint32_t rdma_access,
+				     const char *call)
+{
+	const struct doca_devinfo *info = doca_dev_as_devinfo(dev);
+	struct ferry_link_net_offer offer = {0};
+	const void *link_desc;
+	size_t link_len;
+	doca_error_t err = DOCA_SUCCESS;
+
+	if (ferry_link_net_mode() == FERRY_LINK_NET_NEVER)
+		err = FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				    "mmap %p: the exporter's memory is not mapped here (cross-memory attach or the "
+				    "network), so its RDMA peers reach it through the link's network path, which "
+				    "FERRY_LINK_NET=never forbids",
+				    (void *)mmap);
+	if (err == DOCA_SUCCESS)
+		err = net_offer_of(info, &offer, call);
+	if (err == DOCA_SUCCESS)
+		err = ferry_link_reexport_open(ferry_mmap_access_path(mmap), (uintptr_t)mmap->addr, mmap->len,
+					       mmap->access & PCI_ACCESS_BITS, ferry_devinfo_machine(info), &offer,
+					       call, &mmap->link_export);
+	if (err != DOCA_SUCCESS)
+		return err;
+	ferry_link_export_desc(mmap->link_export, &link_desc, &link_len);
+	err = rdma_ops->export_link(link_desc, link_len, (uintptr_t)mmap->addr, mmap->len, rdma_access, call,
+				    &mmap->rdma_export, &mmap->rdma_desc, &mmap->rdma_desc_len);
+	if (err != DOCA_SUCCESS) {
+		ferry_link_export_close(mmap->link_export);
+		mmap->link_export = NULL;
+	}
+	return err;
 }
 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
@@ -605,8 +648,11 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 				     "DOCA_ACCESS_FLAG_RDMA_WRITE before start",
 				     (void *)mmap);
 	if (mmap->rdma_export == NULL) {
-		doca_error_t err = rdma_ops->export_range(mmap->addr, mmap->len, rdma_access, call, &mmap->rdma_export,
-							  &mmap->rdma_desc, &mmap->rdma_desc_len);
+		doca_error_t err = mmap->link_import != NULL && !ferry_access_mapped(ferry_mmap_access_path(mmap))
+					   ? reexport_by_link(mmap, dev, rdma_access, call)
+					   : rdma_ops->export_range(mmap->addr, mmap->len, rdma_access, call,
+								    &mmap->rdma_export, &mmap->rdma_desc,
+								    &mmap->rdma_desc_len);
 		if (err != DOCA_SUCCESS)
 			return err;
 	}
@@ -625,11 +671,38 @@ static bool desc_is_rdma(const void *desc, size_t len)
 				   FERRY_RDMA_MEM_MAGIC;
 }
 
+/*
+ * A re-export's RDMA descriptor names a link export (network path only) of
+ * the exporter: open it, and hold the descriptor's claims to what that
+ * export's server answered (range, and the RDMA access its PCI access gives).
+ */
+static doca_error_t open_reexport(const struct ferry_rdma_import_view *view, const struct doca_dev *dev,
+				  const char *call, struct ferry_link_import **imp)
+{
+	struct ferry_link_view lv;
+	doca_error_t err = ferry_link_import_open(view->link_desc, view->link_desc_len,
+						  ferry_devinfo_machine(doca_dev_as_devinfo(dev)),
+						  FERRY_LINK_IMPORT_RDMA, call, imp, &lv);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if ((uintptr_t)lv.addr == view->addr && lv.len == view->len && rdma_access_of_pci(lv.access) == view->access)
+		return DOCA_SUCCESS;
+	ferry_link_import_close(*imp);
+	*imp = NULL;
+	return FERRY_RULE_IN(call, DOCA_ERROR_NOT_PERMITTED,
+			     "RDMA export descriptor claims 0x%llx + %llu with access %#x; its re-export's server "
+			     "grants %p + %zu with PCI access %#x",
+			     (unsigned long long)view->addr, (unsigned long long)view->len, view->access, lv.addr,
+			     lv.len, lv.access);
+}
+
 static doca_error_t create_from_rdma_export(const union doca_data *user_data, const void *export_desc,
 					    size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap,
 					    const char *call)
 {
 	struct ferry_rdma_import_view view;
+	struct ferry_link_import *link = NULL;
 	struct doca_mmap *m = NULL;
 	void *state;
 	doca_error_t err;
@@ -641,12 +714,17 @@ static doca_error_t create_from_rdma_export(const union doca_data *user_data, co
 	err = rdma_ops->import(export_desc, export_desc_len, call, &state, &view);
 	if (err != DOCA_SUCCESS)
 		return err;
-	err = doca_mmap_create(&m);
+	if (view.link_desc != NULL)
+		err = open_reexport(&view, dev, call, &link);
+	if (err == DOCA_SUCCESS)
+		err = doca_mmap_create(&m);
 	if (err == DOCA_SUCCESS)
 		err = doca_mmap_add_dev(m, dev);
 	if (err != DOCA_SUCCESS) {
 		if (m != NULL)
 			doca_mmap_destroy(m);
+		if (link != NULL)
+			ferry_link_import_close(link);
 		rdma_ops->import_close(state);
 		return err;
 	}
@@ -659,6 +737,7 @@ static doca_error_t create_from_rdma_export(const union doca_data *user_data, co
 	m->started = true;
 	m->ever_started = true;
 	m->rdma_import = state;
+	m->link_import = link; /* a re-export's: RDMA tasks copy through its path, and it tells when it is gone */
 	if (user_data != NULL)
 		m->user_data = *user_data;
 	*mmap = m;

@@ -652,6 +652,14 @@ doca_error_t doca_sync_event_remote_net_create_from_export(struct doca_dev *dev,
 		free(ev);
 		return err;
 	}
+	/* Its tasks are 8-byte RDMA accesses and atomics of registered memory; a re-export is copied instead. */
+	if (view.link_desc != NULL) {
+		ops->import_close(ev->imp);
+		free(ev);
+		return FERRY_RULE(DOCA_ERROR_NOT_SUPPORTED,
+				  "the descriptor holds a re-export of a PCI import (reached through the link's "
+				  "network path); a remote sync event must be memory registered for RDMA");
+	}
 	/* The exporter registered exactly the value's 8 aligned bytes, for reads, writes and atomics. */
 	if (view.len != sizeof(uint64_t) || (view.addr & (sizeof(uint64_t) - 1)) != 0 ||
 	    (view.access & SE_NET_ACCESS) != SE_NET_ACCESS) {

@@ -22,6 +22,12 @@
  * that reopens its read-only fd through /proc/self/fd still cannot map it
  * writable. The export's state page is sealed the same way once the exporter
  * has mapped it, so only the exporter can revoke (or un-revoke) an export.
+ *
+ * A re-export (ferry_link_reexport_open) is an entry whose bytes are not in
+ * this process: it reaches them through its own import's access path (the
+ * host's memory by cross-memory attach, on the DPU side of NVIDIA's storage
+ * application). Only the network server serves it, through that path; the
+ * agent refuses it, since handing out our pages or our pid would be wrong.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,8 +61,9 @@ struct ferry_link_export {
 	uint64_t addr; /* the exported range: what the agent tells importers */
 	uint64_t len;
 	uint32_t access;
-	int mem_fd;        /* -1 unless the range is shareable */
-	uint64_t map_base; /* page-aligned pages holding the range */
+	const struct ferry_access *via; /* a re-export: the import's path to the bytes; NULL: our own memory */
+	int mem_fd;                     /* -1 unless the range is shareable */
+	uint64_t map_base;              /* page-aligned pages holding the range */
 	uint64_t map_len;
 	uint64_t mem_off;
 	int state_fd;
@@ -116,6 +123,8 @@ void ferry_link_serve(const struct link_req *req, struct link_rep *rep, int *mem
 		rep->status = DOCA_ERROR_NOT_FOUND;
 	else if (!token_equal(e->token, req->token))
 		rep->status = DOCA_ERROR_NOT_PERMITTED;
+	else if (e->via != NULL)
+		rep->status = DOCA_ERROR_NOT_SUPPORTED; /* network path only: this process does not hold the bytes */
 	else {
 		int mode = e->access == DOCA_ACCESS_FLAG_PCI_READ_WRITE ? O_RDWR : O_RDONLY;
 		/* A read-only export hands out a read-only fd: the kernel refuses a writable map. */
@@ -445,7 +454,7 @@ static doca_error_t fill_net(struct ferry_export_desc *d, const struct ferry_lin
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t len, uint32_t machine,
+static doca_error_t fill_desc(struct ferry_link_export *e, uint64_t addr, size_t len, uint32_t machine,
 			      const struct ferry_link_net_offer *net, uint16_t port, const char *call)
 {
 	struct ferry_export_desc d;
@@ -458,12 +467,13 @@ static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t le
 	if (ferry_link_pid_start_time(getpid(), &d.start_time) != DOCA_SUCCESS)
 		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "cannot read this process's start time");
 	d.version = FERRY_DESC_VERSION;
-	d.hints = (uint16_t)(FERRY_DESC_HINT_CMA | (e->mem_fd >= 0 ? FERRY_DESC_HINT_SHAREABLE : 0));
+	d.hints = e->via != NULL ? FERRY_DESC_HINT_NET_ONLY
+				 : (uint16_t)(FERRY_DESC_HINT_CMA | (e->mem_fd >= 0 ? FERRY_DESC_HINT_SHAREABLE : 0));
 	d.pid = (uint32_t)getpid();
 	d.uid = (uint32_t)getuid();
 	d.export_id = e->id;
 	memcpy(d.token, e->token, sizeof(d.token));
-	d.addr = (uintptr_t)addr;
+	d.addr = addr;
 	d.len = len;
 	d.access = e->access;
 	d.machine = machine;
@@ -476,7 +486,8 @@ static doca_error_t fill_desc(struct ferry_link_export *e, void *addr, size_t le
 	}
 	e->desc_len = ferry_export_desc_encode(&d, e->desc, sizeof(e->desc));
 	if (e->desc_len == 0)
-		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "range %p + %zu cannot be described", addr, len);
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "range 0x%llx + %zu cannot be described",
+				     (unsigned long long)addr, len);
 	return DOCA_SUCCESS;
 }
 
@@ -495,9 +506,10 @@ static void export_free(struct ferry_link_export *e)
 	free(e);
 }
 
-doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine,
-				    const struct ferry_link_net_offer *net, const char *call,
-				    struct ferry_link_export **exp)
+/* An export of this process's memory (@p via NULL) or a re-export through @p via. */
+static doca_error_t export_open(uint64_t addr, size_t len, uint32_t access, const struct ferry_access *via,
+				uint32_t machine, const struct ferry_link_net_offer *net, const char *call,
+				struct ferry_link_export **exp)
 {
 	struct ferry_link_export *e = calloc(1, sizeof(*e));
 	uint16_t port = 0;
@@ -507,16 +519,19 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "out of memory for an export");
 	e->state_fd = -1;
 	e->mem_fd = -1;
-	e->addr = (uintptr_t)addr;
+	e->addr = addr;
 	e->len = len;
 	e->access = access;
+	e->via = via;
 	e->owner = getpid();
 	e->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (getrandom(e->token, sizeof(e->token), 0) != (ssize_t)sizeof(e->token)) {
 		export_free(e);
 		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "no randomness for the export token");
 	}
-	find_shareable(e, addr, len);
+	/* A re-export's addresses are another process's: a block of ours there would be a coincidence. */
+	if (via == NULL)
+		find_shareable(e, (void *)(uintptr_t)addr, len);
 	err = make_state_page(e, call);
 	/* Outside the table's lock: starting UCX takes milliseconds, and the server copies under that lock. */
 	if (err == DOCA_SUCCESS && net != NULL)
@@ -539,6 +554,23 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	}
 	*exp = e;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine,
+				    const struct ferry_link_net_offer *net, const char *call,
+				    struct ferry_link_export **exp)
+{
+	return export_open((uintptr_t)addr, len, access, NULL, machine, net, call, exp);
+}
+
+doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t addr, size_t len, uint32_t access,
+				      uint32_t machine, const struct ferry_link_net_offer *net, const char *call,
+				      struct ferry_link_export **exp)
+{
+	if (ferry_access_mapped(via) || net == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED,
+				     "a re-export needs an import's unmapped access path and the network path");
+	return export_open(addr, len, access, via, machine, net, call, exp);
 }
 
 /* ---- what the network server asks (net_server.c) ---- */
@@ -584,7 +616,7 @@ void AnnotateIgnoreWritesBegin(const char *file, int line);
 void AnnotateIgnoreWritesEnd(const char *file, int line);
 #endif
 
-static void net_export_copy(void *dst, const void *src, size_t len)
+static void net_export_memcpy(void *dst, const void *src, size_t len)
 {
 #ifdef FERRY_TSAN
 	AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
@@ -595,6 +627,24 @@ static void net_export_copy(void *dst, const void *src, size_t len)
 	AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
 	AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
 #endif
+}
+
+/*
+ * The bytes of @p e a request moves (range and permission checked): memory of
+ * ours, or a re-export's, through its import's path, whose refusal (the host
+ * revoked its export or exited: NOT_CONNECTED) goes back to the importer.
+ */
+static doca_error_t net_export_copy(const struct ferry_link_export *e, const struct net_req *req, void *buf)
+{
+	if (e->via != NULL && req->op == NET_OP_WRITE)
+		return e->via->ops->write(e->via, req->addr, buf, req->len);
+	if (e->via != NULL)
+		return e->via->ops->read(e->via, buf, req->addr, req->len);
+	if (req->op == NET_OP_WRITE)
+		net_export_memcpy((void *)(uintptr_t)req->addr, buf, req->len);
+	else
+		net_export_memcpy(buf, (const void *)(uintptr_t)req->addr, req->len);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep)
@@ -619,11 +669,10 @@ doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct 
 		rep->status = DOCA_ERROR_NOT_PERMITTED;
 	} else if (buf == NULL) {
 		/* Only asked whether the request may go: nothing moves. */
-	} else if (req->op == NET_OP_WRITE) {
-		net_export_copy((void *)(uintptr_t)req->addr, buf, req->len);
 	} else {
-		net_export_copy(buf, (const void *)(uintptr_t)req->addr, req->len);
-		rep->len = req->len;
+		rep->status = net_export_copy(e, req, buf);
+		if (rep->status == DOCA_SUCCESS && req->op == NET_OP_READ)
+			rep->len = req->len;
 	}
 	pthread_mutex_unlock(&agent_lock);
 	return (doca_error_t)rep->status;

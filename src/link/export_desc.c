@@ -74,6 +74,10 @@ static const char *check_fields(const struct ferry_export_desc *d)
 		return "unknown transport hints";
 	if (d->hints == 0)
 		return "no transport hint";
+	/* A re-export's bytes are not in the exporter's memory: only its network server reaches them. */
+	if ((d->hints & FERRY_DESC_HINT_NET_ONLY) != 0 &&
+	    (d->hints & (FERRY_DESC_HINT_NET | FERRY_DESC_HINT_SHAREABLE | FERRY_DESC_HINT_CMA)) != FERRY_DESC_HINT_NET)
+		return "the network-only hint needs the network hint and no shareable or cross-memory attach hint";
 	if (!access_is_valid(d->access))
 		return "access is not exactly one of PCI_READ_ONLY and PCI_READ_WRITE";
 	if (d->len == 0)

@@ -9,7 +9,9 @@
  *     0   4 magic "FRYX"
  *     4   2 version (1)
  *     6   2 hints: bit 0 shareable (memfd, served by the agent), bit 1 cross-memory attach,
- *             bit 2 network (the section after the agent name)
+ *             bit 2 network (the section after the agent name), bit 3 network path only
+ *             (a re-export: the exporter reaches the bytes through its own import, so
+ *             they are not in its address space; needs bit 2, excludes bits 0 and 1)
  *     8   4 total length of the descriptor in bytes
  *    12   4 CRC-32 of the whole descriptor with this field zeroed
  *    16  16 boot id of the exporter's kernel
@@ -59,8 +61,10 @@ enum ferry_desc_hint {
 	FERRY_DESC_HINT_SHAREABLE = 1u << 0,
 	FERRY_DESC_HINT_CMA = 1u << 1,
 	FERRY_DESC_HINT_NET = 1u << 2,
+	FERRY_DESC_HINT_NET_ONLY = 1u << 3,
 };
-#define FERRY_DESC_KNOWN_HINTS (FERRY_DESC_HINT_SHAREABLE | FERRY_DESC_HINT_CMA | FERRY_DESC_HINT_NET)
+#define FERRY_DESC_KNOWN_HINTS \
+	(FERRY_DESC_HINT_SHAREABLE | FERRY_DESC_HINT_CMA | FERRY_DESC_HINT_NET | FERRY_DESC_HINT_NET_ONLY)
 
 struct ferry_export_desc {
 	uint16_t version;

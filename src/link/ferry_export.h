@@ -53,6 +53,14 @@ struct ferry_link_view {
 #define FERRY_LINK_IMPORT_ANYWHERE 1u
 
 /**
+ * Import flag RDMA: the descriptor came inside an RDMA export descriptor
+ * (a re-export, doca_mmap_export_rdma of a PCI import): it must be a
+ * re-export (network path only), and the importing device's emulated DPU is
+ * not compared with the exporter's (an RDMA peer is on no PCIe link).
+ */
+#define FERRY_LINK_IMPORT_RDMA 2u
+
+/**
  * Where an export offers its network access path (importers on another
  * machine or in another network namespace reach it through this process's
  * network server, net_server.c): the exporting device's network identity.
@@ -81,6 +89,18 @@ enum ferry_link_net_mode ferry_link_net_mode(void);
 doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uint32_t machine,
 				    const struct ferry_link_net_offer *net, const char *call,
 				    struct ferry_link_export **exp);
+
+/**
+ * Re-export, over the network path only, [addr, addr + len) of an import that
+ * this process reaches through @p via (its access path, not mapped here: the
+ * host's memory by cross-memory attach), with the import's PCI permission
+ * @p access. The network server then reads and writes through @p via; the
+ * descriptor carries FERRY_DESC_HINT_NET_ONLY and the agent refuses it. The
+ * caller closes the export before the import that owns @p via.
+ */
+doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t addr, size_t len, uint32_t access,
+				      uint32_t machine, const struct ferry_link_net_offer *net, const char *call,
+				      struct ferry_link_export **exp);
 
 /** The descriptor bytes, owned by the export. */
 void ferry_link_export_desc(const struct ferry_link_export *exp, const void **desc, size_t *len);

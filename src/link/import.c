@@ -283,6 +283,10 @@ static doca_error_t fetch_from_agent(const struct ferry_export_desc *d, const ch
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_FOUND,
 				     "export %llu of pid %u no longer exists (its mmap was stopped)",
 				     (unsigned long long)d->export_id, (unsigned)d->pid);
+	case DOCA_ERROR_NOT_SUPPORTED:
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "export %llu of pid %u is a re-export, served over the network path only",
+				     (unsigned long long)d->export_id, (unsigned)d->pid);
 	default:
 		/* The agent's code is not trusted to be one of ours: report it, answer with our own. */
 		return FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_RESET, "exporter pid %u's agent answered error %d",
@@ -512,7 +516,7 @@ static bool use_net_path(const struct ferry_export_desc *d)
 
 	if ((d->hints & FERRY_DESC_HINT_NET) == 0 || mode == FERRY_LINK_NET_NEVER)
 		return false;
-	if (mode == FERRY_LINK_NET_ALWAYS)
+	if (mode == FERRY_LINK_NET_ALWAYS || (d->hints & FERRY_DESC_HINT_NET_ONLY) != 0)
 		return true;
 	if (ferry_link_boot_id(boot) != DOCA_SUCCESS || memcmp(boot, d->boot_id, sizeof(boot)) != 0)
 		return true;
@@ -572,6 +576,28 @@ static doca_error_t import_by_net(const struct ferry_export_desc *d, uint32_t ma
 	return DOCA_SUCCESS;
 }
 
+/*
+ * A re-export (FERRY_DESC_HINT_NET_ONLY) is reached through its exporter's
+ * network server or not at all: the exporter does not hold those bytes, so a
+ * mapping of its memory or a copy from its pid would reach the wrong ones.
+ * An RDMA export carries nothing else (FERRY_LINK_IMPORT_RDMA).
+ */
+static doca_error_t check_reexport_rule(const struct ferry_export_desc *d, unsigned int flags, const char *call)
+{
+	bool net_only = (d->hints & FERRY_DESC_HINT_NET_ONLY) != 0;
+
+	if ((flags & FERRY_LINK_IMPORT_RDMA) != 0 && !net_only)
+		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE,
+				     "the RDMA export descriptor carries a PCI export that is not a re-export "
+				     "(network path only)");
+	if (net_only && ferry_link_net_mode() == FERRY_LINK_NET_NEVER)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "export %llu of pid %u is a re-export, served over the network path only, "
+				     "and FERRY_LINK_NET=never forbids that path",
+				     (unsigned long long)d->export_id, (unsigned)d->pid);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t machine, unsigned int flags,
 				    const char *call, struct ferry_link_import **imp, struct ferry_link_view *view)
 {
@@ -585,8 +611,12 @@ doca_error_t ferry_link_import_open(const void *desc, size_t desc_len, uint32_t 
 
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE_IN(call, err, "descriptor refused (%zu bytes): %s", desc_len, why);
+	err = check_reexport_rule(&d, flags, call);
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (use_net_path(&d))
-		return import_by_net(&d, machine, anywhere, call, imp, view);
+		return import_by_net(&d, (flags & FERRY_LINK_IMPORT_RDMA) ? d.machine : machine, anywhere, call, imp,
+				     view);
 	err = check_identity(&d, machine, call);
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -141,6 +141,10 @@ static doca_error_t reply_status(struct link_net *n, int32_t status)
 	case DOCA_ERROR_NOT_FOUND:
 		atomic_store(&n->state, NET_REVOKED);
 		return DOCA_ERROR_NOT_CONNECTED;
+	case DOCA_ERROR_NOT_CONNECTED:
+		/* A re-export whose own exporter (the host) revoked it or exited: gone for good too. */
+		atomic_store(&n->state, NET_REVOKED);
+		return DOCA_ERROR_NOT_CONNECTED;
 	case DOCA_ERROR_NOT_PERMITTED:
 		return DOCA_ERROR_NOT_PERMITTED;
 	case DOCA_ERROR_INVALID_VALUE:

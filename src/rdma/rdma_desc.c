@@ -10,6 +10,7 @@
 
 #include "common/ferry_bytes.h"
 #include "core/ferry_rdma_mem.h"
+#include "link/export_desc_priv.h"
 #include "rdma/rdma_desc_priv.h"
 
 /* Shared header: magic, version, a 2-byte field, total length, CRC. */
@@ -33,12 +34,13 @@
 #define M_OFF_LEN      24
 #define M_OFF_ACCESS   32
 #define M_OFF_PID      36
-#define M_OFF_RKEY_LEN 40
+#define M_OFF_BODY_LEN 40
 #define M_OFF_RESERVED 42
-#define M_OFF_RKEY     44
+#define M_OFF_BODY     44
 
 _Static_assert(C_OFF_ADDR == FERRY_RDMA_CONN_FIXED_LEN, "fixed part of the connection descriptor");
-_Static_assert(M_OFF_RKEY == FERRY_RDMA_MEM_FIXED_LEN, "fixed part of the memory descriptor");
+_Static_assert(M_OFF_BODY == FERRY_RDMA_MEM_FIXED_LEN, "fixed part of the memory descriptor");
+_Static_assert(FERRY_DESC_MAX_LEN <= FERRY_RDMA_MEM_MAX_RKEY, "a link descriptor fits where a key does");
 
 #define PERMISSION_BITS                                                                                            \
 	((uint32_t)(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | \
@@ -197,6 +199,16 @@ doca_error_t ferry_rdma_conn_desc_decode(const void *buf, size_t len, struct fer
 
 /* ---- memory ---- */
 
+/* A re-export's: a link descriptor's length, and never atomics (its bytes are copied, not registered). */
+static const char *link_fields_error(const struct ferry_rdma_mem_desc *d)
+{
+	if (d->body_len < FERRY_DESC_FIXED_LEN || d->body_len > FERRY_DESC_MAX_LEN)
+		return "re-export's link descriptor is shorter or longer than one can be";
+	if ((d->access & DOCA_ACCESS_FLAG_RDMA_ATOMIC) != 0)
+		return "a re-export grants RDMA atomic access";
+	return NULL;
+}
+
 static const char *mem_fields_error(const struct ferry_rdma_mem_desc *d)
 {
 	if (d->len == 0)
@@ -211,30 +223,34 @@ static const char *mem_fields_error(const struct ferry_rdma_mem_desc *d)
 		return "no RDMA access granted";
 	if (d->pid == 0)
 		return "pid 0";
-	if (d->rkey_len == 0 || d->rkey_len > FERRY_RDMA_MEM_MAX_RKEY)
+	if (d->kind == FERRY_RDMA_MEM_KIND_LINK)
+		return link_fields_error(d);
+	if (d->kind != FERRY_RDMA_MEM_KIND_RKEY)
+		return "unknown kind of memory descriptor";
+	if (d->body_len == 0 || d->body_len > FERRY_RDMA_MEM_MAX_RKEY)
 		return "remote key is empty or too long";
 	return NULL;
 }
 
 size_t ferry_rdma_mem_desc_size(const struct ferry_rdma_mem_desc *d)
 {
-	return FERRY_RDMA_MEM_FIXED_LEN + (size_t)d->rkey_len;
+	return FERRY_RDMA_MEM_FIXED_LEN + (size_t)d->body_len;
 }
 
 size_t ferry_rdma_mem_desc_encode(const struct ferry_rdma_mem_desc *d, uint8_t *out, size_t room)
 {
 	size_t total = ferry_rdma_mem_desc_size(d);
 
-	if (mem_fields_error(d) != NULL || d->rkey == NULL || room < total)
+	if (mem_fields_error(d) != NULL || d->body == NULL || room < total)
 		return 0;
 	memset(out, 0, FERRY_RDMA_MEM_FIXED_LEN);
-	write_header(out, FERRY_RDMA_MEM_MAGIC, 0, total);
+	write_header(out, FERRY_RDMA_MEM_MAGIC, d->kind, total);
 	ferry_le_put64(out + M_OFF_ADDR, d->addr);
 	ferry_le_put64(out + M_OFF_LEN, d->len);
 	ferry_le_put32(out + M_OFF_ACCESS, d->access);
 	ferry_le_put32(out + M_OFF_PID, d->pid);
-	ferry_le_put16(out + M_OFF_RKEY_LEN, d->rkey_len);
-	memcpy(out + M_OFF_RKEY, d->rkey, d->rkey_len);
+	ferry_le_put16(out + M_OFF_BODY_LEN, d->body_len);
+	memcpy(out + M_OFF_BODY, d->body, d->body_len);
 	seal(out, total);
 	return total;
 }
@@ -255,18 +271,19 @@ doca_error_t ferry_rdma_mem_desc_decode(const void *buf, size_t len, struct ferr
 	err = check_header(p, len, FERRY_RDMA_MEM_MAGIC, FERRY_RDMA_MEM_FIXED_LEN, FERRY_RDMA_MEM_MAX_LEN, why);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (ferry_le_get16(p + OFF_WORD6) != 0 || ferry_le_get16(p + M_OFF_RESERVED) != 0) {
+	if (ferry_le_get16(p + M_OFF_RESERVED) != 0) {
 		*why = "reserved field is not zero";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	d.kind = ferry_le_get16(p + OFF_WORD6);
 	d.addr = ferry_le_get64(p + M_OFF_ADDR);
 	d.len = ferry_le_get64(p + M_OFF_LEN);
 	d.access = ferry_le_get32(p + M_OFF_ACCESS);
 	d.pid = ferry_le_get32(p + M_OFF_PID);
-	d.rkey_len = ferry_le_get16(p + M_OFF_RKEY_LEN);
-	d.rkey = p + M_OFF_RKEY;
-	if ((size_t)FERRY_RDMA_MEM_FIXED_LEN + d.rkey_len != len) {
-		*why = "remote key length does not match the descriptor length";
+	d.body_len = ferry_le_get16(p + M_OFF_BODY_LEN);
+	d.body = p + M_OFF_BODY;
+	if ((size_t)FERRY_RDMA_MEM_FIXED_LEN + d.body_len != len) {
+		*why = "body length does not match the descriptor length";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*why = mem_fields_error(&d);

@@ -30,16 +30,23 @@
  * Memory, magic "FRYM" (core/ferry_rdma_mem.h):
  *     0   4 magic
  *     4   2 version (1)
- *     6   2 reserved, zero
+ *     6   2 kind: 0 a UCX remote key, 1 a re-export's link descriptor (below);
+ *           Ferry before the re-export took this field as reserved and refuses kind 1
  *     8   4 total length
  *    12   4 CRC-32
  *    16   8 start address of the range in the exporter
  *    24   8 length of the range (non-zero, no wrap)
  *    32   4 access: DOCA_ACCESS_FLAG_RDMA_READ / _WRITE / _ATOMIC bits (no others)
  *    36   4 pid of the exporter
- *    40   2 length n of the packed UCX remote key
+ *    40   2 length n of the body
  *    42   2 reserved, zero
- *    44   n packed UCX remote key
+ *    44   n body: kind 0, the packed UCX remote key; kind 1, the export
+ *           descriptor (link/export_desc_priv.h, FERRY_DESC_FIXED_LEN to
+ *           FERRY_DESC_MAX_LEN bytes) of a re-export served by the exporter's
+ *           link network server: a PCI import of memory this process reaches
+ *           by cross-memory attach, which UCX cannot register. Kind 1 grants
+ *           RDMA_READ, or RDMA_READ and RDMA_WRITE, never atomics. Its body is
+ *           opaque here; the link's own decoder checks it at import.
  *
  * The codec is pure: no I/O, no logging, no allocation (decoded views point
  * into the caller's buffer). Decode says why a buffer is refused.
@@ -73,13 +80,19 @@ struct ferry_rdma_conn_desc {
 	const uint8_t *addr; /* decode: points into the buffer given */
 };
 
+enum ferry_rdma_mem_kind {
+	FERRY_RDMA_MEM_KIND_RKEY = 0, /* body: a packed UCX remote key */
+	FERRY_RDMA_MEM_KIND_LINK = 1, /* body: a re-export's link descriptor */
+};
+
 struct ferry_rdma_mem_desc {
+	uint16_t kind; /* enum ferry_rdma_mem_kind */
 	uint64_t addr;
 	uint64_t len;
 	uint32_t access;
 	uint32_t pid;
-	uint16_t rkey_len;
-	const uint8_t *rkey; /* decode: points into the buffer given */
+	uint16_t body_len;
+	const uint8_t *body; /* decode: points into the buffer given */
 };
 
 /** Bytes the encoding of @p d takes. */

@@ -7,6 +7,11 @@
  * unpacks the first time a task uses it (ucp_ep_rkey_unpack) and keeps until
  * it closes.
  *
+ * A re-export (a PCI import reached by cross-memory attach, which UCX cannot
+ * register) is described instead by its link descriptor (kind 1 of the
+ * memory descriptor): its importer copies through the link's network path
+ * (rdma_task.c), and nothing of it is registered here.
+ *
  * Core reaches this file through core/ferry_rdma_mem.h: the ops are registered
  * by a constructor when libdoca_rdma is loaded.
  *
@@ -189,7 +194,7 @@ void rdma_ucp_put(void)
 
 struct rdma_mem_export {
 	ucp_context_h ucp;
-	ucp_mem_h memh;
+	ucp_mem_h memh; /* NULL for a re-export's: nothing registered */
 	size_t desc_len;
 	uint8_t desc[];
 };
@@ -235,12 +240,13 @@ static doca_error_t mem_export(void *addr, size_t len, uint32_t access, const ch
 		return FERRY_RULE_IN(call, DOCA_ERROR_DRIVER, "UCX cannot pack a remote key for %p + %zu (%s)", addr,
 				     len, st == UCS_OK ? "key too large" : ucs_status_string(st));
 	}
+	d.kind = FERRY_RDMA_MEM_KIND_RKEY;
 	d.addr = (uint64_t)(uintptr_t)addr;
 	d.len = len;
 	d.access = access;
 	d.pid = (uint32_t)getpid();
-	d.rkey_len = (uint16_t)rkey_len;
-	d.rkey = rkey_buf;
+	d.body_len = (uint16_t)rkey_len;
+	d.body = rkey_buf;
 	exp = ferry_malloc(sizeof(*exp) + ferry_rdma_mem_desc_size(&d));
 	if (exp == NULL) {
 		ucp_rkey_buffer_release(rkey_buf);
@@ -266,10 +272,42 @@ static doca_error_t mem_export(void *addr, size_t len, uint32_t access, const ch
 static void mem_unexport(void *state)
 {
 	struct rdma_mem_export *exp = state;
+	bool registered = exp->memh != NULL;
 
-	ucp_mem_unmap(exp->ucp, exp->memh);
+	if (registered)
+		ucp_mem_unmap(exp->ucp, exp->memh);
 	free(exp);
-	rdma_ucp_put();
+	if (registered)
+		rdma_ucp_put();
+}
+
+/* A re-export's descriptor: the link descriptor where a remote key would be (rdma_desc_priv.h, kind 1). */
+static doca_error_t mem_export_link(const void *link_desc, size_t link_len, uint64_t addr, uint64_t len,
+				    uint32_t access, const char *call, void **state, const void **desc,
+				    size_t *desc_len)
+{
+	struct ferry_rdma_mem_desc d = {.kind = FERRY_RDMA_MEM_KIND_LINK,
+					.addr = addr,
+					.len = len,
+					.access = access,
+					.pid = (uint32_t)getpid(),
+					.body_len = (uint16_t)link_len,
+					.body = link_desc};
+	struct rdma_mem_export *exp = ferry_calloc(1, sizeof(*exp) + ferry_rdma_mem_desc_size(&d));
+
+	if (exp == NULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for an RDMA export descriptor");
+	exp->desc_len = link_len <= UINT16_MAX ? ferry_rdma_mem_desc_encode(&d, exp->desc, ferry_rdma_mem_desc_size(&d))
+					       : 0;
+	if (exp->desc_len == 0) {
+		free(exp);
+		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED, "a re-export of 0x%llx + %llu cannot be described",
+				     (unsigned long long)addr, (unsigned long long)len);
+	}
+	*state = exp;
+	*desc = exp->desc;
+	*desc_len = exp->desc_len;
+	return DOCA_SUCCESS;
 }
 
 /* ---- import ---- */
@@ -287,7 +325,11 @@ static doca_error_t mem_import(const void *desc, size_t desc_len, const char *ca
 	err = ferry_rdma_mem_desc_decode(desc, desc_len, &d, &why);
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE_IN(call, err, "RDMA export descriptor refused (%zu bytes): %s", desc_len, why);
-	imp = ferry_malloc(sizeof(*imp) + d.rkey_len);
+	/* A re-export's body is the link descriptor Core opens (view): no key to keep. */
+	bool link = d.kind == FERRY_RDMA_MEM_KIND_LINK;
+	size_t rkey_len = link ? 0 : d.body_len;
+
+	imp = ferry_malloc(sizeof(*imp) + rkey_len);
 	if (imp == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for an RDMA import");
 	imp->id = atomic_fetch_add(&next_import_id, 1);
@@ -295,11 +337,14 @@ static doca_error_t mem_import(const void *desc, size_t desc_len, const char *ca
 	imp->len = d.len;
 	imp->access = d.access;
 	imp->pid = d.pid;
-	imp->rkey_len = d.rkey_len;
-	memcpy(imp->rkey, d.rkey, d.rkey_len);
+	imp->by_link = link;
+	imp->rkey_len = (uint16_t)rkey_len;
+	memcpy(imp->rkey, d.body, rkey_len);
 	view->addr = d.addr;
 	view->len = d.len;
 	view->access = d.access;
+	view->link_desc = link ? d.body : NULL;
+	view->link_desc_len = link ? d.body_len : 0;
 	*state = imp;
 	return DOCA_SUCCESS;
 }
@@ -313,6 +358,7 @@ static void mem_import_close(void *state)
 static const struct ferry_mmap_rdma_ops mem_ops = {
 	.export_range = mem_export,
 	.unexport = mem_unexport,
+	.export_link = mem_export_link,
 	.import = mem_import,
 	.import_close = mem_import_close,
 };

@@ -433,6 +433,7 @@ struct ferry_rdma_mem_import {
 	uint64_t len;
 	uint32_t access;
 	uint32_t pid;
+	bool by_link; /* a re-export: reached through the mmap's link import (rdma_task.c), no key */
 	uint16_t rkey_len;
 	uint8_t rkey[]; /* packed */
 };

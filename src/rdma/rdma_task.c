@@ -16,6 +16,12 @@
  * Checks that need the peer (its permissions, the export's permissions) fail
  * the task through its error callback, as a remote access error does on
  * hardware; checks of what the program passed refuse the submit.
+ *
+ * A read or write whose remote mmap is a re-export (a PCI import the peer
+ * reaches by cross-memory attach, which UCX cannot register; rdma_mem.c)
+ * copies through the mmap's link import instead of UCX, over the peer's link
+ * network server, at issue: a cold branch on a flag of the import, taken
+ * after the permission checks every remote access makes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,7 @@
 #include "common/ferry_util.h"
 #include "core/ferry_memview.h"
 #include "core/ferry_rdma_mem.h"
+#include "link/ferry_access.h"
 #include "rdma/rdma_priv.h"
 
 FERRY_LOG_MODULE("rdma");
@@ -355,7 +362,49 @@ static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf 
 			  rdma_task_names[task->kind], (void *)task, what);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
+	if (__builtin_expect(imp->by_link, 0))
+		return DOCA_SUCCESS; /* no key: issue_by_link copies */
 	return rdma_conn_rkey(task->conn, imp, &task->rkey);
+}
+
+static bool remote_by_link(const struct doca_buf *remote)
+{
+	const struct ferry_rdma_mem_import *imp = ferry_mmap_rdma_import(ferry_buf_mmap(remote));
+
+	return __builtin_expect(imp->by_link, 0);
+}
+
+/*
+ * A read or write of a re-export: the bytes go through the remote mmap's link
+ * import (its network path to the peer's server, which reaches the host's
+ * memory through its own import), as DOCA DMA's inline engine copies a
+ * network import. The copy is done when the call returns (a write has landed
+ * in the host's memory), so the task completes with its status at once; a
+ * write with immediate then sends its message, as after UCX's flush.
+ */
+static void issue_by_link(struct rdma_task *task)
+{
+	bool read = task->kind == RDMA_TASK_READ;
+	const struct ferry_access *a = ferry_mmap_access_path(ferry_buf_mmap(read ? task->src : task->dst));
+	doca_error_t err = DOCA_SUCCESS;
+
+	if (read) {
+		err = a->ops->read(a, task->local_ptr, task->remote_addr, task->bytes);
+	} else {
+		uint64_t at = task->remote_addr;
+
+		for (uint32_t i = 0; i < task->num_src_segs && err == DOCA_SUCCESS; i++) {
+			err = a->ops->write(a, at, task->src_segs[i].buffer, task->src_segs[i].length);
+			at += task->src_segs[i].length;
+		}
+	}
+	if (err == DOCA_SUCCESS && task->kind == RDMA_TASK_WRITE_IMM) {
+		task->written = task->bytes;
+		task->bytes = 0;
+		send_message(task, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
+		return;
+	}
+	rdma_task_finish(task, err);
 }
 
 /* ---- network sync events: 8 bytes of the peer's event, read, written or added to ---- */
@@ -438,6 +487,10 @@ void rdma_task_issue(struct rdma_task *task)
 			rdma_task_finish(task, DOCA_SUCCESS);
 			return;
 		}
+		if (remote_by_link(task->src)) {
+			issue_by_link(task);
+			return;
+		}
 		op = op_timed(op_start(task, &p));
 		if (op == NULL) {
 			err = DOCA_ERROR_NO_MEMORY;
@@ -451,6 +504,10 @@ void rdma_task_issue(struct rdma_task *task)
 		err = remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_WRITE);
 		if (err != DOCA_SUCCESS)
 			break;
+		if (remote_by_link(task->dst)) {
+			issue_by_link(task);
+			return;
+		}
 		/* No completion while the task's operations are being issued. */
 		task->awaiting_msg = true;
 		if (task->bytes != 0) {
@@ -830,6 +887,11 @@ static doca_error_t check_atomic(struct rdma_task *task)
 		err = check_buf(task, task->result, "result", false, true);
 	if (err != DOCA_SUCCESS)
 		return err;
+	if (remote_by_link(task->dst))
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_SUPPORTED,
+				     "%s task %p: the remote mmap is a re-export of a PCI import, whose bytes are "
+				     "copied through the exporter's link path, not registered: no atomics on it",
+				     name, (void *)task);
 	task->remote_addr = (uint64_t)(uintptr_t)ferry_buf_data(task->dst);
 	if ((task->remote_addr & (word - 1)) != 0)
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,

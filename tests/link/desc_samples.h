@@ -49,6 +49,15 @@ static inline struct ferry_export_desc net_sample_desc(void)
 	return d;
 }
 
+/* A re-export's (FERRY_DESC_HINT_NET_ONLY): the network section, and no other way in. */
+static inline struct ferry_export_desc reexport_sample_desc(void)
+{
+	struct ferry_export_desc d = net_sample_desc();
+
+	d.hints = FERRY_DESC_HINT_NET | FERRY_DESC_HINT_NET_ONLY;
+	return d;
+}
+
 /* Recompute the checksum after a deliberate edit, so only the edit is tested. */
 static inline void reseal(uint8_t *buf, size_t len)
 {

@@ -4,8 +4,8 @@
  * over every file named on the command line, then over a deterministic corpus
  * of mutations of a valid descriptor (bit flips, byte edits with and without a
  * resealed checksum, truncations, extensions, random bytes). CI checks the
- * parser this way even without clang. `--write-seed FILE` writes the valid
- * descriptor the fuzzer's corpus starts from.
+ * parser this way even without clang. `--write-seed FILE [net|reexport]` writes a
+ * valid descriptor the fuzzer's corpus starts from.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -88,7 +88,13 @@ int main(int argc, char **argv)
 
 	if (len == 0 || len > FERRY_DESC_MAX_LEN) /* the bound also tells the compiler */
 		return 1;
-	if (argc == 3 && strcmp(argv[1], "--write-seed") == 0) {
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--write-seed") == 0) {
+		/* A third word picks another sample: net, reexport. */
+		if (argc == 4 && strcmp(argv[3], "net") == 0)
+			d = net_sample_desc();
+		else if (argc == 4)
+			d = reexport_sample_desc();
+		len = ferry_export_desc_encode(&d, good, sizeof(good));
 		FILE *f = fopen(argv[2], "wb");
 		if (f == NULL || fwrite(good, 1, len, f) != len || fclose(f) != 0)
 			return 1;
@@ -98,6 +104,12 @@ int main(int argc, char **argv)
 	runs += mutate(good, len);
 	/* The same around a descriptor with the network section. */
 	d = net_sample_desc();
+	len = ferry_export_desc_encode(&d, good, sizeof(good));
+	if (len == 0 || len > FERRY_DESC_MAX_LEN)
+		return 1;
+	runs += mutate(good, len);
+	/* ...and around a re-export's (network path only). */
+	d = reexport_sample_desc();
 	len = ferry_export_desc_encode(&d, good, sizeof(good));
 	if (len == 0 || len > FERRY_DESC_MAX_LEN)
 		return 1;

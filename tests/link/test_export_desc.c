@@ -222,6 +222,37 @@ static void test_net_section(void **state)
 	assert_int_equal(ferry_export_desc_encode(&in, buf, sizeof(buf)), 0);
 }
 
+/* The network-only hint (a re-export): with the network hint alone, never with another way in. */
+static void test_net_only_hint(void **state)
+{
+	struct ferry_export_desc in = reexport_sample_desc(), out;
+	uint8_t buf[FERRY_DESC_MAX_LEN], copy[FERRY_DESC_MAX_LEN];
+	const char *why = NULL;
+	size_t n = ferry_export_desc_encode(&in, buf, sizeof(buf));
+	static const uint16_t bad[] = {
+		FERRY_DESC_HINT_NET_ONLY | FERRY_DESC_HINT_NET | FERRY_DESC_HINT_CMA,
+		FERRY_DESC_HINT_NET_ONLY | FERRY_DESC_HINT_NET | FERRY_DESC_HINT_SHAREABLE,
+	};
+
+	(void)state;
+	assert_int_equal(n, FERRY_DESC_FIXED_LEN + in.agent_len + FERRY_DESC_NET_LEN);
+	assert_int_equal(ferry_export_desc_decode(buf, n, &out, &why), DOCA_SUCCESS);
+	assert_int_equal(out.hints, FERRY_DESC_HINT_NET | FERRY_DESC_HINT_NET_ONLY);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(copy, buf, n);
+		copy[6] = (uint8_t)bad[i];
+		reseal(copy, n);
+		assert_int_equal(ferry_export_desc_decode(copy, n, &out, &why), DOCA_ERROR_INVALID_VALUE);
+		assert_non_null(strstr(why, "network-only"));
+	}
+	/* Without the network section (and its hint), the hint alone names no way in. */
+	in = sample_desc();
+	in.hints = FERRY_DESC_HINT_NET_ONLY;
+	assert_int_equal(ferry_export_desc_encode(&in, buf, sizeof(buf)), 0);
+	/* The next bit is still unknown, and refused. */
+	expect_field_refused(6, 1u << 4 | FERRY_DESC_HINT_CMA, 2, DOCA_ERROR_INVALID_VALUE, "unknown transport hints");
+}
+
 static void test_identity(void **state)
 {
 	uint8_t boot[16] = {0}, zero[16] = {0};
@@ -282,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_body_fields),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_net_section),
+		cmocka_unit_test(test_net_only_hint),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_runtime_dir),
 	};

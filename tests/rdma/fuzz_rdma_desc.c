@@ -13,13 +13,16 @@
  *
  * Built as a libFuzzer target with -Dfuzz=true and clang; with
  * FERRY_FUZZ_STANDALONE it is a plain program that runs the same entry point
- * over a deterministic corpus (valid descriptors of both kinds, every
+ * over a deterministic corpus (valid descriptors of both kinds and a
+ * re-export's memory descriptor, every
  * truncation, bit flips with and without resealing, random bytes).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <doca_types.h>
 
 #include "link/export_desc_priv.h"
 #include "rdma/rdma_desc_priv.h"
@@ -129,8 +132,8 @@ int main(void)
 					.len = 1 << 20,
 					.access = 2,
 					.pid = 4242,
-					.rkey_len = sizeof(rkey),
-					.rkey = rkey};
+					.body_len = sizeof(rkey),
+					.body = rkey};
 	size_t cl, ml;
 
 	for (size_t i = 0; i < sizeof(addr); i++)
@@ -145,7 +148,18 @@ int main(void)
 	}
 	mutate_all(conn, cl);
 	mutate_all(mem, ml);
-	printf("fuzz_rdma_desc: corpus of both descriptor kinds decoded without fault\n");
+	/* A re-export's memory descriptor: a link descriptor's bytes where the key was. */
+	m.kind = FERRY_RDMA_MEM_KIND_LINK;
+	m.access = DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
+	m.body_len = FERRY_DESC_FIXED_LEN + 40;
+	m.body = addr; /* any bytes of that length: the link's decoder judges them at import */
+	ml = ferry_rdma_mem_desc_encode(&m, mem, sizeof(mem));
+	if (ml == 0) {
+		fprintf(stderr, "cannot encode the re-export seed\n");
+		return 1;
+	}
+	mutate_all(mem, ml);
+	printf("fuzz_rdma_desc: corpus of both descriptor kinds (and a re-export's) decoded without fault\n");
 	return 0;
 }
 #endif

@@ -2,7 +2,8 @@
 /*
  * test_rdma_desc - the codec of DOCA RDMA's descriptors (src/rdma/rdma_desc.c):
  * round trips, and refusals of forged descriptors whose checksum is right but
- * whose fields are not, each with its reason.
+ * whose fields are not, each with its reason; the memory descriptor of a
+ * re-export (kind 1: a link descriptor instead of a remote key) likewise.
  */
 #include <doca_types.h>
 
@@ -32,8 +33,22 @@ static struct ferry_rdma_conn_desc conn_sample(void)
 static struct ferry_rdma_mem_desc mem_sample(void)
 {
 	struct ferry_rdma_mem_desc m = {
-		.addr = 0x10000, .len = 4096, .access = 2, .pid = 1234, .rkey_len = sizeof(rkey), .rkey = rkey};
+		.addr = 0x10000, .len = 4096, .access = 2, .pid = 1234, .body_len = sizeof(rkey), .body = rkey};
 
+	return m;
+}
+
+static uint8_t link_body[FERRY_DESC_FIXED_LEN + 40] = {'F', 'R', 'Y', 'X'};
+
+/* A re-export's: read and write, a link descriptor's bytes (opaque to this codec). */
+static struct ferry_rdma_mem_desc link_sample(void)
+{
+	struct ferry_rdma_mem_desc m = mem_sample();
+
+	m.kind = FERRY_RDMA_MEM_KIND_LINK;
+	m.access = DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
+	m.body_len = sizeof(link_body);
+	m.body = link_body;
 	return m;
 }
 
@@ -73,7 +88,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(ferry_rdma_mem_desc_decode(buf, n, &m2, NULL), DOCA_SUCCESS);
 	assert_int_equal(m2.addr, 0x10000);
 	assert_int_equal(m2.len, 4096);
-	assert_memory_equal(m2.rkey, rkey, sizeof(rkey));
+	assert_int_equal(m2.kind, FERRY_RDMA_MEM_KIND_RKEY);
+	assert_memory_equal(m2.body, rkey, sizeof(rkey));
 	assert_int_equal(ferry_rdma_conn_desc_decode(buf, n, &c2, NULL), DOCA_ERROR_INVALID_VALUE);
 	/* Too small a room, invalid fields: nothing encoded. */
 	assert_int_equal(ferry_rdma_mem_desc_encode(&m, buf, 50), 0);
@@ -118,7 +134,8 @@ static void test_forged_fields(void **state)
 	expect_mem_refused(16, UINT64_MAX - 10, 8, "wraps");
 	expect_mem_refused(32, DOCA_ACCESS_FLAG_PCI_READ_WRITE, 4, "access");
 	expect_mem_refused(32, 0, 4, "no RDMA access");
-	expect_mem_refused(40, sizeof(rkey) - 1, 2, "remote key length");
+	expect_mem_refused(40, sizeof(rkey) - 1, 2, "body length");
+	expect_mem_refused(6, 2, 2, "unknown kind");
 	expect_mem_refused(42, 1, 2, "reserved");
 	expect_conn_refused(6, 2, 2, "transport");
 	expect_conn_refused(16, 0, 8, "token");
@@ -150,12 +167,57 @@ static void test_framing(void **state)
 	assert_int_equal(ferry_rdma_conn_desc_decode(NULL, n, &out, &why), DOCA_ERROR_INVALID_VALUE);
 }
 
+/* A re-export's descriptor: round trip, and every way it can be cut, damaged or forged is refused. */
+static void test_link_kind(void **state)
+{
+	uint8_t buf[1024], copy[1024];
+	struct ferry_rdma_mem_desc m = link_sample(), out;
+	size_t n = ferry_rdma_mem_desc_encode(&m, buf, sizeof(buf));
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(n, FERRY_RDMA_MEM_FIXED_LEN + sizeof(link_body));
+	assert_int_equal(buf[6], FERRY_RDMA_MEM_KIND_LINK);
+	assert_int_equal(ferry_rdma_mem_desc_decode(buf, n, &out, &why), DOCA_SUCCESS);
+	assert_int_equal(out.kind, FERRY_RDMA_MEM_KIND_LINK);
+	assert_int_equal(out.body_len, sizeof(link_body));
+	assert_memory_equal(out.body, link_body, sizeof(link_body));
+	/* Truncated anywhere, one bit flipped anywhere: refused, with a reason. */
+	for (size_t k = 0; k < n; k++) {
+		why = NULL;
+		assert_int_equal(ferry_rdma_mem_desc_decode(buf, k, &out, &why), DOCA_ERROR_INVALID_VALUE);
+		assert_non_null(why);
+	}
+	for (size_t i = 0; i < n * 8; i++) {
+		memcpy(copy, buf, n);
+		copy[i / 8] ^= (uint8_t)(1u << (i % 8));
+		assert_int_not_equal(ferry_rdma_mem_desc_decode(copy, n, &out, &why), DOCA_SUCCESS);
+	}
+	/* Forged with a right checksum: atomics, a body no link descriptor can be. */
+	memcpy(copy, buf, n);
+	put_le(copy + 32, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_ATOMIC, 4);
+	reseal(copy, n);
+	assert_int_equal(ferry_rdma_mem_desc_decode(copy, n, &out, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_non_null(strstr(why, "atomic"));
+	m.body_len = FERRY_DESC_FIXED_LEN - 1;
+	assert_int_equal(ferry_rdma_mem_desc_encode(&m, buf, sizeof(buf)), 0);
+	m.body_len = FERRY_DESC_MAX_LEN + 1;
+	assert_int_equal(ferry_rdma_mem_desc_encode(&m, buf, sizeof(buf)), 0);
+	/* A remote key of a link descriptor's length is still a key: the kind decides. */
+	m = link_sample();
+	m.kind = FERRY_RDMA_MEM_KIND_RKEY;
+	n = ferry_rdma_mem_desc_encode(&m, buf, sizeof(buf));
+	assert_int_equal(ferry_rdma_mem_desc_decode(buf, n, &out, &why), DOCA_SUCCESS);
+	assert_int_equal(out.kind, FERRY_RDMA_MEM_KIND_RKEY);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_forged_fields),
 		cmocka_unit_test(test_framing),
+		cmocka_unit_test(test_link_kind),
 	};
 
 	return ferry_test_run(argc, argv, tests, NULL, NULL);

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_net_reexport.c - a re-export (ferry_link_reexport_open) in one
+ * process: bytes this process reaches only through an access path (here a
+ * fake one over a private buffer, standing for the host's memory reached by
+ * cross-memory attach), served by the process's own network server on
+ * 127.0.0.1 and imported back through it.
+ *
+ * Checked: the descriptor says network path only; the agent's local protocol
+ * refuses it and so does an import when FERRY_LINK_NET=never, each with a
+ * line; reads and writes go through the path, under the server's range and
+ * permission checks; the path's own refusal (the host revoked its export:
+ * NOT_CONNECTED) reaches the importer as NOT_CONNECTED and the import is then
+ * revoked; closing the re-export revokes it too.
+ */
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <doca_types.h>
+
+#include "ferry_test.h"
+
+#include "link/export_desc_priv.h"
+#include "link/ferry_access.h"
+#include "link/ferry_export.h"
+#include "link/link_priv.h"
+
+#define LEN     (1u << 20)
+#define BASE    0x7e0000000000ull /* the "host's" address of the bytes: not ours */
+#define MACHINE 0u
+#define CALL    "test_net_reexport"
+
+/*
+ * The fake path: the "host's" bytes in a private buffer, and a switch that
+ * plays the host revoking. The server thread copies them; the lock orders
+ * that with the test's own looks (ThreadSanitizer cannot see the order the
+ * network reply gives).
+ */
+struct fake_path {
+	struct ferry_access base;
+	pthread_mutex_t lock;
+	uint8_t *bytes;
+	_Atomic bool revoked;
+	_Atomic unsigned int calls;
+};
+
+static struct fake_path *fake_of(const struct ferry_access *a)
+{
+	return (struct fake_path *)(uintptr_t)a;
+}
+
+static doca_error_t fake_check(struct fake_path *p, uint64_t addr, size_t len)
+{
+	atomic_fetch_add(&p->calls, 1);
+	if (atomic_load(&p->revoked))
+		return DOCA_ERROR_NOT_CONNECTED;
+	return link_range_inside(BASE, LEN, addr, len) ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+}
+
+static doca_error_t fake_read(const struct ferry_access *a, void *dst, uint64_t src, size_t len)
+{
+	struct fake_path *p = fake_of(a);
+	doca_error_t err = fake_check(p, src, len);
+
+	pthread_mutex_lock(&p->lock);
+	if (err == DOCA_SUCCESS)
+		memcpy(dst, p->bytes + (src - BASE), len);
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+static doca_error_t fake_write(const struct ferry_access *a, uint64_t dst, const void *src, size_t len)
+{
+	struct fake_path *p = fake_of(a);
+	doca_error_t err = fake_check(p, dst, len);
+
+	pthread_mutex_lock(&p->lock);
+	if (err == DOCA_SUCCESS)
+		memcpy(p->bytes + (dst - BASE), src, len);
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+static bool fake_alive(const struct ferry_access *a)
+{
+	return !atomic_load(&fake_of(a)->revoked);
+}
+
+static const struct ferry_access_ops fake_ops = {
+	.name = "fake",
+	.mapped = false,
+	.read = fake_read,
+	.write = fake_write,
+	.alive = fake_alive,
+};
+
+struct fixture {
+	struct fake_path path;
+	uint8_t *local;
+	struct ferry_link_export *exp;
+	const void *desc;
+	size_t desc_len;
+};
+
+static void fill(uint8_t *p, size_t len, unsigned seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 131 + seed);
+}
+
+/* Whether the "host's" bytes at @p off are @p want's. */
+static bool host_bytes_are(struct fixture *f, size_t off, const uint8_t *want, size_t len)
+{
+	pthread_mutex_lock(&f->path.lock);
+	bool same = memcmp(f->path.bytes + off, want, len) == 0;
+	pthread_mutex_unlock(&f->path.lock);
+	return same;
+}
+
+static struct fixture *open_reexport(uint32_t access)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct ferry_link_net_offer offer = {.iface = "lo"};
+
+	assert_non_null(f);
+	f->path.base.ops = &fake_ops;
+	pthread_mutex_init(&f->path.lock, NULL);
+	f->path.bytes = malloc(LEN);
+	f->local = malloc(LEN);
+	assert_true(f->path.bytes != NULL && f->local != NULL);
+	fill(f->path.bytes, LEN, 1);
+	inet_pton(AF_INET, "127.0.0.1", &offer.ipv4);
+	assert_int_equal(ferry_link_reexport_open(&f->path.base, BASE, LEN, access, MACHINE, &offer, CALL, &f->exp),
+			 DOCA_SUCCESS);
+	ferry_link_export_desc(f->exp, &f->desc, &f->desc_len);
+	return f;
+}
+
+static void close_reexport(struct fixture *f)
+{
+	if (f->exp != NULL)
+		ferry_link_export_close(f->exp);
+	pthread_mutex_destroy(&f->path.lock);
+	free(f->path.bytes);
+	free(f->local);
+	free(f);
+}
+
+static void import(const struct fixture *f, struct ferry_link_import **imp, const struct ferry_access **a)
+{
+	struct ferry_link_view view;
+
+	assert_int_equal(ferry_link_import_open(f->desc, f->desc_len, MACHINE, 0, CALL, imp, &view), DOCA_SUCCESS);
+	assert_int_equal((uintptr_t)view.addr, BASE);
+	*a = ferry_link_import_access(*imp);
+	assert_string_equal(ferry_access_name(*a), "net");
+}
+
+/* The descriptor: network path only; the agent and a FERRY_LINK_NET=never import refuse it. */
+static void test_network_path_only(void **state)
+{
+	struct fixture *f = open_reexport(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	struct ferry_export_desc d;
+	struct ferry_link_import *imp = NULL;
+	struct ferry_link_view view;
+	struct link_req req = {.magic = LINK_MSG_MAGIC, .version = LINK_MSG_VERSION};
+	struct link_rep rep;
+	int mem_fd = -2, state_fd = -2;
+
+	(void)state;
+	assert_int_equal(ferry_export_desc_decode(f->desc, f->desc_len, &d, NULL), DOCA_SUCCESS);
+	assert_int_equal(d.hints, FERRY_DESC_HINT_NET | FERRY_DESC_HINT_NET_ONLY);
+	assert_int_equal(d.addr, BASE);
+	/* The agent hands out no pages and no pid for bytes it does not hold. */
+	req.export_id = d.export_id;
+	memcpy(req.token, d.token, sizeof(req.token));
+	ferry_link_serve(&req, &rep, &mem_fd, &state_fd);
+	assert_int_equal(rep.status, DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(mem_fd, -1);
+	assert_int_equal(state_fd, -1);
+	/* Without the network path there is no way in. */
+	setenv("FERRY_LINK_NET", "never", 1);
+	ferry_test_log_reset();
+	assert_int_equal(ferry_link_import_open(f->desc, f->desc_len, MACHINE, 0, CALL, &imp, &view),
+			 DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("network path only");
+	unsetenv("FERRY_LINK_NET");
+	/* An RDMA-carried descriptor must be a re-export; this one is. */
+	assert_int_equal(
+		ferry_link_import_open(f->desc, f->desc_len, MACHINE + 7, FERRY_LINK_IMPORT_RDMA, CALL, &imp, &view),
+		DOCA_SUCCESS);
+	ferry_link_import_close(imp);
+	assert_int_equal(atomic_load(&f->path.calls), 0); /* nothing read yet */
+	close_reexport(f);
+}
+
+/* Reads and writes go through the path; the server's checks come first. */
+static void test_copies_through_the_path(void **state)
+{
+	struct fixture *f = open_reexport(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	struct ferry_link_import *imp;
+	const struct ferry_access *a;
+
+	(void)state;
+	import(f, &imp, &a);
+	assert_int_equal(a->ops->read(a, f->local, BASE + 4096, 600000), DOCA_SUCCESS);
+	assert_true(host_bytes_are(f, 4096, f->local, 600000));
+	fill(f->local, 300000, 9);
+	assert_int_equal(a->ops->write(a, BASE + 100, f->local, 300000), DOCA_SUCCESS);
+	assert_true(host_bytes_are(f, 100, f->local, 300000));
+	/* Outside the re-export: refused before the path is asked. */
+	unsigned int calls = atomic_load(&f->path.calls);
+	ferry_test_log_reset();
+	assert_int_equal(a->ops->read(a, f->local, BASE + LEN - 8, 16), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(atomic_load(&f->path.calls), calls);
+	ferry_link_import_close(imp);
+	close_reexport(f);
+}
+
+/* A read-only grant re-exports read-only: the server refuses a write. */
+static void test_read_only(void **state)
+{
+	struct fixture *f = open_reexport(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	struct ferry_link_import *imp;
+	const struct ferry_access *a;
+
+	(void)state;
+	import(f, &imp, &a);
+	assert_int_equal(a->ops->read(a, f->local, BASE, 4096), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(a->ops->write(a, BASE, f->local, 4096), DOCA_ERROR_NOT_PERMITTED);
+	ferry_link_import_close(imp);
+	close_reexport(f);
+}
+
+/* The host withdraws (the path answers NOT_CONNECTED), or this process closes the re-export. */
+static void test_withdrawn(void **state)
+{
+	struct fixture *f = open_reexport(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	struct ferry_link_import *imp;
+	const struct ferry_access *a;
+
+	(void)state;
+	import(f, &imp, &a);
+	atomic_store(&f->path.revoked, true);
+	assert_int_equal(a->ops->read(a, f->local, BASE, 4096), DOCA_ERROR_NOT_CONNECTED);
+	assert_false(ferry_link_import_alive(imp));
+	assert_int_equal(ferry_link_import_liveness(imp), FERRY_LINK_REVOKED);
+	ferry_link_import_close(imp);
+	/* A live path, but the re-export closed: the server no longer knows it. */
+	atomic_store(&f->path.revoked, false);
+	import(f, &imp, &a);
+	ferry_link_export_close(f->exp);
+	f->exp = NULL;
+	assert_int_equal(a->ops->write(a, BASE, f->local, 4096), DOCA_ERROR_NOT_CONNECTED);
+	assert_false(ferry_link_import_alive(imp));
+	ferry_link_import_close(imp);
+	close_reexport(f);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_network_path_only),
+		cmocka_unit_test(test_copies_through_the_path),
+		cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_withdrawn),
+	};
+
+	return ferry_test_run(argc, argv, tests, NULL, NULL);
+}
