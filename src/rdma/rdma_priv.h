@@ -222,9 +222,13 @@ struct rdma_task {
 	uint64_t remote_addr;
 	ucp_rkey_h rkey;
 	uint8_t *local_ptr; /* the local side's segment (single buf) */
-	/* A source that is a list of bufs (send, send_imm, write, write_imm): its non-empty data segments. */
-	ucp_dt_iov_t src_segs[RDMA_MAX_BUF_LIST];
-	uint32_t num_src_segs;
+	/*
+	 * The local side when it may be a list of bufs: a send's or write's source
+	 * (its non-empty data segments) or a read's destination (the free space
+	 * after each buf's data that the read fills, in order).
+	 */
+	ucp_dt_iov_t segs[RDMA_MAX_BUF_LIST];
+	uint32_t num_segs;
 	/* Network sync events: the event and its import (notify_add's add_data and result: operand, result). */
 	const struct doca_sync_event_remote_net *event;
 	const struct ferry_rdma_mem_import *event_imp;

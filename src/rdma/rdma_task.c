@@ -266,7 +266,7 @@ static void send_am(struct rdma_task *task)
 {
 	struct doca_rdma_connection *conn = task->conn;
 	/* A write with immediate's message carries no bytes (task->bytes is 0 by then). */
-	const void *data = task->bytes != 0 ? task->src_segs[0].buffer : NULL;
+	const void *data = task->bytes != 0 ? task->segs[0].buffer : NULL;
 	size_t count = task->bytes;
 	ucp_request_param_t p;
 	struct rdma_op *op;
@@ -280,13 +280,13 @@ static void send_am(struct rdma_task *task)
 			ferry_task_list_push(&rdma_of(task)->done, &task->base);
 		return;
 	}
-	if (task->bytes != 0 && task->num_src_segs > 1) {
+	if (task->bytes != 0 && task->num_segs > 1) {
 		/* A list: UCX gathers the segments from the op's copy of their table. */
-		memcpy(op->iov, task->src_segs, task->num_src_segs * sizeof(op->iov[0]));
+		memcpy(op->iov, task->segs, task->num_segs * sizeof(op->iov[0]));
 		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
 		p.datatype = UCP_DATATYPE_IOV;
 		data = op->iov;
-		count = task->num_src_segs;
+		count = task->num_segs;
 	}
 	op_issued(op, ucp_am_send_nbx(conn->ep, RDMA_AM_ID, &task->hdr, sizeof(task->hdr), data, count, &p));
 }
@@ -388,15 +388,15 @@ static void issue_by_link(struct rdma_task *task)
 	const struct ferry_access *a = ferry_mmap_access_path(ferry_buf_mmap(read ? task->src : task->dst));
 	doca_error_t err = DOCA_SUCCESS;
 
-	if (read) {
-		err = a->ops->read(a, task->local_ptr, task->remote_addr, task->bytes);
-	} else {
-		uint64_t at = task->remote_addr;
+	uint64_t at = task->remote_addr;
 
-		for (uint32_t i = 0; i < task->num_src_segs && err == DOCA_SUCCESS; i++) {
-			err = a->ops->write(a, at, task->src_segs[i].buffer, task->src_segs[i].length);
-			at += task->src_segs[i].length;
-		}
+	/* Segment by segment: a read's destination list, a write's source list (one segment when a single buf). */
+	for (uint32_t i = 0; i < task->num_segs && err == DOCA_SUCCESS; i++) {
+		if (read)
+			err = a->ops->read(a, task->segs[i].buffer, at, task->segs[i].length);
+		else
+			err = a->ops->write(a, at, task->segs[i].buffer, task->segs[i].length);
+		at += task->segs[i].length;
 	}
 	if (err == DOCA_SUCCESS && task->kind == RDMA_TASK_WRITE_IMM) {
 		task->written = task->bytes;
@@ -466,6 +466,30 @@ static void issue_net_sync_event(struct rdma_task *task)
 		rdma_task_finish(task, DOCA_SUCCESS);
 }
 
+/*
+ * A read into a list of bufs: one get per segment of the destination's free
+ * space, from consecutive remote bytes; the task completes when all have.
+ */
+static void issue_read_list(struct rdma_task *task)
+{
+	uint64_t at = task->remote_addr;
+	ucp_request_param_t p;
+
+	task->awaiting_msg = true; /* no completion while its gets are being issued */
+	for (uint32_t i = 0; i < task->num_segs; i++) {
+		struct rdma_op *op = op_timed(op_start(task, &p));
+
+		if (op == NULL)
+			break; /* the task fails NO_MEMORY once the gets already issued end */
+		op_issued(op,
+			  ucp_get_nbx(task->conn->ep, task->segs[i].buffer, task->segs[i].length, at, task->rkey, &p));
+		at += task->segs[i].length;
+	}
+	task->awaiting_msg = false;
+	if (task->pending == 0)
+		rdma_task_finish(task, DOCA_SUCCESS);
+}
+
 void rdma_task_issue(struct rdma_task *task)
 {
 	ucp_request_param_t p;
@@ -491,13 +515,17 @@ void rdma_task_issue(struct rdma_task *task)
 			issue_by_link(task);
 			return;
 		}
-		op = op_timed(op_start(task, &p));
-		if (op == NULL) {
-			err = DOCA_ERROR_NO_MEMORY;
-			break;
+		if (task->num_segs == 1) {
+			op = op_timed(op_start(task, &p));
+			if (op == NULL) {
+				err = DOCA_ERROR_NO_MEMORY;
+				break;
+			}
+			op_issued(op, ucp_get_nbx(task->conn->ep, task->segs[0].buffer, task->bytes, task->remote_addr,
+						  task->rkey, &p));
+			return;
 		}
-		op_issued(op,
-			  ucp_get_nbx(task->conn->ep, task->local_ptr, task->bytes, task->remote_addr, task->rkey, &p));
+		issue_read_list(task);
 		return;
 	case RDMA_TASK_WRITE:
 	case RDMA_TASK_WRITE_IMM:
@@ -515,14 +543,14 @@ void rdma_task_issue(struct rdma_task *task)
 
 			/* One put per segment of the source, to consecutive remote bytes. */
 			op = NULL;
-			for (uint32_t i = 0; i < task->num_src_segs; i++) {
+			for (uint32_t i = 0; i < task->num_segs; i++) {
 				op = op_timed(op_start(task, &p));
 				if (op == NULL)
 					break;
 				task->conn->wrote = true;
-				op_issued(op, ucp_put_nbx(task->conn->ep, task->src_segs[i].buffer,
-							  task->src_segs[i].length, at, task->rkey, &p));
-				at += task->src_segs[i].length;
+				op_issued(op, ucp_put_nbx(task->conn->ep, task->segs[i].buffer, task->segs[i].length,
+							  at, task->rkey, &p));
+				at += task->segs[i].length;
 			}
 			/*
 			 * A write completes when its bytes are in the peer's memory, as
@@ -587,7 +615,7 @@ void rdma_task_issue(struct rdma_task *task)
 	rdma_task_finish(task, err);
 }
 
-/* ---- lists of destination bufs (a receive's) ---- */
+/* ---- lists of destination bufs (a receive's, a read's) ---- */
 
 /* The free space after the data of every buf of the list @p head. */
 static size_t list_room(const struct doca_buf *head)
@@ -705,7 +733,7 @@ static doca_error_t check_buf_in(const struct rdma_task *task, const struct doca
 	if (ferry_buf_next(buf) != NULL && !(in_list && !remote))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				     "%s task %p: the %s buf is a list; only a local source or a receive's "
-				     "destination may be one",
+				     "or read's destination may be one",
 				     name, (const void *)task, side);
 	if (mmap == NULL || !ferry_mmap_task_may_use(mmap))
 		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_BAD_STATE,
@@ -752,7 +780,7 @@ static doca_error_t check_src_list(struct rdma_task *task)
 	uint32_t n = 0;
 
 	task->bytes = 0;
-	task->num_src_segs = 0;
+	task->num_segs = 0;
 	for (const struct doca_buf *b = task->src; b != NULL; b = ferry_buf_next(b)) {
 		doca_error_t err;
 
@@ -767,9 +795,9 @@ static doca_error_t check_src_list(struct rdma_task *task)
 			return err;
 		if (ferry_buf_data_len(b) == 0)
 			continue;
-		task->src_segs[task->num_src_segs].buffer = ferry_buf_data(b);
-		task->src_segs[task->num_src_segs].length = ferry_buf_data_len(b);
-		task->num_src_segs++;
+		task->segs[task->num_segs].buffer = ferry_buf_data(b);
+		task->segs[task->num_segs].length = ferry_buf_data_len(b);
+		task->num_segs++;
 		task->bytes += ferry_buf_data_len(b);
 	}
 	return DOCA_SUCCESS;
@@ -789,6 +817,32 @@ static doca_error_t check_dst_list(const struct rdma_task *task)
 					     "%s task %p: the destination is a list of more than %u bufs "
 					     "(doca_rdma_task_receive_set_dst_buf_list_len)",
 					     rdma_task_names[task->kind], (const void *)task, rdma->recv_buf_list_len);
+		err = check_buf_in(task, b, "destination", false, true, true);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	return DOCA_SUCCESS;
+}
+
+/*
+ * A read's destination: a list of up to max_send_buf_list_len bufs (a read is
+ * posted on the send side, as in verbs), each checked as one; the read fills
+ * the free space after their data, in order.
+ */
+static doca_error_t check_read_dst_list(const struct rdma_task *task)
+{
+	const struct doca_rdma *rdma = rdma_of(task);
+	uint32_t n = 0;
+
+	for (const struct doca_buf *b = task->dst; b != NULL; b = ferry_buf_next(b)) {
+		doca_error_t err;
+
+		if (++n > rdma->max_send_buf_list_len)
+			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+					     "%s task %p: the destination is a list of more than %u bufs "
+					     "(doca_rdma_set_max_send_buf_list_len)",
+					     rdma_task_names[task->kind], (const void *)task,
+					     rdma->max_send_buf_list_len);
 		err = check_buf_in(task, b, "destination", false, true, true);
 		if (err != DOCA_SUCCESS)
 			return err;
@@ -934,7 +988,7 @@ static doca_error_t check_task(struct rdma_task *task)
 		return check_dst_list(task);
 	case RDMA_TASK_SEND:
 	case RDMA_TASK_SEND_IMM:
-		task->num_src_segs = 0;
+		task->num_segs = 0;
 		if (task->src == NULL)
 			return DOCA_SUCCESS; /* an empty message */
 		err = check_src_list(task);
@@ -946,15 +1000,15 @@ static doca_error_t check_task(struct rdma_task *task)
 			break;
 		err = check_buf(task, task->src, "source", true, false);
 		if (err == DOCA_SUCCESS)
-			err = check_buf(task, task->dst, "destination", false, true);
+			err = check_read_dst_list(task);
 		if (err != DOCA_SUCCESS)
 			return err;
 		task->bytes = ferry_buf_data_len(task->src);
 		task->remote_addr = (uint64_t)(uintptr_t)ferry_buf_data(task->src);
-		task->local_ptr = ferry_buf_data_end(task->dst);
-		err = check_size(task, task->bytes, ferry_buf_room_after_data(task->dst), "destination");
+		err = check_size(task, task->bytes, list_room(task->dst), "destination");
 		if (err != DOCA_SUCCESS)
 			return err;
+		task->num_segs = list_segments(task->dst, task->bytes, task->segs);
 		return check_remote_range(task, task->src, task->remote_addr, task->bytes);
 	case RDMA_TASK_WRITE:
 	case RDMA_TASK_WRITE_IMM:
@@ -1033,6 +1087,8 @@ void rdma_task_deliver(struct rdma_task *task)
 				list_grow(task->dst, task->result_len);
 			break;
 		case RDMA_TASK_READ:
+			list_grow(task->dst, task->bytes); /* a single buf is a list of one */
+			break;
 		case RDMA_TASK_WRITE:
 			ferry_buf_set_data_len_trusted(task->dst, ferry_buf_data_len(task->dst) + task->bytes);
 			break;

@@ -857,12 +857,22 @@ static void test_source_lists(void **state)
 	ferry_test_log_reset();
 	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st5)), DOCA_ERROR_INVALID_VALUE);
 	assert_logged("the source is a list of more than 4 bufs");
-	/* A destination is never a list (a read's local one here). */
+	/* A read's destination list is bounded the same way. */
 	assert_int_equal(doca_rdma_task_read_allocate_init(p->a.rdma, p->ca, rdst, too_long, (union doca_data){0}, &rd),
 			 DOCA_SUCCESS);
 	ferry_test_log_reset();
 	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rd)), DOCA_ERROR_INVALID_VALUE);
-	assert_logged("the destination buf is a list; only a local source or a receive's destination may be one");
+	assert_logged("the destination is a list of more than 4 bufs");
+	/* A remote buf is never a list (a write's destination here). */
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	assert_int_equal(
+		doca_buf_chain_list(rdst, side_remote_buf(&p->a, imp, p->b.mem + SIDE_MEM / 2 + 200000, 64, 0)),
+		DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_write_allocate_init(p->a.rdma, p->ca, src, rdst, (union doca_data){0}, &wt),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_as_task(wt)), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("the destination buf is a list; only a local source or a receive's or read's destination");
 	assert_int_equal(p->a.failed + p->b.failed, 0);
 	doca_task_free(doca_rdma_task_read_as_task(rd));
 	doca_task_free(doca_rdma_task_receive_as_task(rt));
@@ -873,6 +883,68 @@ static void test_source_lists(void **state)
 	doca_buf_dec_refcount(too_long, NULL);
 	doca_buf_dec_refcount(dst, NULL);
 	doca_buf_dec_refcount(rdst, NULL);
+	drop_mmaps(exp, imp);
+}
+
+/*
+ * A read into a list of 3 bufs: the remote bytes fill the free space after
+ * each buf's data, in order (a full buf takes none), and each buf's data grows
+ * by what it took; a read larger than the list's free space is refused.
+ */
+static void test_read_into_list(void **state)
+{
+	struct pair *p = *state;
+	struct doca_mmap *exp, *imp;
+	uint8_t *remote_mem = p->b.mem + SIDE_MEM / 2;
+	const size_t len = 50000;
+	struct doca_buf *rsrc, *rbig, *head, *full, *tail;
+	struct doca_rdma_task_read *rt, *big;
+	size_t got = 0;
+
+	pair_connect(p);
+	imp = import_b(p, &exp, RW_MMAP);
+	pattern_fill(remote_mem, len, 17);
+	rsrc = side_remote_buf(&p->a, imp, remote_mem, len, len);
+	memset(p->a.mem, 0xEE, 70000);
+	head = side_buf(&p->a, 0, 1000, 10);    /* 990 free after 10 bytes of data */
+	full = side_buf(&p->a, 2048, 64, 64);   /* no room: skipped */
+	tail = side_buf(&p->a, 4096, 60000, 0); /* the rest */
+	assert_non_null(rsrc);
+	assert_non_null(head);
+	assert_non_null(full);
+	assert_non_null(tail);
+	assert_int_equal(doca_buf_chain_list(head, full), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_chain_list(head, tail), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_read_allocate_init(p->a.rdma, p->ca, rsrc, head, (union doca_data){0}, &rt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rt)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	assert_int_equal(p->a.failed, 0);
+	assert_int_equal(doca_rdma_task_read_get_result_len(rt), len);
+	assert_int_equal(doca_buf_get_data_len(head, &got), DOCA_SUCCESS);
+	assert_int_equal(got, 1000);
+	assert_int_equal(doca_buf_get_data_len(full, &got), DOCA_SUCCESS);
+	assert_int_equal(got, 64);
+	assert_int_equal(doca_buf_get_data_len(tail, &got), DOCA_SUCCESS);
+	assert_int_equal(got, len - 990);
+	assert_int_equal(p->a.mem[9], 0xEE); /* the head's own data is untouched */
+	assert_memory_equal(p->a.mem + 10, remote_mem, 990);
+	assert_int_equal(p->a.mem[2048], 0xEE);
+	assert_memory_equal(p->a.mem + 4096, remote_mem + 990, len - 990);
+	assert_int_equal(p->a.mem[4096 + len - 990], 0xEE);
+	/* More than the list's free space now (10990 bytes, all in the tail): refused with one line. */
+	rbig = side_remote_buf(&p->a, imp, remote_mem, 11000, 11000);
+	assert_non_null(rbig);
+	assert_int_equal(doca_rdma_task_read_allocate_init(p->a.rdma, p->ca, rbig, head, (union doca_data){0}, &big),
+			 DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(big)), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("11000 bytes do not fit the 10990 free bytes after the destination buf's data");
+	doca_task_free(doca_rdma_task_read_as_task(rt));
+	doca_task_free(doca_rdma_task_read_as_task(big));
+	doca_buf_dec_refcount(head, NULL);
+	doca_buf_dec_refcount(rsrc, NULL);
+	doca_buf_dec_refcount(rbig, NULL);
 	drop_mmaps(exp, imp);
 }
 
@@ -1305,6 +1377,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_bad_mem_descriptors, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reexport_pci_import, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_source_lists, pair_setup_lists, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_read_into_list, pair_setup_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_receive_list, pair_setup_recv_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
