@@ -570,6 +570,17 @@ doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t a
 	if (ferry_access_mapped(via) || net == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED,
 				     "a re-export needs an import's unmapped access path and the network path");
+	/*
+	 * The network server copies a re-export's bytes under the export table's
+	 * lock: through cross-memory attach that is a system call, but over the
+	 * network it could hold every export of this process for as long as a
+	 * slow or hostile exporter makes the copy wait.
+	 */
+	if (via->ops->remote_machine)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
+				     "the imported memory is on another machine (reached over the network), and only "
+				     "memory of this machine can be exported again; its owner can export it for RDMA "
+				     "itself");
 	return export_open(addr, len, access, via, machine, net, call, exp);
 }
 

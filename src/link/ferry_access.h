@@ -57,8 +57,9 @@ struct ferry_access_rpiece {
 
 /** An access path's operations. */
 struct ferry_access_ops {
-	const char *name; /* "local", "shared", "cma" */
-	bool mapped;      /* the exporter's addresses are load/store-reachable here */
+	const char *name;    /* "local", "shared", "cma", "net" */
+	bool mapped;         /* the exporter's addresses are load/store-reachable here */
+	bool remote_machine; /* the bytes are on another machine: a copy may wait on the network for seconds */
 	/**
 	 * Copy @p len bytes at the exporter's address @p src into local @p dst.
 	 * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (outside the export);

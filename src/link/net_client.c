@@ -583,6 +583,7 @@ static bool net_alive(const struct ferry_access *a)
 static const struct ferry_access_ops link_access_net_ops = {
 	.name = "net",
 	.mapped = false,
+	.remote_machine = true,
 	.read = net_read,
 	.write = net_write,
 	.write_gather = net_write_gather,

@@ -195,6 +195,35 @@ static void test_network_path_only(void **state)
 	close_reexport(f);
 }
 
+/*
+ * An import reached over the network is not exported again: the server would
+ * copy from another machine under the export table's lock. Nothing opens.
+ */
+static void test_remote_machine_refused(void **state)
+{
+	static const struct ferry_access_ops far_ops = {
+		.name = "far",
+		.mapped = false,
+		.remote_machine = true,
+		.read = fake_read,
+		.write = fake_write,
+		.alive = fake_alive,
+	};
+	struct fake_path far = {.base.ops = &far_ops};
+	struct ferry_link_net_offer offer = {.iface = "lo"};
+	struct ferry_link_export *exp = NULL;
+
+	(void)state;
+	inet_pton(AF_INET, "127.0.0.1", &offer.ipv4);
+	ferry_test_log_reset();
+	assert_int_equal(ferry_link_reexport_open(&far.base, BASE, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE, MACHINE,
+						  &offer, CALL, &exp),
+			 DOCA_ERROR_NOT_SUPPORTED);
+	assert_logged("only memory of this machine can be exported again");
+	assert_null(exp);
+	assert_int_equal(atomic_load(&far.calls), 0);
+}
+
 /* Reads and writes go through the path; the server's checks come first. */
 static void test_copies_through_the_path(void **state)
 {
@@ -263,6 +292,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_network_path_only),
+		cmocka_unit_test(test_remote_machine_refused),
 		cmocka_unit_test(test_copies_through_the_path),
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_withdrawn),
