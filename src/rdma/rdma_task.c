@@ -803,46 +803,23 @@ static doca_error_t check_src_list(struct rdma_task *task)
 	return DOCA_SUCCESS;
 }
 
-/* A receive's destination: a list of up to the context's receive list length, each buf checked as one. */
-static doca_error_t check_dst_list(const struct rdma_task *task)
-{
-	const struct doca_rdma *rdma = rdma_of(task);
-	uint32_t n = 0;
-
-	for (const struct doca_buf *b = task->dst; b != NULL; b = ferry_buf_next(b)) {
-		doca_error_t err;
-
-		if (++n > rdma->recv_buf_list_len)
-			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
-					     "%s task %p: the destination is a list of more than %u bufs "
-					     "(doca_rdma_task_receive_set_dst_buf_list_len)",
-					     rdma_task_names[task->kind], (const void *)task, rdma->recv_buf_list_len);
-		err = check_buf_in(task, b, "destination", false, true, true);
-		if (err != DOCA_SUCCESS)
-			return err;
-	}
-	return DOCA_SUCCESS;
-}
-
 /*
- * A read's destination: a list of up to max_send_buf_list_len bufs (a read is
- * posted on the send side, as in verbs), each checked as one; the read fills
- * the free space after their data, in order.
+ * A local destination that may be a list of up to @p max bufs (the setter
+ * @p setter names), each checked as one: a receive's (its list length) or a
+ * read's (max_send_buf_list_len: a read is posted on the send side, as in
+ * verbs). The bytes fill the free space after each buf's data, in order.
  */
-static doca_error_t check_read_dst_list(const struct rdma_task *task)
+static doca_error_t check_dst_list(const struct rdma_task *task, uint32_t max, const char *setter)
 {
-	const struct doca_rdma *rdma = rdma_of(task);
 	uint32_t n = 0;
 
 	for (const struct doca_buf *b = task->dst; b != NULL; b = ferry_buf_next(b)) {
 		doca_error_t err;
 
-		if (++n > rdma->max_send_buf_list_len)
+		if (++n > max)
 			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
-					     "%s task %p: the destination is a list of more than %u bufs "
-					     "(doca_rdma_set_max_send_buf_list_len)",
-					     rdma_task_names[task->kind], (const void *)task,
-					     rdma->max_send_buf_list_len);
+					     "%s task %p: the destination is a list of more than %u bufs (%s)",
+					     rdma_task_names[task->kind], (const void *)task, max, setter);
 		err = check_buf_in(task, b, "destination", false, true, true);
 		if (err != DOCA_SUCCESS)
 			return err;
@@ -985,7 +962,8 @@ static doca_error_t check_task(struct rdma_task *task)
 	case RDMA_TASK_RECEIVE:
 		if (task->dst == NULL)
 			return DOCA_SUCCESS; /* empty messages and writes with immediate only */
-		return check_dst_list(task);
+		return check_dst_list(task, rdma_of(task)->recv_buf_list_len,
+				      "doca_rdma_task_receive_set_dst_buf_list_len");
 	case RDMA_TASK_SEND:
 	case RDMA_TASK_SEND_IMM:
 		task->num_segs = 0;
@@ -1000,7 +978,8 @@ static doca_error_t check_task(struct rdma_task *task)
 			break;
 		err = check_buf(task, task->src, "source", true, false);
 		if (err == DOCA_SUCCESS)
-			err = check_read_dst_list(task);
+			err = check_dst_list(task, rdma_of(task)->max_send_buf_list_len,
+					     "doca_rdma_set_max_send_buf_list_len");
 		if (err != DOCA_SUCCESS)
 			return err;
 		task->bytes = ferry_buf_data_len(task->src);
