@@ -27,7 +27,8 @@ netns_pair_up ferry-smp frs
 rx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes")
 tx0=$(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/tx_bytes")
 rc=0
-FERRY_SAMPLES_ONLY=${FERRY_SAMPLES_ONLY:-doca_dma doca_rdma} FERRY_SAMPLES_NETNS="$nsa $nsb" \
+# No applications: theirs is a Comch pair, which joins two processes of one machine.
+FERRY_SAMPLES_ONLY=${FERRY_SAMPLES_ONLY:-doca_dma doca_rdma} FERRY_SAMPLES_APPS="" FERRY_SAMPLES_NETNS="$nsa $nsb" \
 	FERRY_SAMPLES_NET="$va 198.18.0.2" FERRY_SAMPLES_CM_ADDR=198.18.0.1 UCX_TLS=tcp,self \
 	"$here/doca-samples.sh" "$build" || rc=$?
 rx=$(($(ip netns exec "$nsa" cat "/sys/class/net/$va/statistics/rx_bytes") - rx0))
