@@ -448,12 +448,13 @@ static doca_error_t post_publish(struct doca_comch_consumer *c, struct doca_comc
 	post->generation = ++c->next_generation;
 	post->posted = true;
 	c->num_posted++;
-	post->ring_pos = comch_ring_out_put(&c->posts,
-					    &(struct comch_post){.addr = (uint64_t)(uintptr_t)room,
-								 .len = len,
-								 .slot = post->slot,
-								 .generation = post->generation},
-					    sizeof(struct comch_post));
+	struct comch_post *e = comch_ring_out_next(&c->posts, sizeof(*e), &post->ring_pos);
+
+	e->addr = (uint64_t)(uintptr_t)room;
+	e->len = len;
+	e->slot = post->slot;
+	e->generation = post->generation;
+	e->reserved = 0;
 	c->post_bell_due = true;
 	/*
 	 * Posted from this consumer's completion callbacks (a stream reposts),

@@ -427,13 +427,24 @@ struct comch_remote_consumer *comch_fast_find_remote(const struct comch_fast_hub
 doca_error_t comch_ring_out_open(struct comch_ring_out *ring, uint32_t magic, uint32_t cap, size_t entry_size,
 				 uint32_t access, struct doca_dev *dev, const void **desc, size_t *desc_len);
 void comch_ring_out_close(struct comch_ring_out *ring);
+/**
+ * The entry (@p size bytes) at the head, for the caller to fill in place, not
+ * yet visible to the reader; *@p pos is its position. Filling the shared entry
+ * field by field spares a copy of a struct just assembled on the stack, whose
+ * wide reload the CPU cannot forward from the narrow stores that built it.
+ */
+static inline void *comch_ring_out_next(struct comch_ring_out *ring, size_t size, uint64_t *pos)
+{
+	*pos = ring->head++;
+	return ring->entries + (*pos & (ring->cap - 1)) * size;
+}
+
 /** Write @p entry (@p size bytes) at the head, not yet visible to the reader. Returns its position. */
 static inline uint64_t comch_ring_out_put(struct comch_ring_out *ring, const void *entry, size_t size)
 {
-	uint64_t pos = ring->head;
+	uint64_t pos;
 
-	memcpy(ring->entries + (pos & (ring->cap - 1)) * size, entry, size);
-	ring->head = pos + 1;
+	memcpy(comch_ring_out_next(ring, size, &pos), entry, size);
 	return pos;
 }
 

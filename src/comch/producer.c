@@ -55,21 +55,21 @@ static void publish_done(struct doca_comch_producer *p, struct comch_remote_cons
 			 const struct doca_comch_producer_task_send *task, const struct comch_post *post, size_t len,
 			 doca_error_t status)
 {
-	struct comch_done done = {
-		.slot = post->slot,
-		.generation = post->generation,
-		.len = status == DOCA_SUCCESS ? (uint32_t)len : 0,
-		.producer_id = p->id,
-		.imm_len = status == DOCA_SUCCESS ? task->imm_len : 0,
-		.failed = status != DOCA_SUCCESS,
-	};
-
+	uint32_t imm_len = status == DOCA_SUCCESS ? task->imm_len : 0;
+	uint64_t pos;
 	/* Visible to the consumer at the end of the pass (ring_done_bells): one head store per batch. */
-	uint64_t pos = comch_ring_out_put(&r->dones, &done, sizeof(done));
+	struct comch_done *done = comch_ring_out_next(&r->dones, sizeof(*done), &pos);
 
-	if (done.imm_len != 0)
-		memcpy((uint8_t *)(uintptr_t)comch_done_imm(r->dones.entries, r->dones.cap, pos), task->imm,
-		       done.imm_len);
+	done->slot = post->slot;
+	done->generation = post->generation;
+	done->len = status == DOCA_SUCCESS ? (uint32_t)len : 0;
+	done->producer_id = p->id;
+	done->imm_len = imm_len;
+	done->failed = status != DOCA_SUCCESS;
+	done->reserved[0] = 0;
+	done->reserved[1] = 0;
+	if (imm_len != 0)
+		memcpy((uint8_t *)(uintptr_t)comch_done_imm(r->dones.entries, r->dones.cap, pos), task->imm, imm_len);
 	r->done_bell_due = true;
 }
 
