@@ -594,9 +594,9 @@ static doca_error_t reexport_by_link(struct doca_mmap *mmap, const struct doca_d
 
 	if (ferry_link_net_mode() == FERRY_LINK_NET_NEVER)
 		err = FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
-				    "mmap %p: the exporter's memory is not mapped here (cross-memory attach or the "
-				    "network), so its RDMA peers reach it through the link's network path, which "
-				    "FERRY_LINK_NET=never forbids",
+				    "mmap %p: the exporter's memory is reached by cross-memory attach here, so its "
+				    "RDMA peers reach it through the link's network path, which FERRY_LINK_NET=never "
+				    "forbids",
 				    (void *)mmap);
 	if (err == DOCA_SUCCESS)
 		err = net_offer_of(info, &offer, call);

@@ -139,10 +139,7 @@ static doca_error_t reply_status(struct link_net *n, int32_t status)
 	case DOCA_SUCCESS:
 		return DOCA_SUCCESS;
 	case DOCA_ERROR_NOT_FOUND:
-		atomic_store(&n->state, NET_REVOKED);
-		return DOCA_ERROR_NOT_CONNECTED;
-	case DOCA_ERROR_NOT_CONNECTED:
-		/* A re-export whose own exporter (the host) revoked it or exited: gone for good too. */
+	case DOCA_ERROR_NOT_CONNECTED: /* a re-export whose own exporter (the host) revoked it or exited */
 		atomic_store(&n->state, NET_REVOKED);
 		return DOCA_ERROR_NOT_CONNECTED;
 	case DOCA_ERROR_NOT_PERMITTED:

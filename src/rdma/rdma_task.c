@@ -387,7 +387,6 @@ static void issue_by_link(struct rdma_task *task)
 	bool read = task->kind == RDMA_TASK_READ;
 	const struct ferry_access *a = ferry_mmap_access_path(ferry_buf_mmap(read ? task->src : task->dst));
 	doca_error_t err = DOCA_SUCCESS;
-
 	uint64_t at = task->remote_addr;
 
 	/* Segment by segment: a read's destination list, a write's source list (one segment when a single buf). */
@@ -467,10 +466,11 @@ static void issue_net_sync_event(struct rdma_task *task)
 }
 
 /*
- * A read into a list of bufs: one get per segment of the destination's free
- * space, from consecutive remote bytes; the task completes when all have.
+ * A read: one get per segment of the destination's free space (one for a
+ * single buf), from consecutive remote bytes; the task completes when all
+ * have.
  */
-static void issue_read_list(struct rdma_task *task)
+static void issue_gets(struct rdma_task *task)
 {
 	uint64_t at = task->remote_addr;
 	ucp_request_param_t p;
@@ -515,17 +515,7 @@ void rdma_task_issue(struct rdma_task *task)
 			issue_by_link(task);
 			return;
 		}
-		if (task->num_segs == 1) {
-			op = op_timed(op_start(task, &p));
-			if (op == NULL) {
-				err = DOCA_ERROR_NO_MEMORY;
-				break;
-			}
-			op_issued(op, ucp_get_nbx(task->conn->ep, task->segs[0].buffer, task->bytes, task->remote_addr,
-						  task->rkey, &p));
-			return;
-		}
-		issue_read_list(task);
+		issue_gets(task);
 		return;
 	case RDMA_TASK_WRITE:
 	case RDMA_TASK_WRITE_IMM:
