@@ -32,6 +32,7 @@
 
 #include "ferry_test_dev.h"
 #include "rdma_fixture.h"
+#include "xproc_check.h"
 
 #define WAIT_MS    15000u
 #define HOST_MEM   (1u << 20)
@@ -40,16 +41,6 @@
 #define WATCHDOG_S 60u
 
 static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
-
-#define CHECK(cond)                                                                                                 \
-	do {                                                                                                        \
-		if (!(cond)) {                                                                                      \
-			fprintf(stderr, "%s[%d]:%d: check failed: %s\n", __FILE__, (int)getpid(), __LINE__, #cond); \
-			exit(1);                                                                                    \
-		}                                                                                                   \
-	} while (0)
-
-#define OK(call) CHECK((call) == DOCA_SUCCESS)
 
 /* A command to H or D, and its one-byte answer. */
 struct cmd {
@@ -280,7 +271,11 @@ static bool host_holds(struct req *r, size_t off, size_t len, uint32_t seed)
 	return ask(r->host_out, r->host_in, 'c', (uint32_t)off, (uint32_t)len, seed) == '1';
 }
 
-/* CRC-32 (IEEE), as the descriptors carry it: to forge a claim whose checksum is right. */
+/*
+ * CRC-32 (IEEE), as the descriptors carry it: to forge a claim whose checksum
+ * is right. The codec's own (ferry_desc_crc32) is internal, and this test
+ * links only the public libraries, as a DOCA program does.
+ */
 static uint32_t crc32_ieee(const uint8_t *p, size_t len)
 {
 	uint32_t crc = 0xffffffffu;

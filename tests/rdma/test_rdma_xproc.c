@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "rdma_fixture.h"
+#include "xproc_check.h"
 
 #define WAIT_MS    10000u
 #define REMOTE_OFF (SIDE_MEM / 2) /* the child exports [REMOTE_OFF, SIDE_MEM) */
@@ -24,16 +25,6 @@
 #define BLOCK_IMM  0x0b10c4u /* after echoing it, the child blocks in read() until the parent writes a byte */
 
 static const uint32_t RW = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
-
-#define CHECK(cond)                                                                                                 \
-	do {                                                                                                        \
-		if (!(cond)) {                                                                                      \
-			fprintf(stderr, "%s[%d]:%d: check failed: %s\n", __FILE__, (int)getpid(), __LINE__, #cond); \
-			exit(1);                                                                                    \
-		}                                                                                                   \
-	} while (0)
-
-#define OK(call) CHECK((call) == DOCA_SUCCESS)
 
 /* ---- the out-of-band channel: length-prefixed blobs over a pipe ---- */
 
