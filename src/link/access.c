@@ -60,7 +60,7 @@ static bool local_alive(const struct ferry_access *a)
 	return ferry_link_peer_alive(mapped_of(a)->state, -1);
 }
 
-/* Another process's memory: its state word, and its pidfd at most every millisecond. */
+/* Another process's memory: its state word, and its pidfd at most once a coarse-clock tick. */
 static bool shared_alive(const struct ferry_access *a)
 {
 	const struct link_access *m = mapped_of(a);

@@ -109,9 +109,10 @@ bool ferry_link_peer_alive(const _Atomic uint32_t *state, int pidfd);
 
 /*
  * The same, for every task: the state word is read each time, the pidfd is
- * polled only when *checked_ns (its last "alive") is 1 ms old or older, since
- * a poll per small copy costs a quarter of the bandwidth. An exporter's death
- * is thus seen within a millisecond; its pages stay mapped meanwhile.
+ * polled only when *checked_ns (its last "alive", on the coarse clock) is 1 ms
+ * old or older, since a poll per small copy costs a quarter of the bandwidth.
+ * An exporter's death is thus seen within a tick of the coarse clock (4 ms at
+ * HZ 250) and a millisecond; its pages stay mapped meanwhile.
  */
 bool ferry_link_peer_alive_cached(const _Atomic uint32_t *state, int pidfd, _Atomic uint64_t *checked_ns);
 
