@@ -70,12 +70,14 @@ struct ferry_link_export {
 	void *state_map;
 	_Atomic uint32_t *state; /* in state_map */
 	size_t page;
-	pid_t owner; /* a forked child that inherits the export must not revoke it */
+	pid_t owner;          /* a forked child that inherits the export must not revoke it */
+	unsigned int copying; /* a re-export: the server's copies through via, outside agent_lock (under it) */
 	uint8_t desc[FERRY_DESC_MAX_LEN];
 	size_t desc_len;
 };
 
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t copies_ended = PTHREAD_COND_INITIALIZER; /* a re-export's copying fell to 0 */
 static struct ferry_link_export *exports;
 static uint64_t next_export_id = 1;
 static int agent_fd = -1;
@@ -571,10 +573,9 @@ doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t a
 		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED,
 				     "a re-export needs an import's unmapped access path and the network path");
 	/*
-	 * The network server copies a re-export's bytes under the export table's
-	 * lock: through cross-memory attach that is a system call, but over the
-	 * network it could hold every export of this process for as long as a
-	 * slow or hostile exporter makes the copy wait.
+	 * The network server's one thread copies a re-export's bytes: over the
+	 * network a slow or hostile exporter could hold it, and so the network
+	 * path of every export of this process, for seconds at each chunk.
 	 */
 	if (via->ops->remote_machine)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
@@ -680,11 +681,24 @@ doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct 
 		rep->status = DOCA_ERROR_NOT_PERMITTED;
 	} else if (buf == NULL) {
 		/* Only asked whether the request may go: nothing moves. */
+	} else if (e->via != NULL) {
+		/*
+		 * Through another process's memory, not under the table's lock: a
+		 * page its owner never serves (userfaultfd, FUSE) holds the copy
+		 * for as long as it likes, and would hold every export's close and
+		 * the agent with it. Closing this export waits for the copy.
+		 */
+		e->copying++;
+		pthread_mutex_unlock(&agent_lock);
+		rep->status = net_export_copy(e, req, buf);
+		pthread_mutex_lock(&agent_lock);
+		if (--e->copying == 0)
+			pthread_cond_broadcast(&copies_ended);
 	} else {
 		rep->status = net_export_copy(e, req, buf);
-		if (rep->status == DOCA_SUCCESS && req->op == NET_OP_READ)
-			rep->len = req->len;
 	}
+	if (buf != NULL && rep->status == DOCA_SUCCESS && req->op == NET_OP_READ)
+		rep->len = req->len;
 	pthread_mutex_unlock(&agent_lock);
 	return (doca_error_t)rep->status;
 }
@@ -704,6 +718,9 @@ void ferry_link_export_close(struct ferry_link_export *exp)
 			break;
 		}
 	}
+	/* Out of the table, so no copy starts; one still running uses the import's path, which the caller closes next. */
+	while (exp->copying != 0)
+		pthread_cond_wait(&copies_ended, &agent_lock);
 	pthread_mutex_unlock(&agent_lock);
 	export_free(exp);
 }

@@ -11,11 +11,15 @@
  * line; reads and writes go through the path, under the server's range and
  * permission checks; the path's own refusal (the host revoked its export:
  * NOT_CONNECTED) reaches the importer as NOT_CONNECTED and the import is then
- * revoked; closing the re-export revokes it too.
+ * revoked; closing the re-export revokes it too. A copy the path holds up
+ * (cross-memory attach waits, without end, on a page its owner never serves:
+ * userfaultfd, FUSE) holds up only its own re-export: another export closes
+ * and the agent answers meanwhile, and the re-export's own close waits for it.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include <doca_types.h>
 
@@ -43,6 +47,11 @@ struct fake_path {
 	uint8_t *bytes;
 	_Atomic bool revoked;
 	_Atomic unsigned int calls;
+	/* A read waits while `held`, as cross-memory attach waits on a page the host never serves. */
+	pthread_mutex_t hold_lock;
+	pthread_cond_t hold_cond;
+	bool held;
+	_Atomic bool holding; /* a read is waiting now */
 };
 
 static struct fake_path *fake_of(const struct ferry_access *a)
@@ -58,11 +67,24 @@ static doca_error_t fake_check(struct fake_path *p, uint64_t addr, size_t len)
 	return link_range_inside(BASE, LEN, addr, len) ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
 }
 
+/* Wait while the test holds the path's reads (only the hold test sets `held`). */
+static void fake_wait_hold(struct fake_path *p)
+{
+	pthread_mutex_lock(&p->hold_lock);
+	while (p->held) {
+		atomic_store(&p->holding, true);
+		pthread_cond_wait(&p->hold_cond, &p->hold_lock);
+	}
+	atomic_store(&p->holding, false);
+	pthread_mutex_unlock(&p->hold_lock);
+}
+
 static doca_error_t fake_read(const struct ferry_access *a, void *dst, uint64_t src, size_t len)
 {
 	struct fake_path *p = fake_of(a);
 	doca_error_t err = fake_check(p, src, len);
 
+	fake_wait_hold(p);
 	pthread_mutex_lock(&p->lock);
 	if (err == DOCA_SUCCESS)
 		memcpy(dst, p->bytes + (src - BASE), len);
@@ -126,6 +148,8 @@ static struct fixture *open_reexport(uint32_t access)
 	assert_non_null(f);
 	f->path.base.ops = &fake_ops;
 	pthread_mutex_init(&f->path.lock, NULL);
+	pthread_mutex_init(&f->path.hold_lock, NULL);
+	pthread_cond_init(&f->path.hold_cond, NULL);
 	f->path.bytes = malloc(LEN);
 	f->local = malloc(LEN);
 	assert_true(f->path.bytes != NULL && f->local != NULL);
@@ -142,6 +166,8 @@ static void close_reexport(struct fixture *f)
 	if (f->exp != NULL)
 		ferry_link_export_close(f->exp);
 	pthread_mutex_destroy(&f->path.lock);
+	pthread_mutex_destroy(&f->path.hold_lock);
+	pthread_cond_destroy(&f->path.hold_cond);
 	free(f->path.bytes);
 	free(f->local);
 	free(f);
@@ -288,6 +314,141 @@ static void test_withdrawn(void **state)
 	close_reexport(f);
 }
 
+/* ---- a copy the path holds up ---- */
+
+static void set_held(struct fake_path *p, bool held)
+{
+	pthread_mutex_lock(&p->hold_lock);
+	p->held = held;
+	pthread_cond_broadcast(&p->hold_cond);
+	pthread_mutex_unlock(&p->hold_lock);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Wait (at most 5 s) until @p flag is @p want. */
+static bool wait_flag(_Atomic bool *flag, bool want)
+{
+	for (int i = 0; i < 5000 && atomic_load(flag) != want; i++)
+		usleep(1000);
+	return atomic_load(flag) == want;
+}
+
+struct held_read {
+	const struct ferry_access *a;
+	uint8_t *dst;
+	doca_error_t err;
+};
+
+static void *read_thread(void *arg)
+{
+	struct held_read *r = arg;
+
+	r->err = r->a->ops->read(r->a, r->dst, BASE, 4096);
+	return NULL;
+}
+
+/* Releases the path after 1.5 s: a table lock held across the copy then shows as a wait that long, not a hang. */
+static void *release_thread(void *arg)
+{
+	usleep(1500000);
+	set_held(arg, false);
+	return NULL;
+}
+
+struct closer {
+	struct ferry_link_export *exp;
+	_Atomic bool done;
+};
+
+static void *close_thread(void *arg)
+{
+	struct closer *c = arg;
+
+	ferry_link_export_close(c->exp);
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+/*
+ * A copy through the path that does not return (cross-memory attach on a page
+ * the host never serves waits until the host gives in) holds up its own
+ * re-export only: meanwhile another export of this process closes at once
+ * (doca_mmap_stop / destroy) and the agent answers for it, since the export
+ * table's lock is not held across such a copy. The re-export's own close
+ * waits for the copy: its path is not freed under it.
+ */
+static void test_held_copy(void **state)
+{
+	struct fixture *f = open_reexport(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	static uint8_t mine[4096];
+	struct ferry_link_export *other;
+	struct ferry_export_desc d;
+	const void *od;
+	size_t od_len;
+	struct ferry_link_import *imp;
+	struct held_read r = {0};
+	struct closer c = {0};
+	pthread_t reader, releaser, closer;
+	struct link_req req = {.magic = LINK_MSG_MAGIC, .version = LINK_MSG_VERSION};
+	struct link_rep rep;
+	int mem_fd = -1, state_fd = -1;
+
+	(void)state;
+	assert_int_equal(ferry_link_export_open(mine, sizeof(mine), DOCA_ACCESS_FLAG_PCI_READ_WRITE, MACHINE, NULL,
+						CALL, &other),
+			 DOCA_SUCCESS);
+	ferry_link_export_desc(other, &od, &od_len);
+	assert_int_equal(ferry_export_desc_decode(od, od_len, &d, NULL), DOCA_SUCCESS);
+	import(f, &imp, &r.a);
+	r.dst = f->local;
+	set_held(&f->path, true);
+	assert_int_equal(pthread_create(&reader, NULL, read_thread, &r), 0);
+	assert_true(wait_flag(&f->path.holding, true)); /* the server is inside the copy */
+	assert_int_equal(pthread_create(&releaser, NULL, release_thread, &f->path), 0);
+	/* The agent answers for another export, and that export closes, while the copy waits. */
+	uint64_t t0 = mono_ms();
+	req.export_id = d.export_id;
+	memcpy(req.token, d.token, sizeof(req.token));
+	ferry_link_serve(&req, &rep, &mem_fd, &state_fd);
+	assert_int_equal(rep.status, DOCA_SUCCESS);
+	if (mem_fd >= 0)
+		close(mem_fd);
+	if (state_fd >= 0)
+		close(state_fd);
+	ferry_link_export_close(other);
+	uint64_t took = mono_ms() - t0;
+	assert_in_range(took, 0, 500);
+	assert_true(atomic_load(&f->path.holding)); /* still inside the copy: the time above is not the copy's */
+	assert_int_equal(pthread_join(releaser, NULL), 0);
+	assert_int_equal(pthread_join(reader, NULL), 0);
+	assert_int_equal(r.err, DOCA_SUCCESS);
+	assert_true(host_bytes_are(f, 0, f->local, 4096));
+	/* The re-export's own close waits for a copy through its path, and then revokes it. */
+	set_held(&f->path, true);
+	assert_int_equal(pthread_create(&reader, NULL, read_thread, &r), 0);
+	assert_true(wait_flag(&f->path.holding, true));
+	c.exp = f->exp;
+	f->exp = NULL;
+	assert_int_equal(pthread_create(&closer, NULL, close_thread, &c), 0);
+	usleep(200000);
+	assert_false(atomic_load(&c.done));
+	set_held(&f->path, false);
+	assert_int_equal(pthread_join(closer, NULL), 0);
+	assert_int_equal(pthread_join(reader, NULL), 0);
+	assert_true(atomic_load(&c.done));
+	assert_int_equal(r.err, DOCA_SUCCESS); /* begun before the close: it finishes */
+	assert_int_equal(r.a->ops->read(r.a, f->local, BASE, 4096), DOCA_ERROR_NOT_CONNECTED);
+	ferry_link_import_close(imp);
+	close_reexport(f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +457,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_copies_through_the_path),
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_withdrawn),
+		cmocka_unit_test(test_held_copy),
 	};
 
 	return ferry_test_run(argc, argv, tests, NULL, NULL);
