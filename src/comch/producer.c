@@ -381,6 +381,12 @@ static doca_error_t producer_submit(struct doca_task *task)
 				     "comch producer %u: send task needs a buf and at most %u bytes of "
 				     "immediate data",
 				     p->id, FERRY_FRAME_IMM_MAX);
+	/* Its addresses are the exporter's: read here, they would be whatever this process has there. */
+	if (send->buf != NULL && ferry_mmap_rdma_import(ferry_buf_mmap(send->buf)) != NULL)
+		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_NOT_SUPPORTED,
+				     "comch producer %u: the send's buf belongs to mmap %p, imported from an RDMA "
+				     "export: only DOCA RDMA tasks reach that memory",
+				     p->id, (const void *)ferry_buf_mmap(send->buf));
 	if (send->buf != NULL)
 		len = ferry_buf_data_len(send->buf);
 	if (len > COMCH_FAST_MAX_BUF_SIZE)

@@ -32,6 +32,7 @@
 #include <doca_ctx.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
+#include <doca_rdma.h>
 #include <ferry_mem.h>
 
 #include "comch/fast_priv.h"
@@ -879,6 +880,44 @@ static void fast_pair(const char *name, uint32_t depth, struct doca_comch_connec
  * new-consumer event, a send that waits for a post, immediate data, sizes,
  * a send too big for the post, then the consumer going away.
  */
+/*
+ * A send whose buf belongs to an mmap imported from an RDMA export (here this
+ * process's own export of @p mem): such a map's addresses are the exporter's,
+ * reached only by DOCA RDMA tasks, so doca_task_submit refuses the send with
+ * NOT_SUPPORTED and a line; @p st gets @p sbuf back.
+ */
+static void send_from_rdma_import_refused(struct doca_buf_inventory *inv, uint8_t *mem, size_t len,
+					  struct doca_comch_producer_task_send *st, struct doca_buf *sbuf)
+{
+	struct doca_mmap *exported = NULL, *imported = NULL;
+	struct doca_buf *rb = NULL;
+	const void *desc = NULL;
+	size_t desc_len = 0;
+
+	/* The device speaks RDMA; the call also links the RDMA transport in, as a program using RDMA links it. */
+	assert_int_equal(doca_rdma_cap_transport_type_is_supported(doca_dev_as_devinfo(F->m.host),
+								    DOCA_RDMA_TRANSPORT_TYPE_RC),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create(&exported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(exported, mem, len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(exported, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+								      DOCA_ACCESS_FLAG_RDMA_READ),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(exported, F->m.host), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(exported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_rdma(exported, F->m.host, &desc, &desc_len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, desc_len, F->m.host, &imported), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_data(inv, imported, mem, 100, &rb), DOCA_SUCCESS);
+	doca_comch_producer_task_send_set_buf(st, rb);
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(st)), DOCA_ERROR_NOT_SUPPORTED);
+	assert_true(ferry_test_log_has("imported from an RDMA export"));
+	doca_comch_producer_task_send_set_buf(st, sbuf);
+	(void)doca_buf_dec_refcount(rb, NULL);
+	assert_int_equal(doca_mmap_destroy(imported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_stop(exported), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(exported), DOCA_SUCCESS);
+}
+
 static void test_fast_path_in_one_process(void **state)
 {
 	enum { LEN = 1 << 16 };
@@ -987,6 +1026,9 @@ static void test_fast_path_in_one_process(void **state)
 	g_send_err = 0;
 	FERRY_PROGRESS_UNTIL(F->m.pe, g_send_err > 0, FERRY_TEST_WAIT_MS);
 	assert_int_equal(g_last_send_status, DOCA_ERROR_NOT_FOUND);
+
+	doca_comch_producer_task_send_set_consumer_id(st, cid);
+	send_from_rdma_import_refused(inv, pmem, LEN, st, sbuf);
 
 	/* the consumer stops: its post is flushed, the producer's side sees it expire */
 	assert_int_equal(doca_ctx_stop(doca_comch_consumer_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
