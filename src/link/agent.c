@@ -71,6 +71,7 @@ struct ferry_link_export {
 	_Atomic uint32_t *state; /* in state_map */
 	size_t page;
 	pid_t owner;          /* a forked child that inherits the export must not revoke it */
+	uint32_t host_pid;    /* a re-export: whose memory via reaches (log lines) */
 	unsigned int copying; /* a re-export: the server's copies through via, outside agent_lock (under it) */
 	uint8_t desc[FERRY_DESC_MAX_LEN];
 	size_t desc_len;
@@ -505,6 +506,8 @@ static void export_free(struct ferry_link_export *e)
 		close(e->state_fd);
 	if (e->mem_fd >= 0)
 		close(e->mem_fd);
+	if (e->via != NULL)
+		e->via->ops->release(e->via);
 	free(e);
 }
 
@@ -565,13 +568,16 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	return export_open((uintptr_t)addr, len, access, NULL, machine, net, call, exp);
 }
 
-doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t addr, size_t len, uint32_t access,
-				      uint32_t machine, const struct ferry_link_net_offer *net, const char *call,
-				      struct ferry_link_export **exp)
+doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint32_t host_pid, uint64_t addr, size_t len,
+				      uint32_t access, uint32_t machine, const struct ferry_link_net_offer *net,
+				      const char *call, struct ferry_link_export **exp)
 {
-	if (ferry_access_mapped(via) || net == NULL)
+	doca_error_t err;
+
+	if (ferry_access_mapped(via) || net == NULL || via->ops->hold == NULL || via->ops->release == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED,
-				     "a re-export needs an import's unmapped access path and the network path");
+				     "a re-export needs an import's unmapped access path (that can be held) and the "
+				     "network path");
 	/*
 	 * The network server's one thread copies a re-export's bytes: over the
 	 * network a slow or hostile exporter could hold it, and so the network
@@ -582,7 +588,11 @@ doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t a
 				     "the imported memory is on another machine (reached over the network), and only "
 				     "memory of this machine can be exported again; its owner can export it for RDMA "
 				     "itself");
-	return export_open(addr, len, access, via, machine, net, call, exp);
+	via->ops->hold(via); /* released when the entry is freed (export_free), failed or closed */
+	err = export_open(addr, len, access, via, machine, net, call, exp);
+	if (err == DOCA_SUCCESS)
+		(*exp)->host_pid = host_pid;
+	return err;
 }
 
 /* ---- what the network server asks (net_server.c) ---- */
