@@ -8,7 +8,7 @@
  *
  * Checked: the descriptor says network path only; the agent's local protocol
  * refuses it and so does an import when FERRY_LINK_NET=never, each with a
- * line; reads and writes go through the path, under the server's range and
+ * line; a path that cannot be held (hold/release) is not re-exported; reads and writes go through the path, under the server's range and
  * permission checks; the path's own refusal (the host revoked its export:
  * NOT_CONNECTED) reaches the importer as NOT_CONNECTED and the import is then
  * revoked; closing the re-export revokes it too. A copy the path holds up
@@ -288,6 +288,34 @@ static void test_remote_machine_refused(void **state)
 	assert_logged("only memory of this machine can be exported again");
 	assert_null(exp);
 	assert_int_equal(atomic_load(&far.calls), 0);
+}
+
+/*
+ * A path that cannot be held is not exported again: a copy through it that
+ * outlives the re-export's close (the host never serves a page) would use a
+ * freed path. Nothing opens.
+ */
+static void test_unheld_path_refused(void **state)
+{
+	static const struct ferry_access_ops unheld_ops = {
+		.name = "unheld",
+		.mapped = false,
+		.read = fake_read,
+		.write = fake_write,
+		.alive = fake_alive,
+	};
+	struct fake_path unheld = {.base.ops = &unheld_ops};
+	struct ferry_link_net_offer offer = {.iface = "lo"};
+	struct ferry_link_export *exp = NULL;
+
+	(void)state;
+	inet_pton(AF_INET, "127.0.0.1", &offer.ipv4);
+	ferry_test_log_reset();
+	assert_int_equal(ferry_link_reexport_open(&unheld.base, HOST_PID, BASE, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE,
+						  MACHINE, &offer, CALL, &exp),
+			 DOCA_ERROR_UNEXPECTED);
+	assert_logged("that can be held");
+	assert_null(exp);
 }
 
 /* Reads and writes go through the path; the server's checks come first. */
@@ -610,6 +638,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_network_path_only),
 		cmocka_unit_test(test_remote_machine_refused),
+		cmocka_unit_test(test_unheld_path_refused),
 		cmocka_unit_test(test_copies_through_the_path),
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_withdrawn),
