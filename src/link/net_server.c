@@ -9,8 +9,10 @@
  * (net_req_decode), every request names an export and proves its token, and
  * the export table (link_export_serve_net, under the table's lock) checks the
  * range and the permission and copies, so an export revoked by doca_mmap_stop
- * is never touched afterwards. The exporter's memory is only ever copied to
- * or from a bounce buffer of the server, never handed to UCX: a reply still
+ * is never touched afterwards (a re-export's copy that was already running
+ * when it closed may still land, as a DMA in flight would: its close does not
+ * wait for it; queued ones never start). The exporter's memory is only ever
+ * copied to or from a bounce buffer of the server, never handed to UCX: a reply still
  * in flight to a slow importer cannot read memory the program has since
  * freed. Resources are bounded: NET_MAX_PEERS connections, each with at most
  * NET_PEER_MAX_INFLIGHT requests being served (an importer that sends more
