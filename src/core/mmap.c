@@ -601,9 +601,9 @@ static doca_error_t reexport_by_link(struct doca_mmap *mmap, const struct doca_d
 	if (err == DOCA_SUCCESS)
 		err = net_offer_of(info, &offer, call);
 	if (err == DOCA_SUCCESS)
-		err = ferry_link_reexport_open(ferry_mmap_access_path(mmap), (uintptr_t)mmap->addr, mmap->len,
-					       mmap->access & PCI_ACCESS_BITS, ferry_devinfo_machine(info), &offer,
-					       call, &mmap->link_export);
+		err = ferry_link_reexport_open(ferry_mmap_access_path(mmap), ferry_link_import_pid(mmap->link_import),
+					       (uintptr_t)mmap->addr, mmap->len, mmap->access & PCI_ACCESS_BITS,
+					       ferry_devinfo_machine(info), &offer, call, &mmap->link_export);
 	if (err != DOCA_SUCCESS)
 		return err;
 	ferry_link_export_desc(mmap->link_export, &link_desc, &link_len);

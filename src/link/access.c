@@ -75,6 +75,8 @@ const struct ferry_access_ops link_access_local_ops = {
 	.write = mapped_write,
 	.write_gather = NULL,
 	.alive = local_alive,
+	.hold = link_access_hold,
+	.release = link_access_release,
 };
 
 const struct ferry_access_ops link_access_shared_ops = {
@@ -84,6 +86,8 @@ const struct ferry_access_ops link_access_shared_ops = {
 	.write = mapped_write,
 	.write_gather = NULL,
 	.alive = shared_alive,
+	.hold = link_access_hold,
+	.release = link_access_release,
 };
 
 /* ---- one copy, either side through any path ---- */

@@ -28,6 +28,25 @@
  * host's memory by cross-memory attach, on the DPU side of NVIDIA's storage
  * application). Only the network server serves it, through that path; the
  * agent refuses it, since handing out our pages or our pid would be wrong.
+ *
+ * A copy through that path is not bounded in time: cross-memory attach waits
+ * without end on a host page that the host never serves (userfaultfd, FUSE).
+ * So the server thread never makes it: each re-export has its own copier
+ * thread (started at its first copy), which makes its copies one at a time, in
+ * order, outside every lock, and posts each back to the server
+ * (net_server_copied). A copy that outlives the server's deadline makes the
+ * re-export "stuck": the server answers it TIME_OUT, the copies queued behind
+ * it are cancelled, and the re-export refuses at once until the copy returns.
+ * The entry is counted (refs): the table holds it until ferry_link_export_close,
+ * the copier thread while it runs; the last frees it and releases the path's
+ * hold, so closing never waits for a copy, and nothing a copy uses (the entry,
+ * the import's path) is freed under it. A stuck copier is never joined: it ends
+ * when its copy returns, or with the process.
+ *
+ * Locks: the network server thread holds its srv.lock when it asks the table
+ * (agent_lock, taken inside it); agent_lock is held only for moments, never
+ * across a copy through a path; net_server_copied, called under agent_lock,
+ * takes the server's srv.done_lock, which is innermost.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,14 +89,21 @@ struct ferry_link_export {
 	void *state_map;
 	_Atomic uint32_t *state; /* in state_map */
 	size_t page;
-	pid_t owner;          /* a forked child that inherits the export must not revoke it */
-	unsigned int copying; /* a re-export: the server's copies through via, outside agent_lock (under it) */
+	pid_t owner;       /* a forked child that inherits the export must not revoke it */
+	uint32_t host_pid; /* a re-export: whose memory via reaches (log lines) */
+	/* A re-export's copies (net_priv.h: struct net_copy), under agent_lock. */
+	unsigned int refs;                    /* the table's (until closed), the copier thread's (while it runs) */
+	struct net_copy *queue, **queue_tail; /* waiting for the copier, in order */
+	struct net_copy *running;             /* the copy the copier makes now, outside the lock */
+	bool copier;                          /* its thread runs */
+	bool closed;                          /* out of the table: the copier ends */
+	bool stuck;                           /* running outlived the server's deadline: refuse until it returns */
+	pthread_cond_t work;                  /* the copier waits on it for a copy, or for the close */
 	uint8_t desc[FERRY_DESC_MAX_LEN];
 	size_t desc_len;
 };
 
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t copies_ended = PTHREAD_COND_INITIALIZER; /* a re-export's copying fell to 0 */
 static struct ferry_link_export *exports;
 static uint64_t next_export_id = 1;
 static int agent_fd = -1;
@@ -493,18 +519,30 @@ static doca_error_t fill_desc(struct ferry_link_export *e, uint64_t addr, size_t
 	return DOCA_SUCCESS;
 }
 
-static void export_free(struct ferry_link_export *e)
+/* Importers' view of @p e ends: its state word says revoked, its fds close. */
+static void export_revoke(struct ferry_link_export *e)
 {
 	if (e->state != NULL) {
 		/* Importers poll this word: from now on their tasks fail. */
 		if (e->owner == getpid())
 			atomic_store_explicit(e->state, LINK_STATE_REVOKED, memory_order_release);
 		munmap(e->state_map, e->page);
+		e->state = NULL;
 	}
 	if (e->state_fd >= 0)
 		close(e->state_fd);
 	if (e->mem_fd >= 0)
 		close(e->mem_fd);
+	e->state_fd = e->mem_fd = -1;
+}
+
+/* The last reference to @p e went: revoke (if not yet), let go of the re-export's path, free. */
+static void export_free(struct ferry_link_export *e)
+{
+	export_revoke(e);
+	if (e->via != NULL)
+		e->via->ops->release(e->via);
+	pthread_cond_destroy(&e->work);
 	free(e);
 }
 
@@ -525,8 +563,13 @@ static doca_error_t export_open(uint64_t addr, size_t len, uint32_t access, cons
 	e->len = len;
 	e->access = access;
 	e->via = via;
+	if (via != NULL)
+		via->ops->hold(via); /* released when the entry is freed (export_free), failed or closed */
 	e->owner = getpid();
 	e->page = (size_t)sysconf(_SC_PAGESIZE);
+	e->refs = 1;
+	e->queue_tail = &e->queue;
+	pthread_cond_init(&e->work, NULL);
 	if (getrandom(e->token, sizeof(e->token), 0) != (ssize_t)sizeof(e->token)) {
 		export_free(e);
 		return FERRY_RULE_IN(call, DOCA_ERROR_OPERATING_SYSTEM, "no randomness for the export token");
@@ -565,24 +608,30 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
 	return export_open((uintptr_t)addr, len, access, NULL, machine, net, call, exp);
 }
 
-doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t addr, size_t len, uint32_t access,
-				      uint32_t machine, const struct ferry_link_net_offer *net, const char *call,
-				      struct ferry_link_export **exp)
+doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint32_t host_pid, uint64_t addr, size_t len,
+				      uint32_t access, uint32_t machine, const struct ferry_link_net_offer *net,
+				      const char *call, struct ferry_link_export **exp)
 {
-	if (ferry_access_mapped(via) || net == NULL)
+	doca_error_t err;
+
+	if (ferry_access_mapped(via) || net == NULL || via->ops->hold == NULL || via->ops->release == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_UNEXPECTED,
-				     "a re-export needs an import's unmapped access path and the network path");
+				     "a re-export needs an import's unmapped access path (that can be held) and the "
+				     "network path");
 	/*
-	 * The network server's one thread copies a re-export's bytes: over the
-	 * network a slow or hostile exporter could hold it, and so the network
-	 * path of every export of this process, for seconds at each chunk.
+	 * Over the network a slow or hostile exporter could hold each chunk's copy
+	 * for seconds, well within the server's deadline: the re-export would
+	 * crawl at its pace. The owner can export its memory for RDMA itself.
 	 */
 	if (via->ops->remote_machine)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_SUPPORTED,
 				     "the imported memory is on another machine (reached over the network), and only "
 				     "memory of this machine can be exported again; its owner can export it for RDMA "
 				     "itself");
-	return export_open(addr, len, access, via, machine, net, call, exp);
+	err = export_open(addr, len, access, via, machine, net, call, exp);
+	if (err == DOCA_SUCCESS)
+		(*exp)->host_pid = host_pid;
+	return err;
 }
 
 /* ---- what the network server asks (net_server.c) ---- */
@@ -659,7 +708,7 @@ static doca_error_t net_export_copy(const struct ferry_link_export *e, const str
 	return DOCA_SUCCESS;
 }
 
-doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep)
+doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep, bool *reexport)
 {
 	struct ferry_link_export *e;
 
@@ -667,6 +716,7 @@ doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct 
 	rep->id = req->id;
 	rep->status = DOCA_SUCCESS;
 	rep->len = 0;
+	*reexport = false;
 	pthread_mutex_lock(&agent_lock);
 	e = net_find(req, rep);
 	if (e == NULL) {
@@ -679,28 +729,172 @@ doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct 
 		rep->status = DOCA_ERROR_INVALID_VALUE;
 	} else if (req->op == NET_OP_WRITE && e->access != DOCA_ACCESS_FLAG_PCI_READ_WRITE) {
 		rep->status = DOCA_ERROR_NOT_PERMITTED;
+	} else if (e->via != NULL) {
+		/* Through another process's memory: its copier thread copies (link_export_copy_start). */
+		*reexport = true;
+		if (e->stuck)
+			rep->status = DOCA_ERROR_TIME_OUT;
 	} else if (buf == NULL) {
 		/* Only asked whether the request may go: nothing moves. */
-	} else if (e->via != NULL) {
-		/*
-		 * Through another process's memory, not under the table's lock: a
-		 * page its owner never serves (userfaultfd, FUSE) holds the copy
-		 * for as long as it likes, and would hold every export's close and
-		 * the agent with it. Closing this export waits for the copy.
-		 */
-		e->copying++;
-		pthread_mutex_unlock(&agent_lock);
-		rep->status = net_export_copy(e, req, buf);
-		pthread_mutex_lock(&agent_lock);
-		if (--e->copying == 0)
-			pthread_cond_broadcast(&copies_ended);
 	} else {
 		rep->status = net_export_copy(e, req, buf);
+		if (rep->status == DOCA_SUCCESS && req->op == NET_OP_READ)
+			rep->len = req->len;
 	}
-	if (buf != NULL && rep->status == DOCA_SUCCESS && req->op == NET_OP_READ)
-		rep->len = req->len;
 	pthread_mutex_unlock(&agent_lock);
 	return (doca_error_t)rep->status;
+}
+
+/* ---- a re-export's copier thread ---- */
+
+static _Atomic uint64_t stuck_copies, copier_failures;
+
+/* @p c ends with @p status: posted back to the server. Under agent_lock. */
+static void copy_end(struct net_copy *c, doca_error_t status)
+{
+	c->status = status;
+	c->state = NET_COPY_ENDED;
+	c->exp = NULL;
+	net_server_copied(c);
+}
+
+/* Every copy still queued on @p e ends with @p status, unmade. Under agent_lock. */
+static void copies_cancel(struct ferry_link_export *e, doca_error_t status)
+{
+	while (e->queue != NULL) {
+		struct net_copy *c = e->queue;
+
+		e->queue = c->next;
+		copy_end(c, status);
+	}
+	e->queue_tail = &e->queue;
+}
+
+/*
+ * Make @p e's copies, one at a time, with agent_lock released during each:
+ * the entry and its path stay valid, since this thread holds a reference to
+ * the entry, and the entry holds the path. Ends once the entry is closed and
+ * nothing is queued; the last reference frees the entry.
+ */
+static void *copier_main(void *arg)
+{
+	struct ferry_link_export *e = arg;
+	bool last;
+
+	pthread_mutex_lock(&agent_lock);
+	for (;;) {
+		struct net_copy *c;
+
+		while (e->queue == NULL && !e->closed)
+			pthread_cond_wait(&e->work, &agent_lock);
+		c = e->queue;
+		if (c == NULL)
+			break;
+		e->queue = c->next;
+		if (e->queue == NULL)
+			e->queue_tail = &e->queue;
+		c->state = NET_COPY_RUNNING;
+		e->running = c;
+		pthread_mutex_unlock(&agent_lock);
+		doca_error_t status = net_export_copy(e, &c->req, c->buf);
+		pthread_mutex_lock(&agent_lock);
+		e->running = NULL;
+		if (e->stuck)
+			FERRY_DBG("ferry net server: re-export %llu: the stuck copy through pid %u's memory returned",
+				  (unsigned long long)e->id, (unsigned)e->host_pid);
+		e->stuck = false;
+		copy_end(c, status);
+	}
+	e->copier = false;
+	last = --e->refs == 0;
+	pthread_mutex_unlock(&agent_lock);
+	if (last)
+		export_free(e);
+	return NULL;
+}
+
+/* Start @p e's copier thread (detached: a stuck one is never waited for). Under agent_lock. */
+static doca_error_t copier_start(struct ferry_link_export *e)
+{
+	pthread_attr_t attr;
+	pthread_t thr;
+	uint64_t nth;
+	int rc;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&thr, &attr, copier_main, e);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		if (ferry_log_sampled(&copier_failures, &nth))
+			FERRY_WARN("ferry net server: re-export %llu: cannot start its copier thread: %s; its "
+				   "requests fail (%llu failures so far)",
+				   (unsigned long long)e->id, strerror(rc), (unsigned long long)nth);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	e->copier = true;
+	e->refs++;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t link_export_copy_start(struct net_copy *c)
+{
+	struct ferry_link_export *e;
+	struct net_rep rep = {0};
+	doca_error_t err = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&agent_lock);
+	e = net_find(&c->req, &rep); /* again: it may have closed since the server's check */
+	if (e == NULL)
+		err = (doca_error_t)rep.status;
+	else if (e->via == NULL)
+		err = DOCA_ERROR_UNEXPECTED; /* not a re-export: never handed */
+	else if (e->stuck)
+		err = DOCA_ERROR_TIME_OUT;
+	else if (!e->copier)
+		err = copier_start(e);
+	if (err == DOCA_SUCCESS) {
+		c->state = NET_COPY_QUEUED;
+		c->exp = e;
+		c->next = NULL;
+		*e->queue_tail = c;
+		e->queue_tail = &c->next;
+		pthread_cond_signal(&e->work);
+	}
+	pthread_mutex_unlock(&agent_lock);
+	return err;
+}
+
+enum net_copy_state link_export_copy_overdue(struct net_copy *c)
+{
+	struct ferry_link_export *e;
+	enum net_copy_state was;
+	uint64_t nth;
+
+	pthread_mutex_lock(&agent_lock);
+	was = c->state;
+	e = c->exp; /* queued or running: the copier's reference keeps it */
+	if (was == NET_COPY_QUEUED) {
+		struct net_copy **l = &e->queue;
+
+		while (*l != c)
+			l = &(*l)->next;
+		*l = c->next;
+		if (e->queue_tail == &c->next)
+			e->queue_tail = l;
+		c->state = NET_COPY_ENDED;
+		c->exp = NULL;
+	} else if (was == NET_COPY_RUNNING && !e->stuck) {
+		e->stuck = true;
+		if (ferry_log_sampled(&stuck_copies, &nth))
+			FERRY_WARN("ferry net server: re-export %llu: a copy through the memory of host pid %u has "
+				   "not returned in time (a page the host does not serve?); its requests fail "
+				   "DOCA_ERROR_TIME_OUT until it returns (%llu stuck so far)",
+				   (unsigned long long)e->id, (unsigned)e->host_pid, (unsigned long long)nth);
+		copies_cancel(e, DOCA_ERROR_TIME_OUT);
+	}
+	pthread_mutex_unlock(&agent_lock);
+	return was;
 }
 
 void ferry_link_export_desc(const struct ferry_link_export *exp, const void **desc, size_t *len)
@@ -711,6 +905,8 @@ void ferry_link_export_desc(const struct ferry_link_export *exp, const void **de
 
 void ferry_link_export_close(struct ferry_link_export *exp)
 {
+	bool last;
+
 	pthread_mutex_lock(&agent_lock);
 	for (struct ferry_link_export **l = &exports; *l != NULL; l = &(*l)->next) {
 		if (*l == exp) {
@@ -718,9 +914,20 @@ void ferry_link_export_close(struct ferry_link_export *exp)
 			break;
 		}
 	}
-	/* Out of the table, so no copy starts; one still running uses the import's path, which the caller closes next. */
-	while (exp->copying != 0)
-		pthread_cond_wait(&copies_ended, &agent_lock);
+	export_revoke(exp);
+	/*
+	 * Out of the table, so no copy starts; those queued end unmade. One still
+	 * running holds the entry (and so the path) until it returns: not waited for.
+	 */
+	copies_cancel(exp, DOCA_ERROR_NOT_FOUND);
+	exp->closed = true;
+	pthread_cond_broadcast(&exp->work);
+	if (exp->copier && exp->owner != getpid()) {
+		exp->copier = false; /* a forked child: the thread is the parent's */
+		exp->refs--;
+	}
+	last = --exp->refs == 0;
 	pthread_mutex_unlock(&agent_lock);
-	export_free(exp);
+	if (last)
+		export_free(exp);
 }

@@ -64,7 +64,9 @@ struct ferry_access_ops {
 	 * Copy @p len bytes at the exporter's address @p src into local @p dst.
 	 * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (outside the export);
 	 *         DOCA_ERROR_NOT_CONNECTED (revoked or gone, before or during the
-	 *         copy: @p dst holds no valid data); DOCA_ERROR_IO_FAILED.
+	 *         copy: @p dst holds no valid data); DOCA_ERROR_IO_FAILED;
+	 *         DOCA_ERROR_TIME_OUT (net: the exporter's server gave up on a copy
+	 *         through a re-export's path that did not return in time).
 	 */
 	doca_error_t (*read)(const struct ferry_access *a, void *dst, uint64_t src, size_t len);
 	/** Copy local @p src to the exporter's @p dst: as read, plus NOT_PERMITTED for a read-only export. */
@@ -87,6 +89,15 @@ struct ferry_access_ops {
 				     size_t *read);
 	/** False once the export was revoked or its process exited. */
 	bool (*alive)(const struct ferry_access *a);
+	/**
+	 * Keep @p a, and all that its copies touch, valid after its owner closes
+	 * it, until the matching release; the last of the owner's close and the
+	 * releases frees it. A re-export holds its path so (a copy the host never
+	 * lets finish outlives the re-export's close). NULL when the path has no
+	 * such count.
+	 */
+	void (*hold)(const struct ferry_access *a);
+	void (*release)(const struct ferry_access *a);
 };
 
 /** An access path: implementations embed this first and recover their state with container_of. */

@@ -95,17 +95,25 @@ doca_error_t ferry_link_export_open(void *addr, size_t len, uint32_t access, uin
  * this process reaches through @p via (its access path, not mapped here: the
  * host's memory by cross-memory attach), with the import's PCI permission
  * @p access. The network server then reads and writes through @p via; the
- * descriptor carries FERRY_DESC_HINT_NET_ONLY and the agent refuses it. The
- * caller closes the export before the import that owns @p via.
+ * descriptor carries FERRY_DESC_HINT_NET_ONLY and the agent refuses it.
+ * @p via must have hold and release (ferry_access.h): the re-export holds it
+ * from here until the last copy through it returns, which may be after the
+ * export is closed and the import that owns @p via closed too (a copy the host
+ * never lets finish). @p host_pid, the process whose memory @p via reaches,
+ * names it in log lines.
  */
-doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint64_t addr, size_t len, uint32_t access,
-				      uint32_t machine, const struct ferry_link_net_offer *net, const char *call,
-				      struct ferry_link_export **exp);
+doca_error_t ferry_link_reexport_open(const struct ferry_access *via, uint32_t host_pid, uint64_t addr, size_t len,
+				      uint32_t access, uint32_t machine, const struct ferry_link_net_offer *net,
+				      const char *call, struct ferry_link_export **exp);
 
 /** The descriptor bytes, owned by the export. */
 void ferry_link_export_desc(const struct ferry_link_export *exp, const void **desc, size_t *len);
 
-/** Revoke and free: importers' alive checks fail from now on, new imports are refused. */
+/**
+ * Revoke and free: importers' alive checks fail from now on, new imports are
+ * refused. Never waits for a copy through a re-export's path: one still
+ * running keeps what it uses (the entry, the path's hold) until it returns.
+ */
 void ferry_link_export_close(struct ferry_link_export *exp);
 
 /**

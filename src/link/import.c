@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -683,9 +684,9 @@ const struct ferry_access *ferry_link_import_access(const struct ferry_link_impo
 	return mapping_access(imp->m);
 }
 
-void ferry_link_import_close(struct ferry_link_import *imp)
+/* One reference fewer on @p m: the last one takes it off the list and frees it. */
+static void mapping_put(struct link_mapping *m)
 {
-	struct link_mapping *m = imp->m;
 	bool last;
 
 	pthread_mutex_lock(&import_lock);
@@ -701,5 +702,30 @@ void ferry_link_import_close(struct ferry_link_import *imp)
 	pthread_mutex_unlock(&import_lock);
 	if (last)
 		mapping_free(m);
+}
+
+/* The mapping whose path @p a is (local, shared or cma: never the network's, which is not in m->path). */
+static struct link_mapping *mapping_of_path(const struct ferry_access *a)
+{
+	return (struct link_mapping *)(uintptr_t)((const char *)a - offsetof(struct link_mapping, path.base));
+}
+
+void link_access_hold(const struct ferry_access *a)
+{
+	struct link_mapping *m = mapping_of_path(a);
+
+	pthread_mutex_lock(&import_lock);
+	m->refs++;
+	pthread_mutex_unlock(&import_lock);
+}
+
+void link_access_release(const struct ferry_access *a)
+{
+	mapping_put(mapping_of_path(a));
+}
+
+void ferry_link_import_close(struct ferry_link_import *imp)
+{
+	mapping_put(imp->m);
 	free(imp);
 }

@@ -86,6 +86,14 @@ struct link_access {
 	_Atomic uint64_t *checked_ns;  /* when pidfd last said "alive" (in the import's mapping) */
 };
 
+/*
+ * The hold and release of the three paths (import.c): a reference to the
+ * import's mapping that holds the path, counted with the imports that share
+ * it, so the mapping goes when the last of them goes.
+ */
+void link_access_hold(const struct ferry_access *a);
+void link_access_release(const struct ferry_access *a);
+
 /* The three paths: our own export (access.c), a shared mapping (access.c), cross-memory attach (remote.c). */
 extern const struct ferry_access_ops link_access_local_ops;
 extern const struct ferry_access_ops link_access_shared_ops;

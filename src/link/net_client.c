@@ -146,6 +146,8 @@ static doca_error_t reply_status(struct link_net *n, int32_t status)
 		return DOCA_ERROR_NOT_PERMITTED;
 	case DOCA_ERROR_INVALID_VALUE:
 		return DOCA_ERROR_INVALID_VALUE;
+	case DOCA_ERROR_TIME_OUT: /* a re-export whose copy through the host's memory is stuck: the import stays */
+		return DOCA_ERROR_TIME_OUT;
 	default:
 		return DOCA_ERROR_IO_FAILED;
 	}

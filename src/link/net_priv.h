@@ -40,10 +40,60 @@ doca_error_t net_server_listen(const struct ferry_link_net_offer *offer, const c
  * between the export and @p buf that @p req asks for, checked against
  * both. Codes: NOT_FOUND (no such export: never made, or revoked),
  * NOT_PERMITTED (wrong token, a write to a read-only export),
- * INVALID_VALUE (outside the export). With @p buf NULL only the checks are
+ * INVALID_VALUE (outside the export), TIME_OUT (a re-export whose copy is
+ * stuck: link_export_copy_overdue). With @p buf NULL only the checks are
  * made (the server asks before it spends memory or fetches bytes).
+ * *@p reexport says whether the export is a re-export: its bytes are never
+ * copied here, but by its copier thread (link_export_copy_start).
  */
-doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep);
+doca_error_t link_export_serve_net(const struct net_req *req, void *buf, struct net_rep *rep, bool *reexport);
+
+/*
+ * A copy through a re-export's path (cross-memory attach into the host, which
+ * may never return: a page the host does not serve), handed by the server
+ * thread to the re-export's copier thread (agent.c) and posted back to the
+ * server (net_server_copied) when it ends. The fields marked "agent" are
+ * agent.c's, under its lock; "server" ones the server thread's.
+ */
+enum net_copy_state { NET_COPY_QUEUED, NET_COPY_RUNNING, NET_COPY_ENDED };
+
+struct net_copy {
+	struct net_copy *next;     /* agent: the re-export's queue; then the server's list of ended copies */
+	struct net_req req;        /* checked against the export by the server before it hands the copy */
+	void *buf;                 /* a read's bounce buffer, a write's bytes: the copier's until posted back */
+	doca_error_t status;       /* the copy's answer, once ended */
+	enum net_copy_state state; /* agent */
+	void *exp;                 /* agent: its entry, while queued or running */
+	void *job;                 /* server: the request it answers; NULL once answered without it */
+};
+
+/**
+ * Queue @p c (req and buf set) to its re-export's copier thread, started at
+ * the re-export's first copy. DOCA_SUCCESS: net_server_copied(@p c) follows,
+ * from another thread, once the copy ends (or is cancelled: the re-export
+ * closed, NOT_FOUND; its copy stuck, TIME_OUT). Otherwise the request's
+ * answer now, and @p c stays the caller's: NOT_FOUND, NOT_PERMITTED,
+ * TIME_OUT (the re-export's copy is stuck), OPERATING_SYSTEM (no thread).
+ */
+doca_error_t link_export_copy_start(struct net_copy *c);
+
+/**
+ * @p c, handed with link_export_copy_start, outlived the server's deadline.
+ * RUNNING: the copy does not return; its re-export is stuck from now on (one
+ * line names it and the host's pid), refusing requests with TIME_OUT until
+ * the copy returns, and the copies queued behind it are cancelled (TIME_OUT);
+ * @p c stays the copier's, posted back when (if ever) it returns. QUEUED:
+ * taken off the queue, @p c is the caller's again. ENDED: it is posted back
+ * already.
+ */
+enum net_copy_state link_export_copy_overdue(struct net_copy *c);
+
+/**
+ * A handed copy ended (agent.c, under its lock): queue it for the server
+ * thread, which answers its request (or frees it, when its request was
+ * answered without it, or the server has stopped).
+ */
+void net_server_copied(struct net_copy *c);
 
 /**
  * Importers the server holds a place for (connected, or closing and not yet

@@ -9,8 +9,10 @@
  * (net_req_decode), every request names an export and proves its token, and
  * the export table (link_export_serve_net, under the table's lock) checks the
  * range and the permission and copies, so an export revoked by doca_mmap_stop
- * is never touched afterwards. The exporter's memory is only ever copied to
- * or from a bounce buffer of the server, never handed to UCX: a reply still
+ * is never touched afterwards (a re-export's copy that was already running
+ * when it closed may still land, as a DMA in flight would: its close does not
+ * wait for it; queued ones never start). The exporter's memory is only ever
+ * copied to or from a bounce buffer of the server, never handed to UCX: a reply still
  * in flight to a slow importer cannot read memory the program has since
  * freed. Resources are bounded: NET_MAX_PEERS connections, each with at most
  * NET_PEER_MAX_INFLIGHT requests being served (an importer that sends more
@@ -18,8 +20,21 @@
  * request beyond it fails DOCA_ERROR_NO_MEMORY); a peer that breaks the
  * protocol is disconnected.
  *
+ * A re-export's bytes are in another process (the host's, by cross-memory
+ * attach), and a copy of them may never return (a page the host does not
+ * serve): the server thread never makes it, but hands it to the re-export's
+ * copier thread (link_export_copy_start, agent.c) and serves on; the copier
+ * posts it back (net_server_copied) and the server thread answers. A copy
+ * still out after the deadline (half of FERRY_LINK_NET_TIMEOUT_MS, so that
+ * the importer, which gives up on a silent server after the whole of it,
+ * hears the answer first) is answered DOCA_ERROR_TIME_OUT and left to its
+ * copier, with its buffer; its re-export refuses until it returns. At exit
+ * the server thread is joined, never a copier.
+ *
  * The worker is driven only by the server thread, under srv.lock; another
- * thread takes the lock only to add a listener (at an export).
+ * thread takes the lock only to add a listener (at an export). Lock order:
+ * srv.lock, then the export table's lock (agent.c), then srv.done_lock, which
+ * guards only the list of ended copies and the wake-up write.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,13 +54,15 @@
 
 FERRY_LOG_MODULE("link");
 
-#define NET_MAX_LISTENERS     4
-#define NET_MAX_PEERS         64
-#define NET_PEER_MAX_INFLIGHT 32             /* an honest importer keeps NET_WINDOW (16) in flight; replies may lag */
-#define NET_BOUNCE_BUDGET     (256ull << 20) /* bytes of bounce buffers, all peers together */
-#define NET_IDLE_POLL_MS      100            /* UCX's keepalive needs progress now and then */
-#define NET_AUTH_NS           (10ull * 1000000000ull) /* to present a valid token, or be dropped */
-#define NET_SPIN_NS           200000ull               /* after the last event, poll this long before sleeping */
+#define NET_MAX_LISTENERS      4
+#define NET_MAX_PEERS          64
+#define NET_PEER_MAX_INFLIGHT  32             /* an honest importer keeps NET_WINDOW (16) in flight; replies may lag */
+#define NET_BOUNCE_BUDGET      (256ull << 20) /* bytes of bounce buffers, all peers together */
+#define NET_IDLE_POLL_MS       100            /* UCX's keepalive needs progress now and then */
+#define NET_AUTH_NS            (10ull * 1000000000ull) /* to present a valid token, or be dropped */
+#define NET_SPIN_NS            200000ull               /* after the last event, poll this long before sleeping */
+#define NET_TIMEOUT_MS_DEFAULT 10000u                  /* FERRY_LINK_NET_TIMEOUT_MS, as the importer reads it */
+#define NET_TIMEOUT_MS_MAX     3600000u
 
 struct net_listener {
 	ucp_listener_h handle;
@@ -72,8 +89,12 @@ struct net_job {
 	struct net_req req;
 	struct net_rep rep;
 	uint8_t hdr[NET_REP_LEN];
-	void *data;      /* bounce buffer: a read's bytes, a rendezvous write's bytes */
-	void *rndv_desc; /* a rendezvous write whose bytes are still to be fetched */
+	void *data;                    /* bounce buffer: a read's bytes, a rendezvous write's bytes */
+	void *rndv_desc;               /* a rendezvous write whose bytes are still to be fetched */
+	bool reexport;                 /* its export is a re-export: a copier thread copies */
+	struct net_copy *copy;         /* handed to the copier (data is the copy's meanwhile) */
+	uint64_t deadline_ns;          /* ...and answered TIME_OUT after this */
+	struct net_job *hprev, *hnext; /* srv.handed, in the order handed (so in deadline order) */
 };
 
 static struct {
@@ -89,13 +110,18 @@ static struct {
 	unsigned int nlisteners;
 	struct net_peer *peers;
 	unsigned int npeers;
-	uint64_t bounce_bytes;    /* held by jobs now, at most NET_BOUNCE_BUDGET */
-	struct net_job *ready;    /* replies to send, LIFO (each answers its own request id) */
-	struct net_job *fetching; /* rendezvous writes to fetch */
+	uint64_t bounce_bytes;                /* held by jobs now, at most NET_BOUNCE_BUDGET */
+	struct net_job *ready;                /* replies to send, LIFO (each answers its own request id) */
+	struct net_job *fetching;             /* rendezvous writes to fetch */
+	struct net_job *handed, *handed_last; /* jobs whose copy a copier makes */
+	uint64_t copy_timeout_ns;             /* a handed copy's deadline */
+	pthread_mutex_t done_lock;
+	struct net_copy *done; /* under done_lock: copies ended, to answer */
+	bool closed;           /* under done_lock: the server stopped; a copy that ends is freed */
 	pthread_t thread;
 	_Atomic bool stopping; /* the process exits: server_stop */
 	bool forked;           /* this is a forked child of a process whose server ran */
-} srv = {.lock = PTHREAD_MUTEX_INITIALIZER, .efd = -1, .wake_fd = -1};
+} srv = {.lock = PTHREAD_MUTEX_INITIALIZER, .done_lock = PTHREAD_MUTEX_INITIALIZER, .efd = -1, .wake_fd = -1};
 
 static _Atomic uint64_t refused_requests, refused_peers, wrong_tokens;
 
@@ -240,7 +266,11 @@ static void job_ready(struct net_job *j)
 static doca_error_t job_ask(struct net_job *j, void *buf)
 {
 	uint64_t nth;
-	doca_error_t err = link_export_serve_net(&j->req, buf, &j->rep);
+	bool reexport = false;
+	doca_error_t err = link_export_serve_net(&j->req, buf, &j->rep, &reexport);
+
+	if (buf == NULL)
+		j->reexport = reexport;
 
 	if (err == DOCA_ERROR_NOT_PERMITTED && j->req.op != NET_OP_WRITE && ferry_log_sampled(&wrong_tokens, &nth))
 		FERRY_WARN("ferry net server: %s presented a wrong token for export %llu (%llu refusals so far)",
@@ -254,16 +284,154 @@ static doca_error_t job_ask(struct net_job *j, void *buf)
 	return err;
 }
 
-/* Answer the request from @p buf (a write's bytes, or a read's bounce buffer), then queue the reply. */
-static void job_serve(struct net_job *j, void *buf)
+/* The reply of @p j is ready: a failed one carries no bytes. */
+static void job_answered(struct net_job *j)
 {
-	(void)job_ask(j, buf);
 	if (j->rep.len == 0 && j->data != NULL) {
 		srv.bounce_bytes -= j->req.len;
 		free(j->data);
 		j->data = NULL;
 	}
 	job_ready(j);
+}
+
+/* ---- copies through a re-export's path (agent.c's copier threads) ---- */
+
+static void handed_unlink(struct net_job *j)
+{
+	*(j->hprev != NULL ? &j->hprev->hnext : &srv.handed) = j->hnext;
+	*(j->hnext != NULL ? &j->hnext->hprev : &srv.handed_last) = j->hprev;
+	j->hprev = j->hnext = NULL;
+	j->copy = NULL;
+}
+
+/* @p j's copy ended with @p status: answer it. */
+static void job_copied(struct net_job *j, doca_error_t status)
+{
+	j->rep = (struct net_rep){.op = j->req.op, .id = j->req.id, .status = status};
+	if (status == DOCA_SUCCESS && j->req.op == NET_OP_READ)
+		j->rep.len = j->req.len;
+	job_answered(j);
+}
+
+/* Hand @p j's copy (its bytes in j->data) to its re-export's copier; a refusal is answered at once. */
+static void job_hand_off(struct net_job *j)
+{
+	struct net_copy *c = calloc(1, sizeof(*c));
+	doca_error_t err = DOCA_ERROR_NO_MEMORY;
+
+	if (c != NULL) {
+		c->req = j->req;
+		c->buf = j->data;
+		c->job = j;
+		err = link_export_copy_start(c);
+	}
+	if (err != DOCA_SUCCESS) {
+		free(c);
+		job_copied(j, err);
+		return;
+	}
+	j->copy = c;
+	j->deadline_ns = ferry_link_now_ns() + srv.copy_timeout_ns;
+	j->hprev = srv.handed_last;
+	*(srv.handed_last != NULL ? &srv.handed_last->hnext : &srv.handed) = j;
+	srv.handed_last = j;
+}
+
+void net_server_copied(struct net_copy *c)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&srv.done_lock);
+	if (srv.closed || atomic_load(&srv.pid) != getpid()) {
+		/* Nobody answers any more (the server stopped, or this is a forked child). */
+		pthread_mutex_unlock(&srv.done_lock);
+		free(c->buf);
+		free(c);
+		return;
+	}
+	c->next = srv.done;
+	srv.done = c;
+	(void)write(srv.wake_fd, &one, sizeof(one));
+	pthread_mutex_unlock(&srv.done_lock);
+}
+
+/* Answer the requests whose copies ended; free the copies answered without them (they held their bytes). */
+static void copies_ended(void)
+{
+	struct net_copy *c;
+
+	pthread_mutex_lock(&srv.done_lock);
+	c = srv.done;
+	srv.done = NULL;
+	pthread_mutex_unlock(&srv.done_lock);
+	while (c != NULL) {
+		struct net_copy *next = c->next;
+		struct net_job *j = c->job;
+
+		if (j != NULL) {
+			handed_unlink(j);
+			job_copied(j, c->status);
+		} else {
+			srv.bounce_bytes -= c->req.len;
+			free(c->buf);
+		}
+		free(c);
+		c = next;
+	}
+}
+
+/*
+ * Handed copies past their deadline: answered TIME_OUT. One still running is
+ * left to its copier with its bytes (its re-export now refuses until it
+ * returns); one still queued is taken back.
+ */
+static void copies_overdue(void)
+{
+	uint64_t now = ferry_link_now_ns();
+	struct net_job *j;
+
+	while ((j = srv.handed) != NULL && now >= j->deadline_ns) {
+		struct net_copy *c = j->copy;
+
+		switch (link_export_copy_overdue(c)) {
+		case NET_COPY_ENDED:
+			copies_ended(); /* it is in srv.done: answered with its own status */
+			if (srv.handed == j)
+				return; /* cannot be; do not spin */
+			continue;
+		case NET_COPY_QUEUED:
+			free(c);
+			break;
+		case NET_COPY_RUNNING:
+			c->job = NULL; /* the copy keeps its buffer, and its place in the budget */
+			j->data = NULL;
+			break;
+		}
+		handed_unlink(j);
+		job_copied(j, DOCA_ERROR_TIME_OUT);
+	}
+}
+
+/* How long the server may sleep: until the first handed copy's deadline, NET_IDLE_POLL_MS at most. */
+static int poll_ms(void)
+{
+	uint64_t now = ferry_link_now_ns();
+
+	if (srv.handed == NULL || srv.handed->deadline_ns >= now + NET_IDLE_POLL_MS * 1000000ull)
+		return NET_IDLE_POLL_MS;
+	return srv.handed->deadline_ns <= now ? 0 : (int)((srv.handed->deadline_ns - now + 999999u) / 1000000u);
+}
+
+/* Answer the request from @p buf (a write's bytes, or a read's bounce buffer), or hand it to a copier. */
+static void job_serve(struct net_job *j, void *buf)
+{
+	if (j->reexport) {
+		job_hand_off(j);
+		return;
+	}
+	(void)job_ask(j, buf);
+	job_answered(j);
 }
 
 static void on_write_fetched(void *request, ucs_status_t status, size_t length, void *user_data)
@@ -400,7 +568,8 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 		job_ready(j);
 		return UCS_OK; /* a rendezvous's bytes are dropped */
 	}
-	if ((req.op == NET_OP_READ || (req.op == NET_OP_WRITE && rndv)) && !job_bounce(j)) {
+	/* A re-export's write waits for its copier: its eager bytes, valid only in this call, are copied too. */
+	if ((req.op == NET_OP_READ || (req.op == NET_OP_WRITE && (rndv || j->reexport))) && !job_bounce(j)) {
 		/* No room for its bytes now: this request fails, the connection goes on (a rendezvous's bytes are dropped). */
 		j->rep = (struct net_rep){.op = req.op, .id = req.id, .status = DOCA_ERROR_NO_MEMORY};
 		job_ready(j);
@@ -413,7 +582,9 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 		return UCS_INPROGRESS; /* fetch_writes takes the descriptor */
 	}
 	/* A write's eager bytes are valid during this call: served from where they are. */
-	job_serve(j, req.op == NET_OP_WRITE ? data : j->data);
+	if (req.op == NET_OP_WRITE && j->reexport)
+		memcpy(j->data, data, req.len);
+	job_serve(j, req.op == NET_OP_WRITE && !j->reexport ? data : j->data);
 	return UCS_OK;
 }
 
@@ -430,16 +601,19 @@ static void server_stop(void);
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&srv.lock);
+	pthread_mutex_lock(&srv.done_lock);
 }
 
 static void fork_parent(void)
 {
+	pthread_mutex_unlock(&srv.done_lock);
 	pthread_mutex_unlock(&srv.lock);
 }
 
 static void fork_child(void)
 {
 	srv.forked = true;
+	pthread_mutex_unlock(&srv.done_lock);
 	pthread_mutex_unlock(&srv.lock);
 }
 
@@ -459,6 +633,8 @@ static void *server_main(void *arg)
 		while ((n = srv.u->worker_progress(srv.worker)) != 0)
 			events += n;
 		fetch_writes();
+		copies_ended();
+		copies_overdue();
 		send_replies();
 		reap_peers();
 		/*
@@ -474,7 +650,7 @@ static void *server_main(void *arg)
 			continue;
 		pfd[0] = (struct pollfd){.fd = srv.efd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = srv.wake_fd, .events = POLLIN};
-		if (poll(pfd, 2, NET_IDLE_POLL_MS) > 0 && (pfd[1].revents & POLLIN) != 0)
+		if (poll(pfd, 2, poll_ms()) > 0 && (pfd[1].revents & POLLIN) != 0)
 			(void)read(srv.wake_fd, &junk, sizeof(junk));
 	}
 	return NULL;
@@ -512,6 +688,10 @@ static doca_error_t server_start(const struct ferry_link_net_offer *offer, const
 		goto fail_worker;
 	}
 	snprintf(srv.iface, sizeof(srv.iface), "%s", offer->iface);
+	/* Half the importer's patience: it hears the TIME_OUT before it gives the connection up. */
+	srv.copy_timeout_ns = ferry_env_u64("FERRY_LINK_NET_TIMEOUT_MS", 1, NET_TIMEOUT_MS_MAX,
+					    NET_TIMEOUT_MS_DEFAULT) *
+			      500000ull;
 	srv.pid = getpid();
 	(void)atexit(server_stop);
 	(void)pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -615,9 +795,24 @@ static void server_stop(void)
 		return;
 	atomic_store(&srv.stopping, true);
 	(void)write(srv.wake_fd, &one, sizeof(one));
-	pthread_join(srv.thread, NULL);
+	pthread_join(srv.thread, NULL); /* it never waits on a copy; copier threads are not joined */
 	for (struct net_peer *p = srv.peers; p != NULL; p = p->next)
 		p->failed = true;
+	/*
+	 * From now on a copy that ends is freed by its copier (a stuck one, never:
+	 * the process ends it), with its bytes; copies are not touched after this.
+	 */
+	pthread_mutex_lock(&srv.done_lock);
+	srv.closed = true;
+	pthread_mutex_unlock(&srv.done_lock);
+	copies_ended(); /* those that ended before: answered (to failed peers: freed) */
+	while (srv.handed != NULL) {
+		struct net_job *j = srv.handed;
+
+		j->data = NULL; /* the copy's */
+		handed_unlink(j);
+		job_free(j);
+	}
 	/* Forced closes hand every reply still in flight back to its callback, which frees its job. */
 	for (int i = 0; i < NET_STOP_ROUNDS && srv.peers != NULL; i++) {
 		(void)srv.u->worker_progress(srv.worker);

@@ -208,4 +208,6 @@ const struct ferry_access_ops link_access_cma_ops = {
 	.write = cma_write,
 	.write_gather = cma_write_gather,
 	.alive = cma_alive,
+	.hold = link_access_hold,
+	.release = link_access_release,
 };
