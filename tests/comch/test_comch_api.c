@@ -895,14 +895,14 @@ static void send_from_rdma_import_refused(struct doca_buf_inventory *inv, uint8_
 	size_t desc_len = 0;
 
 	/* The device speaks RDMA; the call also links the RDMA transport in, as a program using RDMA links it. */
-	assert_int_equal(doca_rdma_cap_transport_type_is_supported(doca_dev_as_devinfo(F->m.host),
-								    DOCA_RDMA_TRANSPORT_TYPE_RC),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_rdma_cap_transport_type_is_supported(doca_dev_as_devinfo(F->m.host), DOCA_RDMA_TRANSPORT_TYPE_RC),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_create(&exported), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(exported, mem, len), DOCA_SUCCESS);
-	assert_int_equal(doca_mmap_set_permissions(exported, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
-								      DOCA_ACCESS_FLAG_RDMA_READ),
-			 DOCA_SUCCESS);
+	assert_int_equal(
+		doca_mmap_set_permissions(exported, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ),
+		DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_add_dev(exported, F->m.host), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_start(exported), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_export_rdma(exported, F->m.host, &desc, &desc_len), DOCA_SUCCESS);
