@@ -453,8 +453,13 @@ static void test_inline_exporter_gone(void **state)
 	assert_true(holds_pattern(before.dst, live->seed, 0, PIECE));
 	assert_true(guarded_untouched(&gone));
 	assert_true(holds_pattern(after.dst, live->seed, PIECE, PIECE));
-	/* The import reports the loss too (DMA refuses new tasks on it): its answer is at most 1 ms old. */
-	usleep(2000);
+	/*
+	 * The import reports the loss too (DMA refuses new tasks on it): its
+	 * answer is at most a millisecond and a tick of the coarse clock old (4 ms
+	 * at HZ 250, 10 ms at HZ 100); 100 ms is plenty, and asks again meanwhile.
+	 */
+	for (int ms = 0; ms < 100 && ferry_mmap_is_usable(dead->import); ms++)
+		usleep(1000);
 	assert_false(ferry_mmap_is_usable(dead->import));
 	ferry_chan_close(chan);
 	guarded_free(&before);
