@@ -259,9 +259,27 @@ static void test_network_path_only(void **state)
 	close_reexport(f);
 }
 
+/* ferry_link_reexport_open refuses a path of @p ops with @p want and a line holding @p line; nothing opens or copies. */
+static void assert_reexport_refused(const struct ferry_access_ops *ops, doca_error_t want, const char *line)
+{
+	struct fake_path path = {.base.ops = ops};
+	struct ferry_link_net_offer offer = {.iface = "lo"};
+	struct ferry_link_export *exp = NULL;
+
+	inet_pton(AF_INET, "127.0.0.1", &offer.ipv4);
+	ferry_test_log_reset();
+	assert_int_equal(ferry_link_reexport_open(&path.base, HOST_PID, BASE, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE,
+						  MACHINE, &offer, CALL, &exp),
+			 want);
+	assert_logged(line);
+	assert_null(exp);
+	assert_int_equal(atomic_load(&path.calls), 0);
+}
+
 /*
- * An import reached over the network is not exported again: the server would
- * copy from another machine under the export table's lock. Nothing opens.
+ * An import reached over the network is not exported again: a slow or
+ * hostile exporter on another machine could hold each chunk's copy for
+ * seconds, and the re-export would crawl at its pace.
  */
 static void test_remote_machine_refused(void **state)
 {
@@ -275,25 +293,16 @@ static void test_remote_machine_refused(void **state)
 		.hold = fake_hold,
 		.release = fake_release,
 	};
-	struct fake_path far = {.base.ops = &far_ops};
-	struct ferry_link_net_offer offer = {.iface = "lo"};
-	struct ferry_link_export *exp = NULL;
 
 	(void)state;
-	inet_pton(AF_INET, "127.0.0.1", &offer.ipv4);
-	ferry_test_log_reset();
-	assert_int_equal(ferry_link_reexport_open(&far.base, HOST_PID, BASE, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE,
-						  MACHINE, &offer, CALL, &exp),
-			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_logged("only memory of this machine can be exported again");
-	assert_null(exp);
-	assert_int_equal(atomic_load(&far.calls), 0);
+	assert_reexport_refused(&far_ops, DOCA_ERROR_NOT_SUPPORTED,
+				"only memory of this machine can be exported again");
 }
 
 /*
  * A path that cannot be held is not exported again: a copy through it that
  * outlives the re-export's close (the host never serves a page) would use a
- * freed path. Nothing opens.
+ * freed path.
  */
 static void test_unheld_path_refused(void **state)
 {
@@ -304,18 +313,9 @@ static void test_unheld_path_refused(void **state)
 		.write = fake_write,
 		.alive = fake_alive,
 	};
-	struct fake_path unheld = {.base.ops = &unheld_ops};
-	struct ferry_link_net_offer offer = {.iface = "lo"};
-	struct ferry_link_export *exp = NULL;
 
 	(void)state;
-	inet_pton(AF_INET, "127.0.0.1", &offer.ipv4);
-	ferry_test_log_reset();
-	assert_int_equal(ferry_link_reexport_open(&unheld.base, HOST_PID, BASE, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE,
-						  MACHINE, &offer, CALL, &exp),
-			 DOCA_ERROR_UNEXPECTED);
-	assert_logged("that can be held");
-	assert_null(exp);
+	assert_reexport_refused(&unheld_ops, DOCA_ERROR_UNEXPECTED, "that can be held");
 }
 
 /* Reads and writes go through the path; the server's checks come first. */
