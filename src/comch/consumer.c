@@ -90,7 +90,7 @@ uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct fe
 		return UINT32_MAX;
 	}
 	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap, COMCH_DONE_BYTES,
-				 (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
+				 (uint32_t)hub->peer_pid, false, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
 	atomic_store_explicit(&c->dones_open, true, memory_order_release); /* the consumer may poll it unlocked */
 	if (c->wakeable)

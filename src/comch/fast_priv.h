@@ -462,12 +462,13 @@ static inline void comch_ring_out_commit(struct comch_ring_out *ring)
 uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
 /**
  * Import a ring the peer writes: it must be exported by @p writer_pid (the
- * connection's peer) and hold @p cap entries of @p entry_size bytes. On a
- * refusal *why completes "the peer's frame ...".
+ * connection's peer), hold @p cap entries of @p entry_size bytes and, if
+ * @p writable (a post ring: this side claims posts in it), be exported
+ * read-write. On a refusal *why completes "the peer's frame ...".
  */
 doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev *dev, const uint8_t *desc,
 				  uint16_t desc_len, uint32_t cap, size_t entry_size, uint32_t writer_pid,
-				  const char **why);
+				  bool writable, const char **why);
 void comch_ring_view_close(struct comch_ring_view *view);
 /** Read @p ring where it is written (a MsgQ: same process, no export). */
 void comch_ring_view_local(struct comch_ring_view *view, const struct comch_ring_out *ring);

@@ -130,7 +130,7 @@ static doca_error_t remote_open(struct comch_fast_hub *hub, struct comch_remote_
 
 	if (err == DOCA_SUCCESS)
 		err = comch_ring_view_open(&r->posts, hub->dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
-					   sizeof(struct comch_post), (uint32_t)hub->peer_pid, why);
+					   sizeof(struct comch_post), (uint32_t)hub->peer_pid, true, why);
 	if (err == DOCA_SUCCESS && open_dones(hub, r) != DOCA_SUCCESS) {
 		*why = "cannot set up the completion ring for its consumer";
 		err = DOCA_ERROR_IO_FAILED;
