@@ -90,7 +90,7 @@ uint32_t comch_consumer_on_done_ring(struct comch_fast_hub *hub, const struct fe
 		return UINT32_MAX;
 	}
 	if (comch_ring_view_open(&c->dones, hub->dev, ring->desc, ring->desc_len, ring->ring_cap, COMCH_DONE_BYTES,
-				 (uint32_t)hub->peer_pid, why) != DOCA_SUCCESS)
+				 (uint32_t)hub->peer_pid, false, why) != DOCA_SUCCESS)
 		return UINT32_MAX;
 	atomic_store_explicit(&c->dones_open, true, memory_order_release); /* the consumer may poll it unlocked */
 	if (c->wakeable)
@@ -279,6 +279,11 @@ static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, si
 		c->wakeable = false;
 	}
 	pthread_mutex_unlock(&c->hub->lock);
+	if (err == DOCA_ERROR_FULL)
+		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_CONNECTED,
+				     "comch consumer %u: the peer leaves its socket unread (%u frames wait for it); "
+				     "connection closed",
+				     c->id, COMCH_FAST_OUT_MAX);
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE_IN(
 			call, err == DOCA_ERROR_NO_MEMORY ? DOCA_ERROR_NO_MEMORY : DOCA_ERROR_NOT_CONNECTED,
@@ -429,8 +434,11 @@ static void consumer_stopped(struct doca_ctx *ctx)
 		dones_close(c); /* it reads the ring the record owns */
 		(void)comch_peers_remove(c->hub, c->id);
 		comch_hub_wake_users(c->hub); /* sends waiting for it fail at their next progress */
-	} else if (c->announced) {
-		(void)comch_hub_send(c->hub, frame, ferry_frame_build_consumer_down(frame, c->id));
+	} else if (c->announced &&
+		   comch_hub_send(c->hub, frame, ferry_frame_build_consumer_down(frame, c->id)) == DOCA_ERROR_FULL) {
+		FERRY_ERR("comch consumer %u: the peer leaves its socket unread (%u frames wait for it); connection "
+			  "closed",
+			  c->id, COMCH_FAST_OUT_MAX);
 	}
 	c->announced = false;
 	c->wakeable = false;

@@ -104,6 +104,14 @@
 #define COMCH_FAST_MAX_CONSUMERS 64u
 /* Ring entries of the peer's consumers, summed, per connection (64 MiB of completion rings). */
 #define COMCH_FAST_RING_BUDGET   (1u << 20)
+/*
+ * Fast-path frames that may wait for room on a connection's socket (beyond
+ * what the socket holds): a peer that leaves them unread this long does not
+ * read its socket, and one more ends the connection (else a peer that
+ * announces and withdraws consumers without reading would grow the queue
+ * for as long as it goes on).
+ */
+#define COMCH_FAST_OUT_MAX       1024u
 #define COMCH_RING_MAGIC         0x47525046u /* "FPRG" */
 #define COMCH_DONE_MAGIC         0x47524446u /* "FDRG" */
 #define COMCH_RING_LINE          64u
@@ -254,6 +262,7 @@ struct comch_fast_hub {
 	uint32_t remote_ring_entries;      /* their rings' entries, summed (<= COMCH_FAST_RING_BUDGET) */
 	struct comch_fast_frame *out_head; /* frames waiting for room on the socket */
 	struct comch_fast_frame **out_tail;
+	uint32_t num_out;             /* how many (<= COMCH_FAST_OUT_MAX) */
 	struct doca_comch_msgq *msgq; /* a MsgQ's hub: no connection, consumers come up in place */
 };
 
@@ -407,7 +416,11 @@ void comch_hub_unref(struct comch_fast_hub *hub);
 bool comch_hub_usable(const struct comch_fast_hub *hub);
 /** Whether @p (a program's pointer) is an established connection producers and consumers may use. */
 bool comch_conn_is_live(const struct doca_comch_connection *conn);
-/** Send a fast-path frame on the connection, or queue it behind others (NOT_CONNECTED once gone). */
+/**
+ * Send a fast-path frame on the connection, or queue it behind others
+ * (NOT_CONNECTED once gone; FULL, and the connection is ending, when
+ * COMCH_FAST_OUT_MAX frames wait already: the caller logs the rule).
+ */
 doca_error_t comch_hub_send(struct comch_fast_hub *hub, const uint8_t *frame, size_t len);
 /** The peer broke the fast path: flag it and wake the connection's thread, which ends the connection. */
 void comch_hub_break(struct comch_fast_hub *hub);
@@ -462,12 +475,13 @@ static inline void comch_ring_out_commit(struct comch_ring_out *ring)
 uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, size_t size);
 /**
  * Import a ring the peer writes: it must be exported by @p writer_pid (the
- * connection's peer) and hold @p cap entries of @p entry_size bytes. On a
- * refusal *why completes "the peer's frame ...".
+ * connection's peer), hold @p cap entries of @p entry_size bytes and, if
+ * @p writable (a post ring: this side claims posts in it), be exported
+ * read-write. On a refusal *why completes "the peer's frame ...".
  */
 doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev *dev, const uint8_t *desc,
 				  uint16_t desc_len, uint32_t cap, size_t entry_size, uint32_t writer_pid,
-				  const char **why);
+				  bool writable, const char **why);
 void comch_ring_view_close(struct comch_ring_view *view);
 /** Read @p ring where it is written (a MsgQ: same process, no export). */
 void comch_ring_view_local(struct comch_ring_view *view, const struct comch_ring_out *ring);

@@ -3,8 +3,9 @@
  * hub.c - what a Comch connection shares with its producers and consumers,
  * which may run on threads of their own: the lock, the references that keep it
  * past the connection's end, the socket for fast-path frames (with a queue for
- * frames that find it full: nobody sleeps for room), and the signals between
- * the connection's thread and theirs. Design notes in fast_priv.h (Threading).
+ * frames that find it full: nobody sleeps for room; COMCH_FAST_OUT_MAX at most,
+ * then the connection ends), and the signals between the connection's thread
+ * and theirs. Design notes in fast_priv.h (Threading).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,7 @@ static void drop_frames(struct comch_fast_hub *hub)
 		free(f);
 	}
 	hub->out_tail = &hub->out_head;
+	hub->num_out = 0;
 }
 
 void comch_hub_unref(struct comch_fast_hub *hub)
@@ -130,6 +132,7 @@ static bool flush_frames(struct comch_fast_hub *hub)
 		hub->out_head = f->next;
 		if (hub->out_head == NULL)
 			hub->out_tail = &hub->out_head;
+		hub->num_out--;
 		free(f);
 		if (err != DOCA_SUCCESS) {
 			comch_hub_break(hub);
@@ -155,6 +158,11 @@ doca_error_t comch_hub_send(struct comch_fast_hub *hub, const uint8_t *frame, si
 			return err == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_NOT_CONNECTED;
 		}
 	}
+	if (hub->num_out >= COMCH_FAST_OUT_MAX) {
+		/* The peer has not read for that long: end the connection rather than queue without end. */
+		comch_hub_break(hub);
+		return DOCA_ERROR_FULL;
+	}
 	/* The socket is full (the peer is slow to read): the frame waits, the connection's progress retries. */
 	f = ferry_malloc(sizeof(*f) + len);
 	if (f == NULL)
@@ -164,6 +172,7 @@ doca_error_t comch_hub_send(struct comch_fast_hub *hub, const uint8_t *frame, si
 	memcpy(f->bytes, frame, len);
 	*hub->out_tail = f;
 	hub->out_tail = &f->next;
+	hub->num_out++;
 	call_connection_thread(hub);
 	return DOCA_SUCCESS;
 }

@@ -69,7 +69,7 @@ uint64_t comch_ring_out_publish(struct comch_ring_out *ring, const void *entry, 
 
 doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev *dev, const uint8_t *desc,
 				  uint16_t desc_len, uint32_t cap, size_t entry_size, uint32_t writer_pid,
-				  const char **why)
+				  bool writable, const char **why)
 {
 	struct ferry_link_view v;
 	size_t bytes = sizeof(struct comch_ring_hdr) + (size_t)cap * entry_size;
@@ -88,6 +88,8 @@ doca_error_t comch_ring_view_open(struct comch_ring_view *view, struct doca_dev 
 		*why = "names a ring smaller than its size";
 	else if (((uintptr_t)v.local & (COMCH_RING_LINE - 1)) != 0)
 		*why = "names a ring that is not aligned to a cache line";
+	else if (writable && v.access != DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+		*why = "names a read-only ring: this side claims posts in it (mapped read-only, a claim would fault)";
 	else {
 		view->hdr = v.local;
 		view->entries = (const uint8_t *)v.local + sizeof(struct comch_ring_hdr);

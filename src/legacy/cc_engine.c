@@ -135,10 +135,24 @@ static void cc_on_msg(struct doca_comch_event_msg_recv *event, uint8_t *buf, uin
 {
 	struct doca_comm_channel_ep_t *ep = cc_ep_of_conn(conn);
 	struct doca_comm_channel_addr_t *peer = doca_comch_connection_get_user_data(conn).ptr;
+	uint64_t nth;
 
 	(void)event;
 	if (peer == NULL) /* a connection we could not give a handle (no memory): its words go nowhere */
 		return;
+	/*
+	 * The wire takes the device's largest message, this endpoint promises the
+	 * program no more than its own max: queued, a larger one could never be
+	 * taken by a recvfrom sized to it and would hold up every message behind it.
+	 */
+	if (len > ep->max_msg_size) {
+		if (ferry_log_sampled(&ep->oversized, &nth))
+			(void)FERRY_RULE_IN("doca_comm_channel_ep_recvfrom", DOCA_ERROR_TOO_BIG,
+					    "peer %p sent a message of %u bytes, above the endpoint's max message size "
+					    "%u; it is dropped (%llu so far)",
+					    (void *)peer, len, ep->max_msg_size, (unsigned long long)nth);
+		return;
+	}
 	cc_rx_push(ep, peer, buf, len, false);
 }
 

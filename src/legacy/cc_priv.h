@@ -9,7 +9,9 @@
  * only turns Comch's callbacks into what the old calls read:
  *
  *   message received   -> a node appended to the endpoint's receive queue,
- *                         taken by recvfrom (oldest first, any peer);
+ *                         taken by recvfrom (oldest first, any peer); one
+ *                         above the endpoint's max_msg_size (the wire takes
+ *                         the device's) is dropped with a line;
  *   client connected   -> a new peer handle (the server's recvfrom shows it
  *                         with the client's first message);
  *   client gone        -> an "end" node after the client's last message
@@ -40,6 +42,7 @@
 #define FERRY_LEGACY_CC_PRIV_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +133,7 @@ struct doca_comm_channel_ep_t {
 	struct cc_msg *rx_head;
 	struct cc_msg *rx_tail;
 	uint32_t rx_count;
+	_Atomic uint64_t oversized; /* messages dropped for exceeding max_msg_size (sampled log lines) */
 	uint32_t send_in_flight;
 	/* event channels: [0] send, [1] recv, [2] service */
 	int chan_fd[3];

@@ -1784,6 +1784,43 @@ static void test_rogue_ring_budget(void **state)
 	rogue_consumer_close(&rc);
 }
 
+/*
+ * A peer that announces a consumer and withdraws it, over and over, and never
+ * reads its socket: each CONSUMER_UP is answered with a DONE_RING, which waits
+ * in this side's memory once the socket is full. That wait is bounded: the
+ * connection ends with a line naming the rule, long before the rounds run
+ * out, instead of growing for as long as the peer goes on.
+ */
+static void test_rogue_never_reads(void **state)
+{
+	enum { ROUNDS = 4096 };
+	struct rogue_consumer rc;
+	uint8_t frame[FERRY_FRAME_DOWN_LEN];
+	unsigned rounds;
+	int fd, fds;
+
+	(void)state;
+	rogue_server("rogue-deaf");
+	rogue_consumer_open(&rc, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	fds = ferry_test_count_fds();
+	fd = rogue_hello("rogue-deaf");
+	for (rounds = 0; rounds < ROUNDS && F->disconnects == 0; rounds++) {
+		rogue_up(fd, &rc, 1);
+		FERRY_PROGRESS_UNTIL(F->m.pe, g_new_consumers > rounds || F->disconnects != 0, FERRY_TEST_WAIT_MS);
+		if (F->disconnects != 0)
+			break;
+		assert_int_equal(g_new_consumers, rounds + 1);
+		rogue_send(fd, frame, ferry_frame_build_consumer_down(frame, 1));
+		FERRY_PROGRESS_UNTIL(F->m.pe, g_expired_consumers > rounds || F->disconnects != 0, FERRY_TEST_WAIT_MS);
+	}
+	assert_int_equal(F->disconnects, 1);
+	assert_true(rounds < ROUNDS);
+	assert_true(ferry_test_log_has("the peer leaves its socket unread"));
+	close(fd);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
+	rogue_consumer_close(&rc);
+}
+
 /* The rogue maps an export of ours (or its own) the way the fast path maps rings: anywhere. */
 static void *rogue_import(const void *desc, size_t desc_len, struct ferry_link_import **imp)
 {
@@ -2780,6 +2817,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rogue_read_only_consumer_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumer_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_ring_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_never_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_done_ring_geometry_lie, setup, teardown),

@@ -8,9 +8,10 @@
  * stdout and by its exit status. The parent runs the server and progresses it
  * while the rogue works.
  *
- * Roles: ro-up (memory exported read-only), export (a third process that only
- * exports), replay (names one of the server's own exports: the completion ring
- * it got back, or the memory or post ring of the server's own consumer),
+ * Roles: ro-up (memory exported read-only), ro-ring (post ring exported
+ * read-only), export (a third process that only exports), replay (names one
+ * of the server's own exports: the completion ring it got back, or the memory
+ * or post ring of the server's own consumer),
  * reopen (tries to write the read-only completion ring through the memory
  * agent's fd), die-consumer and die-producer (killed while the server's
  * producer or consumer is progressed alone).
@@ -129,8 +130,8 @@ static void rogue_cleanup(struct rogue *r)
 		(void)doca_dev_close(r->host);
 }
 
-/* Memory and a post ring of the rogue's own, exported; one post offered in the ring. */
-static void rogue_exports(struct rogue *r, uint32_t mem_access)
+/* Memory and a post ring of the rogue's own, exported with these permissions; one post offered in the ring. */
+static void rogue_exports_as(struct rogue *r, uint32_t mem_access, uint32_t ring_access)
 {
 	struct comch_post *e;
 
@@ -138,13 +139,18 @@ static void rogue_exports(struct rogue *r, uint32_t mem_access)
 	r->ring = rogue_shared(r, comch_ring_bytes(ROGUE_CAP));
 	memset(r->mem, 0x5a, ROGUE_MEM);
 	rogue_export(r, r->mem, ROGUE_MEM, mem_access, &r->desc, &r->desc_len);
-	rogue_export(r, r->ring, comch_ring_bytes(ROGUE_CAP), DOCA_ACCESS_FLAG_PCI_READ_WRITE, &r->ring_desc,
-		     &r->ring_desc_len);
+	rogue_export(r, r->ring, comch_ring_bytes(ROGUE_CAP), ring_access, &r->ring_desc, &r->ring_desc_len);
 	e = (struct comch_post *)(r->ring + 1);
 	e->addr = (uint64_t)(uintptr_t)r->mem;
 	e->len = 64;
 	e->generation = 1;
 	atomic_store_explicit(&r->ring->head, 1, memory_order_release);
+}
+
+/* Memory (exported with @p mem_access) and a read-write post ring of the rogue's own. */
+static void rogue_exports(struct rogue *r, uint32_t mem_access)
+{
+	rogue_exports_as(r, mem_access, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 }
 
 static void rogue_send(struct rogue *r, const void *frame, size_t len)
@@ -289,6 +295,21 @@ static int role_ro_up(struct rogue *r, const char *name)
 	rogue_expect_refused(r, ROGUE_ID);
 	for (size_t i = 0; i < ROGUE_MEM; i++)
 		ROGUE_CHECK(r->mem[i] == 0x5a, ROGUE_WROTE);
+	return ROGUE_OK;
+}
+
+/*
+ * Case 1b: writable memory, but a post ring exported read-only (one post
+ * offered in it). The producers' side claims posts with atomics on the ring:
+ * mapped read-only, its first claim would fault.
+ */
+static int role_ro_ring(struct rogue *r, const char *name)
+{
+	rogue_hello(r, name);
+	rogue_exports_as(r, DOCA_ACCESS_FLAG_PCI_READ_WRITE, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	rogue_up(r, ROGUE_ID, r->desc, r->desc_len, r->ring_desc, r->ring_desc_len);
+	rogue_expect_refused(r, ROGUE_ID);
+	ROGUE_CHECK(atomic_load(&r->ring->claimed) == 0, ROGUE_WROTE);
 	return ROGUE_OK;
 }
 
@@ -525,6 +546,8 @@ static int rogue_role(struct rogue *r, int argc, char **argv)
 		return ROGUE_SETUP;
 	if (strcmp(argv[0], "ro-up") == 0)
 		return role_ro_up(r, argv[1]);
+	if (strcmp(argv[0], "ro-ring") == 0)
+		return role_ro_ring(r, argv[1]);
 	if (strcmp(argv[0], "replay") == 0 && argc >= 3)
 		return role_replay(r, argv[1], argv[2]);
 	if (strcmp(argv[0], "reopen") == 0)
@@ -833,6 +856,27 @@ static void test_read_only_memory_of_another_process(void **state)
 	spawn_rogue(&c, args);
 	assert_int_equal(child_finish(&c), ROGUE_OK);
 	assert_refused("CONSUMER_UP names a read-only export", 0);
+	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
+}
+
+/*
+ * Case 1b, across processes: the rogue's post ring is exported read-only, so
+ * the server would map it read-only and a producer's claim (an atomic on the
+ * ring) would fault. Refused: the line, no new consumer, no DONE_RING (the
+ * rogue checks), no claim in its ring (the rogue checks), no fd left here.
+ */
+static void test_read_only_ring_of_another_process(void **state)
+{
+	const char *args[] = {"ro-ring", "rogue-ro-ring", NULL};
+	struct child c;
+	int fds;
+
+	(void)state;
+	start_server("rogue-ro-ring");
+	fds = ferry_test_count_fds();
+	spawn_rogue(&c, args);
+	assert_int_equal(child_finish(&c), ROGUE_OK);
+	assert_refused("names a read-only ring", 0);
 	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 }
 
@@ -1263,6 +1307,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_only_memory_of_another_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_only_ring_of_another_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_of_a_third_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_of_a_third_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_done_ring_as_memory, setup, teardown),

@@ -5,8 +5,10 @@
  * for another name or another message size, a valid HELLO followed by garbage,
  * silence, and a flood of such peers. Each is cut off by Comch's checks; the
  * server never shows the program a message from one, and keeps serving a real
- * Comm Channel client between and after them. One process: the server and the
- * client are two endpoints (each drives its own engine), the rogues raw sockets.
+ * Comm Channel client between and after them. A message above the endpoint's
+ * max message size is dropped, and what follows it still comes out. One
+ * process: the server and the client are two endpoints (each drives its own
+ * engine), the rogues raw sockets.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -267,6 +269,54 @@ static void test_flood(void **state)
 	real_client_round_trip("after a flood");
 }
 
+/*
+ * A peer past the handshake sends a message larger than the server endpoint's
+ * max message size (the wire takes the device's 4080): it is dropped with a
+ * line, and the peer's next message, which fits, comes out. Were it queued, a
+ * recvfrom with a buffer of max_msg_size could never take it, and every
+ * message behind it, of any peer, would wait forever.
+ */
+static void test_message_above_max_size(void **state)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(M.host);
+	struct doca_comm_channel_ep_t *small = NULL;
+	struct doca_comm_channel_addr_t *peer = NULL;
+	uint8_t frame[FERRY_FRAME_HDR_LEN + 100], buf[16];
+	uint64_t until = ms_now() + WAIT_MS;
+	size_t len;
+	doca_error_t r;
+	int fd;
+
+	(void)state;
+	assert_int_equal(doca_comm_channel_ep_create(&small), DOCA_SUCCESS);
+	assert_int_equal(doca_comm_channel_ep_set_device(small, M.dpu), DOCA_SUCCESS);
+	assert_int_equal(doca_comm_channel_ep_set_device_rep(small, M.rep), DOCA_SUCCESS);
+	assert_int_equal(doca_comm_channel_ep_set_max_msg_size(small, sizeof(buf)), DOCA_SUCCESS);
+	assert_int_equal(doca_comm_channel_ep_listen(small, "small"), DOCA_SUCCESS);
+	fd = rogue_connect("small");
+	len = ferry_frame_build_hello(frame, 4080, 64, ferry_devinfo_machine(host), ferry_devinfo_name(host), "small");
+	rogue_send(fd, frame, len);
+	ferry_frame_put_header(frame, FERRY_FRAME_MSG, 100);
+	memset(frame + FERRY_FRAME_HDR_LEN, 'x', 100);
+	rogue_send(fd, frame, sizeof(frame));
+	ferry_frame_put_header(frame, FERRY_FRAME_MSG, 5);
+	memcpy(frame + FERRY_FRAME_HDR_LEN, "fits!", 5);
+	rogue_send(fd, frame, FERRY_FRAME_HDR_LEN + 5);
+	do {
+		len = sizeof(buf);
+		r = doca_comm_channel_ep_recvfrom(small, buf, &len, 0, &peer);
+		assert_true(ms_now() < until);
+	} while (r == DOCA_ERROR_AGAIN);
+	assert_int_equal(r, DOCA_SUCCESS);
+	assert_int_equal(len, 5);
+	assert_memory_equal(buf, "fits!", 5);
+	assert_true(ferry_test_log_has("above the endpoint's max message size"));
+	assert_int_equal(doca_comm_channel_ep_disconnect(small, peer), DOCA_SUCCESS);
+	close(fd);
+	assert_int_equal(doca_comm_channel_ep_destroy(small), DOCA_SUCCESS);
+	real_client_round_trip("after an oversized message");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +324,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_lying_hellos, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_valid_hello_then_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_above_max_size, setup, teardown),
 	};
 
 	return ferry_test_run(argc, argv, tests, NULL, NULL);
