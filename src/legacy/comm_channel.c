@@ -288,8 +288,11 @@ doca_error_t doca_comm_channel_ep_disconnect(struct doca_comm_channel_ep_t *loca
 	else {
 		if (peer_addr->state == CC_PEER_UP)
 			cc_flush_sends(ep, peer_addr);
-		if (peer_addr->conn != NULL)
+		if (peer_addr->conn != NULL) {
+			/* The handle goes below: a callback that still comes for this connection finds none. */
+			(void)doca_comch_connection_set_user_data(peer_addr->conn, (union doca_data){.ptr = NULL});
 			(void)doca_comch_server_disconnect(ep->server, peer_addr->conn);
+		}
 		peer_addr->state = CC_PEER_GONE;
 		cc_peer_forget(ep, peer_addr);
 	}
