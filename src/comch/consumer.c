@@ -279,11 +279,6 @@ static doca_error_t announce(struct doca_comch_consumer *c, const void *desc, si
 		c->wakeable = false;
 	}
 	pthread_mutex_unlock(&c->hub->lock);
-	if (err == DOCA_ERROR_FULL)
-		return FERRY_RULE_IN(call, DOCA_ERROR_NOT_CONNECTED,
-				     "comch consumer %u: the peer leaves its socket unread (%u frames wait for it); "
-				     "connection closed",
-				     c->id, COMCH_FAST_OUT_MAX);
 	if (err != DOCA_SUCCESS)
 		return FERRY_RULE_IN(
 			call, err == DOCA_ERROR_NO_MEMORY ? DOCA_ERROR_NO_MEMORY : DOCA_ERROR_NOT_CONNECTED,
@@ -434,11 +429,8 @@ static void consumer_stopped(struct doca_ctx *ctx)
 		dones_close(c); /* it reads the ring the record owns */
 		(void)comch_peers_remove(c->hub, c->id);
 		comch_hub_wake_users(c->hub); /* sends waiting for it fail at their next progress */
-	} else if (c->announced &&
-		   comch_hub_send(c->hub, frame, ferry_frame_build_consumer_down(frame, c->id)) == DOCA_ERROR_FULL) {
-		FERRY_ERR("comch consumer %u: the peer leaves its socket unread (%u frames wait for it); connection "
-			  "closed",
-			  c->id, COMCH_FAST_OUT_MAX);
+	} else if (c->announced) {
+		(void)comch_hub_send(c->hub, frame, ferry_frame_build_consumer_down(frame, c->id));
 	}
 	c->announced = false;
 	c->wakeable = false;

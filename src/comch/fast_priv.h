@@ -418,8 +418,8 @@ bool comch_hub_usable(const struct comch_fast_hub *hub);
 bool comch_conn_is_live(const struct doca_comch_connection *conn);
 /**
  * Send a fast-path frame on the connection, or queue it behind others
- * (NOT_CONNECTED once gone; FULL, and the connection is ending, when
- * COMCH_FAST_OUT_MAX frames wait already: the caller logs the rule).
+ * (NOT_CONNECTED once gone; FULL, logged, and the connection is ending,
+ * when COMCH_FAST_OUT_MAX frames wait already).
  */
 doca_error_t comch_hub_send(struct comch_fast_hub *hub, const uint8_t *frame, size_t len);
 /** The peer broke the fast path: flag it and wake the connection's thread, which ends the connection. */

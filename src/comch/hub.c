@@ -13,6 +13,9 @@
 
 #include "comch/fast_priv.h"
 #include "common/ferry_alloc.h"
+#include "common/ferry_log.h"
+
+FERRY_LOG_MODULE("comch");
 
 static atomic_uint next_fast_id;
 
@@ -160,6 +163,9 @@ doca_error_t comch_hub_send(struct comch_fast_hub *hub, const uint8_t *frame, si
 	}
 	if (hub->num_out >= COMCH_FAST_OUT_MAX) {
 		/* The peer has not read for that long: end the connection rather than queue without end. */
+		FERRY_ERR("comch connection %u: the peer leaves its socket unread (%u frames wait for it); connection "
+			  "closed",
+			  hub->conn_id, COMCH_FAST_OUT_MAX);
 		comch_hub_break(hub);
 		return DOCA_ERROR_FULL;
 	}

@@ -131,15 +131,9 @@ static doca_error_t remote_open(struct comch_fast_hub *hub, struct comch_remote_
 	if (err == DOCA_SUCCESS)
 		err = comch_ring_view_open(&r->posts, hub->dev, up->ring_desc, up->ring_desc_len, up->ring_cap,
 					   sizeof(struct comch_post), (uint32_t)hub->peer_pid, true, why);
-	if (err == DOCA_SUCCESS) {
-		doca_error_t sent = open_dones(hub, r);
-
-		if (sent == DOCA_ERROR_FULL)
-			*why = "CONSUMER_UP while the peer leaves its socket unread (too many frames wait for it)";
-		else if (sent != DOCA_SUCCESS)
-			*why = "cannot set up the completion ring for its consumer";
-		if (sent != DOCA_SUCCESS)
-			err = DOCA_ERROR_IO_FAILED;
+	if (err == DOCA_SUCCESS && open_dones(hub, r) != DOCA_SUCCESS) {
+		*why = "cannot set up the completion ring for its consumer";
+		err = DOCA_ERROR_IO_FAILED;
 	}
 	return err;
 }

@@ -221,7 +221,7 @@ struct rdma_task {
 	/* Write destination / read source: remote address and key. */
 	uint64_t remote_addr;
 	ucp_rkey_h rkey;
-	uint8_t *local_ptr; /* the local side's segment (single buf) */
+	uint8_t *local_ptr; /* where an atomic's or a network sync event's 8-byte result lands */
 	/*
 	 * The local side when it may be a list of bufs: a send's or write's source
 	 * (its non-empty data segments) or a read's destination (the free space
