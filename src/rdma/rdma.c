@@ -505,8 +505,8 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 			conn_drop_pidfd(conn);
 			rdma_conn_detach_ops(conn, DOCA_ERROR_CONNECTION_RESET);
 		}
-		if (conn->close_req != NULL && conn_close_done(conn))
-			rdma_conn_drop_rkeys(conn);
+		if (conn->close_req != NULL)
+			(void)conn_close_done(conn);
 	}
 	if (!rdma->stopping) {
 		while ((t = ferry_task_list_pop(&rdma->ready)) != NULL)
@@ -799,6 +799,7 @@ static void rdma_release_worker(struct doca_rdma *rdma)
 	if (rdma->conns != NULL) {
 		for (uint32_t i = 0; i < rdma->num_conns; i++) {
 			free(rdma->conns[i].desc);
+			free(rdma->conns[i].rma_ring);
 			rdma_cm_conn_release(&rdma->conns[i]);
 		}
 		free(rdma->conns);
@@ -827,6 +828,7 @@ static void rdma_release_worker(struct doca_rdma *rdma)
 	rdma->worker = NULL;
 	rdma->orphan_ops = 0;
 	rdma_free_ops(rdma);
+	rdma_rma_release(rdma);
 	free(rdma->worker_addr);
 	rdma->worker_addr = NULL;
 	rdma->worker_addr_len = 0;
@@ -891,6 +893,11 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	st = ferry_ucx_guard_am_ids(ucp_worker_set_am_recv_handler, ucp_get_version, rdma->worker);
 	if (st == UCS_OK)
 		st = ucp_worker_set_am_recv_handler(rdma->worker, &ap);
+	/* One-sided requests and their answers: each is taken whole from UCX's buffer (rdma_rma.c). */
+	ap.id = RDMA_AM_RMA_ID;
+	ap.cb = rdma_rma_am_cb;
+	if (st == UCS_OK)
+		st = ucp_worker_set_am_recv_handler(rdma->worker, &ap);
 	if (st == UCS_OK)
 		st = ucp_worker_get_address(rdma->worker, &addr, &addr_len);
 	if (st != UCS_OK) {
@@ -933,6 +940,9 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	rdma->done.head = rdma->done.tail = NULL;
 	rdma->ready.head = rdma->ready.tail = NULL;
 	rdma->unexp_head = rdma->unexp_count = 0;
+	err = rdma_rma_start(rdma);
+	if (err != DOCA_SUCCESS)
+		goto fail;
 	/* The worker armed once: its fd wakes the service thread for the first event. */
 	(void)ucp_worker_arm(rdma->worker);
 	err = service_start(rdma, call);
@@ -990,7 +1000,6 @@ static void rdma_stopped(struct doca_ctx *ctx)
 	if (!all)
 		FERRY_WARN("rdma %p: UCX did not finish closing its endpoints within 1 s", (void *)rdma);
 	for (uint32_t i = 0; i < rdma->num_conns; i++) {
-		rdma_conn_drop_rkeys(&rdma->conns[i]);
 		if (rdma->conns[i].close_req != NULL) {
 			ucp_request_cancel(rdma->worker, rdma->conns[i].close_req);
 			ucp_request_free(rdma->conns[i].close_req);

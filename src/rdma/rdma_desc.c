@@ -225,10 +225,10 @@ static const char *mem_fields_error(const struct ferry_rdma_mem_desc *d)
 		return "pid 0";
 	if (d->kind == FERRY_RDMA_MEM_KIND_LINK)
 		return link_fields_error(d);
-	if (d->kind != FERRY_RDMA_MEM_KIND_RKEY)
+	if (d->kind != FERRY_RDMA_MEM_KIND_KEY)
 		return "unknown kind of memory descriptor";
-	if (d->body_len == 0 || d->body_len > FERRY_RDMA_MEM_MAX_RKEY)
-		return "remote key is empty or too long";
+	if (d->body_len != FERRY_RDMA_MEM_KEY_LEN)
+		return "the export key is not 16 bytes (an export id and its key)";
 	return NULL;
 }
 

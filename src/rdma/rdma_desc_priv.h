@@ -4,14 +4,14 @@
  * processes: a connection's (doca_rdma_export -> doca_rdma_connect) and a
  * memory range's (doca_mmap_export_rdma -> doca_mmap_create_from_export).
  *
- * Both: version 1, integers little-endian, a CRC-32 of the whole descriptor
+ * Both: version 2 (1 carried UCX remote keys), integers little-endian, a CRC-32 of the whole descriptor
  * (with its own field zeroed) so a copy damaged on the way is told from a
  * forged one, and a length field that must equal the bytes given.
  *
  * Connection, magic "FRYC":
  *   off len field
  *     0   4 magic
- *     4   2 version (1)
+ *     4   2 version (2)
  *     6   2 transport type (0 RC, 1 DC)
  *     8   4 total length
  *    12   4 CRC-32
@@ -29,9 +29,9 @@
  *
  * Memory, magic "FRYM" (core/ferry_rdma_mem.h):
  *     0   4 magic
- *     4   2 version (1)
- *     6   2 kind: 0 a UCX remote key, 1 a re-export's link descriptor (below);
- *           Ferry before the re-export took this field as reserved and refuses kind 1
+ *     4   2 version (2)
+ *     6   2 kind: 0 an export of this process's memory, 1 a re-export's link
+ *           descriptor (below)
  *     8   4 total length
  *    12   4 CRC-32
  *    16   8 start address of the range in the exporter
@@ -40,7 +40,8 @@
  *    36   4 pid of the exporter
  *    40   2 length n of the body
  *    42   2 reserved, zero
- *    44   n body: kind 0, the packed UCX remote key; kind 1, the export
+ *    44   n body: kind 0, 16 bytes: the export's id and its random key (the
+ *           capability its requests carry, rdma_rma.c); kind 1, the export
  *           descriptor (link/export_desc_priv.h, FERRY_DESC_FIXED_LEN to
  *           FERRY_DESC_MAX_LEN bytes) of a re-export served by the exporter's
  *           link network server: a PCI import of memory this process reaches
@@ -60,11 +61,12 @@
 #include <doca_error.h>
 
 #define FERRY_RDMA_CONN_MAGIC     0x43595246u /* "FRYC" read little-endian */
-#define FERRY_RDMA_DESC_VERSION   1u
+#define FERRY_RDMA_DESC_VERSION   2u          /* 2: exports by id and key, served by the target (rdma_rma.c) */
 #define FERRY_RDMA_CONN_FIXED_LEN 64u
 #define FERRY_RDMA_CONN_MAX_ADDR  16384u /* UCX worker addresses are hundreds of bytes */
 #define FERRY_RDMA_MEM_FIXED_LEN  44u
-#define FERRY_RDMA_MEM_MAX_RKEY   8192u
+#define FERRY_RDMA_MEM_MAX_RKEY   8192u /* the longest body: a re-export's link descriptor */
+#define FERRY_RDMA_MEM_KEY_LEN    16u
 #define FERRY_RDMA_CONN_MAX_LEN   (FERRY_RDMA_CONN_FIXED_LEN + FERRY_RDMA_CONN_MAX_ADDR)
 #define FERRY_RDMA_MEM_MAX_LEN    (FERRY_RDMA_MEM_FIXED_LEN + FERRY_RDMA_MEM_MAX_RKEY)
 
@@ -81,7 +83,7 @@ struct ferry_rdma_conn_desc {
 };
 
 enum ferry_rdma_mem_kind {
-	FERRY_RDMA_MEM_KIND_RKEY = 0, /* body: a packed UCX remote key */
+	FERRY_RDMA_MEM_KIND_KEY = 0,  /* body: the export id and its key, 8 bytes each (rdma_mem.c) */
 	FERRY_RDMA_MEM_KIND_LINK = 1, /* body: a re-export's link descriptor */
 };
 

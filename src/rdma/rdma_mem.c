@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdma_mem.c - the process's UCP context, and remote memory for DOCA RDMA:
- * doca_mmap_export_rdma registers the range (ucp_mem_map) and packs its
- * remote key into a descriptor (rdma_desc_priv.h); doca_mmap_create_from_export
- * checks such a descriptor and keeps the packed key, which each connection
- * unpacks the first time a task uses it (ucp_ep_rkey_unpack) and keeps until
- * it closes.
+ * doca_mmap_export_rdma enters the range in the process's export table under
+ * a fresh id and a random 64-bit key, and describes the id and key
+ * (rdma_desc_priv.h, kind 0); doca_mmap_create_from_export checks such a
+ * descriptor and keeps them, and every request of rdma_rma.c carries them.
+ * The target serves a request only inside an export it finds by id, with
+ * the key matching and the access granted (rdma_mem_serve_begin). Nothing is
+ * registered with UCX: the UCP context offers no RMA or AMO at all, since
+ * UCX 1.13's software put, get and atomics would serve any address a peer
+ * names (rdma_rma.c).
  *
  * A re-export (a PCI import reached by cross-memory attach, which UCX cannot
  * register) is described instead by its link descriptor (kind 1 of the
@@ -19,6 +23,7 @@
  * imports may come from any thread; its reference count is under a mutex.
  */
 #include <pthread.h>
+#include <sys/random.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -29,6 +34,7 @@
 #include <doca_types.h>
 
 #include "common/ferry_alloc.h"
+#include "common/ferry_bytes.h"
 #include "common/ferry_log.h"
 #include "core/ferry_dev.h"
 #include "core/ferry_rdma_mem.h"
@@ -150,7 +156,8 @@ static ucs_status_t ucp_make(ucp_context_h *out)
 		(void)ucp_config_modify(config, "MM_FIFO_SIZE", RDMA_MM_FIFO_SIZE);
 	memset(&params, 0, sizeof(params));
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+	/* No RMA, no AMO: UCX then installs no handler that writes or reads an address a peer sends (rdma_rma.c). */
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	params.mt_workers_shared = 1;
 	params.name = "ferry-rdma";
 	st = ucp_init(&params, config, out);
@@ -193,71 +200,97 @@ void rdma_ucp_put(void)
 /* ---- export ---- */
 
 struct rdma_mem_export {
-	ucp_context_h ucp;
-	ucp_mem_h memh; /* NULL for a re-export's: nothing registered */
+	struct rdma_mem_export *next; /* in the table (a range's; a re-export's is not in it) */
+	uint64_t id;
+	uint64_t key;
+	uint8_t *base;
+	uint64_t len;
+	uint32_t access;
+	bool in_table;
 	size_t desc_len;
 	uint8_t desc[];
 };
+
+/*
+ * The table: a request's bytes move with it locked, so an export that is
+ * gone from it is never touched again. Exports are few (one per mmap a
+ * program exports), so a list.
+ */
+static pthread_mutex_t exports_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rdma_mem_export *exports;
+static uint64_t next_export_id = 1;
+
+uint8_t *rdma_mem_serve_begin(uint64_t id, uint64_t key, uint64_t addr, uint64_t len, uint32_t need,
+			      enum rdma_rma_status *status)
+{
+	pthread_mutex_lock(&exports_lock);
+	for (struct rdma_mem_export *e = exports; e != NULL; e = e->next) {
+		uint64_t base = (uint64_t)(uintptr_t)e->base;
+
+		if (e->id != id)
+			continue;
+		if (e->key != key || addr < base || len > e->len || addr - base > e->len - len)
+			break;
+		if ((e->access & need) == 0) {
+			*status = RDMA_RMA_NOT_PERMITTED;
+			pthread_mutex_unlock(&exports_lock);
+			return NULL;
+		}
+		return e->base + (addr - base);
+	}
+	*status = RDMA_RMA_NO_EXPORT;
+	pthread_mutex_unlock(&exports_lock);
+	return NULL;
+}
+
+void rdma_mem_serve_end(void)
+{
+	pthread_mutex_unlock(&exports_lock);
+}
+
+/* A key nobody can guess: the export's capability. */
+static doca_error_t new_key(uint64_t *key, const char *call)
+{
+	if (getrandom(key, sizeof(*key), 0) != (ssize_t)sizeof(*key))
+		return FERRY_RULE_IN(call, DOCA_ERROR_DRIVER, "no random bytes for an RDMA export key (getrandom)");
+	return DOCA_SUCCESS;
+}
 
 static doca_error_t mem_export(void *addr, size_t len, uint32_t access, const char *call, void **state,
 			       const void **desc, size_t *desc_len)
 {
 	struct ferry_rdma_mem_desc d;
 	struct rdma_mem_export *exp;
-	ucp_mem_map_params_t mp;
-	ucp_context_h ucp;
-	ucp_mem_h memh;
-	void *rkey_buf = NULL;
-	size_t rkey_len = 0;
-	ucs_status_t st;
+	uint8_t body[FERRY_RDMA_MEM_KEY_LEN];
+	uint64_t key;
 	doca_error_t err;
 
-	err = rdma_ucp_get(&ucp, call);
+	err = new_key(&key, call);
 	if (err != DOCA_SUCCESS)
 		return err;
-	memset(&mp, 0, sizeof(mp));
-	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_PROT;
-	mp.address = addr;
-	mp.length = len;
-	/* Transports that can (verbs) refuse what the export does not grant; Ferry checks it too (rdma_task.c). */
-	mp.prot = UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE;
-	if (access & DOCA_ACCESS_FLAG_RDMA_READ)
-		mp.prot |= UCP_MEM_MAP_PROT_REMOTE_READ;
-	if (access & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC))
-		mp.prot |= UCP_MEM_MAP_PROT_REMOTE_WRITE;
-	st = ucp_mem_map(ucp, &mp, &memh);
-	if (st != UCS_OK) {
-		rdma_ucp_put();
-		return FERRY_RULE_IN(call, DOCA_ERROR_DRIVER, "UCX cannot register %p + %zu (ucp_mem_map: %s)", addr,
-				     len, ucs_status_string(st));
-	}
-	st = ucp_rkey_pack(ucp, memh, &rkey_buf, &rkey_len);
-	if (st != UCS_OK || rkey_len == 0 || rkey_len > FERRY_RDMA_MEM_MAX_RKEY) {
-		if (st == UCS_OK)
-			ucp_rkey_buffer_release(rkey_buf);
-		ucp_mem_unmap(ucp, memh);
-		rdma_ucp_put();
-		return FERRY_RULE_IN(call, DOCA_ERROR_DRIVER, "UCX cannot pack a remote key for %p + %zu (%s)", addr,
-				     len, st == UCS_OK ? "key too large" : ucs_status_string(st));
-	}
-	d.kind = FERRY_RDMA_MEM_KIND_RKEY;
+	d.kind = FERRY_RDMA_MEM_KIND_KEY;
 	d.addr = (uint64_t)(uintptr_t)addr;
 	d.len = len;
 	d.access = access;
 	d.pid = (uint32_t)getpid();
-	d.body_len = (uint16_t)rkey_len;
-	d.body = rkey_buf;
+	d.body_len = sizeof(body);
+	d.body = body;
 	exp = ferry_malloc(sizeof(*exp) + ferry_rdma_mem_desc_size(&d));
-	if (exp == NULL) {
-		ucp_rkey_buffer_release(rkey_buf);
-		ucp_mem_unmap(ucp, memh);
-		rdma_ucp_put();
+	if (exp == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for an RDMA export descriptor");
-	}
-	exp->ucp = ucp;
-	exp->memh = memh;
+	exp->key = key;
+	exp->base = addr;
+	exp->len = len;
+	exp->access = access;
+	exp->in_table = true;
+	pthread_mutex_lock(&exports_lock);
+	exp->id = next_export_id++;
+	ferry_le_put64(body, exp->id);
+	ferry_le_put64(body + 8, key);
 	exp->desc_len = ferry_rdma_mem_desc_encode(&d, exp->desc, ferry_rdma_mem_desc_size(&d));
-	ucp_rkey_buffer_release(rkey_buf);
+	exp->next = exports;
+	exports = exp;
+	pthread_mutex_unlock(&exports_lock);
 	*state = exp;
 	*desc = exp->desc;
 	*desc_len = exp->desc_len;
@@ -265,20 +298,25 @@ static doca_error_t mem_export(void *addr, size_t len, uint32_t access, const ch
 }
 
 /*
- * The range stops being reachable: peers that still hold the key fail (over
- * UCX's own transports, as far as they can tell; Ferry's importers check the
- * range and permissions before every task, not the liveness of the export).
+ * The range stops being reachable: once out of the table no request touches
+ * it (a request being served holds the table), and peers that still hold the
+ * key get DOCA_ERROR_NOT_FOUND.
  */
 static void mem_unexport(void *state)
 {
 	struct rdma_mem_export *exp = state;
-	bool registered = exp->memh != NULL;
 
-	if (registered)
-		ucp_mem_unmap(exp->ucp, exp->memh);
+	if (exp->in_table) {
+		pthread_mutex_lock(&exports_lock);
+		for (struct rdma_mem_export **at = &exports; *at != NULL; at = &(*at)->next) {
+			if (*at == exp) {
+				*at = exp->next;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&exports_lock);
+	}
 	free(exp);
-	if (registered)
-		rdma_ucp_put();
 }
 
 /* A re-export's descriptor: the link descriptor where a remote key would be (rdma_desc_priv.h, kind 1). */
@@ -312,8 +350,6 @@ static doca_error_t mem_export_link(const void *link_desc, size_t link_len, uint
 
 /* ---- import ---- */
 
-static atomic_uint_fast64_t next_import_id = 1;
-
 static doca_error_t mem_import(const void *desc, size_t desc_len, const char *call, void **state,
 			       struct ferry_rdma_import_view *view)
 {
@@ -327,19 +363,17 @@ static doca_error_t mem_import(const void *desc, size_t desc_len, const char *ca
 		return FERRY_RULE_IN(call, err, "RDMA export descriptor refused (%zu bytes): %s", desc_len, why);
 	/* A re-export's body is the link descriptor Core opens (view): no key to keep. */
 	bool link = d.kind == FERRY_RDMA_MEM_KIND_LINK;
-	size_t rkey_len = link ? 0 : d.body_len;
 
-	imp = ferry_malloc(sizeof(*imp) + rkey_len);
+	imp = ferry_malloc(sizeof(*imp));
 	if (imp == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_NO_MEMORY, "no memory for an RDMA import");
-	imp->id = atomic_fetch_add(&next_import_id, 1);
+	imp->export_id = link ? 0 : ferry_le_get64(d.body);
+	imp->key = link ? 0 : ferry_le_get64(d.body + 8);
 	imp->addr = d.addr;
 	imp->len = d.len;
 	imp->access = d.access;
 	imp->pid = d.pid;
 	imp->by_link = link;
-	imp->rkey_len = (uint16_t)rkey_len;
-	memcpy(imp->rkey, d.body, rkey_len);
 	view->addr = d.addr;
 	view->len = d.len;
 	view->access = d.access;
@@ -351,7 +385,6 @@ static doca_error_t mem_import(const void *desc, size_t desc_len, const char *ca
 
 static void mem_import_close(void *state)
 {
-	/* Connections keep their unpacked keys (keyed by id) until they close. */
 	free(state);
 }
 
@@ -366,44 +399,4 @@ static const struct ferry_mmap_rdma_ops mem_ops = {
 __attribute__((constructor)) static void rdma_mem_register(void)
 {
 	ferry_mmap_rdma_register(&mem_ops);
-}
-
-/* ---- remote keys per connection ---- */
-
-void rdma_conn_drop_rkeys(struct doca_rdma_connection *conn)
-{
-	for (uint32_t i = 0; i < conn->num_rkeys; i++)
-		ucp_rkey_destroy(conn->rkeys[i].rkey);
-	conn->num_rkeys = 0;
-}
-
-doca_error_t rdma_conn_rkey(struct doca_rdma_connection *conn, const struct ferry_rdma_mem_import *imp,
-			    ucp_rkey_h *rkey)
-{
-	ucs_status_t st;
-
-	for (uint32_t i = 0; i < conn->num_rkeys; i++) {
-		if (conn->rkeys[i].import_id == imp->id) {
-			*rkey = conn->rkeys[i].rkey;
-			return DOCA_SUCCESS;
-		}
-	}
-	if (conn->num_rkeys == RDMA_RKEY_CACHE) {
-		/* Keys may be dropped only while no operation of the connection uses one. */
-		if (conn->ops != 0)
-			return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_FULL,
-					     "connection %u uses %u remote mmaps at once; Ferry keeps at most %u",
-					     conn->id, RDMA_RKEY_CACHE, RDMA_RKEY_CACHE);
-		rdma_conn_drop_rkeys(conn);
-	}
-	st = ucp_ep_rkey_unpack(conn->ep, imp->rkey, rkey);
-	if (st != UCS_OK)
-		return FERRY_RULE_IN("doca_task_submit", DOCA_ERROR_INVALID_VALUE,
-				     "connection %u: the remote key of an RDMA export (pid %u) does not unpack here "
-				     "(ucp_ep_rkey_unpack: %s)",
-				     conn->id, imp->pid, ucs_status_string(st));
-	conn->rkeys[conn->num_rkeys].import_id = imp->id;
-	conn->rkeys[conn->num_rkeys].rkey = *rkey;
-	conn->num_rkeys++;
-	return DOCA_SUCCESS;
 }

@@ -17,12 +17,15 @@
  *   send / send_imm  -> ucp_am_send_nbx, AM id RDMA_AM_ID, header struct rdma_msg_hdr
  *   receive          -> taken from the AM handler in arrival order; rendezvous
  *                       data lands straight in the destination (ucp_am_recv_data_nbx)
- *   read / write     -> ucp_get_nbx / ucp_put_nbx with the remote key of the mmap export
- *   write_imm        -> ucp_put_nbx, ucp_ep_flush_nbx, then an AM with the immediate
- *   atomic cmp_swp / fetch_add -> ucp_atomic_op_nbx (UCP_ATOMIC_OP_CSWAP / _ADD, 64 bits,
- *                       fetching into the task; progress copies the old value to result_buf)
- * A message after a write on the same connection waits for a flush first, so
- * the peer sees the written bytes before it sees the message (as RC orders them).
+ *   read / write / atomics / a network sync event's get, set, add
+ *                    -> Ferry's own requests, AM id RDMA_AM_RMA_ID, header struct
+ *                       rdma_rma_hdr, checked and served by the target (rdma_rma.c);
+ *                       never UCX's put, get or atomics (their software emulation
+ *                       writes any address a peer names)
+ *   write_imm        -> its write's requests, their answers, then an AM with the immediate
+ * A message after a write on the same connection goes once the write's requests
+ * are sent: the peer handles a connection's requests and messages in order, so it
+ * sees the written bytes before it sees the message (as RC orders them).
  *
  * Every UCX callback only records a status and queues the task on
  * rdma->done; user callbacks run from progress after ucp_worker_progress
@@ -44,13 +47,16 @@
 #include "core/ferry_ctx.h"
 #include "core/ferry_dev.h"
 
-#define RDMA_AM_ID               0x7e1u /* Ferry RDMA messages */
+#define RDMA_AM_ID               0x7e1u      /* Ferry RDMA messages */
+#define RDMA_AM_RMA_ID           0x7e2u      /* Ferry's one-sided requests and their answers (rdma_rma.c) */
+#define RDMA_RMA_WINDOW          256u        /* requests in flight per connection (a power of two) */
+#define RDMA_RMA_MAX_CHUNK       (64u << 10) /* most bytes one request moves; a target refuses more */
+#define RDMA_RMA_MAX_ANSWERS     65536u      /* answers a target keeps while UCX cannot take them yet */
 #define RDMA_MAX_MESSAGE         (1u << 30)
 #define RDMA_MAX_CONNECTIONS     1024u
 #define RDMA_MAX_SEND_QUEUE      (1u << 16)
 #define RDMA_MAX_BUF_LIST        16u
 #define RDMA_MAX_UNEXPECTED      256u /* messages held for a receive not yet posted */
-#define RDMA_RKEY_CACHE          64u  /* remote keys unpacked per connection */
 #define RDMA_DEFAULT_SEND_QUEUE  64u
 #define RDMA_DEFAULT_CONNECTIONS 1u
 #define RDMA_DEFAULT_TIMEOUT_MS  10000u /* FERRY_RDMA_TIMEOUT_MS */
@@ -113,6 +119,46 @@ enum {
 #define RDMA_MSG_PING  0x102u
 #define RDMA_MSG_PONG  0x103u
 
+/*
+ * One-sided operations on the wire (rdma_rma.c). A request names the target's
+ * connection (dst_token, dst_conn), the export (export_id and its key, from
+ * the memory descriptor) and the range; the answer (RDMA_RMA_ANSWER) goes to
+ * the requester's connection (src_token, src_conn of the request) with the
+ * request's seq, a status, a read's bytes as its data, an atomic's old value
+ * in operand.
+ */
+enum rdma_rma_op {
+	RDMA_RMA_WRITE = 1, /* data: the bytes */
+	RDMA_RMA_READ,
+	RDMA_RMA_CSWAP, /* 8 bytes: if equal to compare, becomes operand */
+	RDMA_RMA_FADD,  /* 8 bytes: operand is added */
+	RDMA_RMA_ANSWER,
+};
+
+enum rdma_rma_status {
+	RDMA_RMA_OK = 0,
+	RDMA_RMA_NOT_PERMITTED, /* the export or the target's context does not allow it */
+	RDMA_RMA_NO_EXPORT,     /* no such export (or the key is wrong), or the range is outside it */
+	RDMA_RMA_GONE,          /* a read's export went away before its bytes were sent (the data's last word) */
+	RDMA_RMA_MALFORMED,     /* the request breaks the protocol */
+};
+
+struct rdma_rma_hdr {
+	uint64_t dst_token;
+	uint64_t src_token;
+	uint64_t seq;
+	uint64_t export_id;
+	uint64_t key;
+	uint64_t addr;
+	uint64_t operand;
+	uint64_t compare;
+	uint32_t dst_conn;
+	uint32_t src_conn;
+	uint32_t len;
+	uint16_t op;     /* enum rdma_rma_op */
+	uint16_t status; /* an answer's enum rdma_rma_status; zero in a request */
+};
+
 /* Who a connection manager peer is: what a connection descriptor says, minus the worker address. */
 struct rdma_hello {
 	uint64_t token;
@@ -136,19 +182,17 @@ struct rdma_op {
 	struct doca_rdma_connection *conn;
 	struct rdma_op *prev, *next; /* the connection's live ops, or the free list (next) */
 	bool counts;                 /* counted in conn->ops (operations on the endpoint) */
-	bool is_flush;
-	bool is_atomic; /* reply goes to the task when UCX completes it */
-	bool timed;     /* one-sided: counted in conn->timed_ops (the stall check) */
-	/* An atomic's operand and reply buffer live here, not in the task: UCX may touch them after a detach. */
+	bool is_rma;                 /* a request of rdma_rma.c: its answer ends it */
+	bool is_atomic;              /* reply goes to the task when the answer comes */
+	bool timed;                  /* one-sided: counted in conn->timed_ops (the stall check) */
+	/* An atomic's old value, or a network sync event set's 8 bytes (UCX may read them after a detach). */
 	uint64_t operand;
 	uint64_t reply;
+	/* A request: its header (UCX reads it while sending), and where a read's answer goes. */
+	struct rdma_rma_hdr rma;
+	uint8_t *rma_dst;
 	/* A message from a list of bufs: the segments UCX gathers (it reads this array until it calls back). */
 	ucp_dt_iov_t iov[RDMA_MAX_BUF_LIST];
-};
-
-struct rdma_rkey_slot {
-	uint64_t import_id;
-	ucp_rkey_h rkey;
 };
 
 /* struct doca_rdma_connection is this. */
@@ -162,16 +206,21 @@ struct doca_rdma_connection {
 	uint32_t peer_conn;  /* the peer's connection id */
 	uint32_t peer_perm;  /* the peer instance's permissions */
 	uint32_t peer_pid;
-	bool wrote;      /* a put since the last flush: a message must flush first */
 	bool need_close; /* the peer went away: close the endpoint from progress */
 	int pidfd;       /* the peer process, when it runs on this host; else -1 */
 	union doca_data user_data;
 	struct ferry_task_list waiting;  /* submitted before connect */
-	struct ferry_task_list deferred; /* messages behind a flush, in order */
+	struct ferry_task_list deferred; /* messages behind one-sided requests, in order */
 	uint8_t *desc;                   /* our descriptor, owned here */
 	size_t desc_len;
-	struct rdma_rkey_slot rkeys[RDMA_RKEY_CACHE];
-	uint32_t num_rkeys;
+	/* One-sided requests (rdma_rma.c). */
+	struct rdma_op **rma_ring;  /* RDMA_RMA_WINDOW slots, by seq; allocated at the first request */
+	uint64_t rma_seq;           /* the next request's number */
+	uint32_t rma_inflight;      /* requests sent and not answered */
+	struct rdma_task *rma_head; /* tasks with requests still to send, in order */
+	struct rdma_task *rma_tail;
+	uint64_t rma_queued;  /* tasks ever put in that backlog */
+	uint64_t rma_sent;    /* of them, the ones whose requests are all sent (they leave in order) */
 	uint32_t ops;         /* UCX operations in flight on ep */
 	uint32_t ops_done;    /* UCX operations of ep completed so far (the stall check's clock) */
 	uint32_t timed_ops;   /* of ops, the one-sided ones: they must complete within the timeout */
@@ -210,17 +259,22 @@ struct rdma_task {
 	uint64_t bytes;      /* bytes the task moves (a write_imm's message: 0) */
 	uint64_t written;    /* a write_imm's bytes */
 	bool awaiting_msg;   /* its message waits on conn->deferred */
-	bool need_flush;     /* ... behind a flush of the writes before it */
-	bool flush_started;
-	bool flush_done;
+	uint64_t msg_after;  /* ... until conn->rma_sent reaches this */
+	/* One-sided requests still to send (rdma_rma.c): bytes left, where the next one starts. */
+	uint64_t rma_left;
+	uint32_t rma_seg;
+	uint64_t rma_off;
+	uint64_t rma_at;
+	uint64_t rma_export_id; /* the remote mmap's export and key */
+	uint64_t rma_key;
+	struct rdma_task *rma_next; /* in conn's backlog */
 	/* Receive results. */
 	uint32_t result_opcode;
 	uint32_t result_len;
 	uint32_t result_imm;
 	const struct doca_rdma_connection *result_conn;
-	/* Write destination / read source: remote address and key. */
+	/* Write destination / read source: remote address. */
 	uint64_t remote_addr;
-	ucp_rkey_h rkey;
 	uint8_t *local_ptr; /* where an atomic's or a network sync event's 8-byte result lands */
 	/*
 	 * The local side when it may be a list of bufs: a send's or write's source
@@ -364,6 +418,12 @@ struct doca_rdma {
 	uint32_t unexp_head, unexp_count;
 	bool stopping;
 	bool in_progress;
+	/* One-sided operations (rdma_rma.c). */
+	uint32_t rma_chunk;         /* bytes per request: one eager fragment of UCX */
+	ucp_datatype_t rma_read_dt; /* a read's answer: packed from the export when UCX sends it */
+	bool rma_read_dt_made;
+	uint32_t rma_answers;        /* answers UCX has not sent yet */
+	struct rdma_answer *answers; /* those, until UCX calls back (or the worker goes) */
 };
 
 static inline struct rdma_task *rdma_task_of(struct doca_task *base)
@@ -400,6 +460,14 @@ bool rdma_conn_peer_gone(struct doca_rdma_connection *conn);
 /* rdma.c: a UCX status as the task status DOCA programs see. */
 doca_error_t rdma_status_of(const struct doca_rdma *rdma, ucs_status_t st);
 
+/* rdma_task.c: an operation of @p task on @p conn begins (counted in conn->ops when @p counts); NULL: no memory. */
+struct rdma_op *rdma_op_begin(struct rdma_task *task, struct doca_rdma_connection *conn, bool counts);
+/* rdma_task.c: ... and must complete within the connection's timeout (returns @p op). */
+struct rdma_op *rdma_op_timed(struct rdma_op *op);
+/* rdma_task.c: @p op is over with @p status; a detached one is only freed. */
+void rdma_op_finish(struct rdma_op *op, doca_error_t status);
+/* rdma_task.c: @p task has nothing left in flight or to send: complete it, or let its message go. */
+void rdma_task_settle(struct rdma_task *task);
 /* rdma_task.c: issue a checked task now that its connection has an endpoint. */
 void rdma_task_issue(struct rdma_task *task);
 /* rdma_task.c: send the messages of @p conn that waited for a flush, in order (progress). */
@@ -425,21 +493,40 @@ doca_error_t rdma_net_identity(const struct doca_rdma *rdma, const char *call, s
 /* rdma_mem.c: the process's UCP context. */
 doca_error_t rdma_ucp_get(ucp_context_h *ucp, const char *call);
 void rdma_ucp_put(void);
-/* rdma_mem.c: the remote key of an import for connection @p conn (cached per connection). */
-struct ferry_rdma_mem_import;
-doca_error_t rdma_conn_rkey(struct doca_rdma_connection *conn, const struct ferry_rdma_mem_import *imp,
-			    ucp_rkey_h *rkey);
-void rdma_conn_drop_rkeys(struct doca_rdma_connection *conn);
+/*
+ * rdma_mem.c: the export [addr, addr + len) of export @p id with key @p key,
+ * checked for @p need (DOCA_ACCESS_FLAG_RDMA_*): its bytes in this process,
+ * with the export table locked until rdma_mem_serve_end (an export cannot go
+ * while its bytes move); NULL (unlocked) with *status set when refused.
+ */
+uint8_t *rdma_mem_serve_begin(uint64_t id, uint64_t key, uint64_t addr, uint64_t len, uint32_t need,
+			      enum rdma_rma_status *status);
+void rdma_mem_serve_end(void);
 
 struct ferry_rdma_mem_import {
-	uint64_t id; /* unique in the process: the rkey caches' key */
+	uint64_t export_id; /* the exporter's export and its key, which its requests carry */
+	uint64_t key;
 	uint64_t addr;
 	uint64_t len;
 	uint32_t access;
 	uint32_t pid;
 	bool by_link; /* a re-export: reached through the mmap's link import (rdma_task.c), no key */
-	uint16_t rkey_len;
-	uint8_t rkey[]; /* packed */
 };
+
+/* rdma_rma.c */
+struct rdma_answer;
+/* The bytes per request of @p rdma's worker, the datatype of read answers (at start); logs why not. */
+doca_error_t rdma_rma_start(struct doca_rdma *rdma);
+/* Queue the requests that move @p bytes of a read, write, atomic or network sync event task; send what the window allows. */
+void rdma_rma_issue(struct rdma_task *task, uint64_t bytes);
+/* Send the requests of @p conn's backlog that the window allows (progress, under the lock). */
+void rdma_rma_pump(struct doca_rdma_connection *conn);
+/* The AM handler of RDMA_AM_RMA_ID: a request to serve or an answer (under the lock). */
+ucs_status_t rdma_rma_am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			    const ucp_am_recv_param_t *param);
+/* Hand back every task of @p conn's backlog with @p status, forget its requests (under the lock). */
+void rdma_rma_detach(struct doca_rdma_connection *conn, doca_error_t status);
+/* Free what the requests and answers of @p rdma hold (the worker is gone). */
+void rdma_rma_release(struct doca_rdma *rdma);
 
 #endif /* FERRY_RDMA_PRIV_H_ */

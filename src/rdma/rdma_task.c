@@ -61,20 +61,47 @@ static inline struct doca_rdma *rdma_of(const struct rdma_task *task)
 
 #define OPS_PER_CHUNK 64u
 
-static void op_done(struct rdma_task *task, ucs_status_t st, bool on_conn)
+/* Whether nothing of @p task is left to do: no operation in flight, no request to send, no message waiting. */
+static bool task_idle(const struct rdma_task *task)
+{
+	return task->pending == 0 && task->rma_left == 0 && !task->awaiting_msg;
+}
+
+/* One operation of @p task ended with @p status (the first error wins). */
+static void task_op_done(struct rdma_task *task, doca_error_t status)
 {
 	struct doca_rdma *rdma = rdma_of(task);
 
 	task->pending--;
-	if (st != UCS_OK && task->status == DOCA_SUCCESS) {
+	if (status != DOCA_SUCCESS && task->status == DOCA_SUCCESS)
+		task->status = status;
+	if (task_idle(task))
+		ferry_task_list_push(&rdma->done, &task->base);
+	else if (task->pending == 0 && task->awaiting_msg)
+		rdma->deferred = true; /* a write with immediate's message may go */
+}
+
+void rdma_task_settle(struct rdma_task *task)
+{
+	if (task_idle(task))
+		ferry_task_list_push(&rdma_of(task)->done, &task->base);
+	else if (task->pending == 0 && task->awaiting_msg)
+		rdma_of(task)->deferred = true;
+}
+
+static void op_done(struct rdma_task *task, ucs_status_t st, bool on_conn)
+{
+	struct doca_rdma *rdma = rdma_of(task);
+	doca_error_t status = DOCA_SUCCESS;
+
+	if (st != UCS_OK) {
 		/* An operation that failed because the peer is gone says so, whatever UCX's own code. */
 		if (on_conn && !rdma->stopping && rdma_conn_peer_gone(task->conn))
-			task->status = DOCA_ERROR_CONNECTION_RESET;
+			status = DOCA_ERROR_CONNECTION_RESET;
 		else
-			task->status = rdma_status_of(rdma, st);
+			status = rdma_status_of(rdma, st);
 	}
-	if (task->pending == 0 && !task->awaiting_msg)
-		ferry_task_list_push(&rdma->done, &task->base);
+	task_op_done(task, status);
 }
 
 static struct rdma_op *op_alloc(struct doca_rdma *rdma)
@@ -124,7 +151,7 @@ static void op_unlink(struct rdma_op *op)
  * (rdma.c: check_stalls_locked). Messages are not timed: a large one waits,
  * legitimately, for the peer to post a receive.
  */
-static struct rdma_op *op_timed(struct rdma_op *op)
+struct rdma_op *rdma_op_timed(struct rdma_op *op)
 {
 	if (op != NULL) {
 		op->timed = true;
@@ -134,7 +161,7 @@ static struct rdma_op *op_timed(struct rdma_op *op)
 }
 
 /* An operation of @p task on @p conn begins; NULL when no memory is left (the caller fails the task). */
-static struct rdma_op *op_begin(struct rdma_task *task, struct doca_rdma_connection *conn, bool counts)
+struct rdma_op *rdma_op_begin(struct rdma_task *task, struct doca_rdma_connection *conn, bool counts)
 {
 	struct rdma_op *op = op_alloc(rdma_of(task));
 
@@ -143,7 +170,7 @@ static struct rdma_op *op_begin(struct rdma_task *task, struct doca_rdma_connect
 	op->task = task;
 	op->conn = conn;
 	op->counts = counts;
-	op->is_flush = false;
+	op->is_rma = false;
 	op->is_atomic = false;
 	op->timed = false;
 	op->prev = NULL;
@@ -157,29 +184,38 @@ static struct rdma_op *op_begin(struct rdma_task *task, struct doca_rdma_connect
 	return op;
 }
 
+/* Take @p op off its task; false when it was detached (then it is freed here, and nothing else happens). */
+static bool op_release(struct rdma_op *op)
+{
+	struct doca_rdma *rdma = op->conn->rdma;
+	bool attached = op->task != NULL;
+
+	if (!attached)
+		rdma->orphan_ops--; /* the task went back to the program already */
+	else
+		op_unlink(op);
+	if (attached && op->is_atomic)
+		op->task->reply = op->reply;
+	op->next = rdma->free_ops;
+	rdma->free_ops = op;
+	return attached;
+}
+
 static void op_end(struct rdma_op *op, ucs_status_t st)
 {
 	struct rdma_task *task = op->task;
-	struct doca_rdma *rdma;
+	bool counts = op->counts;
 
-	if (task == NULL) {
-		/* Detached: the task went back to the program already. */
-		op->conn->rdma->orphan_ops--;
-		op->next = op->conn->rdma->free_ops;
-		op->conn->rdma->free_ops = op;
-		return;
-	}
-	rdma = rdma_of(task);
-	op_unlink(op);
-	if (op->is_flush) {
-		task->flush_done = true;
-		rdma->deferred = true; /* the message behind it may go */
-	}
-	if (op->is_atomic)
-		task->reply = op->reply;
-	op->next = rdma->free_ops;
-	rdma->free_ops = op;
-	op_done(task, st, op->counts);
+	if (op_release(op))
+		op_done(task, st, counts);
+}
+
+void rdma_op_finish(struct rdma_op *op, doca_error_t status)
+{
+	struct rdma_task *task = op->task;
+
+	if (op_release(op))
+		task_op_done(task, status);
 }
 
 void rdma_conn_detach_ops(struct doca_rdma_connection *conn, doca_error_t status)
@@ -196,9 +232,10 @@ void rdma_conn_detach_ops(struct doca_rdma_connection *conn, doca_error_t status
 		if (task->status == DOCA_SUCCESS)
 			task->status = status;
 		task->pending--;
-		if (task->pending == 0 && !task->awaiting_msg)
+		if (task_idle(task))
 			ferry_task_list_push(&rdma->done, &task->base);
 	}
+	rdma_rma_detach(conn, status);
 }
 
 void rdma_free_ops(struct doca_rdma *rdma)
@@ -248,7 +285,7 @@ static void op_params(ucp_request_param_t *p, struct rdma_op *op)
 /* Begin an operation on the task's connection, or fail the task for lack of memory. */
 static struct rdma_op *op_start(struct rdma_task *task, ucp_request_param_t *p)
 {
-	struct rdma_op *op = op_begin(task, task->conn, true);
+	struct rdma_op *op = rdma_op_begin(task, task->conn, true);
 
 	if (op == NULL) {
 		FERRY_ERR("%s task %p: no memory to track a UCX operation", rdma_task_names[task->kind], (void *)task);
@@ -291,19 +328,35 @@ static void send_am(struct rdma_task *task)
 	op_issued(op, ucp_am_send_nbx(conn->ep, RDMA_AM_ID, &task->hdr, sizeof(task->hdr), data, count, &p));
 }
 
-/* A message: at once, or behind a flush of the writes before it (the peer must see those first). */
+/* Whether the deferred message of @p task may go now. */
+static bool message_may_go(const struct rdma_task *task)
+{
+	/* A write with immediate's message goes once its own requests are answered (they may fail). */
+	if (task->kind == RDMA_TASK_WRITE_IMM && (task->pending != 0 || task->rma_left != 0))
+		return false;
+	return task->conn->rma_sent >= task->msg_after;
+}
+
+/*
+ * A message: at once, or behind what must reach the peer first: the
+ * one-sided requests of tasks submitted before it (conn->rma_sent counts the
+ * tasks whose requests are all sent; the peer handles them in order), and
+ * the messages before it.
+ */
 static void send_message(struct rdma_task *task, uint32_t opcode)
 {
 	struct doca_rdma_connection *conn = task->conn;
 
 	task->hdr.opcode = opcode;
 	task->hdr.imm = task->imm;
-	if (conn->deferred.head == NULL && !conn->wrote) {
-		send_am(task);
+	task->msg_after = conn->rma_queued;
+	if (conn->deferred.head == NULL && message_may_go(task)) {
+		if (task->status == DOCA_SUCCESS)
+			send_am(task);
+		else if (task_idle(task))
+			ferry_task_list_push(&rdma_of(task)->done, &task->base); /* its write failed at once */
 		return;
 	}
-	task->need_flush = conn->wrote;
-	conn->wrote = false;
 	task->awaiting_msg = true;
 	ferry_task_list_push(&conn->deferred, &task->base);
 	rdma_of(task)->deferred = true;
@@ -316,27 +369,13 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 	while ((t = conn->deferred.head) != NULL) {
 		struct rdma_task *task = rdma_task_of(t);
 
-		if (task->need_flush && !task->flush_done) {
-			if (!task->flush_started) {
-				ucp_request_param_t p;
-				struct rdma_op *op = op_timed(op_start(task, &p));
-
-				task->flush_started = true;
-				if (op == NULL) {
-					task->flush_done = true; /* the failed status keeps the message from going */
-				} else {
-					op->is_flush = true;
-					op_issued(op, ucp_ep_flush_nbx(conn->ep, &p));
-				}
-			}
-			if (!task->flush_done)
-				return;
-		}
+		if (!message_may_go(task))
+			return;
 		(void)ferry_task_list_pop(&conn->deferred);
 		task->awaiting_msg = false;
 		if (task->status != DOCA_SUCCESS) {
 			/* The write before it failed: the message does not go. */
-			if (task->pending == 0)
+			if (task_idle(task))
 				ferry_task_list_push(&rdma_of(task)->done, &task->base);
 			continue;
 		}
@@ -344,7 +383,7 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 	}
 }
 
-/* The remote key of the remote buf's export, checked against what the task does. */
+/* The export of the remote buf's mmap, checked against what the task does. */
 static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf *remote, uint32_t need)
 {
 	const struct ferry_rdma_mem_import *imp = ferry_mmap_rdma_import(ferry_buf_mmap(remote));
@@ -362,9 +401,9 @@ static doca_error_t remote_access(struct rdma_task *task, const struct doca_buf 
 			  rdma_task_names[task->kind], (void *)task, what);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (__builtin_expect(imp->by_link, 0))
-		return DOCA_SUCCESS; /* no key: issue_by_link copies */
-	return rdma_conn_rkey(task->conn, imp, &task->rkey);
+	task->rma_export_id = imp->export_id;
+	task->rma_key = imp->key;
+	return DOCA_SUCCESS;
 }
 
 static bool remote_by_link(const struct doca_buf *remote)
@@ -380,7 +419,7 @@ static bool remote_by_link(const struct doca_buf *remote)
  * memory through its own import), as DOCA DMA's inline engine copies a
  * network import. The copy is done when the call returns (a write has landed
  * in the host's memory), so the task completes with its status at once; a
- * write with immediate then sends its message, as after UCX's flush.
+ * write with immediate then sends its message.
  */
 static void issue_by_link(struct rdma_task *task)
 {
@@ -414,7 +453,7 @@ static const uint32_t net_se_need[RDMA_TASK_KINDS] = {
 	[RDMA_TASK_NET_SE_ADD] = DOCA_ACCESS_FLAG_RDMA_ATOMIC,
 };
 
-/* The exporter registered the value for all three (core checked the import); its context must allow it too. */
+/* The exporter exported the value for all three (core checked the import); its context must allow it too. */
 static doca_error_t net_se_access(struct rdma_task *task)
 {
 	uint32_t need = net_se_need[task->kind];
@@ -429,71 +468,13 @@ static doca_error_t net_se_access(struct rdma_task *task)
 								: "atomics");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	return rdma_conn_rkey(task->conn, task->event_imp, &task->rkey);
-}
-
-/* get and notify_set (notify_add goes the atomics' way): an 8-byte read, or an 8-byte write and a flush. */
-static void issue_net_sync_event(struct rdma_task *task)
-{
-	ucp_request_param_t p;
-	struct rdma_op *op;
-	doca_error_t err = net_se_access(task);
-
-	if (err != DOCA_SUCCESS) {
-		rdma_task_finish(task, err);
-		return;
-	}
-	/* No completion while the task's operations are being issued. */
-	task->awaiting_msg = true;
-	op = op_timed(op_start(task, &p));
-	if (op != NULL && task->kind == RDMA_TASK_NET_SE_GET) {
-		op_issued(op, ucp_get_nbx(task->conn->ep, task->local_ptr, sizeof(uint64_t), task->remote_addr,
-					  task->rkey, &p));
-	} else if (op != NULL) {
-		/* The value travels from the op, which outlives a task handed back before UCX is done with it. */
-		op->operand = task->set_value;
-		task->conn->wrote = true;
-		op_issued(op, ucp_put_nbx(task->conn->ep, &op->operand, sizeof(uint64_t), task->remote_addr, task->rkey,
-					  &p));
-		/* Complete once the value is in the peer's memory, as a write does. */
-		op = op_timed(op_start(task, &p));
-		if (op != NULL)
-			op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
-	}
-	task->awaiting_msg = false;
-	if (task->pending == 0)
-		rdma_task_finish(task, DOCA_SUCCESS);
-}
-
-/*
- * A read: one get per segment of the destination's free space (one for a
- * single buf), from consecutive remote bytes; the task completes when all
- * have.
- */
-static void issue_gets(struct rdma_task *task)
-{
-	uint64_t at = task->remote_addr;
-	ucp_request_param_t p;
-
-	task->awaiting_msg = true; /* no completion while its gets are being issued */
-	for (uint32_t i = 0; i < task->num_segs; i++) {
-		struct rdma_op *op = op_timed(op_start(task, &p));
-
-		if (op == NULL)
-			break; /* the task fails NO_MEMORY once the gets already issued end */
-		op_issued(op,
-			  ucp_get_nbx(task->conn->ep, task->segs[i].buffer, task->segs[i].length, at, task->rkey, &p));
-		at += task->segs[i].length;
-	}
-	task->awaiting_msg = false;
-	if (task->pending == 0)
-		rdma_task_finish(task, DOCA_SUCCESS);
+	task->rma_export_id = task->event_imp->export_id;
+	task->rma_key = task->event_imp->key;
+	return DOCA_SUCCESS;
 }
 
 void rdma_task_issue(struct rdma_task *task)
 {
-	ucp_request_param_t p;
-	struct rdma_op *op;
 	doca_error_t err;
 
 	switch (task->kind) {
@@ -515,7 +496,7 @@ void rdma_task_issue(struct rdma_task *task)
 			issue_by_link(task);
 			return;
 		}
-		issue_gets(task);
+		rdma_rma_issue(task, task->bytes);
 		return;
 	case RDMA_TASK_WRITE:
 	case RDMA_TASK_WRITE_IMM:
@@ -526,77 +507,38 @@ void rdma_task_issue(struct rdma_task *task)
 			issue_by_link(task);
 			return;
 		}
-		/* No completion while the task's operations are being issued. */
-		task->awaiting_msg = true;
-		if (task->bytes != 0) {
-			uint64_t at = task->remote_addr;
+		if (task->kind == RDMA_TASK_WRITE_IMM) {
+			/* The immediate travels alone once the bytes are in the peer's memory (their answers). */
+			uint64_t bytes = task->bytes;
 
-			/* One put per segment of the source, to consecutive remote bytes. */
-			op = NULL;
-			for (uint32_t i = 0; i < task->num_segs; i++) {
-				op = op_timed(op_start(task, &p));
-				if (op == NULL)
-					break;
-				task->conn->wrote = true;
-				op_issued(op, ucp_put_nbx(task->conn->ep, task->segs[i].buffer, task->segs[i].length,
-							  at, task->rkey, &p));
-				at += task->segs[i].length;
-			}
-			/*
-			 * A write completes when its bytes are in the peer's memory, as
-			 * an RC write completes on the peer's acknowledgement: UCX's put
-			 * completes when the source may be reused, its flush when the
-			 * put has landed (and fails when the peer is gone).
-			 */
-			if (op != NULL && task->kind == RDMA_TASK_WRITE) {
-				op = op_timed(op_start(task, &p));
-				if (op != NULL)
-					op_issued(op, ucp_ep_flush_nbx(task->conn->ep, &p));
-			}
-		}
-		task->awaiting_msg = false;
-		if (task->kind == RDMA_TASK_WRITE_IMM && task->status == DOCA_SUCCESS) {
-			/* The immediate travels alone, behind a flush; the written bytes stay where the put left them. */
-			task->written = task->bytes;
+			task->written = bytes;
 			task->bytes = 0;
+			task->awaiting_msg = true; /* its message decides when it completes */
+			rdma_rma_issue(task, bytes);
+			task->awaiting_msg = false;
 			send_message(task, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
 			return;
 		}
-		if (task->pending == 0)
+		if (task->bytes == 0) {
 			rdma_task_finish(task, DOCA_SUCCESS);
+			return;
+		}
+		rdma_rma_issue(task, task->bytes);
 		return;
 	case RDMA_TASK_NET_SE_GET:
 	case RDMA_TASK_NET_SE_SET:
-		issue_net_sync_event(task);
+	case RDMA_TASK_NET_SE_ADD:
+		err = net_se_access(task);
+		if (err != DOCA_SUCCESS)
+			break;
+		rdma_rma_issue(task, sizeof(uint64_t));
 		return;
 	case RDMA_TASK_ATOMIC_CMP_SWP:
 	case RDMA_TASK_ATOMIC_FETCH_ADD:
-	case RDMA_TASK_NET_SE_ADD:
-		err = task->kind == RDMA_TASK_NET_SE_ADD ? net_se_access(task)
-							 : remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_ATOMIC);
+		err = remote_access(task, task->dst, DOCA_ACCESS_FLAG_RDMA_ATOMIC);
 		if (err != DOCA_SUCCESS)
 			break;
-		op = op_timed(op_start(task, &p));
-		if (op == NULL) {
-			err = DOCA_ERROR_NO_MEMORY;
-			break;
-		}
-		op->is_atomic = true;
-		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-		p.datatype = ucp_dt_make_contig(sizeof(uint64_t));
-		p.reply_buffer = &op->reply;
-		if (task->kind == RDMA_TASK_ATOMIC_CMP_SWP) {
-			/* UCX compares with the operand and swaps in what the reply buffer holds. */
-			op->operand = task->compare;
-			op->reply = task->operand;
-			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_CSWAP, &op->operand, 1,
-							task->remote_addr, task->rkey, &p));
-		} else {
-			op->operand = task->operand;
-			op->reply = 0;
-			op_issued(op, ucp_atomic_op_nbx(task->conn->ep, UCP_ATOMIC_OP_ADD, &op->operand, 1,
-							task->remote_addr, task->rkey, &p));
-		}
+		rdma_rma_issue(task, sizeof(uint64_t));
 		return;
 	default:
 		err = DOCA_ERROR_UNEXPECTED;
@@ -674,7 +616,7 @@ void rdma_receive_fill(struct rdma_task *task, struct rdma_unexpected *u)
 	}
 	if (u->is_rndv) {
 		ucp_request_param_t p;
-		struct rdma_op *op = op_begin(task, u->conn, false);
+		struct rdma_op *op = rdma_op_begin(task, u->conn, false);
 
 		if (op == NULL) {
 			ucp_am_data_release(rdma->worker, u->data);
@@ -1017,8 +959,7 @@ doca_error_t rdma_task_submit(struct rdma_task *task)
 	task->bytes = 0;
 	task->written = 0;
 	task->awaiting_msg = false;
-	task->need_flush = task->flush_started = task->flush_done = false;
-	task->rkey = NULL;
+	task->rma_left = 0;
 	task->result_conn = NULL;
 	err = check_task(task);
 	if (err != DOCA_SUCCESS)

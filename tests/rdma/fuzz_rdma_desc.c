@@ -119,7 +119,7 @@ static void mutate_all(const uint8_t *seed, size_t len)
 int main(void)
 {
 	static uint8_t conn[FERRY_RDMA_CONN_MAX_LEN], mem[FERRY_RDMA_MEM_MAX_LEN];
-	uint8_t addr[300], rkey[90];
+	uint8_t addr[300], rkey[FERRY_RDMA_MEM_KEY_LEN];
 	struct ferry_rdma_conn_desc c = {.transport = 0,
 					 .token = 0x1122334455667788ull,
 					 .conn_id = 3,

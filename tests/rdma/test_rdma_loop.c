@@ -635,7 +635,7 @@ static void test_bad_conn_descriptors(void **state)
 	assert_logged("checksum");
 	/* Another version. */
 	memcpy(forged, db, lb);
-	forged[4] = 2;
+	forged[4] = 1;
 	assert_int_equal(doca_rdma_connect(p->a.rdma, forged, lb, p->ca), DOCA_ERROR_CONNECTION_ABORTED);
 	assert_logged("version");
 	/* The memory descriptor is not a connection descriptor. */
