@@ -751,6 +751,15 @@ static void *service_main(void *arg)
 		pthread_mutex_unlock(&rdma->lock);
 		if (wake)
 			ferry_pe_wake(rdma->ctx.pe);
+		/*
+		 * Let a PE thread that is runnable on this CPU (the service thread
+		 * inherits its pinning) or that waited for the lock progress before
+		 * the next look: else this thread, woken by every message, keeps the
+		 * CPU and the lock, the PE's calls never move, and it goes on serving
+		 * the worker in the PE's place, a system call per message.
+		 */
+		if (timeout == 0)
+			sched_yield();
 	}
 	return NULL;
 }

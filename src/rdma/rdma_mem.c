@@ -23,7 +23,10 @@
  * imports may come from any thread; its reference count is under a mutex.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -200,7 +203,7 @@ void rdma_ucp_put(void)
 /* ---- export ---- */
 
 struct rdma_mem_export {
-	struct rdma_mem_export *next; /* in the table (a range's; a re-export's is not in it) */
+	struct rdma_mem_export *_Atomic next; /* in the table (a range's; a re-export's is not in it) */
 	uint64_t id;
 	uint64_t key;
 	uint8_t *base;
@@ -212,19 +215,63 @@ struct rdma_mem_export {
 };
 
 /*
- * The table: a request's bytes move with it locked, so an export that is
- * gone from it is never touched again. Exports are few (one per mmap a
- * program exports), so a list.
+ * The table, read without a lock: a peer's request is served inside UCX's
+ * progress, and a lock taken right after copying its bytes would wait for
+ * every one of those stores to leave the CPU (a read's answer is copied
+ * into memory the peer's CPU owns): the table lock cost half a read's time.
+ * So, as userspace RCU does with membarrier: a serving context publishes the
+ * id of the export it touches in its slot (plain stores) and walks the list
+ * (acquire loads); a writer links or unlinks under exports_lock, and before
+ * an unlinked export's memory may go back to the program it makes every
+ * thread of the process pass a full barrier (membarrier) and waits until no
+ * slot holds that id. Exports are few (one per mmap a program exports).
  */
 static pthread_mutex_t exports_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rdma_mem_export *exports;
+static struct rdma_mem_export *_Atomic exports;
 static uint64_t next_export_id = 1;
+static struct rdma_serve_slot *slots; /* every started context's, under exports_lock */
+static pthread_once_t barrier_once = PTHREAD_ONCE_INIT;
+static bool have_membarrier; /* else readers fence (correct, slower) */
 
-uint8_t *rdma_mem_serve_begin(uint64_t id, uint64_t key, uint64_t addr, uint64_t len, uint32_t need,
-			      enum rdma_rma_status *status)
+static void barrier_init(void)
+{
+	have_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	if (!have_membarrier)
+		FERRY_DBG("membarrier unavailable: RDMA exports are served with a fence per access");
+}
+
+void rdma_mem_slot_add(struct rdma_serve_slot *slot)
+{
+	pthread_once(&barrier_once, barrier_init);
+	atomic_store_explicit(&slot->busy, 0, memory_order_relaxed);
+	pthread_mutex_lock(&exports_lock);
+	slot->next = slots;
+	slots = slot;
+	pthread_mutex_unlock(&exports_lock);
+}
+
+void rdma_mem_slot_remove(struct rdma_serve_slot *slot)
 {
 	pthread_mutex_lock(&exports_lock);
-	for (struct rdma_mem_export *e = exports; e != NULL; e = e->next) {
+	for (struct rdma_serve_slot **at = &slots; *at != NULL; at = &(*at)->next) {
+		if (*at == slot) {
+			*at = slot->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&exports_lock);
+}
+
+uint8_t *rdma_mem_serve_begin(struct rdma_serve_slot *slot, uint64_t id, uint64_t key, uint64_t addr, uint64_t len,
+			      uint32_t need, enum rdma_rma_status *status)
+{
+	atomic_store_explicit(&slot->busy, id, memory_order_relaxed);
+	if (have_membarrier)
+		atomic_signal_fence(memory_order_seq_cst); /* the writer's membarrier is the other half */
+	else
+		atomic_thread_fence(memory_order_seq_cst);
+	for (struct rdma_mem_export *e = atomic_load_explicit(&exports, memory_order_acquire); e != NULL;
+	     e = atomic_load_explicit(&e->next, memory_order_acquire)) {
 		uint64_t base = (uint64_t)(uintptr_t)e->base;
 
 		if (e->id != id)
@@ -233,19 +280,32 @@ uint8_t *rdma_mem_serve_begin(uint64_t id, uint64_t key, uint64_t addr, uint64_t
 			break;
 		if ((e->access & need) == 0) {
 			*status = RDMA_RMA_NOT_PERMITTED;
-			pthread_mutex_unlock(&exports_lock);
+			rdma_mem_serve_end(slot);
 			return NULL;
 		}
 		return e->base + (addr - base);
 	}
 	*status = RDMA_RMA_NO_EXPORT;
-	pthread_mutex_unlock(&exports_lock);
+	rdma_mem_serve_end(slot);
 	return NULL;
 }
 
-void rdma_mem_serve_end(void)
+void rdma_mem_serve_end(struct rdma_serve_slot *slot)
 {
-	pthread_mutex_unlock(&exports_lock);
+	/* The bytes were moved before the mark goes. */
+	atomic_store_explicit(&slot->busy, 0, memory_order_release);
+}
+
+/* Wait until no context touches export @p id any more (it is unlinked already); exports_lock held. */
+static void wait_for_readers(uint64_t id)
+{
+	if (have_membarrier)
+		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	else
+		atomic_thread_fence(memory_order_seq_cst);
+	for (struct rdma_serve_slot *s = slots; s != NULL; s = s->next)
+		while (atomic_load_explicit(&s->busy, memory_order_acquire) == id)
+			sched_yield(); /* a copy of at most one request: microseconds */
 }
 
 /* A key nobody can guess: the export's capability. */
@@ -288,8 +348,8 @@ static doca_error_t mem_export(void *addr, size_t len, uint32_t access, const ch
 	ferry_le_put64(body, exp->id);
 	ferry_le_put64(body + 8, key);
 	exp->desc_len = ferry_rdma_mem_desc_encode(&d, exp->desc, ferry_rdma_mem_desc_size(&d));
-	exp->next = exports;
-	exports = exp;
+	atomic_store_explicit(&exp->next, atomic_load_explicit(&exports, memory_order_relaxed), memory_order_relaxed);
+	atomic_store_explicit(&exports, exp, memory_order_release);
 	pthread_mutex_unlock(&exports_lock);
 	*state = exp;
 	*desc = exp->desc;
@@ -308,12 +368,14 @@ static void mem_unexport(void *state)
 
 	if (exp->in_table) {
 		pthread_mutex_lock(&exports_lock);
-		for (struct rdma_mem_export **at = &exports; *at != NULL; at = &(*at)->next) {
-			if (*at == exp) {
-				*at = exp->next;
+		for (struct rdma_mem_export *_Atomic *at = &exports; atomic_load(at) != NULL;
+		     at = &atomic_load(at)->next) {
+			if (atomic_load(at) == exp) {
+				atomic_store_explicit(at, atomic_load(&exp->next), memory_order_release);
 				break;
 			}
 		}
+		wait_for_readers(exp->id);
 		pthread_mutex_unlock(&exports_lock);
 	}
 	free(exp);

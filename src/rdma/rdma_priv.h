@@ -135,6 +135,13 @@ enum rdma_rma_op {
 	RDMA_RMA_ANSWER,
 };
 
+/*
+ * A request the requester waits for. A write's requests but the last go
+ * without: the target handles a connection's requests in order, so the last
+ * one's answer covers them, and carries the first refusal among them.
+ */
+#define RDMA_RMA_F_ANSWER 1u
+
 enum rdma_rma_status {
 	RDMA_RMA_OK = 0,
 	RDMA_RMA_NOT_PERMITTED, /* the export or the target's context does not allow it */
@@ -155,8 +162,16 @@ struct rdma_rma_hdr {
 	uint32_t dst_conn;
 	uint32_t src_conn;
 	uint32_t len;
-	uint16_t op;     /* enum rdma_rma_op */
-	uint16_t status; /* an answer's enum rdma_rma_status; zero in a request */
+	uint16_t op;       /* enum rdma_rma_op */
+	uint16_t status;   /* an answer's enum rdma_rma_status; zero in a request */
+	uint32_t flags;    /* a request's RDMA_RMA_F_* */
+	uint32_t reserved; /* zero */
+};
+
+/* A context's mark while it serves a request: the id of the export it touches, 0 when none (rdma_mem.c). */
+struct rdma_serve_slot {
+	_Atomic uint64_t busy;
+	struct rdma_serve_slot *next;
 };
 
 /* Who a connection manager peer is: what a connection descriptor says, minus the worker address. */
@@ -191,6 +206,8 @@ struct rdma_op {
 	/* A request: its header (UCX reads it while sending), and where a read's answer goes. */
 	struct rdma_rma_hdr rma;
 	uint8_t *rma_dst;
+	uint32_t rma_got;        /* a read's bytes answered so far (they come in order) */
+	doca_error_t rma_status; /* a read's: the first piece whose export had gone */
 	/* A message from a list of bufs: the segments UCX gathers (it reads this array until it calls back). */
 	ucp_dt_iov_t iov[RDMA_MAX_BUF_LIST];
 };
@@ -221,6 +238,7 @@ struct doca_rdma_connection {
 	struct rdma_task *rma_tail;
 	uint64_t rma_queued;  /* tasks ever put in that backlog */
 	uint64_t rma_sent;    /* of them, the ones whose requests are all sent (they leave in order) */
+	uint16_t rma_refused; /* target: the first refusal of a request not answered, for the next answer */
 	uint32_t ops;         /* UCX operations in flight on ep */
 	uint32_t ops_done;    /* UCX operations of ep completed so far (the stall check's clock) */
 	uint32_t timed_ops;   /* of ops, the one-sided ones: they must complete within the timeout */
@@ -419,8 +437,9 @@ struct doca_rdma {
 	bool stopping;
 	bool in_progress;
 	/* One-sided operations (rdma_rma.c). */
-	uint32_t rma_chunk;         /* bytes per request: one eager fragment of UCX */
-	ucp_datatype_t rma_read_dt; /* a read's answer: packed from the export when UCX sends it */
+	struct rdma_serve_slot serve_slot; /* in rdma_mem.c's list from start to IDLE */
+	uint32_t rma_chunk;                /* bytes per request: one eager fragment of UCX */
+	ucp_datatype_t rma_read_dt;        /* a read's answer: packed from the export when UCX sends it */
 	bool rma_read_dt_made;
 	uint32_t rma_answers;        /* answers UCX has not sent yet */
 	struct rdma_answer *answers; /* those, until UCX calls back (or the worker goes) */
@@ -496,12 +515,16 @@ void rdma_ucp_put(void);
 /*
  * rdma_mem.c: the export [addr, addr + len) of export @p id with key @p key,
  * checked for @p need (DOCA_ACCESS_FLAG_RDMA_*): its bytes in this process,
- * with the export table locked until rdma_mem_serve_end (an export cannot go
- * while its bytes move); NULL (unlocked) with *status set when refused.
+ * marked in @p slot as being touched until rdma_mem_serve_end (an export
+ * that is destroyed waits for that); NULL (unmarked) with *status set when
+ * refused.
  */
-uint8_t *rdma_mem_serve_begin(uint64_t id, uint64_t key, uint64_t addr, uint64_t len, uint32_t need,
-			      enum rdma_rma_status *status);
-void rdma_mem_serve_end(void);
+uint8_t *rdma_mem_serve_begin(struct rdma_serve_slot *slot, uint64_t id, uint64_t key, uint64_t addr, uint64_t len,
+			      uint32_t need, enum rdma_rma_status *status);
+void rdma_mem_serve_end(struct rdma_serve_slot *slot);
+/* rdma_mem.c: a started context's slot, which serving marks (rdma_mem_serve_begin), joins and leaves the list. */
+void rdma_mem_slot_add(struct rdma_serve_slot *slot);
+void rdma_mem_slot_remove(struct rdma_serve_slot *slot);
 
 struct ferry_rdma_mem_import {
 	uint64_t export_id; /* the exporter's export and its key, which its requests carry */

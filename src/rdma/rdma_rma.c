@@ -25,11 +25,12 @@
  * tasks submitted before it are sent (rdma_task.c: send_message).
  *
  * Target: inside the AM handler (under rdma->lock, on the PE's thread or the
- * service thread). A write is copied with the export table locked; a read's
- * answer carries the bytes in a generic datatype that packs them from the
- * export when UCX sends it, with the table locked, looked up again then: an
- * export that went meanwhile sends zeros and says so in the data's last word.
- * Nothing of the target's memory is read or written outside those locks.
+ * service thread). A write is copied while the context's slot marks the
+ * export (rdma_mem_serve_begin: a destroyed export is waited for, never
+ * touched); a read is answered in pieces of one eager fragment, each
+ * carrying its bytes in a generic datatype that packs them from the export
+ * when UCX sends it, looked up again then: an export that went meanwhile
+ * sends zeros and says so in the data's last word.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -135,12 +136,12 @@ static size_t answer_pack(void *state, size_t offset, void *dest, size_t max_len
 	if (offset < a->len) {
 		size_t take = a->len - offset < max_length ? a->len - offset : max_length;
 		enum rdma_rma_status st;
-		const uint8_t *src = rdma_mem_serve_begin(a->export_id, a->key, a->addr + offset, take,
-							  DOCA_ACCESS_FLAG_RDMA_READ, &st);
+		const uint8_t *src = rdma_mem_serve_begin(&a->rdma->serve_slot, a->export_id, a->key, a->addr + offset,
+							  take, DOCA_ACCESS_FLAG_RDMA_READ, &st);
 
 		if (src != NULL) {
 			memcpy(out, src, take);
-			rdma_mem_serve_end();
+			rdma_mem_serve_end(&a->rdma->serve_slot);
 		} else {
 			memset(out, 0, take);
 			a->gone = true;
@@ -198,6 +199,7 @@ doca_error_t rdma_rma_start(struct doca_rdma *rdma)
 	rdma->rma_chunk = (uint32_t)(room < RDMA_RMA_MAX_CHUNK ? room : RDMA_RMA_MAX_CHUNK);
 	rdma->rma_answers = 0;
 	rdma->answers = NULL;
+	rdma_mem_slot_add(&rdma->serve_slot);
 	st = ucp_dt_create_generic(&answer_dt_ops, NULL, &rdma->rma_read_dt);
 	rdma->rma_read_dt_made = st == UCS_OK;
 	if (st != UCS_OK)
@@ -216,6 +218,7 @@ void rdma_rma_release(struct doca_rdma *rdma)
 		free(a);
 	}
 	rdma->rma_answers = 0;
+	rdma_mem_slot_remove(&rdma->serve_slot);
 	if (rdma->rma_read_dt_made)
 		ucp_dt_destroy(rdma->rma_read_dt);
 	rdma->rma_read_dt_made = false;
@@ -288,7 +291,10 @@ static void next_request(struct doca_rdma *rdma, struct rdma_task *task, struct 
 		uint64_t seg_left = task->segs[task->rma_seg].length - task->rma_off;
 
 		len = len < seg_left ? len : seg_left;
-		len = len < rdma->rma_chunk ? len : rdma->rma_chunk;
+		/* A write's bytes ride in its requests; a read's come back in pieces of a fragment each. */
+		len = len < (task->kind == RDMA_TASK_READ ? RDMA_RMA_MAX_CHUNK : rdma->rma_chunk)
+			      ? len
+			      : (task->kind == RDMA_TASK_READ ? RDMA_RMA_MAX_CHUNK : rdma->rma_chunk);
 		if (task->kind == RDMA_TASK_READ) {
 			h->op = RDMA_RMA_READ;
 			op->rma_dst = local;
@@ -333,6 +339,21 @@ static void next_request(struct doca_rdma *rdma, struct rdma_task *task, struct 
 	task->rma_left -= len;
 }
 
+/* A write's request that waits for no answer is sent (UCX took its bytes): it leaves the window. */
+static void chunk_sent(void *request, ucs_status_t status, void *user_data)
+{
+	struct rdma_op *op = user_data;
+	struct doca_rdma_connection *conn = op->conn;
+	bool attached = op->task != NULL;
+
+	ucp_request_free(request);
+	if (attached)
+		conn->rma_inflight--; /* a detached one was forgotten already (rdma_rma_detach) */
+	rdma_op_finish(op, rdma_status_of(conn->rdma, status));
+	if (attached)
+		rdma_rma_pump(conn);
+}
+
 /* Send the next request of the backlog's head; false when the window has no slot for it now. */
 static bool send_next(struct doca_rdma_connection *conn)
 {
@@ -344,6 +365,7 @@ static bool send_next(struct doca_rdma_connection *conn)
 	struct rdma_op *op;
 	const void *data;
 	size_t data_len;
+	bool answered;
 
 	if (conn->rma_ring == NULL) {
 		conn->rma_ring = ferry_calloc(RDMA_RMA_WINDOW, sizeof(conn->rma_ring[0]));
@@ -372,21 +394,34 @@ static bool send_next(struct doca_rdma_connection *conn)
 	op->rma.seq = conn->rma_seq++;
 	op->rma.export_id = task->rma_export_id;
 	op->rma.key = task->rma_key;
+	op->rma_got = 0;
+	op->rma_status = DOCA_SUCCESS;
 	next_request(rdma, task, op, &data, &data_len);
+	/* A write's requests but its last are covered by the last one's answer. */
+	answered = op->rma.op != RDMA_RMA_WRITE || task->rma_left == 0;
+	op->rma.flags = answered ? RDMA_RMA_F_ANSWER : 0;
 	if (task->rma_left == 0)
 		backlog_pop(conn); /* the task is not touched below: its answer may complete it */
-	conn->rma_ring[slot] = op;
+	if (answered)
+		conn->rma_ring[slot] = op;
 	conn->rma_inflight++;
 	memset(&p, 0, sizeof(p));
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
 	/* Eager: one fragment the target takes whole; a reply endpoint: the target answers on it. */
 	p.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+	if (!answered) {
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+		p.cb.send = chunk_sent;
+		p.user_data = op;
+	}
 	req = ucp_am_send_nbx(conn->ep, RDMA_AM_RMA_ID, &op->rma, sizeof(op->rma), data, data_len, &p);
-	if (UCS_PTR_IS_ERR(req)) {
-		conn->rma_ring[slot] = NULL;
+	if (UCS_PTR_IS_ERR(req) || (req == NULL && !answered)) {
+		/* Refused, or a request with no answer to wait for already sent. */
+		if (answered)
+			conn->rma_ring[slot] = NULL;
 		conn->rma_inflight--;
-		rdma_op_finish(op, rdma_status_of(rdma, UCS_PTR_STATUS(req)));
-	} else if (req != NULL) {
+		rdma_op_finish(op, req == NULL ? DOCA_SUCCESS : rdma_status_of(rdma, UCS_PTR_STATUS(req)));
+	} else if (req != NULL && answered) {
 		ucp_request_free(req); /* the answer ends the op; UCX frees the request once sent */
 	}
 	return true;
@@ -427,7 +462,9 @@ static bool answer_fits(const struct rdma_op *op, const struct rdma_rma_hdr *h, 
 	if (h->status != RDMA_RMA_OK)
 		return length == 0;
 	if (op->rma.op == RDMA_RMA_READ)
-		return length == (size_t)op->rma.len + RMA_TRAILER;
+		/* The next piece, in order, inside the request. */
+		return h->len != 0 && h->addr == op->rma_got && h->len <= op->rma.len - op->rma_got &&
+		       length == (size_t)h->len + RMA_TRAILER;
 	return length == 0;
 }
 
@@ -448,8 +485,6 @@ static void take_answer(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, co
 				  (void *)rdma, (unsigned long long)h->seq, (unsigned long long)nth);
 		return;
 	}
-	conn->rma_ring[h->seq & RMA_MASK] = NULL;
-	conn->rma_inflight--;
 	status = status_of(h->status);
 	if (!answer_fits(op, h, length, param)) {
 		FERRY_ERR("rdma %p: connection %u: a malformed answer to a %s of %u bytes (status %u, %zu bytes): "
@@ -459,13 +494,20 @@ static void take_answer(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, co
 	} else if (status == DOCA_SUCCESS && op->rma.op == RDMA_RMA_READ) {
 		uint64_t word;
 
-		memcpy(&word, (const uint8_t *)data + op->rma.len, sizeof(word));
-		status = word == RDMA_RMA_OK ? DOCA_SUCCESS : DOCA_ERROR_NOT_FOUND;
-		if (status == DOCA_SUCCESS && op->task != NULL)
-			memcpy(op->rma_dst, data, op->rma.len);
+		memcpy(&word, (const uint8_t *)data + h->len, sizeof(word));
+		if (word != RDMA_RMA_OK && op->rma_status == DOCA_SUCCESS)
+			op->rma_status = DOCA_ERROR_NOT_FOUND; /* the export went while its bytes were sent */
+		if (op->task != NULL)
+			memcpy(op->rma_dst + h->addr, data, h->len);
+		op->rma_got += h->len;
+		if (op->rma_got < op->rma.len)
+			return; /* more pieces to come */
+		status = op->rma_status;
 	} else if (status == DOCA_SUCCESS && op->is_atomic) {
 		op->reply = h->operand;
 	}
+	conn->rma_ring[h->seq & RMA_MASK] = NULL;
+	conn->rma_inflight--;
 	if (status != DOCA_SUCCESS && status != DOCA_ERROR_IO_FAILED && op->task != NULL)
 		FERRY_ERR("%s task %p: the peer refused a %s of %u bytes at 0x%llx: %s",
 			  rdma_task_names[op->task->kind], (void *)op->task, rma_op_name(op->rma.op), op->rma.len,
@@ -495,37 +537,6 @@ static void answer_sent(void *request, ucs_status_t status, void *user_data)
 	free(a);
 }
 
-/* Send @p a on @p ep (a read's carries its bytes, packed as UCX sends them); it is freed once sent. */
-static void send_answer(struct doca_rdma *rdma, ucp_ep_h ep, struct rdma_answer *a)
-{
-	bool read = a->len != 0; /* only a read that may go on has a length here */
-	ucp_request_param_t p;
-	ucs_status_ptr_t req;
-
-	memset(&p, 0, sizeof(p));
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	p.cb.send = answer_sent;
-	p.user_data = a;
-	p.flags = UCP_AM_SEND_FLAG_EAGER;
-	if (read) {
-		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-		p.datatype = rdma->rma_read_dt;
-	}
-	a->rdma = rdma;
-	req = ucp_am_send_nbx(ep, RDMA_AM_RMA_ID, &a->hdr, sizeof(a->hdr), read ? a : NULL, read ? a->len : 0, &p);
-	if (UCS_PTR_IS_PTR(req)) {
-		/* UCX keeps it: the header and the answer stay until it calls back. */
-		a->prev = NULL;
-		a->next = rdma->answers;
-		if (rdma->answers != NULL)
-			rdma->answers->prev = a;
-		rdma->answers = a;
-		rdma->rma_answers++;
-		return;
-	}
-	free(a); /* sent (or refused: the requester's timeout tells it) */
-}
-
 static uint32_t access_needed(uint16_t op)
 {
 	switch (op) {
@@ -543,8 +554,8 @@ static const char *malformed(const struct rdma_rma_hdr *h, size_t length, const 
 {
 	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0)
 		return "it came by rendezvous (requests are eager)";
-	if (h->status != 0)
-		return "its status field is not zero";
+	if (h->status != 0 || h->reserved != 0 || (h->flags & ~RDMA_RMA_F_ANSWER) != 0)
+		return "a field that must be zero is not";
 	if (h->len == 0 || h->len > RDMA_RMA_MAX_CHUNK)
 		return "its length is 0 or above the largest request";
 	if (h->op == RDMA_RMA_WRITE)
@@ -560,8 +571,8 @@ static const char *malformed(const struct rdma_rma_hdr *h, size_t length, const 
 	return NULL;
 }
 
-/* Do what @p h asks with the export's bytes at @p p (the table locked); an atomic's old value goes in @p a. */
-static void apply(const struct rdma_rma_hdr *h, const void *data, uint8_t *p, struct rdma_answer *a)
+/* Do what @p h asks with the export's bytes at @p p (marked in the slot); an atomic's old value goes in @p answer. */
+static void apply(const struct rdma_rma_hdr *h, const void *data, uint8_t *p, struct rdma_rma_hdr *answer)
 {
 	uint64_t *word = (uint64_t *)(void *)p;
 	uint64_t expected = h->compare;
@@ -574,13 +585,117 @@ static void apply(const struct rdma_rma_hdr *h, const void *data, uint8_t *p, st
 		/* Atomic against the program's own CPUs too. */
 		(void)__atomic_compare_exchange_n(word, &expected, h->operand, false, __ATOMIC_SEQ_CST,
 						  __ATOMIC_SEQ_CST);
-		a->hdr.operand = expected;
+		answer->operand = expected;
 		break;
 	case RDMA_RMA_FADD:
-		a->hdr.operand = __atomic_fetch_add(word, h->operand, __ATOMIC_SEQ_CST);
+		answer->operand = __atomic_fetch_add(word, h->operand, __ATOMIC_SEQ_CST);
 		break;
 	default:
 		break; /* a read's bytes are packed when UCX sends the answer */
+	}
+}
+
+/*
+ * Send the answer @p hdr on @p ep; a read's (@p read_len bytes at
+ * @p h's export and address) carries the bytes, packed as UCX sends them.
+ * Most answers go at once from the stack; what UCX must keep is copied into
+ * an answer UCX holds until it calls back.
+ */
+static void send_answer(struct doca_rdma *rdma, ucp_ep_h ep, const struct rdma_rma_hdr *hdr,
+			const struct rdma_rma_hdr *h, uint32_t read_len)
+{
+	ucp_request_param_t p;
+	ucs_status_ptr_t req;
+	struct rdma_answer *a;
+	uint64_t nth;
+
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+	p.flags = UCP_AM_SEND_FLAG_EAGER;
+	if (read_len == 0) {
+		/* A header alone: at once, or not at all (then it is kept below). */
+		p.op_attr_mask |= UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+		req = ucp_am_send_nbx(ep, RDMA_AM_RMA_ID, hdr, sizeof(*hdr), NULL, 0, &p);
+		if (req == NULL || !UCS_PTR_IS_ERR(req) || UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE)
+			return; /* sent, or refused (the requester's timeout tells it) */
+		p.op_attr_mask &= ~(uint32_t)UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+	}
+	if (rdma->rma_answers >= RDMA_RMA_MAX_ANSWERS) {
+		if (ferry_log_sampled(&refused_requests, &nth))
+			FERRY_ERR("rdma %p: %u answers wait for UCX already; dropped one (%llu so far)", (void *)rdma,
+				  RDMA_RMA_MAX_ANSWERS, (unsigned long long)nth);
+		return;
+	}
+	a = ferry_malloc(sizeof(*a));
+	if (a == NULL) {
+		FERRY_ERR("rdma %p: no memory to keep an answer; dropped", (void *)rdma);
+		return;
+	}
+	a->rdma = rdma;
+	a->hdr = *hdr;
+	a->export_id = h->export_id;
+	a->key = h->key;
+	a->addr = h->addr + hdr->addr; /* an answer's addr: its bytes' offset in the request */
+	a->len = read_len;
+	a->gone = false;
+	p.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.cb.send = answer_sent;
+	p.user_data = a;
+	if (read_len != 0) {
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+		p.datatype = rdma->rma_read_dt;
+	}
+	req = ucp_am_send_nbx(ep, RDMA_AM_RMA_ID, &a->hdr, sizeof(a->hdr), read_len != 0 ? a : NULL, read_len, &p);
+	if (!UCS_PTR_IS_PTR(req)) {
+		free(a); /* sent (or refused: the requester's timeout tells it) */
+		return;
+	}
+	/* UCX keeps it: the header and the range stay until it calls back. */
+	a->prev = NULL;
+	a->next = rdma->answers;
+	if (rdma->answers != NULL)
+		rdma->answers->prev = a;
+	rdma->answers = a;
+	rdma->rma_answers++;
+}
+
+/* Check and do what @p h asks; its status (a refusal says why in *@p why). */
+static enum rdma_rma_status perform(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const void *data,
+				    size_t length, const ucp_am_recv_param_t *param, struct rdma_rma_hdr *answer,
+				    const char **why)
+{
+	enum rdma_rma_status status;
+	uint8_t *p;
+
+	*why = malformed(h, length, param);
+	if (*why != NULL)
+		return RDMA_RMA_MALFORMED;
+	if ((rdma->permissions & access_needed(h->op)) == 0) {
+		*why = "this context does not allow it (doca_rdma_set_permissions)";
+		return RDMA_RMA_NOT_PERMITTED;
+	}
+	p = rdma_mem_serve_begin(&rdma->serve_slot, h->export_id, h->key, h->addr, h->len, access_needed(h->op),
+				 &status);
+	if (p == NULL) {
+		*why = status == RDMA_RMA_NOT_PERMITTED ? "its export does not allow it"
+							: "no such export, a wrong key, or outside the export";
+		return status;
+	}
+	apply(h, data, p, answer);
+	rdma_mem_serve_end(&rdma->serve_slot);
+	return RDMA_RMA_OK;
+}
+
+/* A read's answers: one per rma_chunk bytes, in order, each saying where its bytes go (addr: the offset). */
+static void send_read_answers(struct doca_rdma *rdma, ucp_ep_h ep, struct rdma_rma_hdr *answer,
+			      const struct rdma_rma_hdr *h)
+{
+	for (uint32_t off = 0; off < h->len; off += rdma->rma_chunk) {
+		uint32_t n = h->len - off < rdma->rma_chunk ? h->len - off : rdma->rma_chunk;
+
+		answer->addr = off;
+		answer->len = n;
+		send_answer(rdma, ep, answer, h, n);
 	}
 }
 
@@ -588,9 +703,9 @@ static void serve(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const vo
 		  const ucp_am_recv_param_t *param)
 {
 	struct doca_rdma_connection *conn = conn_of(rdma, h->dst_token, h->dst_conn);
-	enum rdma_rma_status status = RDMA_RMA_OK;
+	struct rdma_rma_hdr answer;
+	enum rdma_rma_status status;
 	const char *why = NULL;
-	struct rdma_answer *a;
 	uint64_t nth;
 
 	if (conn == NULL || (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0 ||
@@ -602,53 +717,30 @@ static void serve(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const vo
 				  (void *)rdma, rma_op_name(h->op), (unsigned long long)nth);
 		return;
 	}
-	if (rdma->rma_answers >= RDMA_RMA_MAX_ANSWERS) {
-		if (ferry_log_sampled(&refused_requests, &nth))
-			FERRY_ERR("rdma %p: connection %u: %u answers wait for UCX already; dropped a %s request "
-				  "(%llu so far)",
-				  (void *)rdma, conn->id, RDMA_RMA_MAX_ANSWERS, rma_op_name(h->op),
-				  (unsigned long long)nth);
-		return;
-	}
-	a = ferry_malloc(sizeof(*a));
-	if (a == NULL) {
-		FERRY_ERR("rdma %p: no memory to answer a %s request; dropped", (void *)rdma, rma_op_name(h->op));
-		return;
-	}
-	memset(a, 0, sizeof(*a));
-	a->hdr.dst_token = h->src_token;
-	a->hdr.dst_conn = h->src_conn;
-	a->hdr.seq = h->seq;
-	a->hdr.op = RDMA_RMA_ANSWER;
-	why = malformed(h, length, param);
-	if (why != NULL) {
-		status = RDMA_RMA_MALFORMED;
-	} else if ((rdma->permissions & access_needed(h->op)) == 0) {
-		status = RDMA_RMA_NOT_PERMITTED;
-		why = "this context does not allow it (doca_rdma_set_permissions)";
-	} else {
-		uint8_t *p = rdma_mem_serve_begin(h->export_id, h->key, h->addr, h->len, access_needed(h->op), &status);
-
-		if (p != NULL) {
-			apply(h, data, p, a);
-			rdma_mem_serve_end();
-		} else {
-			why = status == RDMA_RMA_NOT_PERMITTED ? "its export does not allow it"
-							       : "no such export, a wrong key, or outside the export";
-		}
-	}
+	memset(&answer, 0, sizeof(answer));
+	status = perform(rdma, h, data, length, param, &answer, &why);
 	if (why != NULL && ferry_log_sampled(&refused_requests, &nth))
 		FERRY_ERR("rdma %p: connection %u: refused a %s request of %u bytes at 0x%llx: %s (%llu so far)",
 			  (void *)rdma, conn->id, rma_op_name(h->op), h->len, (unsigned long long)h->addr, why,
 			  (unsigned long long)nth);
-	a->hdr.status = (uint16_t)status;
-	if (status == RDMA_RMA_OK && h->op == RDMA_RMA_READ) {
-		a->export_id = h->export_id;
-		a->key = h->key;
-		a->addr = h->addr;
-		a->len = h->len;
+	if ((h->flags & RDMA_RMA_F_ANSWER) == 0) {
+		/* Covered by a later answer: keep the first refusal for it. */
+		if (status != RDMA_RMA_OK && conn->rma_refused == RDMA_RMA_OK)
+			conn->rma_refused = (uint16_t)status;
+		return;
 	}
-	send_answer(rdma, param->reply_ep, a);
+	if (status == RDMA_RMA_OK && conn->rma_refused != RDMA_RMA_OK)
+		status = (enum rdma_rma_status)conn->rma_refused; /* a write's earlier request was refused */
+	conn->rma_refused = RDMA_RMA_OK;
+	answer.dst_token = h->src_token;
+	answer.dst_conn = h->src_conn;
+	answer.seq = h->seq;
+	answer.op = RDMA_RMA_ANSWER;
+	answer.status = (uint16_t)status;
+	if (status == RDMA_RMA_OK && h->op == RDMA_RMA_READ)
+		send_read_answers(rdma, param->reply_ep, &answer, h);
+	else
+		send_answer(rdma, param->reply_ep, &answer, h, 0);
 }
 
 ucs_status_t rdma_rma_am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
