@@ -222,9 +222,9 @@ struct rdma_mem_export {
  * So, as userspace RCU does with membarrier: a serving context publishes the
  * id of the export it touches in its slot (plain stores) and walks the list
  * (acquire loads); a writer links or unlinks under exports_lock, and before
- * an unlinked export's memory may go back to the program it makes every
- * thread of the process pass a full barrier (membarrier) and waits until no
- * slot holds that id. Exports are few (one per mmap a program exports).
+ * an unlinked export (its entry, its memory) may go back it makes every
+ * thread of the process pass a full barrier (membarrier) and waits until each
+ * slot busy then has ended its walk. Exports are few (one per mmap a program exports).
  */
 static pthread_mutex_t exports_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rdma_mem_export *_Atomic exports;
@@ -265,12 +265,13 @@ void rdma_mem_slot_remove(struct rdma_serve_slot *slot)
 uint8_t *rdma_mem_serve_begin(struct rdma_serve_slot *slot, uint64_t id, uint64_t key, uint64_t addr, uint64_t len,
 			      uint32_t need, enum rdma_rma_status *status)
 {
-	atomic_store_explicit(&slot->busy, id, memory_order_relaxed);
-	if (have_membarrier)
+	if (have_membarrier) {
+		atomic_store_explicit(&slot->busy, id, memory_order_relaxed);
 		atomic_signal_fence(memory_order_seq_cst); /* the writer's membarrier is the other half */
-	else
-		atomic_thread_fence(memory_order_seq_cst);
-	for (struct rdma_mem_export *e = atomic_load_explicit(&exports, memory_order_acquire); e != NULL;
+	} else {
+		atomic_exchange_explicit(&slot->busy, id, memory_order_seq_cst); /* pairs with the unlink's order */
+	}
+	for (struct rdma_mem_export *e = atomic_load_explicit(&exports, memory_order_seq_cst); e != NULL;
 	     e = atomic_load_explicit(&e->next, memory_order_acquire)) {
 		uint64_t base = (uint64_t)(uintptr_t)e->base;
 
@@ -292,20 +293,30 @@ uint8_t *rdma_mem_serve_begin(struct rdma_serve_slot *slot, uint64_t id, uint64_
 
 void rdma_mem_serve_end(struct rdma_serve_slot *slot)
 {
-	/* The bytes were moved before the mark goes. */
+	/* The bytes were moved, and the table walked, before the mark goes (one writer: the slot's context). */
+	atomic_store_explicit(&slot->ends, atomic_load_explicit(&slot->ends, memory_order_relaxed) + 1,
+			      memory_order_release);
 	atomic_store_explicit(&slot->busy, 0, memory_order_release);
 }
 
-/* Wait until no context touches export @p id any more (it is unlinked already); exports_lock held. */
-static void wait_for_readers(uint64_t id)
+/*
+ * Wait until no context can still see an export just unlinked (exports_lock
+ * held): a context walking the table for any id may be reading the
+ * unlinked entry, so every slot busy at the barrier is waited for, until it
+ * is idle or has ended that walk. Each walk is one request: microseconds.
+ */
+static void wait_for_readers(void)
 {
+	/* Without membarrier the unlink and these loads are sequentially consistent with the readers' marks. */
 	if (have_membarrier)
 		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-	else
-		atomic_thread_fence(memory_order_seq_cst);
-	for (struct rdma_serve_slot *s = slots; s != NULL; s = s->next)
-		while (atomic_load_explicit(&s->busy, memory_order_acquire) == id)
-			sched_yield(); /* a copy of at most one request: microseconds */
+	for (struct rdma_serve_slot *s = slots; s != NULL; s = s->next) {
+		uint64_t ends = atomic_load_explicit(&s->ends, memory_order_acquire);
+
+		while (atomic_load_explicit(&s->busy, memory_order_seq_cst) != 0 &&
+		       atomic_load_explicit(&s->ends, memory_order_acquire) == ends)
+			sched_yield();
+	}
 }
 
 /* A key nobody can guess: the export's capability. */
@@ -371,11 +382,11 @@ static void mem_unexport(void *state)
 		for (struct rdma_mem_export *_Atomic *at = &exports; atomic_load(at) != NULL;
 		     at = &atomic_load(at)->next) {
 			if (atomic_load(at) == exp) {
-				atomic_store_explicit(at, atomic_load(&exp->next), memory_order_release);
+				atomic_store_explicit(at, atomic_load(&exp->next), memory_order_seq_cst);
 				break;
 			}
 		}
-		wait_for_readers(exp->id);
+		wait_for_readers();
 		pthread_mutex_unlock(&exports_lock);
 	}
 	free(exp);

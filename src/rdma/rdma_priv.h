@@ -171,6 +171,7 @@ struct rdma_rma_hdr {
 /* A context's mark while it serves a request: the id of the export it touches, 0 when none (rdma_mem.c). */
 struct rdma_serve_slot {
 	_Atomic uint64_t busy;
+	_Atomic uint64_t ends; /* walks ended so far: a destroy waits for the one it saw busy */
 	struct rdma_serve_slot *next;
 };
 
