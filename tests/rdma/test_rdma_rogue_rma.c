@@ -881,13 +881,43 @@ static void test_ferry_rma_refusal_kept(void **state)
 	stage_close(&s);
 }
 
+/*
+ * A stranger holding the connection's descriptor leaves a refused request
+ * without an answer on it before the peer connects (an exported connection
+ * takes requests from anyone who names it): the peer's first request must not
+ * inherit that refusal. It does today: doca_rdma_connect keeps
+ * conn->rma_refused, and serve() hands it to the peer's first answer, so the
+ * peer's correct write fails with DOCA_ERROR_NOT_FOUND though its bytes landed.
+ */
+static void test_ferry_rma_refusal_before_connect(void **state)
+{
+	struct stage s;
+	struct rdma_rma_hdr h;
+
+	(void)state;
+	stage_open(&s, RDMA_ALL);
+	h = forge(&s, RDMA_RMA_WRITE, 0, PROBE_LEN);
+	h.key++;
+	h.flags = 0;
+	post(&s, h, PROBE_LEN);
+	stage_intact(&s);
+	stage_connect(&s);
+	honest_ops(&s, true);
+	stage_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_raw_ucx_rma_refused),      cmocka_unit_test(test_ferry_rma_control),
-		cmocka_unit_test(test_ferry_rma_no_export),      cmocka_unit_test(test_ferry_rma_export_access),
-		cmocka_unit_test(test_ferry_rma_context_access), cmocka_unit_test(test_ferry_rma_malformed),
-		cmocka_unit_test(test_ferry_rma_dropped),        cmocka_unit_test(test_ferry_rma_refusal_kept),
+		cmocka_unit_test(test_raw_ucx_rma_refused),
+		cmocka_unit_test(test_ferry_rma_control),
+		cmocka_unit_test(test_ferry_rma_no_export),
+		cmocka_unit_test(test_ferry_rma_export_access),
+		cmocka_unit_test(test_ferry_rma_context_access),
+		cmocka_unit_test(test_ferry_rma_malformed),
+		cmocka_unit_test(test_ferry_rma_dropped),
+		cmocka_unit_test(test_ferry_rma_refusal_kept),
+		cmocka_unit_test(test_ferry_rma_refusal_before_connect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
