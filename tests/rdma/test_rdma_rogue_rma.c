@@ -511,7 +511,7 @@ static void expect(struct stage *s, struct rdma_rma_hdr h, size_t len, int want)
 	assert_int_equal(rma_ask(&s->r, &s->a, &h, write_bytes(len), len), want);
 }
 
-/* Send @p h with @p len bytes of data, asking no answer: none comes. */
+/* Send @p h with @p len bytes of data: no answer comes (none asked, or the request is dropped). */
 static void post(struct stage *s, struct rdma_rma_hdr h, size_t len)
 {
 	rma_send(&s->r, &s->a, &h, write_bytes(len), len);
@@ -798,6 +798,30 @@ static void test_ferry_rma_malformed(void **state)
 	stage_close(&s);
 }
 
+/*
+ * Answers the victim never asked for, numbered @p seq to @p seq + 2, the
+ * shapes of a read's, a write's and an atomic's: dropped, without a word.
+ */
+static void forge_answers(struct stage *s, uint64_t seq)
+{
+	uint8_t bytes[PROBE_LEN + sizeof(uint64_t)];
+	struct rdma_rma_hdr h;
+
+	memset(bytes, 0xee, sizeof(bytes));
+	for (unsigned int i = 0; i < 3; i++) {
+		memset(&h, 0, sizeof(h));
+		h.dst_token = s->token;
+		h.dst_conn = s->conn_id;
+		h.seq = seq + i;
+		h.op = RDMA_RMA_ANSWER;
+		h.len = i == 0 ? PROBE_LEN : 0;
+		h.operand = 0xeeeeeeeeu;
+		rma_send_raw(&s->r, &s->a, &h, sizeof(h), i == 0 ? bytes : NULL, i == 0 ? sizeof(bytes) : 0, false);
+	}
+	rma_expect_silence(&s->r, &s->a);
+	stage_intact(s);
+}
+
 /* Cases 7-9: misaddressed requests, a header of the wrong size, forged answers: dropped without a word. */
 static void test_ferry_rma_dropped(void **state)
 {
@@ -825,6 +849,8 @@ static void test_ferry_rma_dropped(void **state)
 	memcpy(wide, &h, sizeof(h));
 	expect_dropped(&s, wide, sizeof(wide), false);
 	stage_intact(&s);
+	/* Answers before the victim ever sent a request on the connection. */
+	forge_answers(&s, 0);
 
 	/* Connected, the connection takes requests from its peer only. */
 	stage_connect(&s);
@@ -834,23 +860,9 @@ static void test_ferry_rma_dropped(void **state)
 	post(&s, h, 0);
 	stage_intact(&s);
 
-	/* Answers to requests the victim never made, the shape of a read's, a write's and an atomic's. */
-	for (uint64_t seq = 1000; seq < 1003; seq++) {
-		uint8_t bytes[PROBE_LEN + sizeof(uint64_t)];
-
-		memset(bytes, 0xee, sizeof(bytes));
-		memset(&h, 0, sizeof(h));
-		h.dst_token = s.token;
-		h.dst_conn = s.conn_id;
-		h.seq = seq;
-		h.op = RDMA_RMA_ANSWER;
-		h.len = PROBE_LEN;
-		h.operand = 0xeeeeeeeeu;
-		rma_send_raw(&s.r, &s.a, &h, sizeof(h), seq == 1000 ? bytes : NULL, seq == 1000 ? sizeof(bytes) : 0,
-			     false);
-	}
-	rma_expect_silence(&s.r, &s.a);
-	stage_intact(&s);
+	/* Answers to requests not made yet (the victim's next seq among them) or long ago. */
+	forge_answers(&s, 1);
+	forge_answers(&s, 1000);
 	assert_int_equal(s.a.failed, 0);
 	honest_ops(&s, true);
 	stage_close(&s);
