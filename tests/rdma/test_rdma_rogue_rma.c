@@ -868,18 +868,24 @@ static void test_ferry_rma_dropped(void **state)
 	stage_close(&s);
 }
 
+/* A write's request that asks no answer (one of a write's first ones) and is refused: a wrong key. */
+static void leave_refusal(struct stage *s)
+{
+	struct rdma_rma_hdr h = forge(s, RDMA_RMA_WRITE, 0, PROBE_LEN);
+
+	h.key++;
+	h.flags = 0;
+	post(s, h, PROBE_LEN);
+}
+
 /* Case 10: a write's request refused without an answer: the next answer of the connection carries that refusal, once. */
 static void test_ferry_rma_refusal_kept(void **state)
 {
 	struct stage s;
-	struct rdma_rma_hdr h;
 
 	(void)state;
 	stage_open(&s, RDMA_ALL);
-	h = forge(&s, RDMA_RMA_WRITE, 0, PROBE_LEN);
-	h.key++;
-	h.flags = 0;
-	post(&s, h, PROBE_LEN);
+	leave_refusal(&s);
 	/* Its bytes, sent now, land: the request is served, and answered with the refusal before it. */
 	expect(&s, forge(&s, RDMA_RMA_WRITE, 2 * PROBE_LEN, PROBE_LEN), PROBE_LEN, RDMA_RMA_NO_EXPORT);
 	assert_true(pattern_check(s.rw.buf + WIN_LEN, PROBE_LEN, SEED_WIN));
@@ -904,14 +910,10 @@ static void test_ferry_rma_refusal_kept(void **state)
 static void test_ferry_rma_refusal_before_connect(void **state)
 {
 	struct stage s;
-	struct rdma_rma_hdr h;
 
 	(void)state;
 	stage_open(&s, RDMA_ALL);
-	h = forge(&s, RDMA_RMA_WRITE, 0, PROBE_LEN);
-	h.key++;
-	h.flags = 0;
-	post(&s, h, PROBE_LEN);
+	leave_refusal(&s);
 	stage_intact(&s);
 	stage_connect(&s);
 	honest_ops(&s, true);
