@@ -237,9 +237,11 @@ struct doca_rdma_connection {
 	uint32_t rma_inflight;      /* requests sent and not answered */
 	struct rdma_task *rma_head; /* tasks with requests still to send, in order */
 	struct rdma_task *rma_tail;
-	uint64_t rma_queued;  /* tasks ever put in that backlog */
-	uint64_t rma_sent;    /* of them, the ones whose requests are all sent (they leave in order) */
-	uint16_t rma_refused; /* target: the first refusal of a request not answered, for the next answer */
+	uint64_t rma_queued;       /* tasks ever put in that backlog */
+	uint64_t rma_sent;         /* of them, the ones whose requests are all sent (they leave in order) */
+	uint16_t rma_refused;      /* target: the first refusal of a request not answered, for the next answer */
+	uint32_t rma_refused_conn; /* ... of the requester that sent it (only its own answer carries it) */
+	uint64_t rma_refused_token;
 	uint32_t ops;         /* UCX operations in flight on ep */
 	uint32_t ops_done;    /* UCX operations of ep completed so far (the stall check's clock) */
 	uint32_t timed_ops;   /* of ops, the one-sided ones: they must complete within the timeout */

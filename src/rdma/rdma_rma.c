@@ -476,7 +476,13 @@ static void take_answer(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, co
 	doca_error_t status;
 	uint64_t nth;
 
-	if (conn != NULL && conn->rma_ring != NULL)
+	/*
+	 * The answer must come back on the endpoint the request left by: a peer
+	 * that only knows this connection's token and numbers sends on a pair of
+	 * its own, and its reply endpoint here is not conn->ep.
+	 */
+	if (conn != NULL && conn->rma_ring != NULL && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) != 0 &&
+	    param->reply_ep == conn->ep)
 		op = conn->rma_ring[h->seq & RMA_MASK];
 	if (op == NULL || op->rma.seq != h->seq) {
 		if (ferry_log_sampled(&dropped_answers, &nth))
@@ -611,7 +617,8 @@ static void send_answer(struct doca_rdma *rdma, ucp_ep_h ep, const struct rdma_r
 
 	memset(&p, 0, sizeof(p));
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-	p.flags = UCP_AM_SEND_FLAG_EAGER;
+	/* On the request's own endpoint pair, which the requester checks (take_answer). */
+	p.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
 	if (read_len == 0) {
 		/* A header alone: at once, or not at all (then it is kept below). */
 		p.op_attr_mask |= UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
@@ -724,14 +731,21 @@ static void serve(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const vo
 			  (void *)rdma, conn->id, rma_op_name(h->op), h->len, (unsigned long long)h->addr, why,
 			  (unsigned long long)nth);
 	if ((h->flags & RDMA_RMA_F_ANSWER) == 0) {
-		/* Covered by a later answer: keep the first refusal for it. */
-		if (status != RDMA_RMA_OK && conn->rma_refused == RDMA_RMA_OK)
+		/* Covered by a later answer from the same requester: keep the first refusal for it. */
+		if (status != RDMA_RMA_OK && conn->rma_refused == RDMA_RMA_OK) {
 			conn->rma_refused = (uint16_t)status;
+			conn->rma_refused_token = h->src_token;
+			conn->rma_refused_conn = h->src_conn;
+		}
 		return;
 	}
-	if (status == RDMA_RMA_OK && conn->rma_refused != RDMA_RMA_OK)
-		status = (enum rdma_rma_status)conn->rma_refused; /* a write's earlier request was refused */
-	conn->rma_refused = RDMA_RMA_OK;
+	if (conn->rma_refused != RDMA_RMA_OK && conn->rma_refused_token == h->src_token &&
+	    conn->rma_refused_conn == h->src_conn) {
+		/* A write's earlier request was refused (another requester's refusal is not this one's). */
+		if (status == RDMA_RMA_OK)
+			status = (enum rdma_rma_status)conn->rma_refused;
+		conn->rma_refused = RDMA_RMA_OK;
+	}
 	answer.dst_token = h->src_token;
 	answer.dst_conn = h->src_conn;
 	answer.seq = h->seq;
