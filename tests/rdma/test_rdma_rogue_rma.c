@@ -26,6 +26,13 @@
  * same rogue lands, so none of the refusals passes for want of a harness that
  * works. After each, the victim still serves its honest peer and completes
  * its own requests.
+ *
+ * Last, the victim is the requester: the rogue plays its peer (a raw UCX
+ * worker behind a connection descriptor of its own making) and holds its read
+ * unanswered, while a stranger who knows the victim's connection token and id
+ * and the read's sequence number (predictable: the connection's first) forges
+ * the answer from a worker of its own. The victim must take only the answer
+ * that comes back on the endpoint its request left by.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,8 +40,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <sys/random.h>
+
 #include <ucp/api/ucp.h>
 
+#include "common/ferry_bytes.h"
 #include "rdma/rdma_desc_priv.h"
 #include "rdma/rdma_priv.h"
 #include "rdma_fixture.h"
@@ -205,11 +215,15 @@ static void test_raw_ucx_rma_refused(void **state)
 #define SEED_PEER   55u /* the honest peer's memory */
 #define SEED_WRITE  56u /* bytes a request writes */
 
-/* An answer the victim sent the rogue, with the first bytes of its data. */
+/*
+ * An answer the victim sent the rogue (or a request, when the rogue plays the
+ * victim's peer), with the first bytes of its data and the endpoint back.
+ */
 struct rogue_answer {
 	struct rdma_rma_hdr h;
 	size_t length;
 	uint8_t data[256];
+	ucp_ep_h reply_ep; /* NULL when it came without one */
 };
 
 struct rma_rogue {
@@ -238,9 +252,11 @@ static ucs_status_t rogue_answer_cb(void *arg, const void *header, size_t header
 	memcpy(&a->h, header, sizeof(a->h));
 	a->length = length;
 	memcpy(a->data, data, length < sizeof(a->data) ? length : sizeof(a->data));
+	a->reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) != 0 ? param->reply_ep : NULL;
 	return UCS_OK;
 }
 
+/* A rogue with an endpoint to @p victim_addr; with NULL, one that only the victim reaches (it plays its peer). */
 static void rma_rogue_open(struct rma_rogue *r, const uint8_t *victim_addr)
 {
 	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM};
@@ -258,13 +274,14 @@ static void rma_rogue_open(struct rma_rogue *r, const uint8_t *victim_addr)
 	assert_int_equal(ucp_init(&params, NULL, &r->ctx), UCS_OK);
 	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
 	assert_int_equal(ucp_worker_set_am_recv_handler(r->w, &hp), UCS_OK);
-	assert_int_equal(ucp_ep_create(r->w, &ep, &r->ep), UCS_OK);
+	if (victim_addr != NULL)
+		assert_int_equal(ucp_ep_create(r->w, &ep, &r->ep), UCS_OK);
 }
 
 static void rma_rogue_close(struct rma_rogue *r)
 {
 	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
-	ucs_status_ptr_t req = ucp_ep_close_nbx(r->ep, &close);
+	ucs_status_ptr_t req = r->ep != NULL ? ucp_ep_close_nbx(r->ep, &close) : NULL;
 
 	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
 		ucp_worker_progress(r->w);
@@ -280,13 +297,17 @@ static void rma_progress(struct rma_rogue *r, struct side *victim)
 	(void)doca_pe_progress(victim->pe);
 }
 
-/* Send @p hdr_len bytes of header and @p len of data, as Ferry's requests go (eager, with a reply endpoint, unless @p no_reply). */
-static void rma_send_raw(struct rma_rogue *r, struct side *victim, const void *hdr, size_t hdr_len, const void *data,
-			 size_t len, bool no_reply)
+/*
+ * Send @p hdr_len bytes of header and @p len of data on @p ep, one of @p r's
+ * worker, as Ferry's requests and answers go (eager, with a reply endpoint,
+ * unless @p no_reply).
+ */
+static void rma_send_on(struct rma_rogue *r, ucp_ep_h ep, struct side *victim, const void *hdr, size_t hdr_len,
+			const void *data, size_t len, bool no_reply)
 {
 	ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 				 .flags = UCP_AM_SEND_FLAG_EAGER | (no_reply ? 0 : UCP_AM_SEND_FLAG_REPLY)};
-	ucs_status_ptr_t req = ucp_am_send_nbx(r->ep, RDMA_AM_RMA_ID, hdr, hdr_len, data, len, &p);
+	ucs_status_ptr_t req = ucp_am_send_nbx(ep, RDMA_AM_RMA_ID, hdr, hdr_len, data, len, &p);
 	uint64_t end = side_now_ms() + WAIT_MS;
 
 	assert_false(UCS_PTR_IS_ERR(req));
@@ -296,6 +317,13 @@ static void rma_send_raw(struct rma_rogue *r, struct side *victim, const void *h
 		assert_int_equal(ucp_request_check_status(req), UCS_OK);
 		ucp_request_free(req);
 	}
+}
+
+/* rma_send_on, on the rogue's own endpoint to the victim. */
+static void rma_send_raw(struct rma_rogue *r, struct side *victim, const void *hdr, size_t hdr_len, const void *data,
+			 size_t len, bool no_reply)
+{
+	rma_send_on(r, r->ep, victim, hdr, hdr_len, data, len, no_reply);
 }
 
 static void rma_send(struct rma_rogue *r, struct side *victim, const struct rdma_rma_hdr *h, const void *data,
@@ -920,6 +948,155 @@ static void test_ferry_rma_refusal_before_connect(void **state)
 	stage_close(&s);
 }
 
+/* ---- the victim as requester: its peer is the rogue, and a stranger forges the answer ---- */
+
+#define FORGED_BASE 0x10000000ull /* the rogue's "export": an address the victim only names, never touches */
+#define SEED_ANSWER 57u           /* the bytes the rogue's true answer carries */
+
+/* Answer the victim's read numbered @p seq on connection @p to with PROBE_LEN @p bytes, sent by @p r on @p ep. */
+static void answer_read(struct rma_rogue *r, ucp_ep_h ep, struct side *victim, const struct ferry_rdma_conn_desc *to,
+			uint64_t seq, const uint8_t *bytes)
+{
+	uint8_t data[PROBE_LEN + sizeof(uint64_t)];
+	struct rdma_rma_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.dst_token = to->token;
+	h.dst_conn = to->conn_id;
+	h.seq = seq;
+	h.op = RDMA_RMA_ANSWER;
+	h.status = RDMA_RMA_OK;
+	h.len = PROBE_LEN; /* addr 0: the bytes are the read's first */
+	memcpy(data, bytes, PROBE_LEN);
+	memset(data + PROBE_LEN, 0, sizeof(uint64_t)); /* the status word after a read's bytes: RDMA_RMA_OK */
+	rma_send_on(r, ep, victim, &h, sizeof(h), data, sizeof(data), false);
+}
+
+/*
+ * Case 11: a stranger forges the answer to the victim's read in flight, with
+ * everything the answer names right (the connection's token and id, the
+ * read's seq, its length), from an endpoint pair of its own: dropped, the read
+ * still waits and its buffer holds nothing of it. The peer's answer on the
+ * request's reply endpoint then completes the read with the peer's bytes.
+ */
+static void test_ferry_rma_forged_read_answer(void **state)
+{
+	static uint8_t pdesc[FERRY_RDMA_CONN_MAX_LEN], mdesc[FERRY_RDMA_MEM_MAX_LEN];
+	uint8_t body[FERRY_RDMA_MEM_KEY_LEN], forged[PROBE_LEN], honest[PROBE_LEN], zeros[PROBE_LEN] = {0};
+	struct ferry_rdma_conn_desc vd, pd;
+	struct ferry_rdma_mem_desc md;
+	struct rma_rogue peer, stranger;
+	struct side a;
+	struct doca_rdma_connection *ca;
+	struct doca_mmap *remote = NULL;
+	struct doca_rdma_task_read *rt;
+	struct doca_buf *src, *dst;
+	const struct rogue_answer *req;
+	union doca_data ud = {.u64 = 0};
+	ucp_address_t *addr = NULL;
+	size_t addr_len = 0, plen, mlen, la;
+	const void *da;
+	const char *why = NULL;
+	uint64_t token = 0, end;
+
+	(void)state;
+	assert_int_equal(side_init(&a, RDMA_ALL, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | RDMA_ALL), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &vd, &why), DOCA_SUCCESS);
+
+	/*
+	 * The peer: a worker of its own, described as a Ferry context would
+	 * describe itself. This process's pid, start time and boot id: the
+	 * victim watches a live process, as with an honest peer here.
+	 */
+	rma_rogue_open(&peer, NULL);
+	assert_int_equal(ucp_worker_get_address(peer.w, &addr, &addr_len), UCS_OK);
+	assert_true(addr_len <= FERRY_RDMA_CONN_MAX_ADDR);
+	while (token == 0)
+		assert_int_equal(getrandom(&token, sizeof(token), 0), sizeof(token));
+	memset(&pd, 0, sizeof(pd));
+	pd.transport = vd.transport;
+	pd.token = token;
+	pd.conn_id = 0;
+	pd.permissions = RDMA_ALL;
+	pd.pid = (uint32_t)getpid();
+	pd.start_time = vd.start_time;
+	memcpy(pd.boot_id, vd.boot_id, sizeof(pd.boot_id));
+	pd.addr_len = (uint16_t)addr_len;
+	pd.addr = (const uint8_t *)addr;
+	plen = ferry_rdma_conn_desc_encode(&pd, pdesc, sizeof(pdesc));
+	assert_int_not_equal(plen, 0);
+	/* And an export of the peer's, read-only, by an id and key it made up. */
+	ferry_le_put64(body, 0x1d1d1d1d1d1d1d1dull);
+	ferry_le_put64(body + 8, 0x4b4b4b4b4b4b4b4bull);
+	memset(&md, 0, sizeof(md));
+	md.kind = FERRY_RDMA_MEM_KIND_KEY;
+	md.addr = FORGED_BASE;
+	md.len = WIN_LEN;
+	md.access = DOCA_ACCESS_FLAG_RDMA_READ;
+	md.pid = (uint32_t)getpid();
+	md.body_len = sizeof(body);
+	md.body = body;
+	mlen = ferry_rdma_mem_desc_encode(&md, mdesc, sizeof(mdesc));
+	assert_int_not_equal(mlen, 0);
+	assert_int_equal(doca_mmap_create_from_export(NULL, mdesc, mlen, a.dev, &remote), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(a.rdma, pdesc, plen, ca), DOCA_SUCCESS);
+	rma_rogue_open(&stranger, vd.addr);
+
+	/* The victim reads the peer's export; the peer keeps the request and answers nothing yet. */
+	memset(a.mem, 0, PROBE_LEN);
+	src = side_remote_buf(&a, remote, (void *)(uintptr_t)FORGED_BASE, PROBE_LEN, PROBE_LEN);
+	dst = side_buf(&a, 0, PROBE_LEN, 0);
+	assert_non_null(src);
+	assert_non_null(dst);
+	assert_int_equal(doca_rdma_task_read_allocate_init(a.rdma, ca, src, dst, ud, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rt)), DOCA_SUCCESS);
+	end = side_now_ms() + WAIT_MS;
+	while (peer.n == 0 && side_now_ms() < end)
+		rma_progress(&peer, &a);
+	assert_int_equal(peer.n, 1);
+	req = &peer.got[0];
+	assert_int_equal(req->h.op, RDMA_RMA_READ);
+	assert_int_equal(req->h.dst_token, pd.token);
+	assert_int_equal(req->h.dst_conn, pd.conn_id);
+	assert_int_equal(req->h.src_token, vd.token);
+	assert_int_equal(req->h.src_conn, vd.conn_id);
+	assert_int_equal(req->h.export_id, le64(body));
+	assert_int_equal(req->h.key, le64(body + 8));
+	assert_int_equal(req->h.addr, FORGED_BASE);
+	assert_int_equal(req->h.len, PROBE_LEN);
+	assert_int_equal(req->h.flags, RDMA_RMA_F_ANSWER);
+	assert_non_null(req->reply_ep);
+
+	/* The stranger's answer, right in all it names, from its own endpoint pair. */
+	memset(forged, 0xee, sizeof(forged));
+	answer_read(&stranger, stranger.ep, &a, &vd, req->h.seq, forged);
+	rma_expect_silence(&stranger, &a);
+	rma_expect_silence(&peer, &a);
+	assert_int_equal(a.ok + a.failed, 0);
+	assert_memory_equal(a.mem, zeros, PROBE_LEN);
+
+	/* The peer's answer, on the endpoint the request came by. */
+	pattern_fill(honest, sizeof(honest), SEED_ANSWER);
+	answer_read(&peer, req->reply_ep, &a, &vd, req->h.seq, honest);
+	end = side_now_ms() + WAIT_MS;
+	while (a.ok + a.failed == 0 && side_now_ms() < end)
+		rma_progress(&peer, &a);
+	assert_int_equal(a.ok + a.failed, 1);
+	assert_string_equal(doca_error_get_name(a.last_status), doca_error_get_name(DOCA_SUCCESS));
+	assert_memory_equal(a.mem, honest, PROBE_LEN);
+
+	doca_task_free(doca_rdma_task_read_as_task(rt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	rma_rogue_close(&stranger);
+	assert_true(side_stop(&a, NULL));
+	ucp_worker_release_address(peer.w, addr);
+	rma_rogue_close(&peer);
+	assert_int_equal(doca_mmap_destroy(remote), DOCA_SUCCESS);
+	side_fini(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -932,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_ferry_rma_dropped),
 		cmocka_unit_test(test_ferry_rma_refusal_kept),
 		cmocka_unit_test(test_ferry_rma_refusal_before_connect),
+		cmocka_unit_test(test_ferry_rma_forged_read_answer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
