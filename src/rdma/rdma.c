@@ -306,6 +306,19 @@ static void drop_unexpected(struct doca_rdma *rdma)
 
 /* ---- endpoints ---- */
 
+/*
+ * A failed connection's peer leaves the service thread's set at once: an
+ * exited process's pidfd stays readable, and the thread spun on it until the
+ * PE's progress dropped the pidfd, which a program waiting on stdin never
+ * calls (a core for as long as it waited). The PE's notification handle
+ * keeps watching it: the program must progress to see the end.
+ */
+static void service_unwatch_peer(struct doca_rdma_connection *conn)
+{
+	if (conn->pidfd >= 0 && conn->rdma->service_epfd >= 0)
+		(void)epoll_ctl(conn->rdma->service_epfd, EPOLL_CTL_DEL, conn->pidfd, NULL);
+}
+
 void rdma_ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
 	struct doca_rdma_connection *conn = arg;
@@ -333,6 +346,7 @@ void rdma_ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 			  (void *)conn->rdma, conn->id, conn->peer_pid, ucs_status_string(status));
 	conn->state = RDMA_CONN_FAILED;
 	conn->need_close = true;
+	service_unwatch_peer(conn);
 }
 
 /* Force-close the endpoint of @p conn, leaving need_close for the PE's progress to finish the connection. */
@@ -392,6 +406,7 @@ static void conn_mark_dead(struct doca_rdma_connection *conn)
 		   (void *)conn->rdma, conn->id, conn->peer_pid);
 	conn->state = RDMA_CONN_FAILED;
 	conn->need_close = true;
+	service_unwatch_peer(conn);
 }
 
 bool rdma_conn_peer_gone(struct doca_rdma_connection *conn)
@@ -751,15 +766,6 @@ static void *service_main(void *arg)
 		pthread_mutex_unlock(&rdma->lock);
 		if (wake)
 			ferry_pe_wake(rdma->ctx.pe);
-		/*
-		 * Let a PE thread that is runnable on this CPU (the service thread
-		 * inherits its pinning) or that waited for the lock progress before
-		 * the next look: else this thread, woken by every message, keeps the
-		 * CPU and the lock, the PE's calls never move, and it goes on serving
-		 * the worker in the PE's place, a system call per message.
-		 */
-		if (timeout == 0)
-			sched_yield();
 	}
 	return NULL;
 }

@@ -267,6 +267,30 @@ static void passive_target(struct parent *p, int gate)
 	doca_buf_dec_refcount(rsrc, NULL);
 }
 
+static uint64_t process_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * A program that does not progress while its peer dies (it waits on stdin,
+ * say): the context's service thread sees the exit once and sleeps again. It
+ * used to spin on the dead peer's pidfd, readable for ever, until the PE
+ * progressed: a core gone for as long as the program waited.
+ */
+static void idle_after_peer_death(void)
+{
+	uint64_t cpu0 = process_cpu_ms();
+
+	usleep(500 * 1000);
+	printf("xproc: 500 ms without progress after the child died: %llu ms of CPU\n",
+	       (unsigned long long)(process_cpu_ms() - cpu0));
+	CHECK(process_cpu_ms() - cpu0 < 100);
+}
+
 /* The child dies: what the parent submits next fails with CONNECTION_RESET; a posted receive waits for the stop. */
 static void peer_killed(struct parent *p, pid_t pid)
 {
@@ -288,6 +312,7 @@ static void peer_killed(struct parent *p, pid_t pid)
 	OK(doca_task_submit(doca_rdma_task_receive_as_task(recv)));
 	CHECK(kill(pid, SIGKILL) == 0);
 	CHECK(waitpid(pid, NULL, 0) == pid);
+	idle_after_peer_death();
 	t0 = side_now_ms();
 	OK(doca_rdma_task_send_allocate_init(p->s.rdma, p->conn, src, (union doca_data){0}, &st));
 	OK(doca_task_submit(doca_rdma_task_send_as_task(st)));
