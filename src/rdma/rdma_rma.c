@@ -53,11 +53,6 @@ _Static_assert((RDMA_RMA_WINDOW & RMA_MASK) == 0, "the window is a power of two"
 /* Requests refused or answers dropped: a peer may repeat them at will, so the lines are sampled. */
 static _Atomic uint64_t refused_requests, dropped_answers;
 
-static inline struct doca_rdma *rdma_of(const struct rdma_task *task)
-{
-	return ferry_container_of(task->base.ctx, struct doca_rdma, ctx);
-}
-
 /* An answer: what UCX reads while it sends it (the header, and a read's range, packed when sent). */
 struct rdma_answer {
 	struct rdma_answer *prev, *next; /* rdma->answers */
