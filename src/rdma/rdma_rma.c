@@ -402,8 +402,12 @@ static bool send_next(struct doca_rdma_connection *conn)
 	conn->rma_inflight++;
 	memset(&p, 0, sizeof(p));
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-	/* Eager: one fragment the target takes whole; a reply endpoint: the target answers on it. */
-	p.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+	/*
+	 * Eager: one fragment the target takes whole. A reply endpoint, which the
+	 * target answers on, only when an answer is wanted: the target's lookup of
+	 * it is a cost per fragment.
+	 */
+	p.flags = UCP_AM_SEND_FLAG_EAGER | (answered ? UCP_AM_SEND_FLAG_REPLY : 0);
 	if (!answered) {
 		p.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 		p.cb.send = chunk_sent;
@@ -710,7 +714,8 @@ static void serve(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const vo
 	const char *why = NULL;
 	uint64_t nth;
 
-	if (conn == NULL || (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0 ||
+	if (conn == NULL ||
+	    ((h->flags & RDMA_RMA_F_ANSWER) != 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0) ||
 	    (conn->state == RDMA_CONN_CONNECTED &&
 	     (h->src_token != conn->peer_token || h->src_conn != conn->peer_conn))) {
 		if (ferry_log_sampled(&refused_requests, &nth))
