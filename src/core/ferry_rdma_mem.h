@@ -47,6 +47,13 @@ struct ferry_mmap_rdma_ops {
 				     const void **desc, size_t *desc_len);
 	void (*unexport)(void *state);
 	/**
+	 * Call @p hook(@p arg) after each write or atomic a peer makes in the
+	 * export @p state (from the thread that serves it, before the export
+	 * may go): a sync event wakes its waiters. Set before the descriptor is
+	 * handed out.
+	 */
+	void (*set_write_hook)(void *state, void (*hook)(void *arg), void *arg);
+	/**
 	 * Describe a re-export of [addr, addr + len) (an import that UCX cannot
 	 * register): @p link_desc, the descriptor of the link export that serves
 	 * it over the network path, travels in place of a remote key. Nothing is

@@ -280,8 +280,8 @@ static bool cmp_holds(uint64_t v, enum se_cmp cmp, uint64_t want, uint64_t mask)
 
 static void wait_sleeping(struct doca_sync_event *ev, enum se_cmp cmp, uint64_t want, uint64_t mask)
 {
-	/* Network peers write the value with RDMA: no futex wake comes, so look often. */
-	bool raw_writes = ev->user_storage || (ev->pub_locs & SE_LOC_REMOTE_NET) != 0;
+	/* A network peer's write wakes (se_remote_written); a value in the caller's word may change silently. */
+	bool raw_writes = ev->user_storage;
 	const struct timespec recheck = {0, raw_writes ? SE_RECHECK_NS_USER : SE_RECHECK_NS_SHARED};
 
 	while (!cmp_holds(value_load(ev), cmp, want, mask)) {
@@ -1007,6 +1007,12 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	return DOCA_SUCCESS;
 }
 
+/* A network peer wrote or added to the value (DOCA RDMA's target, rdma_rma.c): wake as an update does. */
+static void se_remote_written(void *arg)
+{
+	se_notify(arg);
+}
+
 /* Register the value's 8 bytes with DOCA RDMA and wrap the transport's descriptor in ours. */
 static doca_error_t export_net_once(struct doca_sync_event *ev, const struct ferry_mmap_rdma_ops *ops, const char *call)
 {
@@ -1018,6 +1024,7 @@ static doca_error_t export_net_once(struct doca_sync_event *ev, const struct fer
 	err = ops->export_range(ev->value, sizeof(uint64_t), SE_NET_ACCESS, call, &ev->net_exp, &desc, &desc_len);
 	if (err != DOCA_SUCCESS)
 		return err;
+	ops->set_write_hook(ev->net_exp, se_remote_written, ev);
 	parts.block = desc;
 	parts.block_len = desc_len;
 	ev->net_blob = ferry_malloc(SE_DESC_HDR_LEN + desc_len);

@@ -210,6 +210,8 @@ struct rdma_mem_export {
 	uint64_t len;
 	uint32_t access;
 	bool in_table;
+	void (*hook)(void *arg); /* after a peer's write or atomic (a sync event's wake) */
+	void *hook_arg;
 	size_t desc_len;
 	uint8_t desc[];
 };
@@ -284,11 +286,29 @@ uint8_t *rdma_mem_serve_begin(struct rdma_serve_slot *slot, uint64_t id, uint64_
 			rdma_mem_serve_end(slot);
 			return NULL;
 		}
+		slot->entry = e;
 		return e->base + (addr - base);
 	}
 	*status = RDMA_RMA_NO_EXPORT;
 	rdma_mem_serve_end(slot);
 	return NULL;
+}
+
+void rdma_mem_serve_written(struct rdma_serve_slot *slot)
+{
+	const struct rdma_mem_export *e = slot->entry;
+
+	if (e->hook != NULL)
+		e->hook(e->hook_arg);
+}
+
+static void mem_set_write_hook(void *state, void (*hook)(void *arg), void *arg)
+{
+	struct rdma_mem_export *exp = state;
+
+	/* Before anyone has the descriptor (and so the key): no request can find it yet. */
+	exp->hook = hook;
+	exp->hook_arg = arg;
 }
 
 void rdma_mem_serve_end(struct rdma_serve_slot *slot)
@@ -354,6 +374,8 @@ static doca_error_t mem_export(void *addr, size_t len, uint32_t access, const ch
 	exp->len = len;
 	exp->access = access;
 	exp->in_table = true;
+	exp->hook = NULL;
+	exp->hook_arg = NULL;
 	pthread_mutex_lock(&exports_lock);
 	exp->id = next_export_id++;
 	ferry_le_put64(body, exp->id);
@@ -464,6 +486,7 @@ static void mem_import_close(void *state)
 static const struct ferry_mmap_rdma_ops mem_ops = {
 	.export_range = mem_export,
 	.unexport = mem_unexport,
+	.set_write_hook = mem_set_write_hook,
 	.export_link = mem_export_link,
 	.import = mem_import,
 	.import_close = mem_import_close,

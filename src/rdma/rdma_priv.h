@@ -172,6 +172,7 @@ struct rdma_rma_hdr {
 struct rdma_serve_slot {
 	_Atomic uint64_t busy;
 	_Atomic uint64_t ends; /* walks ended so far: a destroy waits for the one it saw busy */
+	const void *entry;     /* the export found by the walk in progress (its owner's thread only) */
 	struct rdma_serve_slot *next;
 };
 
@@ -525,6 +526,8 @@ void rdma_ucp_put(void);
 uint8_t *rdma_mem_serve_begin(struct rdma_serve_slot *slot, uint64_t id, uint64_t key, uint64_t addr, uint64_t len,
 			      uint32_t need, enum rdma_rma_status *status);
 void rdma_mem_serve_end(struct rdma_serve_slot *slot);
+/* rdma_mem.c: a peer wrote the export found by the walk of @p slot in progress: its hook runs (a sync event wakes). */
+void rdma_mem_serve_written(struct rdma_serve_slot *slot);
 /* rdma_mem.c: a started context's slot, which serving marks (rdma_mem_serve_begin), joins and leaves the list. */
 void rdma_mem_slot_add(struct rdma_serve_slot *slot);
 void rdma_mem_slot_remove(struct rdma_serve_slot *slot);

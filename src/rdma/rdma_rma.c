@@ -584,7 +584,15 @@ static void apply(const struct rdma_rma_hdr *h, const void *data, uint8_t *p, st
 
 	switch (h->op) {
 	case RDMA_RMA_WRITE:
-		memcpy(p, data, h->len);
+		if (h->len == sizeof(uint64_t) && (h->addr & (sizeof(uint64_t) - 1)) == 0) {
+			/* One aligned word (a sync event's value, say): whole, never torn, for its readers. */
+			uint64_t v;
+
+			memcpy(&v, data, sizeof(v));
+			__atomic_store_n(word, v, __ATOMIC_SEQ_CST);
+		} else {
+			memcpy(p, data, h->len);
+		}
 		break;
 	case RDMA_RMA_CSWAP:
 		/* Atomic against the program's own CPUs too. */
@@ -688,6 +696,8 @@ static enum rdma_rma_status perform(struct doca_rdma *rdma, const struct rdma_rm
 		return status;
 	}
 	apply(h, data, p, answer);
+	if (h->op != RDMA_RMA_READ)
+		rdma_mem_serve_written(&rdma->serve_slot);
 	rdma_mem_serve_end(&rdma->serve_slot);
 	return RDMA_RMA_OK;
 }

@@ -1252,6 +1252,83 @@ static void test_net_sync_event_owner_blocked(void **state)
 	net_event_drop(&n);
 }
 
+struct timed_waiter {
+	struct doca_sync_event *ev;
+	uint64_t threshold;
+	uint64_t woke_ns;
+	doca_error_t result;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *wait_above_timed(void *arg)
+{
+	struct timed_waiter *w = arg;
+
+	w->result = doca_sync_event_wait_gt(w->ev, w->threshold, UINT64_MAX);
+	w->woke_ns = now_ns();
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The owner sleeps in wait_gt; a peer's set wakes it at once: the target that
+ * writes the value wakes its sleepers, as a local update does. (Before, the
+ * owner's waiters re-checked every millisecond: a median of about 500 us; a
+ * set that woke nobody would leave them to the 50 ms re-check.)
+ */
+static void test_net_sync_event_set_wakes_owner(void **state)
+{
+	enum { ROUNDS = 21 };
+	struct pair *p = *state;
+	struct net_event n;
+	uint64_t late_us[ROUNDS];
+
+	pair_connect(p);
+	net_event_make(p, &n);
+	for (int r = 0; r < ROUNDS; r++) {
+		struct timed_waiter w = {n.ev, (uint64_t)r, 0, DOCA_ERROR_UNKNOWN};
+		struct doca_rdma_task_remote_net_sync_event_notify_set *set;
+		struct doca_buf *src = value_buf(&p->a, 0, (uint64_t)r + 1);
+		unsigned int ok = p->a.ok;
+		uint64_t done_ns;
+		pthread_t t;
+
+		assert_int_equal(pthread_create(&t, NULL, wait_above_timed, &w), 0);
+		usleep(3000); /* asleep in the futex by now */
+		assert_int_equal(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+					 p->a.rdma, p->ca, n.rn, src, (union doca_data){0}, &set),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set)),
+				 DOCA_SUCCESS);
+		/* Only A progresses: B's service thread serves the set. */
+		assert_true(side_wait(&p->a, NULL, &p->a.ok, ok + 1, WAIT_MS));
+		done_ns = now_ns();
+		assert_int_equal(pthread_join(t, NULL), 0);
+		assert_int_equal(w.result, DOCA_SUCCESS);
+		late_us[r] = w.woke_ns > done_ns ? (w.woke_ns - done_ns) / 1000 : 0;
+		doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set));
+		doca_buf_dec_refcount(src, NULL);
+	}
+	qsort(late_us, ROUNDS, sizeof(late_us[0]), cmp_u64);
+	print_message("owner woke %llu us (median) after the set completed; max %llu us\n",
+		      (unsigned long long)late_us[ROUNDS / 2], (unsigned long long)late_us[ROUNDS - 1]);
+	assert_true(late_us[ROUNDS / 2] < 250);
+	net_event_drop(&n);
+}
+
 static void test_net_sync_event_refusals(void **state)
 {
 	struct pair *p = *state;
@@ -1383,6 +1460,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event, pair_setup_atomic, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event_owner_blocked, pair_setup_atomic, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_net_sync_event_set_wakes_owner, pair_setup_atomic, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event_refusals, pair_setup_atomic, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event_peer_forbids, pair_setup, pair_teardown),
 	};
