@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rdma_rogue_msg.c - a peer that speaks UCX directly sends an RDMA
+ * context's worker Ferry's own messages (AM id RDMA_AM_ID) that the context
+ * must drop: a header of the wrong size, a message for another instance, a
+ * malformed one, a pong of no ping, hellos without a reply endpoint or for no
+ * connection of the connection manager, and more messages than wait for a
+ * receive. Each is dropped with a log line; since the peer may repeat them
+ * at will, the lines are sampled (1st, 2nd, 4th, ...): a few hundred of each
+ * cost a handful of lines, not one per message. Afterwards the context still
+ * takes a message from its honest peer.
+ *
+ * The rogue is a UCX worker of this process, connected by the worker address
+ * inside the context's connection descriptor (doca_rdma_export), as in
+ * test_rdma_stray_am.c; it knows the descriptor's token and connection id.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ucp/api/ucp.h>
+
+#include "ferry_test.h"
+#include "rdma/rdma_desc_priv.h"
+#include "rdma/rdma_priv.h"
+#include "rdma_fixture.h"
+
+#define WAIT_MS   5000
+#define REPEAT    300 /* of each kind: a sampled log says 9 lines (1, 2, 4, ..., 256) */
+#define MAX_LINES 12
+
+struct rogue {
+	ucp_context_h ctx;
+	ucp_worker_h w;
+	ucp_ep_h e;
+};
+
+static void rogue_open(struct rogue *r, const uint8_t *addr)
+{
+	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM};
+	ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+				  .thread_mode = UCS_THREAD_MODE_SINGLE};
+	ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = (const ucp_address_t *)addr};
+
+	assert_int_equal(ucp_init(&params, NULL, &r->ctx), UCS_OK);
+	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
+	assert_int_equal(ucp_ep_create(r->w, &ep, &r->e), UCS_OK);
+}
+
+static void rogue_close(struct rogue *r)
+{
+	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
+	ucs_status_ptr_t req = ucp_ep_close_nbx(r->e, &close);
+
+	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
+		ucp_worker_progress(r->w);
+	if (UCS_PTR_IS_PTR(req))
+		ucp_request_free(req);
+	ucp_worker_destroy(r->w);
+	ucp_cleanup(r->ctx);
+}
+
+/* Send one message of RDMA_AM_ID and wait until it left; the victim progresses meanwhile. */
+static void rogue_send(struct rogue *r, struct side *victim, const void *hdr, size_t hdr_len, const void *data,
+		       size_t len, uint32_t flags)
+{
+	ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = flags};
+	ucs_status_ptr_t req = ucp_am_send_nbx(r->e, RDMA_AM_ID, hdr, hdr_len, data, len, &prm);
+	uint64_t end = side_now_ms() + WAIT_MS;
+
+	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS && side_now_ms() < end) {
+		ucp_worker_progress(r->w);
+		(void)doca_pe_progress(victim->pe);
+	}
+	if (UCS_PTR_IS_PTR(req))
+		ucp_request_free(req);
+	ucp_worker_progress(r->w);
+	(void)doca_pe_progress(victim->pe);
+}
+
+/* Let the victim take whatever is still on its way. */
+static void rogue_drain(struct rogue *r, struct side *victim)
+{
+	for (int i = 0; i < 2000; i++) {
+		ucp_worker_progress(r->w);
+		(void)doca_pe_progress(victim->pe);
+	}
+}
+
+static void test_repeated_drops_sampled(void **state)
+{
+	struct side a = {0}, b = {0};
+	struct doca_rdma_connection *ca, *cb;
+	struct ferry_rdma_conn_desc d;
+	struct rogue r;
+	const void *da, *db;
+	size_t la, lb;
+	const char *why = NULL;
+	uint64_t payload = 0x5eedull;
+	uint32_t small_hdr = 0;
+	unsigned int ok;
+
+	(void)state;
+	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(side_init(&b, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(b.rdma, &db, &lb, &cb), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &d, &why), DOCA_SUCCESS);
+	/* The victim is connected to its honest peer while the rogue sends. */
+	assert_int_equal(doca_rdma_connect(a.rdma, db, lb, ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(b.rdma, da, la, cb), DOCA_SUCCESS);
+	rogue_open(&r, d.addr);
+	ferry_test_log_reset();
+
+	struct rdma_msg_hdr good = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = DOCA_RDMA_OPCODE_RECV_SEND};
+	struct rdma_msg_hdr stranger = good, malformed = good, pong = good, hello = good;
+
+	stranger.dst_token = d.token ^ 1u;
+	malformed.reserved = 1;
+	pong.dst_token = d.token ^ 1u;
+	pong.opcode = RDMA_MSG_PONG;
+	hello.opcode = RDMA_MSG_HELLO;
+	for (int i = 0; i < REPEAT; i++) {
+		rogue_send(&r, &a, &small_hdr, sizeof(small_hdr), NULL, 0, 0);
+		rogue_send(&r, &a, &stranger, sizeof(stranger), &payload, sizeof(payload), 0);
+		rogue_send(&r, &a, &malformed, sizeof(malformed), &payload, sizeof(payload), 0);
+		rogue_send(&r, &a, &pong, sizeof(pong), NULL, 0, 0);
+		rogue_send(&r, &a, &hello, sizeof(hello), NULL, 0, 0);
+		rogue_send(&r, &a, &hello, sizeof(hello), NULL, 0, UCP_AM_SEND_FLAG_REPLY);
+	}
+	/* Well-formed, for the victim's connection, and no receive posted: the ring fills, then the rest drop. */
+	for (unsigned int i = 0; i < RDMA_MAX_UNEXPECTED + REPEAT; i++)
+		rogue_send(&r, &a, &good, sizeof(good), &payload, sizeof(payload), 0);
+	rogue_drain(&r, &a);
+
+	const char *rules[] = {
+		"-byte header",
+		"of another instance or run",
+		"dropped a malformed message",
+		"dropped a malformed pong",
+		"without its reply endpoint",
+		"of no connection of this context",
+		"already wait for a receive task",
+	};
+	for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++) {
+		unsigned int n = ferry_test_log_count(rules[k]);
+
+		print_message("'%s': %u lines for %d messages\n", rules[k], n, REPEAT);
+		assert_true(n >= 1);
+		assert_true(n <= MAX_LINES);
+	}
+	rogue_close(&r);
+
+	/* The victim goes on: a receive takes the oldest message waiting (one of the rogue's). */
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *rbuf = side_buf(&a, 0, 64, 0), *sbuf = side_buf(&b, 0, 64, 64);
+	union doca_data ud = {.u64 = 0};
+
+	assert_int_equal(doca_rdma_task_receive_allocate_init(a.rdma, rbuf, ud, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(b.rdma, cb, sbuf, ud, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	ok = a.ok;
+	assert_true(side_wait(&a, &b, &a.ok, ok + 1, WAIT_MS));
+	/* The honest send completes too (its message may find the ring full: the rogue's fill it). */
+	assert_true(side_wait(&b, &a, &b.ok, 1, WAIT_MS));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(rbuf, NULL);
+	doca_buf_dec_refcount(sbuf, NULL);
+	assert_true(side_stop(&a, &b));
+	assert_true(side_stop(&b, &a));
+	side_fini(&a);
+	side_fini(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repeated_drops_sampled),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
