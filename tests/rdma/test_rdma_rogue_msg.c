@@ -13,12 +13,21 @@
  * The rogue is a UCX worker of this process, connected by the worker address
  * inside the context's connection descriptor (doca_rdma_export), as in
  * test_rdma_stray_am.c; it knows the descriptor's token and connection id.
+ *
+ * Second, the victim's peer stops answering (a raw UCX worker behind a
+ * descriptor of its own making that holds the victim's rendezvous send and
+ * answers no ping) while a stranger who knows the connection's token and id
+ * sends pongs from a worker of its own: the connection must still be
+ * declared lost within FERRY_RDMA_TIMEOUT_MS (400 ms here), since a pong only
+ * counts when it comes back on the endpoint the ping left by.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+
+#include <sys/random.h>
 
 #include <ucp/api/ucp.h>
 
@@ -37,7 +46,20 @@ struct rogue {
 	ucp_ep_h e;
 };
 
-static void rogue_open(struct rogue *r, const uint8_t *addr)
+/* The silent peer's handler: holds a message's data (a rendezvous send never completes), answers nothing. */
+static ucs_status_t silent_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			      const ucp_am_recv_param_t *param)
+{
+	(void)arg;
+	(void)header;
+	(void)header_length;
+	(void)data;
+	(void)length;
+	return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 ? UCS_INPROGRESS : UCS_OK;
+}
+
+/* A worker; an endpoint to @p addr unless NULL; with the silent handler when @p silent. */
+static void rogue_open(struct rogue *r, const uint8_t *addr, bool silent)
 {
 	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM};
 	ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
@@ -46,13 +68,25 @@ static void rogue_open(struct rogue *r, const uint8_t *addr)
 
 	assert_int_equal(ucp_init(&params, NULL, &r->ctx), UCS_OK);
 	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
-	assert_int_equal(ucp_ep_create(r->w, &ep, &r->e), UCS_OK);
+	if (silent) {
+		ucp_am_handler_param_t ap = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+							   UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+							   UCP_AM_HANDLER_PARAM_FIELD_CB,
+					     .id = RDMA_AM_ID,
+					     .flags = UCP_AM_FLAG_WHOLE_MSG,
+					     .cb = silent_cb};
+
+		assert_int_equal(ucp_worker_set_am_recv_handler(r->w, &ap), UCS_OK);
+	}
+	r->e = NULL;
+	if (addr != NULL)
+		assert_int_equal(ucp_ep_create(r->w, &ep, &r->e), UCS_OK);
 }
 
 static void rogue_close(struct rogue *r)
 {
 	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
-	ucs_status_ptr_t req = ucp_ep_close_nbx(r->e, &close);
+	ucs_status_ptr_t req = r->e != NULL ? ucp_ep_close_nbx(r->e, &close) : NULL;
 
 	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
 		ucp_worker_progress(r->w);
@@ -115,7 +149,7 @@ static void test_repeated_drops_sampled(void **state)
 	/* The victim is connected to its honest peer while the rogue sends. */
 	assert_int_equal(doca_rdma_connect(a.rdma, db, lb, ca), DOCA_SUCCESS);
 	assert_int_equal(doca_rdma_connect(b.rdma, da, la, cb), DOCA_SUCCESS);
-	rogue_open(&r, d.addr);
+	rogue_open(&r, d.addr, false);
 	ferry_test_log_reset();
 
 	struct rdma_msg_hdr good = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = DOCA_RDMA_OPCODE_RECV_SEND};
@@ -181,10 +215,93 @@ static void test_repeated_drops_sampled(void **state)
 	side_fini(&b);
 }
 
+static void test_forged_pong_ignored(void **state)
+{
+	struct side a = {0};
+	struct doca_rdma_connection *ca;
+	struct ferry_rdma_conn_desc vd, pd;
+	struct rogue peer, stranger;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *sbuf;
+	union doca_data ud = {.u64 = 0};
+	static uint8_t pdesc[FERRY_RDMA_CONN_MAX_LEN];
+	ucp_address_t *addr = NULL;
+	size_t addr_len = 0, plen, la;
+	const void *da;
+	const char *why = NULL;
+	uint64_t token = 0, start, end, next_pong = 0;
+
+	(void)state;
+	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &vd, &why), DOCA_SUCCESS);
+
+	/* The peer: described as a Ferry context would describe itself (this process: watched, alive). */
+	rogue_open(&peer, NULL, true);
+	assert_int_equal(ucp_worker_get_address(peer.w, &addr, &addr_len), UCS_OK);
+	assert_true(addr_len <= FERRY_RDMA_CONN_MAX_ADDR);
+	while (token == 0)
+		assert_int_equal(getrandom(&token, sizeof(token), 0), sizeof(token));
+	memset(&pd, 0, sizeof(pd));
+	pd.transport = vd.transport;
+	pd.token = token;
+	pd.permissions = DOCA_ACCESS_FLAG_RDMA_WRITE;
+	pd.pid = (uint32_t)getpid();
+	pd.start_time = vd.start_time;
+	memcpy(pd.boot_id, vd.boot_id, sizeof(pd.boot_id));
+	pd.addr_len = (uint16_t)addr_len;
+	pd.addr = (const uint8_t *)addr;
+	plen = ferry_rdma_conn_desc_encode(&pd, pdesc, sizeof(pdesc));
+	assert_int_not_equal(plen, 0);
+	assert_int_equal(doca_rdma_connect(a.rdma, pdesc, plen, ca), DOCA_SUCCESS);
+	rogue_open(&stranger, vd.addr, false);
+
+	/* The stranger's endpoint wired up first (a pong while nothing is in flight changes nothing). */
+	struct rdma_msg_hdr pong = {.dst_token = vd.token, .dst_conn = vd.conn_id, .opcode = RDMA_MSG_PONG};
+
+	rogue_send(&stranger, &a, &pong, sizeof(pong), NULL, 0, UCP_AM_SEND_FLAG_REPLY);
+	rogue_drain(&stranger, &a);
+
+	/* A send large enough to go by rendezvous: the peer holds it, so it stays in flight. */
+	sbuf = side_buf(&a, 0, 1u << 20, 1u << 20);
+	assert_non_null(sbuf);
+	assert_int_equal(doca_rdma_task_send_allocate_init(a.rdma, ca, sbuf, ud, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+
+	/* The stranger's pongs for the victim's connection, every 50 ms, for up to 3 s (timeout: 400 ms). */
+
+	start = side_now_ms();
+	end = start + 3000;
+	while (a.ok + a.failed == 0 && side_now_ms() < end) {
+		if (side_now_ms() >= next_pong) {
+			next_pong = side_now_ms() + 50;
+			rogue_send(&stranger, &a, &pong, sizeof(pong), NULL, 0, UCP_AM_SEND_FLAG_REPLY);
+		}
+		ucp_worker_progress(peer.w);
+		ucp_worker_progress(stranger.w);
+		if (doca_pe_progress(a.pe) == 0)
+			usleep(100);
+	}
+	print_message("the send ended after %llu ms\n", (unsigned long long)(side_now_ms() - start));
+	assert_int_equal(a.ok + a.failed, 1);
+	assert_string_equal(doca_error_get_name(a.last_status), doca_error_get_name(DOCA_ERROR_CONNECTION_RESET));
+
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(sbuf, NULL);
+	rogue_close(&stranger);
+	assert_true(side_stop(&a, NULL));
+	ucp_worker_release_address(peer.w, addr);
+	rogue_close(&peer);
+	side_fini(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repeated_drops_sampled),
+		cmocka_unit_test(test_forged_pong_ignored),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
