@@ -190,6 +190,19 @@ static void liveness_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, c
 		return;
 	}
 	if (!ping) {
+		/*
+		 * Only the peer's own answer, on the endpoint the ping left by: any
+		 * peer of this instance knows the token, and a stranger's pongs would
+		 * keep a connection whose peer is gone from ever being declared lost.
+		 */
+		if ((param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0 || param->reply_ep != conn->ep) {
+			if (ferry_log_sampled(&dropped_liveness, &nth))
+				FERRY_ERR(
+					"rdma %p: connection %u: dropped a pong not from its peer's endpoint (%llu so "
+					"far)",
+					(void *)rdma, conn->id, (unsigned long long)nth);
+			return;
+		}
 		conn->ping_pending = false;
 		conn->ops_seen = conn->ops_done;
 		conn->stall_since = ferry_link_now_ns();
