@@ -20,6 +20,12 @@
  * sends pongs from a worker of its own: the connection must still be
  * declared lost within FERRY_RDMA_TIMEOUT_MS (400 ms here), since a pong only
  * counts when it comes back on the endpoint the ping left by.
+ *
+ * Third, the rogue sends large messages eagerly (their bytes come along, not
+ * by rendezvous) while no receive is posted: the context holds each until a
+ * receive takes it. Their bytes held must stay bounded (RDMA_MAX_UNEXPECTED_BYTES),
+ * not reach the ring's 256 messages of up to 1 GiB each (the test looks at
+ * the context's ring: a dropped message's line is sampled, so it may not show).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -297,11 +303,70 @@ static void test_forged_pong_ignored(void **state)
 	side_fini(&a);
 }
 
+#define BIG_MSG (4u << 20)
+
+static void test_unexpected_bytes_bounded(void **state)
+{
+	struct side a = {0}, b = {0};
+	struct doca_rdma_connection *ca, *cb;
+	struct ferry_rdma_conn_desc d;
+	struct rogue r;
+	const void *da, *db;
+	size_t la, lb;
+	const char *why = NULL;
+	uint8_t *big = calloc(1, BIG_MSG);
+	unsigned int n = 2 * RDMA_MAX_UNEXPECTED_BYTES / BIG_MSG;
+
+	(void)state;
+	assert_non_null(big);
+	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(side_init(&b, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(b.rdma, &db, &lb, &cb), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &d, &why), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(a.rdma, db, lb, ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(b.rdma, da, la, cb), DOCA_SUCCESS);
+	rogue_open(&r, d.addr, false);
+	ferry_test_log_reset();
+
+	struct rdma_msg_hdr good = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = DOCA_RDMA_OPCODE_RECV_SEND};
+
+	/* Twice the bound, eagerly, then an empty message: it marks the end (it costs no bytes). */
+	for (unsigned int i = 0; i < n; i++)
+		rogue_send(&r, &a, &good, sizeof(good), big, BIG_MSG, UCP_AM_SEND_FLAG_EAGER);
+	rogue_send(&r, &a, &good, sizeof(good), NULL, 0, UCP_AM_SEND_FLAG_EAGER);
+	/* The bytes take a while to cross: wait for the mark to be held (a look at the context's ring). */
+	for (uint64_t end = side_now_ms() + WAIT_MS; side_now_ms() < end;) {
+		const struct doca_rdma *v = a.rdma;
+
+		rogue_drain(&r, &a);
+		if (v->unexp_count != 0 &&
+		    v->unexpected[(v->unexp_head + v->unexp_count - 1) % RDMA_MAX_UNEXPECTED].len == 0)
+			break;
+	}
+	print_message("%u messages of %u bytes held for a receive, of %u sent\n", a.rdma->unexp_count - 1, BIG_MSG, n);
+	assert_true(a.rdma->unexp_count >= 1);
+	assert_int_equal(a.rdma->unexpected[(a.rdma->unexp_head + a.rdma->unexp_count - 1) % RDMA_MAX_UNEXPECTED].len,
+			 0);
+	assert_true(a.rdma->unexp_count - 1 <= RDMA_MAX_UNEXPECTED_BYTES / BIG_MSG);
+	rogue_close(&r);
+	assert_true(side_stop(&a, &b));
+	assert_true(side_stop(&b, &a));
+	side_fini(&a);
+	side_fini(&b);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repeated_drops_sampled),
 		cmocka_unit_test(test_forged_pong_ignored),
+		cmocka_unit_test(test_unexpected_bytes_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
