@@ -283,6 +283,20 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 				  (void *)rdma, conn->id, RDMA_MAX_UNEXPECTED, length, (unsigned long long)nth);
 		return UCS_OK;
 	}
+	/*
+	 * A peer may send eagerly, its bytes along, before any receive is posted:
+	 * held, 256 messages of up to 1 GiB would be memory without bound.
+	 */
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0 &&
+	    length > RDMA_MAX_UNEXPECTED_BYTES - rdma->unexp_bytes) {
+		if (ferry_log_sampled(&dropped_unexpected, &nth))
+			FERRY_ERR(
+				"rdma %p: connection %u: %llu bytes already wait for a receive task; dropped a message "
+				"of %zu bytes past %u (post receives before the peer sends; %llu dropped so far)",
+				(void *)rdma, conn->id, (unsigned long long)rdma->unexp_bytes, length,
+				RDMA_MAX_UNEXPECTED_BYTES, (unsigned long long)nth);
+		return UCS_OK;
+	}
 	u = &rdma->unexpected[(rdma->unexp_head + rdma->unexp_count) % RDMA_MAX_UNEXPECTED];
 	u->conn = conn;
 	u->hdr = h;
@@ -306,6 +320,8 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 		}
 	}
 	rdma->unexp_count++;
+	if (!u->is_rndv)
+		rdma->unexp_bytes += length;
 	return u->is_desc && u->data != NULL ? UCS_INPROGRESS : UCS_OK;
 }
 
@@ -320,6 +336,8 @@ static void match_receives(struct doca_rdma *rdma)
 			break;
 		rdma->unexp_head = (rdma->unexp_head + 1) % RDMA_MAX_UNEXPECTED;
 		rdma->unexp_count--;
+		if (!u->is_rndv)
+			rdma->unexp_bytes -= u->len;
 		rdma_receive_fill(task, u);
 	}
 }
@@ -332,6 +350,7 @@ static void drop_unexpected(struct doca_rdma *rdma)
 		rdma->unexp_count--;
 	}
 	rdma->unexp_head = 0;
+	rdma->unexp_bytes = 0;
 }
 
 /* ---- endpoints ---- */
@@ -985,6 +1004,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	rdma->done.head = rdma->done.tail = NULL;
 	rdma->ready.head = rdma->ready.tail = NULL;
 	rdma->unexp_head = rdma->unexp_count = 0;
+	rdma->unexp_bytes = 0;
 	err = rdma_rma_start(rdma);
 	if (err != DOCA_SUCCESS)
 		goto fail;

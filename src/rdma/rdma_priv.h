@@ -438,6 +438,7 @@ struct doca_rdma {
 	bool deferred;                   /* some connection has deferred messages */
 	struct rdma_unexpected unexpected[RDMA_MAX_UNEXPECTED];
 	uint32_t unexp_head, unexp_count;
+	uint64_t unexp_bytes; /* bytes the ring holds (not a rendezvous message's: they stay with the sender) */
 	bool stopping;
 	bool in_progress;
 	/* One-sided operations (rdma_rma.c). */
