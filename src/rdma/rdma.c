@@ -54,6 +54,12 @@ FERRY_LOG_MODULE("rdma");
 /* How often progress polls the pidfds of peers on this host. */
 #define RDMA_LIVENESS_NS       (1000ull * 1000)
 
+/*
+ * Messages dropped, one count per rule: a peer may repeat them at will, so
+ * the lines are sampled (1st, 2nd, 4th, ...).
+ */
+static _Atomic uint64_t dropped_foreign, dropped_stranger, dropped_malformed, dropped_liveness, dropped_unexpected;
+
 /* What woke the service thread (epoll data). */
 enum { SERVICE_EV_WORKER, SERVICE_EV_QUIT, SERVICE_EV_PEER };
 
@@ -171,15 +177,32 @@ static void liveness_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, c
 	struct doca_rdma_connection *conn = conn_of_msg(rdma, h);
 	bool ping = h->opcode == RDMA_MSG_PING;
 	uint64_t src_token = 0;
+	uint64_t nth;
 
 	if (conn == NULL || h->reserved != 0 || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 ||
 	    (ping ? length != sizeof(src_token) || (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0
 		  : length != 0 || h->imm != 0)) {
-		FERRY_ERR("rdma %p: dropped a malformed %s or one for no connection of this context in this run",
-			  (void *)rdma, ping ? "ping" : "pong");
+		if (ferry_log_sampled(&dropped_liveness, &nth))
+			FERRY_ERR(
+				"rdma %p: dropped a malformed %s or one for no connection of this context in this run "
+				"(%llu so far)",
+				(void *)rdma, ping ? "ping" : "pong", (unsigned long long)nth);
 		return;
 	}
 	if (!ping) {
+		/*
+		 * Only the peer's own answer, on the endpoint the ping left by: any
+		 * peer of this instance knows the token, and a stranger's pongs would
+		 * keep a connection whose peer is gone from ever being declared lost.
+		 */
+		if ((param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0 || param->reply_ep != conn->ep) {
+			if (ferry_log_sampled(&dropped_liveness, &nth))
+				FERRY_ERR(
+					"rdma %p: connection %u: dropped a pong not from its peer's endpoint (%llu so "
+					"far)",
+					(void *)rdma, conn->id, (unsigned long long)nth);
+			return;
+		}
 		conn->ping_pending = false;
 		conn->ops_seen = conn->ops_done;
 		conn->stall_since = ferry_link_now_ns();
@@ -201,10 +224,13 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 	struct rdma_msg_hdr h;
 	struct doca_rdma_connection *conn;
 	bool held = (param->recv_attr & (UCP_AM_RECV_ATTR_FLAG_DATA | UCP_AM_RECV_ATTR_FLAG_RNDV)) != 0;
+	uint64_t nth;
 
 	if (header_length != sizeof(h)) {
-		FERRY_ERR("rdma %p: dropped a message with a %zu-byte header (expected %zu): not from a Ferry peer",
-			  (void *)rdma, header_length, sizeof(h));
+		if (ferry_log_sampled(&dropped_foreign, &nth))
+			FERRY_ERR("rdma %p: dropped a message with a %zu-byte header (expected %zu): not from a Ferry "
+				  "peer (%llu dropped so far)",
+				  (void *)rdma, header_length, sizeof(h), (unsigned long long)nth);
 		return UCS_OK;
 	}
 	memcpy(&h, header, sizeof(h));
@@ -220,15 +246,18 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 	}
 	conn = conn_of_msg(rdma, &h);
 	if (conn == NULL || rdma->stopping) {
-		if (!rdma->stopping)
-			FERRY_ERR("rdma %p: dropped a message for connection %u of another instance or run",
-				  (void *)rdma, h.dst_conn);
+		if (!rdma->stopping && ferry_log_sampled(&dropped_stranger, &nth))
+			FERRY_ERR("rdma %p: dropped a message for connection %u of another instance or run (%llu "
+				  "dropped so far)",
+				  (void *)rdma, h.dst_conn, (unsigned long long)nth);
 		return UCS_OK;
 	}
 	if (h.opcode > DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM || h.reserved != 0 ||
 	    (h.opcode == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && length != 0) || length > RDMA_MAX_MESSAGE) {
-		FERRY_ERR("rdma %p: connection %u: dropped a malformed message (opcode %u, %zu bytes)", (void *)rdma,
-			  conn->id, h.opcode, length);
+		if (ferry_log_sampled(&dropped_malformed, &nth))
+			FERRY_ERR("rdma %p: connection %u: dropped a malformed message (opcode %u, %zu bytes; %llu "
+				  "dropped so far)",
+				  (void *)rdma, conn->id, h.opcode, length, (unsigned long long)nth);
 		return UCS_OK;
 	}
 	/*
@@ -248,9 +277,24 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 		}
 	}
 	if (rdma->unexp_count == RDMA_MAX_UNEXPECTED) {
-		FERRY_ERR("rdma %p: connection %u: %u messages already wait for a receive task; dropped one of %zu "
-			  "bytes (post receives before the peer sends)",
-			  (void *)rdma, conn->id, RDMA_MAX_UNEXPECTED, length);
+		if (ferry_log_sampled(&dropped_unexpected, &nth))
+			FERRY_ERR("rdma %p: connection %u: %u messages already wait for a receive task; dropped one of "
+				  "%zu bytes (post receives before the peer sends; %llu dropped so far)",
+				  (void *)rdma, conn->id, RDMA_MAX_UNEXPECTED, length, (unsigned long long)nth);
+		return UCS_OK;
+	}
+	/*
+	 * A peer may send eagerly, its bytes along, before any receive is posted:
+	 * held, 256 messages of up to 1 GiB would be memory without bound.
+	 */
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0 &&
+	    length > RDMA_MAX_UNEXPECTED_BYTES - rdma->unexp_bytes) {
+		if (ferry_log_sampled(&dropped_unexpected, &nth))
+			FERRY_ERR(
+				"rdma %p: connection %u: %llu bytes already wait for a receive task; dropped a message "
+				"of %zu bytes past %u (post receives before the peer sends; %llu dropped so far)",
+				(void *)rdma, conn->id, (unsigned long long)rdma->unexp_bytes, length,
+				RDMA_MAX_UNEXPECTED_BYTES, (unsigned long long)nth);
 		return UCS_OK;
 	}
 	u = &rdma->unexpected[(rdma->unexp_head + rdma->unexp_count) % RDMA_MAX_UNEXPECTED];
@@ -276,6 +320,8 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 		}
 	}
 	rdma->unexp_count++;
+	if (!u->is_rndv)
+		rdma->unexp_bytes += length;
 	return u->is_desc && u->data != NULL ? UCS_INPROGRESS : UCS_OK;
 }
 
@@ -290,6 +336,8 @@ static void match_receives(struct doca_rdma *rdma)
 			break;
 		rdma->unexp_head = (rdma->unexp_head + 1) % RDMA_MAX_UNEXPECTED;
 		rdma->unexp_count--;
+		if (!u->is_rndv)
+			rdma->unexp_bytes -= u->len;
 		rdma_receive_fill(task, u);
 	}
 }
@@ -302,6 +350,7 @@ static void drop_unexpected(struct doca_rdma *rdma)
 		rdma->unexp_count--;
 	}
 	rdma->unexp_head = 0;
+	rdma->unexp_bytes = 0;
 }
 
 /* ---- endpoints ---- */
@@ -955,6 +1004,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	rdma->done.head = rdma->done.tail = NULL;
 	rdma->ready.head = rdma->ready.tail = NULL;
 	rdma->unexp_head = rdma->unexp_count = 0;
+	rdma->unexp_bytes = 0;
 	err = rdma_rma_start(rdma);
 	if (err != DOCA_SUCCESS)
 		goto fail;

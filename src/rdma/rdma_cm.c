@@ -41,6 +41,13 @@ struct doca_rdma_addr {
 	socklen_t sa_len;
 };
 
+/*
+ * Hellos and byes dropped, clients refused, one count per rule: any host
+ * that reaches the listener may repeat them at will, so the lines are sampled
+ * (1st, 2nd, 4th, ...).
+ */
+static _Atomic uint64_t dropped_no_reply, dropped_no_conn, dropped_hellos, refused_clients;
+
 /* ---- addresses ---- */
 
 static doca_error_t addr_fill(struct doca_rdma_addr *a, enum doca_rdma_addr_type type, const char *text, uint16_t port)
@@ -189,18 +196,24 @@ void rdma_cm_message(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, const
 	struct doca_rdma_connection *conn = NULL;
 	struct rdma_hello hello;
 	struct doca_task *t;
+	uint64_t nth;
 
 	if ((param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0 ||
 	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0) {
-		FERRY_ERR("rdma %p: dropped a connection manager message without its reply endpoint", (void *)rdma);
+		if (ferry_log_sampled(&dropped_no_reply, &nth))
+			FERRY_ERR("rdma %p: dropped a connection manager message without its reply endpoint (%llu "
+				  "dropped so far)",
+				  (void *)rdma, (unsigned long long)nth);
 		return;
 	}
 	for (uint32_t i = 0; i < rdma->num_conns && conn == NULL; i++)
 		if (rdma->conns[i].cm && rdma->conns[i].ep == param->reply_ep)
 			conn = &rdma->conns[i];
 	if (conn == NULL) {
-		FERRY_ERR("rdma %p: dropped a connection manager message of no connection of this context",
-			  (void *)rdma);
+		if (ferry_log_sampled(&dropped_no_conn, &nth))
+			FERRY_ERR("rdma %p: dropped a connection manager message of no connection of this context "
+				  "(%llu dropped so far)",
+				  (void *)rdma, (unsigned long long)nth);
 		return;
 	}
 	if (h->opcode == RDMA_MSG_BYE) {
@@ -214,15 +227,19 @@ void rdma_cm_message(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, const
 		return;
 	}
 	if (length != sizeof(hello) || h->imm != 0 || h->reserved != 0) {
-		FERRY_ERR("rdma %p: connection %u: dropped a malformed hello (%zu bytes)", (void *)rdma, conn->id,
-			  length);
+		if (ferry_log_sampled(&dropped_hellos, &nth))
+			FERRY_ERR("rdma %p: connection %u: dropped a malformed hello (%zu bytes; %llu dropped so far)",
+				  (void *)rdma, conn->id, length, (unsigned long long)nth);
 		return;
 	}
 	memcpy(&hello, data, sizeof(hello));
 	if (hello.token == 0 || hello.reserved != 0 || conn->state != RDMA_CONN_CONNECTING) {
-		FERRY_ERR("rdma %p: connection %u: dropped a hello (token %s, connection %s)", (void *)rdma, conn->id,
-			  hello.token == 0 ? "0" : "set",
-			  conn->state == RDMA_CONN_CONNECTING ? "connecting" : "not connecting");
+		if (ferry_log_sampled(&dropped_hellos, &nth))
+			FERRY_ERR("rdma %p: connection %u: dropped a hello (token %s, connection %s; %llu dropped so "
+				  "far)",
+				  (void *)rdma, conn->id, hello.token == 0 ? "0" : "set",
+				  conn->state == RDMA_CONN_CONNECTING ? "connecting" : "not connecting",
+				  (unsigned long long)nth);
 		return;
 	}
 	conn->peer_token = hello.token;
@@ -244,13 +261,14 @@ static void conn_request_cb(ucp_conn_request_h req, void *arg)
 	struct doca_rdma *rdma = arg;
 	struct doca_rdma_connection *conn;
 	ucp_conn_request_attr_t attr;
+	uint64_t nth;
 
 	conn = rdma->stopping ? NULL : rdma_conn_new(rdma);
 	if (conn == NULL) {
-		if (!rdma->stopping)
+		if (!rdma->stopping && ferry_log_sampled(&refused_clients, &nth))
 			FERRY_ERR("rdma %p: refused a client: all %u connection(s) are in use "
-				  "(doca_rdma_set_max_num_connections)",
-				  (void *)rdma, rdma->max_conns);
+				  "(doca_rdma_set_max_num_connections; %llu refused so far)",
+				  (void *)rdma, rdma->max_conns, (unsigned long long)nth);
 		(void)ucp_listener_reject(rdma->listener, req);
 		return;
 	}

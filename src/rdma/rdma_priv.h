@@ -47,20 +47,21 @@
 #include "core/ferry_ctx.h"
 #include "core/ferry_dev.h"
 
-#define RDMA_AM_ID               0x7e1u      /* Ferry RDMA messages */
-#define RDMA_AM_RMA_ID           0x7e2u      /* Ferry's one-sided requests and their answers (rdma_rma.c) */
-#define RDMA_RMA_WINDOW          256u        /* requests in flight per connection (a power of two) */
-#define RDMA_RMA_MAX_CHUNK       (64u << 10) /* most bytes one request moves; a target refuses more */
-#define RDMA_RMA_MAX_ANSWERS     65536u      /* answers a target keeps while UCX cannot take them yet */
-#define RDMA_MAX_MESSAGE         (1u << 30)
-#define RDMA_MAX_CONNECTIONS     1024u
-#define RDMA_MAX_SEND_QUEUE      (1u << 16)
-#define RDMA_MAX_BUF_LIST        16u
-#define RDMA_MAX_UNEXPECTED      256u /* messages held for a receive not yet posted */
-#define RDMA_DEFAULT_SEND_QUEUE  64u
-#define RDMA_DEFAULT_CONNECTIONS 1u
-#define RDMA_DEFAULT_TIMEOUT_MS  10000u /* FERRY_RDMA_TIMEOUT_MS */
-#define RDMA_MAX_TIMEOUT_MS      3600000u
+#define RDMA_AM_ID                0x7e1u      /* Ferry RDMA messages */
+#define RDMA_AM_RMA_ID            0x7e2u      /* Ferry's one-sided requests and their answers (rdma_rma.c) */
+#define RDMA_RMA_WINDOW           256u        /* requests in flight per connection (a power of two) */
+#define RDMA_RMA_MAX_CHUNK        (64u << 10) /* most bytes one request moves; a target refuses more */
+#define RDMA_RMA_MAX_ANSWERS      65536u      /* answers a target keeps while UCX cannot take them yet */
+#define RDMA_MAX_MESSAGE          (1u << 30)
+#define RDMA_MAX_CONNECTIONS      1024u
+#define RDMA_MAX_SEND_QUEUE       (1u << 16)
+#define RDMA_MAX_BUF_LIST         16u
+#define RDMA_MAX_UNEXPECTED       256u        /* messages held for a receive not yet posted */
+#define RDMA_MAX_UNEXPECTED_BYTES (64u << 20) /* ... and their bytes (a rendezvous message's stay with the sender) */
+#define RDMA_DEFAULT_SEND_QUEUE   64u
+#define RDMA_DEFAULT_CONNECTIONS  1u
+#define RDMA_DEFAULT_TIMEOUT_MS   10000u /* FERRY_RDMA_TIMEOUT_MS */
+#define RDMA_MAX_TIMEOUT_MS       3600000u
 
 enum rdma_task_kind {
 	RDMA_TASK_RECEIVE,
@@ -438,6 +439,7 @@ struct doca_rdma {
 	bool deferred;                   /* some connection has deferred messages */
 	struct rdma_unexpected unexpected[RDMA_MAX_UNEXPECTED];
 	uint32_t unexp_head, unexp_count;
+	uint64_t unexp_bytes; /* bytes the ring holds (not a rendezvous message's: they stay with the sender) */
 	bool stopping;
 	bool in_progress;
 	/* One-sided operations (rdma_rma.c). */

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rdma_rogue_msg.c - a peer that speaks UCX directly sends an RDMA
+ * context's worker Ferry's own messages (AM id RDMA_AM_ID) that the context
+ * must drop: a header of the wrong size, a message for another instance, a
+ * malformed one, a pong of no ping, hellos without a reply endpoint or for no
+ * connection of the connection manager, and more messages than wait for a
+ * receive. Each is dropped with a log line; since the peer may repeat them
+ * at will, the lines are sampled (1st, 2nd, 4th, ...): a few hundred of each
+ * cost a handful of lines, not one per message. Afterwards the context still
+ * takes a message from its honest peer.
+ *
+ * The rogue is a UCX worker of this process, connected by the worker address
+ * inside the context's connection descriptor (doca_rdma_export), as in
+ * test_rdma_stray_am.c; it knows the descriptor's token and connection id.
+ *
+ * Second, the victim's peer stops answering (a raw UCX worker behind a
+ * descriptor of its own making that holds the victim's rendezvous send and
+ * answers no ping) while a stranger who knows the connection's token and id
+ * sends pongs from a worker of its own: the connection must still be
+ * declared lost within FERRY_RDMA_TIMEOUT_MS (400 ms here), since a pong only
+ * counts when it comes back on the endpoint the ping left by.
+ *
+ * Third, the rogue sends large messages eagerly (their bytes come along, not
+ * by rendezvous) while no receive is posted: the context holds each until a
+ * receive takes it. Their bytes held must stay bounded (RDMA_MAX_UNEXPECTED_BYTES),
+ * not reach the ring's 256 messages of up to 1 GiB each (the test looks at
+ * the context's ring: a dropped message's line is sampled, so it may not show).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sys/random.h>
+
+#include <ucp/api/ucp.h>
+
+#include "ferry_test.h"
+#include "rdma/rdma_desc_priv.h"
+#include "rdma/rdma_priv.h"
+#include "rdma_fixture.h"
+
+#define WAIT_MS   5000
+#define REPEAT    300 /* of each kind: a sampled log says 9 lines (1, 2, 4, ..., 256) */
+#define MAX_LINES 12
+
+struct rogue {
+	ucp_context_h ctx;
+	ucp_worker_h w;
+	ucp_ep_h e;
+};
+
+/* The silent peer's handler: holds a message's data (a rendezvous send never completes), answers nothing. */
+static ucs_status_t silent_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			      const ucp_am_recv_param_t *param)
+{
+	(void)arg;
+	(void)header;
+	(void)header_length;
+	(void)data;
+	(void)length;
+	return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 ? UCS_INPROGRESS : UCS_OK;
+}
+
+/* A worker; an endpoint to @p addr unless NULL; with the silent handler when @p silent. */
+static void rogue_open(struct rogue *r, const uint8_t *addr, bool silent)
+{
+	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM};
+	ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+				  .thread_mode = UCS_THREAD_MODE_SINGLE};
+	ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = (const ucp_address_t *)addr};
+
+	assert_int_equal(ucp_init(&params, NULL, &r->ctx), UCS_OK);
+	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
+	if (silent) {
+		ucp_am_handler_param_t ap = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+							   UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+							   UCP_AM_HANDLER_PARAM_FIELD_CB,
+					     .id = RDMA_AM_ID,
+					     .flags = UCP_AM_FLAG_WHOLE_MSG,
+					     .cb = silent_cb};
+
+		assert_int_equal(ucp_worker_set_am_recv_handler(r->w, &ap), UCS_OK);
+	}
+	r->e = NULL;
+	if (addr != NULL)
+		assert_int_equal(ucp_ep_create(r->w, &ep, &r->e), UCS_OK);
+}
+
+static void rogue_close(struct rogue *r)
+{
+	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
+	ucs_status_ptr_t req = r->e != NULL ? ucp_ep_close_nbx(r->e, &close) : NULL;
+
+	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
+		ucp_worker_progress(r->w);
+	if (UCS_PTR_IS_PTR(req))
+		ucp_request_free(req);
+	ucp_worker_destroy(r->w);
+	ucp_cleanup(r->ctx);
+}
+
+/* Send one message of RDMA_AM_ID and wait until it left; the victim progresses meanwhile. */
+static void rogue_send(struct rogue *r, struct side *victim, const void *hdr, size_t hdr_len, const void *data,
+		       size_t len, uint32_t flags)
+{
+	ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = flags};
+	ucs_status_ptr_t req = ucp_am_send_nbx(r->e, RDMA_AM_ID, hdr, hdr_len, data, len, &prm);
+	uint64_t end = side_now_ms() + WAIT_MS;
+
+	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS && side_now_ms() < end) {
+		ucp_worker_progress(r->w);
+		(void)doca_pe_progress(victim->pe);
+	}
+	if (UCS_PTR_IS_PTR(req))
+		ucp_request_free(req);
+	ucp_worker_progress(r->w);
+	(void)doca_pe_progress(victim->pe);
+}
+
+/* Let the victim take whatever is still on its way. */
+static void rogue_drain(struct rogue *r, struct side *victim)
+{
+	for (int i = 0; i < 2000; i++) {
+		ucp_worker_progress(r->w);
+		(void)doca_pe_progress(victim->pe);
+	}
+}
+
+static void test_repeated_drops_sampled(void **state)
+{
+	struct side a = {0}, b = {0};
+	struct doca_rdma_connection *ca, *cb;
+	struct ferry_rdma_conn_desc d;
+	struct rogue r;
+	const void *da, *db;
+	size_t la, lb;
+	const char *why = NULL;
+	uint64_t payload = 0x5eedull;
+	uint32_t small_hdr = 0;
+	unsigned int ok;
+
+	(void)state;
+	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(side_init(&b, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(b.rdma, &db, &lb, &cb), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &d, &why), DOCA_SUCCESS);
+	/* The victim is connected to its honest peer while the rogue sends. */
+	assert_int_equal(doca_rdma_connect(a.rdma, db, lb, ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(b.rdma, da, la, cb), DOCA_SUCCESS);
+	rogue_open(&r, d.addr, false);
+	ferry_test_log_reset();
+
+	struct rdma_msg_hdr good = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = DOCA_RDMA_OPCODE_RECV_SEND};
+	struct rdma_msg_hdr stranger = good, malformed = good, pong = good, hello = good;
+
+	stranger.dst_token = d.token ^ 1u;
+	malformed.reserved = 1;
+	pong.dst_token = d.token ^ 1u;
+	pong.opcode = RDMA_MSG_PONG;
+	hello.opcode = RDMA_MSG_HELLO;
+	for (int i = 0; i < REPEAT; i++) {
+		rogue_send(&r, &a, &small_hdr, sizeof(small_hdr), NULL, 0, 0);
+		rogue_send(&r, &a, &stranger, sizeof(stranger), &payload, sizeof(payload), 0);
+		rogue_send(&r, &a, &malformed, sizeof(malformed), &payload, sizeof(payload), 0);
+		rogue_send(&r, &a, &pong, sizeof(pong), NULL, 0, 0);
+		rogue_send(&r, &a, &hello, sizeof(hello), NULL, 0, 0);
+		rogue_send(&r, &a, &hello, sizeof(hello), NULL, 0, UCP_AM_SEND_FLAG_REPLY);
+	}
+	/* Well-formed, for the victim's connection, and no receive posted: the ring fills, then the rest drop. */
+	for (unsigned int i = 0; i < RDMA_MAX_UNEXPECTED + REPEAT; i++)
+		rogue_send(&r, &a, &good, sizeof(good), &payload, sizeof(payload), 0);
+	rogue_drain(&r, &a);
+
+	const char *rules[] = {
+		"-byte header",
+		"of another instance or run",
+		"dropped a malformed message",
+		"dropped a malformed pong",
+		"without its reply endpoint",
+		"of no connection of this context",
+		"already wait for a receive task",
+	};
+	for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++) {
+		unsigned int n = ferry_test_log_count(rules[k]);
+
+		print_message("'%s': %u lines for %d messages\n", rules[k], n, REPEAT);
+		assert_true(n >= 1);
+		assert_true(n <= MAX_LINES);
+	}
+	rogue_close(&r);
+
+	/* The victim goes on: a receive takes the oldest message waiting (one of the rogue's). */
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *rbuf = side_buf(&a, 0, 64, 0), *sbuf = side_buf(&b, 0, 64, 64);
+	union doca_data ud = {.u64 = 0};
+
+	assert_int_equal(doca_rdma_task_receive_allocate_init(a.rdma, rbuf, ud, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(b.rdma, cb, sbuf, ud, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	ok = a.ok;
+	assert_true(side_wait(&a, &b, &a.ok, ok + 1, WAIT_MS));
+	/* The honest send completes too (its message may find the ring full: the rogue's fill it). */
+	assert_true(side_wait(&b, &a, &b.ok, 1, WAIT_MS));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(rbuf, NULL);
+	doca_buf_dec_refcount(sbuf, NULL);
+	assert_true(side_stop(&a, &b));
+	assert_true(side_stop(&b, &a));
+	side_fini(&a);
+	side_fini(&b);
+}
+
+static void test_forged_pong_ignored(void **state)
+{
+	struct side a = {0};
+	struct doca_rdma_connection *ca;
+	struct ferry_rdma_conn_desc vd, pd;
+	struct rogue peer, stranger;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *sbuf;
+	union doca_data ud = {.u64 = 0};
+	static uint8_t pdesc[FERRY_RDMA_CONN_MAX_LEN];
+	ucp_address_t *addr = NULL;
+	size_t addr_len = 0, plen, la;
+	const void *da;
+	const char *why = NULL;
+	uint64_t token = 0, start, end, next_pong = 0;
+
+	(void)state;
+	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &vd, &why), DOCA_SUCCESS);
+
+	/* The peer: described as a Ferry context would describe itself (this process: watched, alive). */
+	rogue_open(&peer, NULL, true);
+	assert_int_equal(ucp_worker_get_address(peer.w, &addr, &addr_len), UCS_OK);
+	assert_true(addr_len <= FERRY_RDMA_CONN_MAX_ADDR);
+	while (token == 0)
+		assert_int_equal(getrandom(&token, sizeof(token), 0), sizeof(token));
+	memset(&pd, 0, sizeof(pd));
+	pd.transport = vd.transport;
+	pd.token = token;
+	pd.permissions = DOCA_ACCESS_FLAG_RDMA_WRITE;
+	pd.pid = (uint32_t)getpid();
+	pd.start_time = vd.start_time;
+	memcpy(pd.boot_id, vd.boot_id, sizeof(pd.boot_id));
+	pd.addr_len = (uint16_t)addr_len;
+	pd.addr = (const uint8_t *)addr;
+	plen = ferry_rdma_conn_desc_encode(&pd, pdesc, sizeof(pdesc));
+	assert_int_not_equal(plen, 0);
+	assert_int_equal(doca_rdma_connect(a.rdma, pdesc, plen, ca), DOCA_SUCCESS);
+	rogue_open(&stranger, vd.addr, false);
+
+	/* The stranger's endpoint wired up first (a pong while nothing is in flight changes nothing). */
+	struct rdma_msg_hdr pong = {.dst_token = vd.token, .dst_conn = vd.conn_id, .opcode = RDMA_MSG_PONG};
+
+	rogue_send(&stranger, &a, &pong, sizeof(pong), NULL, 0, UCP_AM_SEND_FLAG_REPLY);
+	rogue_drain(&stranger, &a);
+
+	/* A send large enough to go by rendezvous: the peer holds it, so it stays in flight. */
+	sbuf = side_buf(&a, 0, 1u << 20, 1u << 20);
+	assert_non_null(sbuf);
+	assert_int_equal(doca_rdma_task_send_allocate_init(a.rdma, ca, sbuf, ud, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+
+	/* The stranger's pongs for the victim's connection, every 50 ms, for up to 3 s (timeout: 400 ms). */
+
+	start = side_now_ms();
+	end = start + 3000;
+	while (a.ok + a.failed == 0 && side_now_ms() < end) {
+		if (side_now_ms() >= next_pong) {
+			next_pong = side_now_ms() + 50;
+			rogue_send(&stranger, &a, &pong, sizeof(pong), NULL, 0, UCP_AM_SEND_FLAG_REPLY);
+		}
+		ucp_worker_progress(peer.w);
+		ucp_worker_progress(stranger.w);
+		if (doca_pe_progress(a.pe) == 0)
+			usleep(100);
+	}
+	print_message("the send ended after %llu ms\n", (unsigned long long)(side_now_ms() - start));
+	assert_int_equal(a.ok + a.failed, 1);
+	assert_string_equal(doca_error_get_name(a.last_status), doca_error_get_name(DOCA_ERROR_CONNECTION_RESET));
+
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(sbuf, NULL);
+	rogue_close(&stranger);
+	assert_true(side_stop(&a, NULL));
+	ucp_worker_release_address(peer.w, addr);
+	rogue_close(&peer);
+	side_fini(&a);
+}
+
+#define BIG_MSG (4u << 20)
+
+static void test_unexpected_bytes_bounded(void **state)
+{
+	struct side a = {0}, b = {0};
+	struct doca_rdma_connection *ca, *cb;
+	struct ferry_rdma_conn_desc d;
+	struct rogue r;
+	const void *da, *db;
+	size_t la, lb;
+	const char *why = NULL;
+	uint8_t *big = calloc(1, BIG_MSG);
+	unsigned int n = 2 * RDMA_MAX_UNEXPECTED_BYTES / BIG_MSG;
+
+	(void)state;
+	assert_non_null(big);
+	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(side_init(&b, DOCA_ACCESS_FLAG_RDMA_WRITE,
+				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(b.rdma, &db, &lb, &cb), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &d, &why), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(a.rdma, db, lb, ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(b.rdma, da, la, cb), DOCA_SUCCESS);
+	rogue_open(&r, d.addr, false);
+	ferry_test_log_reset();
+
+	struct rdma_msg_hdr good = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = DOCA_RDMA_OPCODE_RECV_SEND};
+
+	/* Twice the bound, eagerly, then an empty message: it marks the end (it costs no bytes). */
+	for (unsigned int i = 0; i < n; i++)
+		rogue_send(&r, &a, &good, sizeof(good), big, BIG_MSG, UCP_AM_SEND_FLAG_EAGER);
+	rogue_send(&r, &a, &good, sizeof(good), NULL, 0, UCP_AM_SEND_FLAG_EAGER);
+	/* The bytes take a while to cross: wait for the mark to be held (a look at the context's ring). */
+	for (uint64_t end = side_now_ms() + WAIT_MS; side_now_ms() < end;) {
+		const struct doca_rdma *v = a.rdma;
+
+		rogue_drain(&r, &a);
+		if (v->unexp_count != 0 &&
+		    v->unexpected[(v->unexp_head + v->unexp_count - 1) % RDMA_MAX_UNEXPECTED].len == 0)
+			break;
+	}
+	print_message("%u messages of %u bytes held for a receive, of %u sent\n", a.rdma->unexp_count - 1, BIG_MSG, n);
+	assert_true(a.rdma->unexp_count >= 1);
+	assert_int_equal(a.rdma->unexpected[(a.rdma->unexp_head + a.rdma->unexp_count - 1) % RDMA_MAX_UNEXPECTED].len,
+			 0);
+	assert_true(a.rdma->unexp_count - 1 <= RDMA_MAX_UNEXPECTED_BYTES / BIG_MSG);
+	rogue_close(&r);
+	assert_true(side_stop(&a, &b));
+	assert_true(side_stop(&b, &a));
+	side_fini(&a);
+	side_fini(&b);
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repeated_drops_sampled),
+		cmocka_unit_test(test_forged_pong_ignored),
+		cmocka_unit_test(test_unexpected_bytes_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
