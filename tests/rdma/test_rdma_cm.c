@@ -20,6 +20,8 @@ struct cm_side {
 	struct side s; /* first: the context's user data points here */
 	unsigned int requests, established, failures, disconnects;
 	bool reject;
+	bool hold; /* leave requests pending (in pending) */
+	struct doca_rdma_connection *pending;
 	struct doca_rdma_connection *conn;
 	union doca_data conn_ud;
 };
@@ -29,7 +31,9 @@ static void on_request(struct doca_rdma_connection *conn, union doca_data ctx_ud
 	struct cm_side *c = ctx_ud.ptr;
 
 	c->requests++;
-	if (c->reject)
+	if (c->hold)
+		c->pending = conn;
+	else if (c->reject)
 		assert_int_equal(doca_rdma_connection_reject(conn), DOCA_SUCCESS);
 	else if (c->requests % 2 == 1) {
 		/* Private data: a length with no bytes is refused; real bytes are taken (nothing reads them). */
@@ -168,6 +172,32 @@ static void test_cm_connect_send_disconnect(void **state)
 	cm_fini(&server, NULL);
 }
 
+/*
+ * The listener goes while a request is pending: the request is rejected with
+ * it (the client fails), and a late accept is refused, not handed to UCX with
+ * a request of a listener that is gone.
+ */
+static void test_cm_stop_listen_with_request_pending(void **state)
+{
+	struct cm_side server, client;
+	uint16_t port = free_port();
+
+	(void)state;
+	cm_init(&server);
+	cm_init(&client);
+	server.hold = true;
+	cm_connect(&server, &client, port);
+	assert_true(side_wait(&server.s, &client.s, &server.requests, 1, WAIT_MS));
+	assert_non_null(server.pending);
+	assert_int_equal(doca_rdma_stop_listen_to_port(server.s.rdma, port), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connection_accept(server.pending, NULL, 0), DOCA_ERROR_CONNECTION_ABORTED);
+	assert_int_equal(doca_rdma_connection_reject(server.pending), DOCA_ERROR_CONNECTION_ABORTED);
+	assert_true(side_wait(&server.s, &client.s, &client.failures, 1, WAIT_MS));
+	assert_int_equal(server.established + client.established, 0);
+	cm_fini(&client, &server);
+	cm_fini(&server, NULL);
+}
+
 static void test_cm_reject(void **state)
 {
 	struct cm_side server, client;
@@ -268,9 +298,9 @@ static void test_cm_rules(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cm_rules),   cmocka_unit_test(test_cm_connect_send_disconnect),
-		cmocka_unit_test(test_cm_reject),  cmocka_unit_test(test_cm_no_server),
-		cmocka_unit_test(test_cm_timeout),
+		cmocka_unit_test(test_cm_rules),     cmocka_unit_test(test_cm_connect_send_disconnect),
+		cmocka_unit_test(test_cm_reject),    cmocka_unit_test(test_cm_stop_listen_with_request_pending),
+		cmocka_unit_test(test_cm_no_server), cmocka_unit_test(test_cm_timeout),
 	};
 
 	/* Listen on the loopback interface only. */
