@@ -340,6 +340,28 @@ doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t por
 	return err;
 }
 
+/*
+ * The listener goes (under the lock): the requests it still holds are
+ * rejected first, since a request is the listener's and cannot outlive it;
+ * an accept of one afterwards is refused as no pending request.
+ */
+static void listener_close(struct doca_rdma *rdma)
+{
+	if (rdma->listener == NULL)
+		return;
+	for (uint32_t i = 0; i < rdma->num_conns; i++) {
+		struct doca_rdma_connection *conn = &rdma->conns[i];
+
+		if (conn->state == RDMA_CONN_REQUESTED) {
+			(void)ucp_listener_reject(rdma->listener, conn->conn_req);
+			conn->conn_req = NULL;
+			conn->state = RDMA_CONN_FAILED;
+		}
+	}
+	ucp_listener_destroy(rdma->listener);
+	rdma->listener = NULL;
+}
+
 doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port)
 {
 	doca_error_t err = DOCA_SUCCESS;
@@ -349,8 +371,7 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
 	if (rdma->listener == NULL || rdma->listen_port != port) {
 		err = FERRY_RULE(DOCA_ERROR_NOT_FOUND, "rdma %p does not listen on port %u", (void *)rdma, port);
 	} else {
-		ucp_listener_destroy(rdma->listener);
-		rdma->listener = NULL;
+		listener_close(rdma);
 	}
 	pthread_mutex_unlock(&rdma->lock);
 	return err;
@@ -615,22 +636,11 @@ void rdma_cm_check_timeouts(struct doca_rdma *rdma)
 
 void rdma_cm_stop(struct doca_rdma *rdma)
 {
-	for (uint32_t i = 0; i < rdma->num_conns; i++) {
-		struct doca_rdma_connection *conn = &rdma->conns[i];
-
-		conn->events = 0;
-		if (conn->state == RDMA_CONN_REQUESTED && rdma->listener != NULL) {
-			(void)ucp_listener_reject(rdma->listener, conn->conn_req);
-			conn->conn_req = NULL;
-			conn->state = RDMA_CONN_FAILED;
-		}
-	}
+	for (uint32_t i = 0; i < rdma->num_conns; i++)
+		rdma->conns[i].events = 0;
 	rdma->events_pending = false;
 	rdma->connecting = 0;
-	if (rdma->listener != NULL) {
-		ucp_listener_destroy(rdma->listener);
-		rdma->listener = NULL;
-	}
+	listener_close(rdma);
 }
 
 void rdma_cm_conn_release(struct doca_rdma_connection *conn)
