@@ -116,13 +116,16 @@ static struct rdma_task *next_receive(struct doca_rdma *rdma)
 	return t != NULL ? rdma_task_of(ferry_task_list_pop(&rdma->receives)) : NULL;
 }
 
+struct doca_rdma_connection *rdma_conn_addressed(struct doca_rdma *rdma, uint64_t token, uint32_t id)
+{
+	if (token != rdma->token || id >= rdma->num_conns)
+		return NULL;
+	return rdma->conns[id].state == RDMA_CONN_FREE ? NULL : &rdma->conns[id];
+}
+
 static struct doca_rdma_connection *conn_of_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h)
 {
-	if (h->dst_token != rdma->token || h->dst_conn >= rdma->num_conns)
-		return NULL;
-	struct doca_rdma_connection *conn = &rdma->conns[h->dst_conn];
-
-	return conn->state == RDMA_CONN_FREE ? NULL : conn;
+	return rdma_conn_addressed(rdma, h->dst_token, h->dst_conn);
 }
 
 static void release_unexpected(struct doca_rdma *rdma, struct rdma_unexpected *u)

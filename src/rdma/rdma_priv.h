@@ -200,7 +200,6 @@ struct rdma_op {
 	struct doca_rdma_connection *conn;
 	struct rdma_op *prev, *next; /* the connection's live ops, or the free list (next) */
 	bool counts;                 /* counted in conn->ops (operations on the endpoint) */
-	bool is_rma;                 /* a request of rdma_rma.c: its answer ends it */
 	bool is_atomic;              /* reply goes to the task when the answer comes */
 	bool timed;                  /* one-sided: counted in conn->timed_ops (the stall check) */
 	/* An atomic's old value, or a network sync event set's 8 bytes (UCX may read them after a detach). */
@@ -458,6 +457,8 @@ static inline struct rdma_task *rdma_task_of(struct doca_task *base)
 
 /* rdma.c: record @p status (the first error wins) and queue the task for completion from progress. */
 void rdma_task_finish(struct rdma_task *task, doca_error_t status);
+/* rdma.c: the connection of this instance that a peer's message names (token, id), or NULL. */
+struct doca_rdma_connection *rdma_conn_addressed(struct doca_rdma *rdma, uint64_t token, uint32_t id);
 /* rdma.c: a new connection slot (IDLE fields), or NULL when all max_num_connections are used. */
 struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma);
 /* rdma.c: an endpoint for @p conn: with UCX's peer-failure handling, else without (shared memory). */

@@ -285,11 +285,11 @@ static void next_request(struct doca_rdma *rdma, struct rdma_task *task, struct 
 		uint8_t *local = (uint8_t *)task->segs[task->rma_seg].buffer + task->rma_off;
 		uint64_t seg_left = task->segs[task->rma_seg].length - task->rma_off;
 
-		len = len < seg_left ? len : seg_left;
 		/* A write's bytes ride in its requests; a read's come back in pieces of a fragment each. */
-		len = len < (task->kind == RDMA_TASK_READ ? RDMA_RMA_MAX_CHUNK : rdma->rma_chunk)
-			      ? len
-			      : (task->kind == RDMA_TASK_READ ? RDMA_RMA_MAX_CHUNK : rdma->rma_chunk);
+		uint64_t most = task->kind == RDMA_TASK_READ ? RDMA_RMA_MAX_CHUNK : rdma->rma_chunk;
+
+		len = len < seg_left ? len : seg_left;
+		len = len < most ? len : most;
 		if (task->kind == RDMA_TASK_READ) {
 			h->op = RDMA_RMA_READ;
 			op->rma_dst = local;
@@ -379,7 +379,6 @@ static bool send_next(struct doca_rdma_connection *conn)
 		backlog_fail(conn, DOCA_ERROR_NO_MEMORY);
 		return true;
 	}
-	op->is_rma = true;
 	op->rma_dst = NULL;
 	memset(&op->rma, 0, sizeof(op->rma));
 	op->rma.dst_token = conn->peer_token;
@@ -445,18 +444,12 @@ void rdma_rma_detach(struct doca_rdma_connection *conn, doca_error_t status)
 	conn->rma_inflight = 0;
 }
 
-static struct doca_rdma_connection *conn_of(struct doca_rdma *rdma, uint64_t token, uint32_t id)
-{
-	if (token != rdma->token || id >= rdma->num_conns)
-		return NULL;
-	return rdma->conns[id].state == RDMA_CONN_FREE ? NULL : &rdma->conns[id];
-}
-
 /* Whether an answer's shape fits the request of @p op. */
 static bool answer_fits(const struct rdma_op *op, const struct rdma_rma_hdr *h, size_t length,
 			const ucp_am_recv_param_t *param)
 {
-	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 || h->status > RDMA_RMA_GONE)
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 || h->status == RDMA_RMA_GONE ||
+	    h->status > RDMA_RMA_MALFORMED)
 		return false;
 	if (h->status != RDMA_RMA_OK)
 		return length == 0;
@@ -470,7 +463,7 @@ static bool answer_fits(const struct rdma_op *op, const struct rdma_rma_hdr *h, 
 static void take_answer(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const void *data, size_t length,
 			const ucp_am_recv_param_t *param)
 {
-	struct doca_rdma_connection *conn = conn_of(rdma, h->dst_token, h->dst_conn);
+	struct doca_rdma_connection *conn = rdma_conn_addressed(rdma, h->dst_token, h->dst_conn);
 	struct rdma_op *op = NULL;
 	doca_error_t status;
 	uint64_t nth;
@@ -718,7 +711,7 @@ static void send_read_answers(struct doca_rdma *rdma, ucp_ep_h ep, struct rdma_r
 static void serve(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const void *data, size_t length,
 		  const ucp_am_recv_param_t *param)
 {
-	struct doca_rdma_connection *conn = conn_of(rdma, h->dst_token, h->dst_conn);
+	struct doca_rdma_connection *conn = rdma_conn_addressed(rdma, h->dst_token, h->dst_conn);
 	struct rdma_rma_hdr answer;
 	enum rdma_rma_status status;
 	const char *why = NULL;

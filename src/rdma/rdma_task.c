@@ -67,26 +67,21 @@ static bool task_idle(const struct rdma_task *task)
 	return task->pending == 0 && task->rma_left == 0 && !task->awaiting_msg;
 }
 
-/* One operation of @p task ended with @p status (the first error wins). */
-static void task_op_done(struct rdma_task *task, doca_error_t status)
-{
-	struct doca_rdma *rdma = rdma_of(task);
-
-	task->pending--;
-	if (status != DOCA_SUCCESS && task->status == DOCA_SUCCESS)
-		task->status = status;
-	if (task_idle(task))
-		ferry_task_list_push(&rdma->done, &task->base);
-	else if (task->pending == 0 && task->awaiting_msg)
-		rdma->deferred = true; /* a write with immediate's message may go */
-}
-
 void rdma_task_settle(struct rdma_task *task)
 {
 	if (task_idle(task))
 		ferry_task_list_push(&rdma_of(task)->done, &task->base);
 	else if (task->pending == 0 && task->awaiting_msg)
-		rdma_of(task)->deferred = true;
+		rdma_of(task)->deferred = true; /* a write with immediate's message may go */
+}
+
+/* One operation of @p task ended with @p status (the first error wins). */
+static void task_op_done(struct rdma_task *task, doca_error_t status)
+{
+	task->pending--;
+	if (status != DOCA_SUCCESS && task->status == DOCA_SUCCESS)
+		task->status = status;
+	rdma_task_settle(task);
 }
 
 static void op_done(struct rdma_task *task, ucs_status_t st, bool on_conn)
@@ -170,7 +165,6 @@ struct rdma_op *rdma_op_begin(struct rdma_task *task, struct doca_rdma_connectio
 	op->task = task;
 	op->conn = conn;
 	op->counts = counts;
-	op->is_rma = false;
 	op->is_atomic = false;
 	op->timed = false;
 	op->prev = NULL;
@@ -337,6 +331,15 @@ static bool message_may_go(const struct rdma_task *task)
 	return task->conn->rma_sent >= task->msg_after;
 }
 
+/* The message of @p task goes, or, when the write before it failed, the task completes without it. */
+static void message_go(struct rdma_task *task)
+{
+	if (task->status == DOCA_SUCCESS)
+		send_am(task);
+	else if (task_idle(task))
+		ferry_task_list_push(&rdma_of(task)->done, &task->base);
+}
+
 /*
  * A message: at once, or behind what must reach the peer first: the
  * one-sided requests of tasks submitted before it (conn->rma_sent counts the
@@ -351,10 +354,7 @@ static void send_message(struct rdma_task *task, uint32_t opcode)
 	task->hdr.imm = task->imm;
 	task->msg_after = conn->rma_queued;
 	if (conn->deferred.head == NULL && message_may_go(task)) {
-		if (task->status == DOCA_SUCCESS)
-			send_am(task);
-		else if (task_idle(task))
-			ferry_task_list_push(&rdma_of(task)->done, &task->base); /* its write failed at once */
+		message_go(task);
 		return;
 	}
 	task->awaiting_msg = true;
@@ -373,13 +373,7 @@ void rdma_conn_run_deferred(struct doca_rdma_connection *conn)
 			return;
 		(void)ferry_task_list_pop(&conn->deferred);
 		task->awaiting_msg = false;
-		if (task->status != DOCA_SUCCESS) {
-			/* The write before it failed: the message does not go. */
-			if (task_idle(task))
-				ferry_task_list_push(&rdma_of(task)->done, &task->base);
-			continue;
-		}
-		send_am(task);
+		message_go(task);
 	}
 }
 
