@@ -41,16 +41,11 @@
 #include "rdma/rdma_desc_priv.h"
 #include "rdma/rdma_priv.h"
 #include "rdma_fixture.h"
+#include "ucx_rogue.h"
 
 #define WAIT_MS   5000
 #define REPEAT    300 /* of each kind: a sampled log says 9 lines (1, 2, 4, ..., 256) */
 #define MAX_LINES 12
-
-struct rogue {
-	ucp_context_h ctx;
-	ucp_worker_h w;
-	ucp_ep_h e;
-};
 
 /* The silent peer's handler: holds a message's data (a rendezvous send never completes), answers nothing. */
 static ucs_status_t silent_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
@@ -65,15 +60,9 @@ static ucs_status_t silent_cb(void *arg, const void *header, size_t header_lengt
 }
 
 /* A worker; an endpoint to @p addr unless NULL; with the silent handler when @p silent. */
-static void rogue_open(struct rogue *r, const uint8_t *addr, bool silent)
+static void rogue_open(struct ucx_rogue *r, const uint8_t *addr, bool silent)
 {
-	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM};
-	ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-				  .thread_mode = UCS_THREAD_MODE_SINGLE};
-	ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = (const ucp_address_t *)addr};
-
-	assert_int_equal(ucp_init(&params, NULL, &r->ctx), UCS_OK);
-	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
+	ucx_rogue_open(r, UCP_FEATURE_AM, addr);
 	if (silent) {
 		ucp_am_handler_param_t ap = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
 							   UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
@@ -84,30 +73,14 @@ static void rogue_open(struct rogue *r, const uint8_t *addr, bool silent)
 
 		assert_int_equal(ucp_worker_set_am_recv_handler(r->w, &ap), UCS_OK);
 	}
-	r->e = NULL;
-	if (addr != NULL)
-		assert_int_equal(ucp_ep_create(r->w, &ep, &r->e), UCS_OK);
-}
-
-static void rogue_close(struct rogue *r)
-{
-	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
-	ucs_status_ptr_t req = r->e != NULL ? ucp_ep_close_nbx(r->e, &close) : NULL;
-
-	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
-		ucp_worker_progress(r->w);
-	if (UCS_PTR_IS_PTR(req))
-		ucp_request_free(req);
-	ucp_worker_destroy(r->w);
-	ucp_cleanup(r->ctx);
 }
 
 /* Send one message of RDMA_AM_ID and wait until it left; the victim progresses meanwhile. */
-static void rogue_send(struct rogue *r, struct side *victim, const void *hdr, size_t hdr_len, const void *data,
+static void rogue_send(struct ucx_rogue *r, struct side *victim, const void *hdr, size_t hdr_len, const void *data,
 		       size_t len, uint32_t flags)
 {
 	ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = flags};
-	ucs_status_ptr_t req = ucp_am_send_nbx(r->e, RDMA_AM_ID, hdr, hdr_len, data, len, &prm);
+	ucs_status_ptr_t req = ucp_am_send_nbx(r->ep, RDMA_AM_ID, hdr, hdr_len, data, len, &prm);
 	uint64_t end = side_now_ms() + WAIT_MS;
 
 	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS && side_now_ms() < end) {
@@ -121,7 +94,7 @@ static void rogue_send(struct rogue *r, struct side *victim, const void *hdr, si
 }
 
 /* Let the victim take whatever is still on its way. */
-static void rogue_drain(struct rogue *r, struct side *victim)
+static void rogue_drain(struct ucx_rogue *r, struct side *victim)
 {
 	for (int i = 0; i < 2000; i++) {
 		ucp_worker_progress(r->w);
@@ -134,7 +107,7 @@ static void test_repeated_drops_sampled(void **state)
 	struct side a = {0}, b = {0};
 	struct doca_rdma_connection *ca, *cb;
 	struct ferry_rdma_conn_desc d;
-	struct rogue r;
+	struct ucx_rogue r;
 	const void *da, *db;
 	size_t la, lb;
 	const char *why = NULL;
@@ -195,7 +168,7 @@ static void test_repeated_drops_sampled(void **state)
 		assert_true(n >= 1);
 		assert_true(n <= MAX_LINES);
 	}
-	rogue_close(&r);
+	ucx_rogue_close(&r);
 
 	/* The victim goes on: a receive takes the oldest message waiting (one of the rogue's). */
 	struct doca_rdma_task_receive *rt;
@@ -226,7 +199,7 @@ static void test_forged_pong_ignored(void **state)
 	struct side a = {0};
 	struct doca_rdma_connection *ca;
 	struct ferry_rdma_conn_desc vd, pd;
-	struct rogue peer, stranger;
+	struct ucx_rogue peer, stranger;
 	struct doca_rdma_task_send *st;
 	struct doca_buf *sbuf;
 	union doca_data ud = {.u64 = 0};
@@ -296,10 +269,10 @@ static void test_forged_pong_ignored(void **state)
 
 	doca_task_free(doca_rdma_task_send_as_task(st));
 	doca_buf_dec_refcount(sbuf, NULL);
-	rogue_close(&stranger);
+	ucx_rogue_close(&stranger);
 	assert_true(side_stop(&a, NULL));
 	ucp_worker_release_address(peer.w, addr);
-	rogue_close(&peer);
+	ucx_rogue_close(&peer);
 	side_fini(&a);
 }
 
@@ -310,7 +283,7 @@ static void test_unexpected_bytes_bounded(void **state)
 	struct side a = {0}, b = {0};
 	struct doca_rdma_connection *ca, *cb;
 	struct ferry_rdma_conn_desc d;
-	struct rogue r;
+	struct ucx_rogue r;
 	const void *da, *db;
 	size_t la, lb;
 	const char *why = NULL;
@@ -353,7 +326,7 @@ static void test_unexpected_bytes_bounded(void **state)
 	assert_int_equal(a.rdma->unexpected[(a.rdma->unexp_head + a.rdma->unexp_count - 1) % RDMA_MAX_UNEXPECTED].len,
 			 0);
 	assert_true(a.rdma->unexp_count - 1 <= RDMA_MAX_UNEXPECTED_BYTES / BIG_MSG);
-	rogue_close(&r);
+	ucx_rogue_close(&r);
 	assert_true(side_stop(&a, &b));
 	assert_true(side_stop(&b, &a));
 	side_fini(&a);

@@ -48,15 +48,14 @@
 #include "rdma/rdma_desc_priv.h"
 #include "rdma/rdma_priv.h"
 #include "rdma_fixture.h"
+#include "ucx_rogue.h"
 
 #define SECRET_LEN 4096u
 #define PROBE_LEN  64u
 #define SETTLE_MS  500u
 
 struct rogue {
-	ucp_context_h ctx;
-	ucp_worker_h w;
-	ucp_ep_h ep;
+	struct ucx_rogue u;
 	ucp_mem_h memh;
 	ucp_rkey_h rkey;
 	uint8_t mem[PROBE_LEN];
@@ -64,42 +63,25 @@ struct rogue {
 
 static void rogue_open(struct rogue *r, const uint8_t *victim_addr)
 {
-	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-			       .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO64};
-	ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-				  .thread_mode = UCS_THREAD_MODE_SINGLE};
-	ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-			      .address = (const ucp_address_t *)victim_addr};
 	ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
 				   .address = r->mem,
 				   .length = sizeof(r->mem)};
 	void *packed = NULL;
 	size_t packed_len = 0;
 
-	assert_int_equal(ucp_init(&params, NULL, &r->ctx), UCS_OK);
-	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
-	assert_int_equal(ucp_ep_create(r->w, &ep, &r->ep), UCS_OK);
+	ucx_rogue_open(&r->u, UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO64, victim_addr);
 	/* A key of the rogue's own memory: UCX's software put and get carry the target address beside it. */
-	assert_int_equal(ucp_mem_map(r->ctx, &mp, &r->memh), UCS_OK);
-	assert_int_equal(ucp_rkey_pack(r->ctx, r->memh, &packed, &packed_len), UCS_OK);
-	assert_int_equal(ucp_ep_rkey_unpack(r->ep, packed, &r->rkey), UCS_OK);
+	assert_int_equal(ucp_mem_map(r->u.ctx, &mp, &r->memh), UCS_OK);
+	assert_int_equal(ucp_rkey_pack(r->u.ctx, r->memh, &packed, &packed_len), UCS_OK);
+	assert_int_equal(ucp_ep_rkey_unpack(r->u.ep, packed, &r->rkey), UCS_OK);
 	ucp_rkey_buffer_release(packed);
 }
 
 static void rogue_close(struct rogue *r)
 {
-	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
-	ucs_status_ptr_t req;
-
 	ucp_rkey_destroy(r->rkey);
-	req = ucp_ep_close_nbx(r->ep, &close);
-	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
-		ucp_worker_progress(r->w);
-	if (UCS_PTR_IS_PTR(req))
-		ucp_request_free(req);
-	ucp_mem_unmap(r->ctx, r->memh);
-	ucp_worker_destroy(r->w);
-	ucp_cleanup(r->ctx);
+	ucp_mem_unmap(r->u.ctx, r->memh);
+	ucx_rogue_close(&r->u);
 }
 
 /* Progress the rogue and the victim for @p ms: whatever the victim's worker does with the operations, it does now. */
@@ -108,7 +90,7 @@ static void settle(struct rogue *r, struct side *victim, unsigned int ms)
 	uint64_t end = side_now_ms() + ms;
 
 	while (side_now_ms() < end) {
-		ucp_worker_progress(r->w);
+		ucp_worker_progress(r->u.w);
 		(void)doca_pe_progress(victim->pe);
 	}
 }
@@ -128,12 +110,12 @@ static void rogue_attack(struct rogue *r, struct side *victim, uint64_t secret, 
 				   .datatype = ucp_dt_make_contig(sizeof(uint64_t))};
 
 	memset(r->mem, 0xee, sizeof(r->mem));
-	fire(ucp_put_nbx(r->ep, r->mem, PROBE_LEN, secret, r->rkey, &p));
-	fire(ucp_put_nbx(r->ep, r->mem, PROBE_LEN, readonly, r->rkey, &p));
-	fire(ucp_get_nbx(r->ep, stolen, PROBE_LEN, secret + PROBE_LEN, r->rkey, &p));
-	fire(ucp_atomic_op_nbx(r->ep, UCP_ATOMIC_OP_ADD, &one, 1, secret + 2 * PROBE_LEN, r->rkey, &amo));
-	fire(ucp_atomic_op_nbx(r->ep, UCP_ATOMIC_OP_ADD, &one, 1, readonly + PROBE_LEN, r->rkey, &amo));
-	fire(ucp_ep_flush_nbx(r->ep, &p));
+	fire(ucp_put_nbx(r->u.ep, r->mem, PROBE_LEN, secret, r->rkey, &p));
+	fire(ucp_put_nbx(r->u.ep, r->mem, PROBE_LEN, readonly, r->rkey, &p));
+	fire(ucp_get_nbx(r->u.ep, stolen, PROBE_LEN, secret + PROBE_LEN, r->rkey, &p));
+	fire(ucp_atomic_op_nbx(r->u.ep, UCP_ATOMIC_OP_ADD, &one, 1, secret + 2 * PROBE_LEN, r->rkey, &amo));
+	fire(ucp_atomic_op_nbx(r->u.ep, UCP_ATOMIC_OP_ADD, &one, 1, readonly + PROBE_LEN, r->rkey, &amo));
+	fire(ucp_ep_flush_nbx(r->u.ep, &p));
 	settle(r, victim, SETTLE_MS);
 }
 
@@ -227,9 +209,7 @@ struct rogue_answer {
 };
 
 struct rma_rogue {
-	ucp_context_h ctx;
-	ucp_worker_h w;
-	ucp_ep_h ep;
+	struct ucx_rogue u;
 	struct rogue_answer got[MAX_ANSWERS];
 	unsigned int n;   /* answers in got */
 	unsigned int odd; /* messages of RDMA_AM_RMA_ID that were no answer's shape */
@@ -259,11 +239,6 @@ static ucs_status_t rogue_answer_cb(void *arg, const void *header, size_t header
 /* A rogue with an endpoint to @p victim_addr; with NULL, one that only the victim reaches (it plays its peer). */
 static void rma_rogue_open(struct rma_rogue *r, const uint8_t *victim_addr)
 {
-	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM};
-	ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-				  .thread_mode = UCS_THREAD_MODE_SINGLE};
-	ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-			      .address = (const ucp_address_t *)victim_addr};
 	ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
 						   UCP_AM_HANDLER_PARAM_FIELD_ARG,
 				     .id = RDMA_AM_RMA_ID,
@@ -271,29 +246,13 @@ static void rma_rogue_open(struct rma_rogue *r, const uint8_t *victim_addr)
 				     .arg = r};
 
 	memset(r, 0, sizeof(*r));
-	assert_int_equal(ucp_init(&params, NULL, &r->ctx), UCS_OK);
-	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
-	assert_int_equal(ucp_worker_set_am_recv_handler(r->w, &hp), UCS_OK);
-	if (victim_addr != NULL)
-		assert_int_equal(ucp_ep_create(r->w, &ep, &r->ep), UCS_OK);
-}
-
-static void rma_rogue_close(struct rma_rogue *r)
-{
-	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
-	ucs_status_ptr_t req = r->ep != NULL ? ucp_ep_close_nbx(r->ep, &close) : NULL;
-
-	while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
-		ucp_worker_progress(r->w);
-	if (UCS_PTR_IS_PTR(req))
-		ucp_request_free(req);
-	ucp_worker_destroy(r->w);
-	ucp_cleanup(r->ctx);
+	ucx_rogue_open(&r->u, UCP_FEATURE_AM, victim_addr);
+	assert_int_equal(ucp_worker_set_am_recv_handler(r->u.w, &hp), UCS_OK);
 }
 
 static void rma_progress(struct rma_rogue *r, struct side *victim)
 {
-	ucp_worker_progress(r->w);
+	ucp_worker_progress(r->u.w);
 	(void)doca_pe_progress(victim->pe);
 }
 
@@ -323,7 +282,7 @@ static void rma_send_on(struct rma_rogue *r, ucp_ep_h ep, struct side *victim, c
 static void rma_send_raw(struct rma_rogue *r, struct side *victim, const void *hdr, size_t hdr_len, const void *data,
 			 size_t len, bool no_reply)
 {
-	rma_send_on(r, r->ep, victim, hdr, hdr_len, data, len, no_reply);
+	rma_send_on(r, r->u.ep, victim, hdr, hdr_len, data, len, no_reply);
 }
 
 static void rma_send(struct rma_rogue *r, struct side *victim, const struct rdma_rma_hdr *h, const void *data,
@@ -494,7 +453,7 @@ static void stage_intact(const struct stage *s)
 
 static void stage_close(struct stage *s)
 {
-	rma_rogue_close(&s->r);
+	ucx_rogue_close(&s->r.u);
 	assert_true(side_stop(&s->a, &s->b));
 	assert_true(side_stop(&s->b, &s->a));
 	window_close(&s->rw);
@@ -1010,7 +969,7 @@ static void test_ferry_rma_forged_read_answer(void **state)
 	 * victim watches a live process, as with an honest peer here.
 	 */
 	rma_rogue_open(&peer, NULL);
-	assert_int_equal(ucp_worker_get_address(peer.w, &addr, &addr_len), UCS_OK);
+	assert_int_equal(ucp_worker_get_address(peer.u.w, &addr, &addr_len), UCS_OK);
 	assert_true(addr_len <= FERRY_RDMA_CONN_MAX_ADDR);
 	while (token == 0)
 		assert_int_equal(getrandom(&token, sizeof(token), 0), sizeof(token));
@@ -1070,7 +1029,7 @@ static void test_ferry_rma_forged_read_answer(void **state)
 
 	/* The stranger's answer, right in all it names, from its own endpoint pair. */
 	memset(forged, 0xee, sizeof(forged));
-	answer_read(&stranger, stranger.ep, &a, &vd, req->h.seq, forged);
+	answer_read(&stranger, stranger.u.ep, &a, &vd, req->h.seq, forged);
 	rma_expect_silence(&stranger, &a);
 	rma_expect_silence(&peer, &a);
 	assert_int_equal(a.ok + a.failed, 0);
@@ -1089,10 +1048,10 @@ static void test_ferry_rma_forged_read_answer(void **state)
 	doca_task_free(doca_rdma_task_read_as_task(rt));
 	doca_buf_dec_refcount(src, NULL);
 	doca_buf_dec_refcount(dst, NULL);
-	rma_rogue_close(&stranger);
+	ucx_rogue_close(&stranger.u);
 	assert_true(side_stop(&a, NULL));
-	ucp_worker_release_address(peer.w, addr);
-	rma_rogue_close(&peer);
+	ucp_worker_release_address(peer.u.w, addr);
+	ucx_rogue_close(&peer.u);
 	assert_int_equal(doca_mmap_destroy(remote), DOCA_SUCCESS);
 	side_fini(&a);
 }

@@ -21,6 +21,7 @@
 
 #include "rdma/rdma_desc_priv.h"
 #include "rdma_fixture.h"
+#include "ucx_rogue.h"
 
 #define WAIT_MS 5000
 
@@ -29,19 +30,15 @@ static const unsigned int stray_ids[] = {65535, 65000, 4096, 255, 31, 17, 9, 8, 
 /* Send each stray id to the worker at @p addr, from a worker of our own; progress both sides meanwhile. */
 static void send_strays(struct side *victim, const uint8_t *addr, size_t addr_len)
 {
-	ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM};
-	ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-				  .thread_mode = UCS_THREAD_MODE_SINGLE};
-	ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = (const ucp_address_t *)addr};
 	static uint8_t payload[300000]; /* large enough to go by rendezvous too */
-	ucp_context_h ctx;
+	struct ucx_rogue rogue;
 	ucp_worker_h w;
 	ucp_ep_h e;
 
 	(void)addr_len;
-	assert_int_equal(ucp_init(&params, NULL, &ctx), UCS_OK);
-	assert_int_equal(ucp_worker_create(ctx, &wp, &w), UCS_OK);
-	assert_int_equal(ucp_ep_create(w, &ep, &e), UCS_OK);
+	ucx_rogue_open(&rogue, UCP_FEATURE_AM, addr);
+	w = rogue.w;
+	e = rogue.ep;
 	for (size_t k = 0; k < sizeof(stray_ids) / sizeof(stray_ids[0]); k++) {
 		for (size_t len = 8; len <= sizeof(payload); len *= 300) {
 			ucp_request_param_t prm = {.op_attr_mask = 0};
@@ -63,14 +60,7 @@ static void send_strays(struct side *victim, const uint8_t *addr, size_t addr_le
 		ucp_worker_progress(w);
 		(void)doca_pe_progress(victim->pe);
 	}
-	ucp_request_param_t close = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
-	ucs_status_ptr_t r = ucp_ep_close_nbx(e, &close);
-	while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS)
-		ucp_worker_progress(w);
-	if (UCS_PTR_IS_PTR(r))
-		ucp_request_free(r);
-	ucp_worker_destroy(w);
-	ucp_cleanup(ctx);
+	ucx_rogue_close(&rogue);
 }
 
 static void test_stray_ids_dropped(void **state)
