@@ -102,32 +102,42 @@ static void rogue_drain(struct ucx_rogue *r, struct side *victim)
 	}
 }
 
-static void test_repeated_drops_sampled(void **state)
+/*
+ * The victim @p a and its honest peer @p b, started and connected to each
+ * other; the victim's connection descriptor decoded in @p d (what a rogue
+ * knows: token, connection id, worker address). Returns b's connection.
+ */
+static struct doca_rdma_connection *victim_pair_open(struct side *a, struct side *b, struct ferry_rdma_conn_desc *d)
 {
-	struct side a = {0}, b = {0};
+	const uint32_t perm = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE;
 	struct doca_rdma_connection *ca, *cb;
-	struct ferry_rdma_conn_desc d;
-	struct ucx_rogue r;
 	const void *da, *db;
 	size_t la, lb;
 	const char *why = NULL;
+
+	assert_int_equal(side_init(a, DOCA_ACCESS_FLAG_RDMA_WRITE, perm), DOCA_SUCCESS);
+	assert_int_equal(side_init(b, DOCA_ACCESS_FLAG_RDMA_WRITE, perm), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(a->rdma, &da, &la, &ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(b->rdma, &db, &lb, &cb), DOCA_SUCCESS);
+	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, d, &why), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(a->rdma, db, lb, ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(b->rdma, da, la, cb), DOCA_SUCCESS);
+	return cb;
+}
+
+static void test_repeated_drops_sampled(void **state)
+{
+	struct side a = {0}, b = {0};
+	struct doca_rdma_connection *cb;
+	struct ferry_rdma_conn_desc d;
+	struct ucx_rogue r;
 	uint64_t payload = 0x5eedull;
 	uint32_t small_hdr = 0;
 	unsigned int ok;
 
 	(void)state;
-	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
-				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
-			 DOCA_SUCCESS);
-	assert_int_equal(side_init(&b, DOCA_ACCESS_FLAG_RDMA_WRITE,
-				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_export(b.rdma, &db, &lb, &cb), DOCA_SUCCESS);
-	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &d, &why), DOCA_SUCCESS);
 	/* The victim is connected to its honest peer while the rogue sends. */
-	assert_int_equal(doca_rdma_connect(a.rdma, db, lb, ca), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_connect(b.rdma, da, la, cb), DOCA_SUCCESS);
+	cb = victim_pair_open(&a, &b, &d);
 	rogue_open(&r, d.addr, false);
 	ferry_test_log_reset();
 
@@ -281,28 +291,14 @@ static void test_forged_pong_ignored(void **state)
 static void test_unexpected_bytes_bounded(void **state)
 {
 	struct side a = {0}, b = {0};
-	struct doca_rdma_connection *ca, *cb;
 	struct ferry_rdma_conn_desc d;
 	struct ucx_rogue r;
-	const void *da, *db;
-	size_t la, lb;
-	const char *why = NULL;
 	uint8_t *big = calloc(1, BIG_MSG);
 	unsigned int n = 2 * RDMA_MAX_UNEXPECTED_BYTES / BIG_MSG;
 
 	(void)state;
 	assert_non_null(big);
-	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
-				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
-			 DOCA_SUCCESS);
-	assert_int_equal(side_init(&b, DOCA_ACCESS_FLAG_RDMA_WRITE,
-				   DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_export(a.rdma, &da, &la, &ca), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_export(b.rdma, &db, &lb, &cb), DOCA_SUCCESS);
-	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, &d, &why), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_connect(a.rdma, db, lb, ca), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_connect(b.rdma, da, la, cb), DOCA_SUCCESS);
+	(void)victim_pair_open(&a, &b, &d);
 	rogue_open(&r, d.addr, false);
 	ferry_test_log_reset();
 
