@@ -118,9 +118,13 @@ static struct rdma_task *next_receive(struct doca_rdma *rdma)
 
 struct doca_rdma_connection *rdma_conn_addressed(struct doca_rdma *rdma, uint64_t token, uint32_t id)
 {
-	if (token != rdma->token || id >= rdma->num_conns)
+	struct doca_rdma_connection *conn;
+
+	if (token != rdma->token || (id & RDMA_CONN_SLOT_MASK) >= rdma->num_conns)
 		return NULL;
-	return rdma->conns[id].state == RDMA_CONN_FREE ? NULL : &rdma->conns[id];
+	/* The whole id: a peer of the slot's earlier connection reaches nothing. */
+	conn = &rdma->conns[id & RDMA_CONN_SLOT_MASK];
+	return conn->state == RDMA_CONN_FREE || conn->id != id ? NULL : conn;
 }
 
 static struct doca_rdma_connection *conn_of_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h)
@@ -574,6 +578,9 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 		}
 		if (conn->close_req != NULL)
 			(void)conn_close_done(conn);
+		/* Over (either side disconnected, or the peer died): its peer's exit wakes nobody. */
+		if (conn->pidfd >= 0 && (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED))
+			conn_drop_pidfd(conn);
 	}
 	if (!rdma->stopping) {
 		while ((t = ferry_task_list_pop(&rdma->ready)) != NULL)
@@ -1218,11 +1225,11 @@ static doca_error_t export_locked(struct doca_rdma *rdma, const void **local_rdm
 	err = check_running(rdma, call);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (rdma->num_conns >= rdma->max_conns)
+	conn = rdma_conn_new(rdma);
+	if (conn == NULL)
 		return FERRY_RULE_IN(call, DOCA_ERROR_FULL,
 				     "rdma %p: all %u connection(s) are in use (doca_rdma_set_max_num_connections)",
 				     (void *)rdma, rdma->max_conns);
-	conn = rdma_conn_new(rdma);
 	d.start_time = rdma->start_time;
 	memcpy(d.boot_id, rdma->boot_id, sizeof(d.boot_id));
 	d.transport = (uint16_t)rdma->transport;
@@ -1250,18 +1257,80 @@ static doca_error_t export_locked(struct doca_rdma *rdma, const void **local_rdm
 	return DOCA_SUCCESS;
 }
 
-struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma)
+/* Whether a task or a message of @p rdma still names @p conn. */
+static bool conn_named(struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
 {
-	struct doca_rdma_connection *conn;
+	struct ferry_task_list *lists[] = {&rdma->done, &rdma->ready};
 
-	if (rdma->num_conns >= rdma->max_conns)
-		return NULL;
-	conn = &rdma->conns[rdma->num_conns];
+	for (uint32_t i = 0; i < rdma->unexp_count; i++)
+		if (rdma->unexpected[(rdma->unexp_head + i) % RDMA_MAX_UNEXPECTED].conn == conn)
+			return true;
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (struct doca_task *t = lists[l]->head; t != NULL; t = t->next)
+			if (rdma_task_of(t)->conn == conn)
+				return true;
+	return false;
+}
+
+/*
+ * A connection is over for good: the program let it go (disconnected it, or
+ * was told of its end by the connection manager), its endpoint is closed and
+ * nothing in flight, waiting or undelivered names it.
+ */
+static bool conn_reclaimable(struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
+{
+	return conn->released && (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED) &&
+	       conn->ep == NULL && conn->close_req == NULL && !conn->need_close && conn->pidfd < 0 &&
+	       conn->live == NULL && conn->waiting.head == NULL && conn->deferred.head == NULL &&
+	       conn->rma_head == NULL && conn->events == 0 && conn->conn_req == NULL && conn != rdma->delivering &&
+	       !conn_named(rdma, conn);
+}
+
+/* Empty slot @p slot for a new connection, the next generation of its id. */
+static struct doca_rdma_connection *conn_fill_slot(struct doca_rdma *rdma, uint32_t slot)
+{
+	struct doca_rdma_connection *conn = &rdma->conns[slot];
+	uint32_t generation = slot < rdma->num_conns ? (conn->id >> RDMA_CONN_SLOT_BITS) + 1 : 0;
+
+	if (slot < rdma->num_conns) {
+		/* Its pidfd went at the progress that saw it over (the PE's watch is the PE thread's to change). */
+		free(conn->desc);
+		free(conn->rma_ring);
+		rdma_cm_conn_release(conn);
+	} else {
+		rdma->num_conns++;
+	}
 	memset(conn, 0, sizeof(*conn));
 	conn->rdma = rdma;
-	conn->id = rdma->num_conns++;
+	conn->id = slot | (generation << RDMA_CONN_SLOT_BITS);
 	conn->pidfd = -1;
 	return conn;
+}
+
+/*
+ * A slot for a new connection: one never used, else one whose connection is
+ * over for good (so a long-lived server takes client after client, and
+ * clients that leave, are refused or time out do not use its slots up).
+ */
+struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma)
+{
+	if (rdma->num_conns < rdma->max_conns)
+		return conn_fill_slot(rdma, rdma->num_conns);
+	for (uint32_t i = 0; i < rdma->num_conns; i++)
+		if (conn_reclaimable(rdma, &rdma->conns[i]))
+			return conn_fill_slot(rdma, i);
+	return NULL;
+}
+
+uint32_t rdma_conn_stamp(struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
+{
+	uint32_t id = UINT32_MAX;
+
+	pthread_mutex_lock(&rdma->lock);
+	if (rdma->conns != NULL && conn >= rdma->conns && conn < rdma->conns + rdma->num_conns)
+		id = conn->id;
+	pthread_mutex_unlock(&rdma->lock);
+	return id;
 }
 
 ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)

@@ -356,6 +356,8 @@ static void listener_close(struct doca_rdma *rdma)
 			(void)ucp_listener_reject(rdma->listener, conn->conn_req);
 			conn->conn_req = NULL;
 			conn->state = RDMA_CONN_FAILED;
+			/* Its request callback ran already: nothing more is said of it. (Else: once it ran.) */
+			conn->released = (conn->events & RDMA_EV_REQUEST) == 0;
 		}
 	}
 	ucp_listener_destroy(rdma->listener);
@@ -485,6 +487,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 	if (st != UCS_OK) {
 		conn->state = RDMA_CONN_FAILED;
 		conn->need_close = conn->ep != NULL;
+		conn->released = true; /* the program never sees it */
 		err = FERRY_RULE_IN(call, DOCA_ERROR_CONNECTION_ABORTED, "rdma %p: cannot connect to %s port %u: %s",
 				    (void *)rdma, addr->text, addr->port, ucs_status_string(st));
 		goto out;
@@ -533,10 +536,16 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 		conn->state = RDMA_CONN_FAILED;
 		rdma->connecting--;
 		break;
+	case RDMA_CONN_EXPORTED:
+		/* Never connected: its descriptor connects nothing from now on. */
+		conn->state = RDMA_CONN_DISCONNECTED;
+		break;
 	default:
 		/* Already over (the peer left, or this side disconnected): nothing to do. */
 		break;
 	}
+	/* The program is done with it: once nothing names it, its slot takes a new connection. */
+	conn->released = true;
 	pthread_mutex_unlock(&rdma->lock);
 	return DOCA_SUCCESS;
 }
@@ -599,7 +608,11 @@ void rdma_cm_deliver(struct doca_rdma *rdma)
 		conn = &rdma->conns[i];
 		ev = rdma->stopping ? 0 : conn->events;
 		conn->events = 0;
+		if (ev != 0)
+			rdma->delivering = conn;
 		pthread_mutex_unlock(&rdma->lock);
+		if (ev == 0)
+			continue;
 		if ((ev & RDMA_EV_REQUEST) != 0) {
 			if (rdma->cm_request_cb != NULL)
 				rdma->cm_request_cb(conn, ctx_ud);
@@ -612,6 +625,13 @@ void rdma_cm_deliver(struct doca_rdma *rdma)
 			rdma->cm_failure_cb(conn, conn->user_data, ctx_ud);
 		if ((ev & RDMA_EV_DISCONNECT) != 0 && rdma->cm_disconnect_cb != NULL)
 			rdma->cm_disconnect_cb(conn, conn->user_data, ctx_ud);
+		/* Told of its end (or refused from its request callback): the program is done with it. */
+		pthread_mutex_lock(&rdma->lock);
+		if ((ev & (RDMA_EV_FAILURE | RDMA_EV_DISCONNECT)) != 0 ||
+		    ((ev & RDMA_EV_REQUEST) != 0 && conn->state == RDMA_CONN_FAILED))
+			conn->released = true;
+		rdma->delivering = NULL;
+		pthread_mutex_unlock(&rdma->lock);
 	}
 }
 

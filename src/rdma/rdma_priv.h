@@ -63,6 +63,15 @@
 #define RDMA_DEFAULT_TIMEOUT_MS   10000u /* FERRY_RDMA_TIMEOUT_MS */
 #define RDMA_MAX_TIMEOUT_MS       3600000u
 
+/*
+ * A connection's id: its slot in rdma->conns (the low bits) and how many
+ * connections held that slot before it (the rest), so that a message or a
+ * task meant for an earlier occupant never reaches the one there now.
+ */
+#define RDMA_CONN_SLOT_BITS 10u
+#define RDMA_CONN_SLOT_MASK ((1u << RDMA_CONN_SLOT_BITS) - 1u)
+_Static_assert(RDMA_MAX_CONNECTIONS == 1u << RDMA_CONN_SLOT_BITS, "a slot number fits its bits");
+
 enum rdma_task_kind {
 	RDMA_TASK_RECEIVE,
 	RDMA_TASK_SEND,
@@ -217,8 +226,9 @@ struct rdma_op {
 /* struct doca_rdma_connection is this. */
 struct doca_rdma_connection {
 	struct doca_rdma *rdma;
-	uint32_t id;
+	uint32_t id; /* slot and generation (RDMA_CONN_SLOT_BITS) */
 	enum rdma_conn_state state;
+	bool released; /* the program is done with it: once idle, its slot may hold a new connection */
 	ucp_ep_h ep;
 	void *close_req;     /* ucp_ep_close_nbx still going */
 	uint64_t peer_token; /* from the peer's descriptor */
@@ -267,6 +277,7 @@ struct rdma_task {
 	struct doca_task base; /* first: the generic code sees this */
 	enum rdma_task_kind kind;
 	struct doca_rdma_connection *conn;
+	uint32_t conn_id; /* conn->id when it was set: a slot that holds another connection since is refused */
 	const struct doca_buf *src;
 	struct doca_buf *dst;
 	uint32_t imm;
@@ -418,8 +429,9 @@ struct doca_rdma {
 	/* Connection manager (rdma_cm.c). */
 	ucp_listener_h listener;
 	uint16_t listen_port;
-	bool events_pending; /* some connection has events */
-	uint32_t connecting; /* connections CONNECTING: progress checks their deadlines */
+	bool events_pending;                           /* some connection has events */
+	const struct doca_rdma_connection *delivering; /* its callbacks run now (without the lock): not reclaimed */
+	uint32_t connecting;                           /* connections CONNECTING: progress checks their deadlines */
 	doca_rdma_connection_request_cb_t cm_request_cb;
 	doca_rdma_connection_established_cb_t cm_established_cb;
 	doca_rdma_connection_failure_cb_t cm_failure_cb;
@@ -430,7 +442,7 @@ struct doca_rdma {
 	void *op_chunks;     /* chunks of ops: a next pointer, then the ops */
 
 	struct doca_rdma_connection *conns; /* max_conns entries, allocated at start */
-	uint32_t num_conns;                 /* exported so far */
+	uint32_t num_conns;                 /* slots used so far (each may have held several connections) */
 
 	struct ferry_task_list receives; /* posted, in order */
 	struct ferry_task_list done;     /* finished, to complete from progress */
@@ -461,6 +473,7 @@ void rdma_task_finish(struct rdma_task *task, doca_error_t status);
 struct doca_rdma_connection *rdma_conn_addressed(struct doca_rdma *rdma, uint64_t token, uint32_t id);
 /* rdma.c: a new connection slot (IDLE fields), or NULL when all max_num_connections are used. */
 struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma);
+uint32_t rdma_conn_stamp(struct doca_rdma *rdma, const struct doca_rdma_connection *conn);
 /* rdma.c: an endpoint for @p conn: with UCX's peer-failure handling, else without (shared memory). */
 ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep);
 /* rdma.c: watch the peer process of @p conn when it runs on this host (pidfd). */

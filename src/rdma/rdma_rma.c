@@ -717,14 +717,16 @@ static void serve(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const vo
 	const char *why = NULL;
 	uint64_t nth;
 
-	if (conn == NULL ||
+	/* A connection that is over gives its peer no more access, as a destroyed queue pair. */
+	if (conn == NULL || conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED ||
 	    ((h->flags & RDMA_RMA_F_ANSWER) != 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0) ||
 	    (conn->state == RDMA_CONN_CONNECTED &&
 	     (h->src_token != conn->peer_token || h->src_conn != conn->peer_conn))) {
 		if (ferry_log_sampled(&refused_requests, &nth))
-			FERRY_ERR("rdma %p: dropped a %s request for no connection of this context in this run, or not "
-				  "from its peer (%llu so far)",
-				  (void *)rdma, rma_op_name(h->op), (unsigned long long)nth);
+			FERRY_ERR(
+				"rdma %p: dropped a %s request for no open connection of this context in this run, or "
+				"not from its peer (%llu so far)",
+				(void *)rdma, rma_op_name(h->op), (unsigned long long)nth);
 		return;
 	}
 	memset(&answer, 0, sizeof(answer));

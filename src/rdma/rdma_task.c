@@ -877,12 +877,18 @@ static doca_error_t check_task(struct rdma_task *task)
 	if (task->kind != RDMA_TASK_RECEIVE) {
 		struct doca_rdma_connection *conn = task->conn;
 
-		if (conn == NULL || conn->rdma != rdma || conn->state == RDMA_CONN_FREE || conn < rdma->conns ||
-		    conn >= rdma->conns + rdma->num_conns)
+		if (conn == NULL || conn < rdma->conns || conn >= rdma->conns + rdma->num_conns ||
+		    conn->state == RDMA_CONN_FREE)
 			return FERRY_RULE_IN(
 				"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
 				"%s task %p: connection %p is not a connection of this context in this run", name,
 				(void *)task, (void *)conn);
+		if (conn->id != task->conn_id)
+			return FERRY_RULE_IN(
+				"doca_task_submit", DOCA_ERROR_INVALID_VALUE,
+				"%s task %p: its connection was disconnected and its slot holds connection "
+				"%u now; set the task's connection again",
+				name, (void *)task, conn->id);
 	}
 	switch (task->kind) {
 	case RDMA_TASK_RECEIVE:
@@ -1078,6 +1084,7 @@ static doca_error_t allocate(struct doca_rdma *rdma, enum rdma_task_kind kind, s
 	base->user_data = user_data;
 	task->kind = kind;
 	task->conn = conn;
+	task->conn_id = conn != NULL ? rdma_conn_stamp(rdma, conn) : UINT32_MAX;
 	*out = task;
 	return DOCA_SUCCESS;
 }
@@ -1114,8 +1121,10 @@ static doca_error_t allocate(struct doca_rdma *rdma, enum rdma_task_kind kind, s
 	void doca_rdma_task_##X##_set_rdma_connection(struct doca_rdma_task_##X *task,              \
 						      struct doca_rdma_connection *rdma_connection) \
 	{                                                                                           \
-		if (task != NULL && settable(&task->t, __func__))                                   \
+		if (task != NULL && settable(&task->t, __func__)) {                                 \
 			task->t.conn = rdma_connection;                                             \
+			task->t.conn_id = rdma_conn_stamp(rdma_of(&task->t), rdma_connection);      \
+		}                                                                                   \
 	}                                                                                           \
 	const struct doca_rdma_connection *doca_rdma_task_##X##_get_rdma_connection(                \
 		const struct doca_rdma_task_##X *task)                                              \

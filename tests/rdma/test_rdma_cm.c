@@ -5,7 +5,8 @@
  * request/established callbacks on both sides, messages both ways, the peer's
  * address, disconnect and the peer's disconnection callback; a rejected
  * client, a client with no server and one whose server never answers (the
- * connection request timeout) get the failure callback; the rules.
+ * connection request timeout) get the failure callback; a server outlives
+ * more clients than it holds connections; the rules.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -172,6 +173,76 @@ static void test_cm_connect_send_disconnect(void **state)
 	cm_fini(&server, NULL);
 }
 
+/* A server of @p max_conns connections (cm_init, with the maximum set before start). */
+static void cm_init_server(struct cm_side *c, uint16_t max_conns)
+{
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(side_prepare(&c->s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_set_max_num_connections(c->s.rdma, max_conns), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_set_connection_state_callbacks(c->s.rdma, on_request, on_established, on_failure,
+								  on_disconnect),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(c->s.ctx), DOCA_SUCCESS);
+}
+
+/* One client of @p server at @p port: refused, or served (a message each way) and gone; its id on the server. */
+static uint32_t serve_one_client(struct cm_side *server, uint16_t port, bool refused)
+{
+	struct doca_rdma_addr *addr;
+	struct cm_side client;
+	unsigned int established = server->established, disconnects = server->disconnects;
+	uint32_t id = UINT32_MAX;
+
+	cm_init(&client);
+	assert_int_equal(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", port, &addr), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect_to_addr(client.s.rdma, addr, (union doca_data){.u64 = 3}), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_addr_destroy(addr), DOCA_SUCCESS);
+	if (refused) {
+		assert_true(side_wait(&server->s, &client.s, &client.failures, 1, WAIT_MS));
+	} else {
+		assert_true(side_wait(&server->s, &client.s, &client.established, 1, WAIT_MS));
+		assert_true(side_wait(&server->s, &client.s, &server->established, established + 1, WAIT_MS));
+		assert_int_equal(doca_rdma_connection_get_id(server->conn, &id), DOCA_SUCCESS);
+		send_text(&client, server, "a client");
+		send_text(server, &client, "served");
+		assert_int_equal(doca_rdma_connection_disconnect(client.conn), DOCA_SUCCESS);
+		assert_true(side_wait(&server->s, &client.s, &server->disconnects, disconnects + 1, WAIT_MS));
+	}
+	cm_fini(&client, server);
+	return id;
+}
+
+/*
+ * A server takes client after client for as long as it runs: a connection
+ * that is over (disconnected, refused) gives its slot to the next one, with an
+ * id of its own, so neither departed clients nor refused ones use the server's
+ * connections up.
+ */
+static void test_cm_server_outlives_its_clients(void **state)
+{
+	struct cm_side server;
+	uint16_t port = free_port();
+	uint32_t ids[6];
+
+	(void)state;
+	cm_init_server(&server, 2);
+	assert_int_equal(doca_rdma_start_listen_to_port(server.s.rdma, port), DOCA_SUCCESS);
+	server.reject = true;
+	for (int i = 0; i < 3; i++)
+		(void)serve_one_client(&server, port, true);
+	server.reject = false;
+	for (int i = 0; i < 6; i++) {
+		ids[i] = serve_one_client(&server, port, false);
+		for (int j = 0; j < i; j++)
+			assert_int_not_equal(ids[i], ids[j]);
+	}
+	assert_int_equal(server.requests, 9);
+	assert_int_equal(server.established, 6);
+	assert_int_equal(doca_rdma_stop_listen_to_port(server.s.rdma, port), DOCA_SUCCESS);
+	cm_fini(&server, NULL);
+}
+
 /*
  * The listener goes while a request is pending: the request is rejected with
  * it (the client fails), and a late accept is refused, not handed to UCX with
@@ -298,9 +369,13 @@ static void test_cm_rules(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cm_rules),     cmocka_unit_test(test_cm_connect_send_disconnect),
-		cmocka_unit_test(test_cm_reject),    cmocka_unit_test(test_cm_stop_listen_with_request_pending),
-		cmocka_unit_test(test_cm_no_server), cmocka_unit_test(test_cm_timeout),
+		cmocka_unit_test(test_cm_rules),
+		cmocka_unit_test(test_cm_connect_send_disconnect),
+		cmocka_unit_test(test_cm_reject),
+		cmocka_unit_test(test_cm_stop_listen_with_request_pending),
+		cmocka_unit_test(test_cm_no_server),
+		cmocka_unit_test(test_cm_timeout),
+		cmocka_unit_test(test_cm_server_outlives_its_clients),
 	};
 
 	/* Listen on the loopback interface only. */

@@ -4,9 +4,9 @@
  * whatever UCX_TLS the suite sets (shared memory or TCP on the loopback
  * interface): argument and state rules, messages of 1 B to 1 MiB checked byte
  * by byte, immediates, writes and reads into an exported mmap, the permission
- * refusals, refused descriptors, the flush of a stop, and a sync event of
- * the peer read, set and added to over the network while its owner sleeps in
- * a wait.
+ * refusals, refused descriptors, a connection slot reused after a disconnect,
+ * the flush of a stop, and a sync event of the peer read, set and added to
+ * over the network while its owner sleeps in a wait.
  */
 #include <pthread.h>
 
@@ -420,6 +420,106 @@ static void test_two_connections(void **state)
 		doca_buf_dec_refcount(src[i], NULL);
 		doca_buf_dec_refcount(dst[i], NULL);
 	}
+}
+
+/* Send @p len pattern bytes (@p seed) on @p conn of @p from, with a task of its own; its completion status. */
+static doca_error_t send_pattern(struct side *from, struct side *to, struct doca_rdma_connection *conn, size_t len,
+				 uint32_t seed)
+{
+	struct doca_buf *src = side_buf(from, 0, len, len);
+	struct doca_rdma_task_send *st;
+	unsigned int done = from->ok + from->failed;
+	doca_error_t status;
+
+	pattern_fill(from->mem, len, seed);
+	assert_int_equal(doca_rdma_task_send_allocate_init(from->rdma, conn, src, (union doca_data){0}, &st),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	for (uint64_t t0 = side_now_ms(); from->ok + from->failed == done;) {
+		assert_true(side_now_ms() - t0 < WAIT_MS);
+		(void)doca_pe_progress(from->pe);
+		(void)doca_pe_progress(to->pe);
+	}
+	status = doca_task_get_status(doca_rdma_task_send_as_task(st));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	return status;
+}
+
+/*
+ * A connection the program disconnected gives its slot to the next export,
+ * under a new id: a task still naming the old connection is refused until
+ * its connection is set again, and the old peer's messages, still addressed
+ * to the old id, reach nothing.
+ */
+static void test_connection_slot_reused(void **state)
+{
+	struct pair *p = *state;
+	struct doca_rdma_connection *old_a, *old_b, *new_b;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *stale;
+	struct doca_buf *dst, *src;
+	const void *da, *db;
+	size_t la, lb;
+	uint32_t old_id = 0, new_id = 0;
+	uint64_t t0;
+
+	/* A holds one connection at a time; B two (the old one stays up on its side). */
+	assert_true(side_stop(&p->a, &p->b));
+	assert_true(side_stop(&p->b, &p->a));
+	assert_int_equal(doca_rdma_set_max_num_connections(p->a.rdma, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_set_max_num_connections(p->b.rdma, 2), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(p->a.ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(p->b.ctx), DOCA_SUCCESS);
+	pair_connect(p);
+	old_a = p->ca;
+	old_b = p->cb;
+	assert_int_equal(doca_rdma_connection_get_id(old_a, &old_id), DOCA_SUCCESS);
+	src = side_buf(&p->a, 0, 64, 64);
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, old_a, src, (union doca_data){0}, &stale),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_export(p->a.rdma, &da, &la, &p->ca), DOCA_ERROR_FULL);
+	assert_int_equal(doca_rdma_connection_disconnect(old_a), DOCA_SUCCESS);
+	/* The slot is free once the endpoint's close is done: progress until then. */
+	t0 = side_now_ms();
+	while (doca_rdma_export(p->a.rdma, &da, &la, &p->ca) != DOCA_SUCCESS) {
+		assert_true(side_now_ms() - t0 < WAIT_MS);
+		(void)doca_pe_progress(p->a.pe);
+		(void)doca_pe_progress(p->b.pe);
+	}
+	assert_int_equal(doca_rdma_connection_get_id(p->ca, &new_id), DOCA_SUCCESS);
+	assert_int_not_equal(new_id, old_id);
+	assert_int_equal(doca_rdma_export(p->b.rdma, &db, &lb, &new_b), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(p->a.rdma, db, lb, p->ca), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connect(p->b.rdma, da, la, new_b), DOCA_SUCCESS);
+
+	/* The task of the old connection: refused, then sent once its connection is set again. */
+	ferry_test_log_reset();
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(stale)), DOCA_ERROR_INVALID_VALUE);
+	assert_logged("its connection was disconnected");
+	doca_rdma_task_send_set_rdma_connection(stale, p->ca);
+
+	/* B's old connection still points at the old id: what it sends is dropped; the new one's arrives. */
+	dst = side_buf(&p->a, 4096, 4096, 0);
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->a.rdma, dst, (union doca_data){0}, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	(void)send_pattern(&p->b, &p->a, old_b, 100, 7);
+	for (int i = 0; i < 1000; i++) {
+		(void)doca_pe_progress(p->a.pe);
+		(void)doca_pe_progress(p->b.pe);
+	}
+	assert_int_equal(p->a.ok, 0);
+	assert_logged("of another instance or run");
+	assert_int_equal(send_pattern(&p->b, &p->a, new_b, 100, 8), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 1, WAIT_MS));
+	assert_true(pattern_check(p->a.mem + 4096, 100, 8));
+	assert_ptr_equal(doca_rdma_task_receive_get_result_rdma_connection(rt), p->ca);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(stale)), DOCA_SUCCESS);
+	assert_true(side_wait(&p->a, &p->b, &p->a.ok, 2, WAIT_MS));
+	doca_task_free(doca_rdma_task_send_as_task(stale));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
 }
 
 /* ---- remote memory ---- */
@@ -1456,6 +1556,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_source_lists, pair_setup_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_read_into_list, pair_setup_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_receive_list, pair_setup_recv_lists, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_connection_slot_reused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event, pair_setup_atomic, pair_teardown),
