@@ -164,6 +164,24 @@ static void send_ctl(ucp_ep_h ep, const struct rdma_msg_hdr *hdr, const void *pa
 	(void)ucp_am_send_nbx(ep, RDMA_AM_ID, hdr, sizeof(*hdr), payload, len, &p);
 }
 
+/*
+ * Answer a ping, now or not at all: a pinger that leaves its transport full
+ * would otherwise have a UCX request queued here for every ping it sends, as
+ * many as it likes (test_ping_flood_bounded). A dropped pong costs an honest
+ * pinger nothing but its next ping.
+ */
+static void send_pong(ucp_ep_h reply_ep, uint64_t dst_token, uint32_t dst_conn)
+{
+	struct rdma_msg_hdr pong = {.dst_token = dst_token, .dst_conn = dst_conn, .opcode = RDMA_MSG_PONG};
+	ucp_request_param_t p;
+
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+	p.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+	/* Sent, or UCS_ERR_NO_RESOURCE: with FORCE_IMM_CMPL UCX keeps no request, and no pointer to the header. */
+	(void)ucp_am_send_nbx(reply_ep, RDMA_AM_ID, &pong, sizeof(pong), NULL, 0, &p);
+}
+
 /* Ask the peer of @p conn whether it is there (the service thread, under the lock). */
 static void send_ping(struct doca_rdma_connection *conn)
 {
@@ -216,11 +234,7 @@ static void liveness_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, c
 		return;
 	}
 	memcpy(&src_token, data, sizeof(src_token));
-	memset(&conn->pong_hdr, 0, sizeof(conn->pong_hdr));
-	conn->pong_hdr.dst_token = src_token;
-	conn->pong_hdr.dst_conn = h->imm;
-	conn->pong_hdr.opcode = RDMA_MSG_PONG;
-	send_ctl(param->reply_ep, &conn->pong_hdr, NULL, 0);
+	send_pong(param->reply_ep, src_token, h->imm);
 }
 
 static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,

@@ -260,7 +260,7 @@ struct doca_rdma_connection {
 	uint64_t stall_since; /* ns: since then operations were in flight and none completed; 0: not stalled */
 	bool ping_pending;    /* a ping went out and no pong came back yet */
 	uint64_t ping_token;  /* the ping's payload (UCX reads it while sending) */
-	struct rdma_msg_hdr ping_hdr, pong_hdr;
+	struct rdma_msg_hdr ping_hdr;
 	struct rdma_op *live; /* every op of this connection, UCX's or a receive's */
 	/* Connection manager (rdma_cm.c). */
 	bool cm;                     /* made by connect_to_addr or a listener */

@@ -26,6 +26,9 @@
  * receive takes it. Their bytes held must stay bounded (RDMA_MAX_UNEXPECTED_BYTES),
  * not reach the ring's 256 messages of up to 1 GiB each (the test looks at
  * the context's ring: a dropped message's line is sampled, so it may not show).
+ *
+ * Fourth, a flood of pings from a rogue that never reads its pongs: the
+ * victim's memory must stay flat (test_ping_flood_bounded).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -330,12 +333,101 @@ static void test_unexpected_bytes_bounded(void **state)
 	free(big);
 }
 
+/* The resident memory of this process, in bytes. */
+static uint64_t resident_bytes(void)
+{
+	unsigned long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu %lu", &pages, &resident), 2);
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+#define PINGS       400000u
+#define PING_GROWTH (32ull << 20) /* what the victim's memory may grow by while it answers them */
+
+/*
+ * Fourth, a flood of pings from a rogue that never reads: each asks the
+ * victim for a pong, which the victim cannot hand to a transport the rogue
+ * leaves full. Queued, every pong would be a UCX request held for as long as
+ * the rogue likes (hundreds of megabytes for this flood); a pong that cannot
+ * go at once is dropped instead (the pinger asks again). The victim's memory
+ * stays flat, and its honest peer is still served.
+ */
+static void test_ping_flood_bounded(void **state)
+{
+	struct side a = {0}, b = {0};
+	struct doca_rdma_connection *cb;
+	struct ferry_rdma_conn_desc d;
+	struct ucx_rogue r;
+	uint64_t token = 0x70617373ull, before, after;
+	unsigned int sent = 0, ok;
+
+	(void)state;
+	cb = victim_pair_open(&a, &b, &d);
+	rogue_open(&r, d.addr, true); /* a handler for the pongs it takes while wiring up */
+
+	struct rdma_msg_hdr ping = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = RDMA_MSG_PING};
+
+	/* Wired up, the victim's reply endpoint made: then the rogue stops reading. */
+	rogue_send(&r, &a, &ping, sizeof(ping), &token, sizeof(token), UCP_AM_SEND_FLAG_REPLY);
+	rogue_drain(&r, &a);
+	before = resident_bytes();
+	for (uint64_t end = side_now_ms() + 4 * WAIT_MS; sent < PINGS && side_now_ms() < end;) {
+		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+					   .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER};
+		ucs_status_ptr_t req = ucp_am_send_nbx(r.ep, RDMA_AM_ID, &ping, sizeof(ping), &token, sizeof(token),
+						       &prm);
+
+		if (req == NULL)
+			sent++;
+		if (req == NULL && (sent & 63) != 0)
+			continue;
+		/* The victim reads; the rogue never progresses, so it never reads the pongs. */
+		for (int i = 0; i < 8; i++)
+			(void)doca_pe_progress(a.pe);
+	}
+	for (int i = 0; i < 2000; i++)
+		(void)doca_pe_progress(a.pe);
+	after = resident_bytes();
+	print_message("%u pings sent; the victim's resident memory grew by %llu KiB\n", sent,
+		      (unsigned long long)((after > before ? after - before : 0) >> 10));
+	assert_true(sent >= PINGS / 4);
+	assert_true(after < before + PING_GROWTH);
+
+	/* The honest peer is still served. */
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *rbuf = side_buf(&a, 0, 64, 0), *sbuf = side_buf(&b, 0, 64, 64);
+	union doca_data ud = {.u64 = 0};
+
+	assert_int_equal(doca_rdma_task_receive_allocate_init(a.rdma, rbuf, ud, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(b.rdma, cb, sbuf, ud, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	ok = a.ok;
+	assert_true(side_wait(&a, &b, &a.ok, ok + 1, WAIT_MS));
+	assert_true(side_wait(&b, &a, &b.ok, 1, WAIT_MS));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(rbuf, NULL);
+	doca_buf_dec_refcount(sbuf, NULL);
+	ucx_rogue_close(&r);
+	assert_true(side_stop(&a, &b));
+	assert_true(side_stop(&b, &a));
+	side_fini(&a);
+	side_fini(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repeated_drops_sampled),
 		cmocka_unit_test(test_forged_pong_ignored),
 		cmocka_unit_test(test_unexpected_bytes_bounded),
+		cmocka_unit_test(test_ping_flood_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
