@@ -86,7 +86,11 @@ doca_error_t rdma_status_of(const struct doca_rdma *rdma, ucs_status_t st)
 	case UCS_OK:
 		return DOCA_SUCCESS;
 	case UCS_ERR_CANCELED:
-		return DOCA_ERROR_IO_FAILED; /* flushed by a stop, as DOCA DMA flushes */
+		/*
+		 * Flushed by a stop (as DOCA DMA flushes), or by the forced close of
+		 * an endpoint UCX failed (the service thread closes it at once): a
+		 * lost connection either way, whichever of the two UCX reports first.
+		 */
 	case UCS_ERR_CONNECTION_RESET:
 	case UCS_ERR_ENDPOINT_TIMEOUT:
 	case UCS_ERR_UNREACHABLE:
@@ -537,6 +541,8 @@ static void conn_fail_waiting(struct doca_rdma_connection *conn, doca_error_t st
 	struct doca_task *t;
 
 	while ((t = ferry_task_list_pop(&conn->waiting)) != NULL)
+		rdma_task_finish(rdma_task_of(t), status);
+	while ((t = ferry_task_list_pop(&conn->behind_link)) != NULL)
 		rdma_task_finish(rdma_task_of(t), status);
 	while ((t = ferry_task_list_pop(&conn->deferred)) != NULL) {
 		struct rdma_task *task = rdma_task_of(t);
@@ -1057,6 +1063,7 @@ static void rdma_stop(struct doca_ctx *ctx)
 		rdma_task_finish(rdma_task_of(t), DOCA_ERROR_IO_FAILED);
 	while ((t = ferry_task_list_pop(&rdma->ready)) != NULL)
 		rdma_task_finish(rdma_task_of(t), DOCA_ERROR_IO_FAILED);
+	rdma_link_flush(rdma, DOCA_ERROR_IO_FAILED); /* a copy under way completes on its own */
 	for (uint32_t i = 0; i < rdma->num_conns; i++) {
 		conn_fail_waiting(&rdma->conns[i], DOCA_ERROR_IO_FAILED);
 		/* Force: UCX completes every operation still on the endpoint with an error. */
@@ -1076,8 +1083,9 @@ static void rdma_stopped(struct doca_ctx *ctx)
 	uint64_t deadline = ferry_link_now_ns() + RDMA_CLOSE_DEADLINE_NS;
 	bool all;
 
-	/* From here the PE's thread alone uses the worker. */
+	/* From here the PE's thread alone uses the worker (the link thread has nothing left to copy). */
 	service_stop(rdma);
+	rdma_link_stop(rdma);
 	/* Force-closed endpoints finish within a few progress calls; the deadline is a guard. */
 	do {
 		all = true;
@@ -1183,6 +1191,7 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	rdma->service_quit_fd = -1;
 	rdma->service_epfd = -1;
 	pthread_mutex_init(&rdma->lock, NULL);
+	pthread_cond_init(&rdma->link_cond, NULL);
 	*rdma_out = rdma;
 	return DOCA_SUCCESS;
 }
@@ -1197,6 +1206,7 @@ doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
 		return err;
 	ferry_ctx_fini(&rdma->ctx);
 	rdma_ucp_put();
+	pthread_cond_destroy(&rdma->link_cond);
 	pthread_mutex_destroy(&rdma->lock);
 	free(rdma);
 	return DOCA_SUCCESS;
@@ -1296,8 +1306,8 @@ static bool conn_reclaimable(struct doca_rdma *rdma, const struct doca_rdma_conn
 	return conn->released && (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED) &&
 	       conn->ep == NULL && conn->close_req == NULL && !conn->need_close && conn->pidfd < 0 &&
 	       conn->live == NULL && conn->waiting.head == NULL && conn->deferred.head == NULL &&
-	       conn->rma_head == NULL && conn->events == 0 && conn->conn_req == NULL && conn != rdma->delivering &&
-	       !conn_named(rdma, conn);
+	       conn->rma_head == NULL && conn->link_busy == 0 && conn->behind_link.head == NULL && conn->events == 0 &&
+	       conn->conn_req == NULL && conn != rdma->delivering && !conn_named(rdma, conn);
 }
 
 /* Empty slot @p slot for a new connection, the next generation of its id. */

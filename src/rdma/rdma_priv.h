@@ -238,9 +238,11 @@ struct doca_rdma_connection {
 	bool need_close; /* the peer went away: close the endpoint from progress */
 	int pidfd;       /* the peer process, when it runs on this host; else -1 */
 	union doca_data user_data;
-	struct ferry_task_list waiting;  /* submitted before connect */
-	struct ferry_task_list deferred; /* messages behind one-sided requests, in order */
-	uint8_t *desc;                   /* our descriptor, owned here */
+	struct ferry_task_list waiting;     /* submitted before connect */
+	uint32_t link_busy;                 /* its tasks on the link thread (rdma_link.c) */
+	struct ferry_task_list behind_link; /* submitted after one of them: issued in order once it is done */
+	struct ferry_task_list deferred;    /* messages behind one-sided requests, in order */
+	uint8_t *desc;                      /* our descriptor, owned here */
 	size_t desc_len;
 	/* One-sided requests (rdma_rma.c). */
 	struct rdma_op **rma_ring;  /* RDMA_RMA_WINDOW slots, by seq; allocated at the first request */
@@ -412,6 +414,12 @@ struct doca_rdma {
 	pthread_mutex_t lock;
 	pthread_t service;
 	bool service_running;
+	/* The link thread (rdma_link.c): copies of re-exports, one at a time, in order. */
+	pthread_t link_thread;
+	bool link_running;
+	bool link_quit;
+	pthread_cond_t link_cond; /* with lock: work for the link thread, or leave */
+	struct ferry_task_list link_queue;
 	int service_quit_fd;       /* eventfd: the service thread leaves */
 	int service_epfd;          /* what the service thread sleeps on: the worker, quit, the peers' pidfds */
 	_Atomic uint64_t pe_calls; /* progress calls of the PE's thread (written there only) */
@@ -509,6 +517,18 @@ void rdma_op_finish(struct rdma_op *op, doca_error_t status);
 void rdma_task_settle(struct rdma_task *task);
 /* rdma_task.c: issue a checked task now that its connection has an endpoint. */
 void rdma_task_issue(struct rdma_task *task);
+/* rdma_task.c: the bytes of a re-export's read or write (the link thread, without the lock). */
+doca_error_t rdma_task_link_copy(struct rdma_task *task);
+/* rdma_task.c: that copy is over (the lock held). */
+void rdma_task_link_done(struct rdma_task *task, doca_error_t err);
+/* rdma_link.c: hand a re-export's read or write to the link thread (the lock held). */
+void rdma_link_issue(struct rdma_task *task);
+/* rdma_link.c: true when @p task must wait behind a copy of its connection (then it is kept; the lock held). */
+bool rdma_link_holds(struct rdma_task *task);
+/* rdma_link.c: fail what waits for the link thread with @p status (stop; the lock held). */
+void rdma_link_flush(struct doca_rdma *rdma, doca_error_t status);
+/* rdma_link.c: the link thread leaves (the context stopped: nothing is queued; without the lock). */
+void rdma_link_stop(struct doca_rdma *rdma);
 /* rdma_task.c: send the messages of @p conn that waited for a flush, in order (progress). */
 void rdma_conn_run_deferred(struct doca_rdma_connection *conn);
 /* rdma_task.c: the data-length updates of a successful task, then its callback (progress). */

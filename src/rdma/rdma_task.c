@@ -410,12 +410,13 @@ static bool remote_by_link(const struct doca_buf *remote)
 /*
  * A read or write of a re-export: the bytes go through the remote mmap's link
  * import (its network path to the peer's server, which reaches the host's
- * memory through its own import), as DOCA DMA's inline engine copies a
- * network import. The copy is done when the call returns (a write has landed
- * in the host's memory), so the task completes with its status at once; a
- * write with immediate then sends its message.
+ * memory through its own import), as DOCA DMA copies a network import. Each
+ * piece is a round trip to that server, which may be slow, stopped or on
+ * another continent: the copy runs on the context's link thread
+ * (rdma_link.c), not in doca_task_submit and not under the lock. Called
+ * there, without the lock.
  */
-static void issue_by_link(struct rdma_task *task)
+doca_error_t rdma_task_link_copy(struct rdma_task *task)
 {
 	bool read = task->kind == RDMA_TASK_READ;
 	const struct ferry_access *a = ferry_mmap_access_path(ferry_buf_mmap(read ? task->src : task->dst));
@@ -430,7 +431,18 @@ static void issue_by_link(struct rdma_task *task)
 			err = a->ops->write(a, at, task->segs[i].buffer, task->segs[i].length);
 		at += task->segs[i].length;
 	}
+	return err;
+}
+
+/* The copy of @p task is over with @p err (the lock held): it completes, or a write with immediate sends its message. */
+void rdma_task_link_done(struct rdma_task *task, doca_error_t err)
+{
 	if (err == DOCA_SUCCESS && task->kind == RDMA_TASK_WRITE_IMM) {
+		if (task->conn->state != RDMA_CONN_CONNECTED || rdma_of(task)->stopping) {
+			/* The bytes landed; the connection that was to carry the immediate is gone meanwhile. */
+			rdma_task_finish(task, DOCA_ERROR_CONNECTION_RESET);
+			return;
+		}
 		task->written = task->bytes;
 		task->bytes = 0;
 		send_message(task, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
@@ -471,6 +483,9 @@ void rdma_task_issue(struct rdma_task *task)
 {
 	doca_error_t err;
 
+	if (rdma_link_holds(task))
+		return; /* behind a re-export's copy on its connection: issued, in order, once that is done */
+
 	switch (task->kind) {
 	case RDMA_TASK_SEND:
 		send_message(task, DOCA_RDMA_OPCODE_RECV_SEND);
@@ -487,7 +502,7 @@ void rdma_task_issue(struct rdma_task *task)
 			return;
 		}
 		if (remote_by_link(task->src)) {
-			issue_by_link(task);
+			rdma_link_issue(task);
 			return;
 		}
 		rdma_rma_issue(task, task->bytes);
@@ -498,7 +513,7 @@ void rdma_task_issue(struct rdma_task *task)
 		if (err != DOCA_SUCCESS)
 			break;
 		if (remote_by_link(task->dst)) {
-			issue_by_link(task);
+			rdma_link_issue(task);
 			return;
 		}
 		if (task->kind == RDMA_TASK_WRITE_IMM) {

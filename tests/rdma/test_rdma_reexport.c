@@ -15,7 +15,8 @@
  *
  * Checked: D's export answers NOT_SUPPORTED under FERRY_LINK_NET=never (the
  * re-export needs the network path); bytes read land in R's buffer and bytes written land in H's memory
- * while D is blocked; a write to the read-only range fails with
+ * while D is blocked; with D stopped, R's submits return at once and its
+ * progress goes on, and a message waits behind the read before it; a write to the read-only range fails with
  * DOCA_ERROR_NOT_PERMITTED; atomics are refused with NOT_SUPPORTED; a remote
  * buf outside the range is refused, and so is a descriptor that claims a
  * longer range, or that is truncated or damaged; after H stops its mmap a
@@ -185,6 +186,13 @@ static int dpu(int in, int out, int from_host, int req_in, int req_out)
 	return 0;
 }
 
+static bool exited_zero(pid_t pid)
+{
+	int st = 0;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 /* ---- R: the requester ---- */
 
 struct req {
@@ -193,6 +201,7 @@ struct req {
 	struct doca_mmap *rw, *ro;  /* imports of D's RDMA exports */
 	uint8_t *rw_base, *ro_base; /* H's addresses */
 	int host_out, host_in, dpu_out, dpu_in;
+	pid_t dpu_pid;
 };
 
 static struct doca_mmap *req_import(struct req *r, const uint8_t *desc, size_t len, uint8_t **base)
@@ -332,6 +341,67 @@ static void req_data(struct req *r)
 	CHECK(pattern_check(r->s.mem, 270000, 22));
 }
 
+/*
+ * D's server stopped (SIGSTOP) for a second, a child wakes it: a read of the
+ * re-export is handed over at once and R's thread goes on progressing (the
+ * copy waits on the context's link thread, not in doca_task_submit); a message
+ * behind it on the connection waits for it; once D runs again both complete,
+ * the read first, and the bytes are H's.
+ */
+static void req_server_stopped(struct req *r)
+{
+	struct doca_buf *src = side_remote_buf(&r->s, r->rw, r->rw_base + 8192, 8192, 8192);
+	struct doca_buf *dst = side_buf(&r->s, 0, 8192, 0), *msg = side_buf(&r->s, 65536, 64, 64);
+	struct doca_rdma_task_read *rt;
+	struct doca_rdma_task_send *st;
+	unsigned int done = r->s.ok + r->s.failed, failed = r->s.failed, polls = 0;
+	uint64_t t0, submit_ms;
+	pid_t waker;
+
+	CHECK(src != NULL && dst != NULL && msg != NULL);
+	memset(r->s.mem, 0, 8192);
+	OK(doca_rdma_task_read_allocate_init(r->s.rdma, r->conn, src, dst, (union doca_data){0}, &rt));
+	OK(doca_rdma_task_send_allocate_init(r->s.rdma, r->conn, msg, (union doca_data){0}, &st));
+	CHECK(kill(r->dpu_pid, SIGSTOP) == 0);
+	waker = fork();
+	CHECK(waker >= 0);
+	if (waker == 0) {
+		usleep(1000 * 1000);
+		_exit(kill(r->dpu_pid, SIGCONT) == 0 ? 0 : 1);
+	}
+	t0 = side_now_ms();
+	OK(doca_task_submit(doca_rdma_task_read_as_task(rt)));
+	OK(doca_task_submit(doca_rdma_task_send_as_task(st)));
+	submit_ms = side_now_ms() - t0;
+	/* While D is stopped: R's progress returns, nothing completes. */
+	while (side_now_ms() - t0 < 300) {
+		(void)doca_pe_progress(r->s.pe);
+		polls++;
+	}
+	fprintf(stderr, "server stopped: two submits took %llu ms; %u progress calls in 300 ms, %u tasks done\n",
+		(unsigned long long)submit_ms, polls, r->s.ok + r->s.failed - done);
+	CHECK(submit_ms < 200);
+	CHECK(polls > 100);
+	CHECK(r->s.ok + r->s.failed == done);
+	for (uint64_t end = side_now_ms() + WAIT_MS; r->s.ok + r->s.failed < done + 2;) {
+		CHECK(side_now_ms() < end);
+		(void)doca_pe_progress(r->s.pe);
+	}
+	fprintf(stderr, "after the server woke: the read ended %s, the message %s\n",
+		doca_error_get_name(doca_task_get_status(doca_rdma_task_read_as_task(rt))),
+		doca_error_get_name(doca_task_get_status(doca_rdma_task_send_as_task(st))));
+	CHECK(r->s.failed == failed);
+	CHECK(r->s.last_task == doca_rdma_task_send_as_task(st)); /* the message after the read */
+	for (size_t i = 0; i < 8192; i++)
+		CHECK(r->s.mem[i] == pattern_byte(HOST_SEED, 8192 + i));
+	CHECK(exited_zero(waker));
+	doca_task_free(doca_rdma_task_read_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	doca_buf_dec_refcount(msg, NULL);
+}
+
 /* Refused at submit: a buf outside the range, an atomic on a re-export. */
 static void req_refusals(struct req *r)
 {
@@ -382,6 +452,7 @@ static int requester(struct req *r, int from_dpu)
 	OK(rdma_read(r, r->rw, r->rw_base, 0, 64, 0));
 	CHECK(ask(r->dpu_out, r->dpu_in, 'b', 0, 0, 0) == 'b');
 	req_data(r);
+	req_server_stopped(r);
 	req_refusals(r);
 	/* H revokes its read-write export; D destroys its import of the read-only one. */
 	CHECK(ask(r->host_out, r->host_in, 's', 0, 0, 0) == 's');
@@ -425,13 +496,6 @@ static int dpu_body(void *arg)
 	return dpu(fds[2][0], fds[3][1], fds[4][0], fds[2][0], fds[5][1]);
 }
 
-static bool exited_zero(pid_t pid)
-{
-	int st = 0;
-
-	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 int main(void)
 {
 	struct req r;
@@ -448,6 +512,7 @@ int main(void)
 	r.host_in = fds[1][0];
 	r.dpu_out = fds[2][1];
 	r.dpu_in = fds[3][0];
+	r.dpu_pid = d;
 	requester(&r, fds[5][0]);
 	send_cmd(r.dpu_out, 'q', 0, 0, 0);
 	send_cmd(r.host_out, 'q', 0, 0, 0);
