@@ -128,6 +128,35 @@ static struct doca_rdma_connection *victim_pair_open(struct side *a, struct side
 	return cb;
 }
 
+/*
+ * The victim @p a still takes a message from its honest peer @p b (connection
+ * @p cb), whose send completes too (its message may find the receive ring
+ * full of a rogue's: they go first); then both stop.
+ */
+static void victim_pair_close(struct side *a, struct side *b, struct doca_rdma_connection *cb)
+{
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *rbuf = side_buf(a, 0, 64, 0), *sbuf = side_buf(b, 0, 64, 64);
+	union doca_data ud = {.u64 = 0};
+	unsigned int ok = a->ok, sent = b->ok;
+
+	assert_int_equal(doca_rdma_task_receive_allocate_init(a->rdma, rbuf, ud, &rt), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(b->rdma, cb, sbuf, ud, &st), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	assert_true(side_wait(a, b, &a->ok, ok + 1, WAIT_MS));
+	assert_true(side_wait(b, a, &b->ok, sent + 1, WAIT_MS));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(rbuf, NULL);
+	doca_buf_dec_refcount(sbuf, NULL);
+	assert_true(side_stop(a, b));
+	assert_true(side_stop(b, a));
+	side_fini(a);
+	side_fini(b);
+}
+
 static void test_repeated_drops_sampled(void **state)
 {
 	struct side a = {0}, b = {0};
@@ -136,7 +165,6 @@ static void test_repeated_drops_sampled(void **state)
 	struct ucx_rogue r;
 	uint64_t payload = 0x5eedull;
 	uint32_t small_hdr = 0;
-	unsigned int ok;
 
 	(void)state;
 	/* The victim is connected to its honest peer while the rogue sends. */
@@ -184,27 +212,7 @@ static void test_repeated_drops_sampled(void **state)
 	ucx_rogue_close(&r);
 
 	/* The victim goes on: a receive takes the oldest message waiting (one of the rogue's). */
-	struct doca_rdma_task_receive *rt;
-	struct doca_rdma_task_send *st;
-	struct doca_buf *rbuf = side_buf(&a, 0, 64, 0), *sbuf = side_buf(&b, 0, 64, 64);
-	union doca_data ud = {.u64 = 0};
-
-	assert_int_equal(doca_rdma_task_receive_allocate_init(a.rdma, rbuf, ud, &rt), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_task_send_allocate_init(b.rdma, cb, sbuf, ud, &st), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
-	ok = a.ok;
-	assert_true(side_wait(&a, &b, &a.ok, ok + 1, WAIT_MS));
-	/* The honest send completes too (its message may find the ring full: the rogue's fill it). */
-	assert_true(side_wait(&b, &a, &b.ok, 1, WAIT_MS));
-	doca_task_free(doca_rdma_task_receive_as_task(rt));
-	doca_task_free(doca_rdma_task_send_as_task(st));
-	doca_buf_dec_refcount(rbuf, NULL);
-	doca_buf_dec_refcount(sbuf, NULL);
-	assert_true(side_stop(&a, &b));
-	assert_true(side_stop(&b, &a));
-	side_fini(&a);
-	side_fini(&b);
+	victim_pair_close(&a, &b, cb);
 }
 
 static void test_forged_pong_ignored(void **state)
@@ -363,7 +371,7 @@ static void test_ping_flood_bounded(void **state)
 	struct ferry_rdma_conn_desc d;
 	struct ucx_rogue r;
 	uint64_t token = 0x70617373ull, before, after;
-	unsigned int sent = 0, ok;
+	unsigned int sent = 0;
 
 	(void)state;
 	cb = victim_pair_open(&a, &b, &d);
@@ -397,28 +405,8 @@ static void test_ping_flood_bounded(void **state)
 	assert_true(sent >= PINGS / 4);
 	assert_true(after < before + PING_GROWTH);
 
-	/* The honest peer is still served. */
-	struct doca_rdma_task_receive *rt;
-	struct doca_rdma_task_send *st;
-	struct doca_buf *rbuf = side_buf(&a, 0, 64, 0), *sbuf = side_buf(&b, 0, 64, 64);
-	union doca_data ud = {.u64 = 0};
-
-	assert_int_equal(doca_rdma_task_receive_allocate_init(a.rdma, rbuf, ud, &rt), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(rt)), DOCA_SUCCESS);
-	assert_int_equal(doca_rdma_task_send_allocate_init(b.rdma, cb, sbuf, ud, &st), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
-	ok = a.ok;
-	assert_true(side_wait(&a, &b, &a.ok, ok + 1, WAIT_MS));
-	assert_true(side_wait(&b, &a, &b.ok, 1, WAIT_MS));
-	doca_task_free(doca_rdma_task_receive_as_task(rt));
-	doca_task_free(doca_rdma_task_send_as_task(st));
-	doca_buf_dec_refcount(rbuf, NULL);
-	doca_buf_dec_refcount(sbuf, NULL);
 	ucx_rogue_close(&r);
-	assert_true(side_stop(&a, &b));
-	assert_true(side_stop(&b, &a));
-	side_fini(&a);
-	side_fini(&b);
+	victim_pair_close(&a, &b, cb); /* the honest peer is still served */
 }
 
 int main(void)
