@@ -20,7 +20,9 @@
  *     INVALID_VALUE, a write to a read-only export NOT_PERMITTED) and leave
  *     the connection up; 32 requests in flight are served and the 33rd
  *     disconnects the peer; peers that vanish mid-write are reaped; no more
- *     than 64 peers are served at once. No byte outside an export (nor
+ *     than 64 peers are served at once; peers that never take their replies
+ *     (holding all of the server's bounce buffers) are disconnected after
+ *     FERRY_LINK_NET_TIMEOUT_MS, and the budget is honest importers' again. No byte outside an export (nor
  *     inside it, for a refused write) ever changes, the server (this
  *     process) never crashes, and an honest import through the same server
  *     works afterwards.
@@ -50,6 +52,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -82,8 +85,10 @@
 #define MAX_PEERS      64   /* net_server.c NET_MAX_PEERS */
 #define MAX_INFLIGHT   32   /* net_server.c NET_PEER_MAX_INFLIGHT */
 #define EXTRA_PEERS    6
-#define MAX_HELD       64
-#define CLIENT_TIMEOUT 600 /* FERRY_LINK_NET_TIMEOUT_MS for part b */
+#define MAX_HELD       1024           /* test_server_drops_stalled_readers: 32 peers x 32 reads */
+#define CLIENT_TIMEOUT 600            /* FERRY_LINK_NET_TIMEOUT_MS for part b */
+#define SERVER_TIMEOUT 3000           /* FERRY_LINK_NET_TIMEOUT_MS as the server reads it at start (part a) */
+#define BOUNCE_BUDGET  (256ull << 20) /* net_server.c NET_BOUNCE_BUDGET */
 
 static double now_s(void)
 {
@@ -529,8 +534,11 @@ static int group_teardown(void **state)
 static void test_exports_offered(void **state)
 {
 	(void)state;
+	/* The server reads it once, at its start; importers made later read their own. */
+	setenv("FERRY_LINK_NET_TIMEOUT_MS", "3000", 1); /* SERVER_TIMEOUT */
 	region_open(&rw, DOCA_ACCESS_FLAG_PCI_READ_WRITE, 11);
 	region_open(&ro, DOCA_ACCESS_FLAG_PCI_READ_ONLY, 22);
+	unsetenv("FERRY_LINK_NET_TIMEOUT_MS");
 	assert_int_equal(rw.d.net_port, ro.d.net_port); /* one server per process */
 }
 
@@ -907,6 +915,108 @@ static void test_server_drops_tokenless(void **state)
 	req_build(hdr, &rw, NET_OP_STAT, 3, 0, 0);
 	assert_int_equal(ask(&g, honest, hdr, NULL, 0, &rep), DOCA_SUCCESS);
 	rogue_close(&g);
+}
+
+/* Resident bytes, once malloc has given back what it holds free (what was freed shows). */
+static uint64_t resident_bytes(void)
+{
+	unsigned long pages, resident;
+	FILE *f;
+
+	(void)malloc_trim(0);
+	f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu %lu", &pages, &resident), 2);
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* One whole-export read through an honest import of @p r; its status (or the open's, if it fails). */
+static doca_error_t honest_read(const struct region *r, uint8_t *buf)
+{
+	struct ferry_link_import *imp;
+	struct ferry_link_view view;
+	const struct ferry_access *a;
+	doca_error_t err = ferry_link_import_open(r->raw, r->raw_len, 0, 0, CALL, &imp, &view);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	a = ferry_link_import_access(imp);
+	assert_string_equal(a->ops->name, "net");
+	err = a->ops->read(a, buf, (uint64_t)(uintptr_t)r->base, EXP_LEN);
+	ferry_link_import_close(imp);
+	return err;
+}
+
+#define STALL_PEERS ((unsigned int)(BOUNCE_BUDGET / ((uint64_t)MAX_INFLIGHT * EXP_LEN)))
+
+/*
+ * Importers that hold the token, ask for whole-chunk reads and never take
+ * the replies (they go by rendezvous: the server's sends wait for this
+ * side): every reply in flight holds a bounce buffer of the server. 32 such
+ * peers with 32 reads each hold the whole 256 MiB budget; kept, they would
+ * make every other importer's read fail NO_MEMORY for as long as they like,
+ * and keep the server 256 MiB larger. An importer that has not taken a reply
+ * within FERRY_LINK_NET_TIMEOUT_MS (an honest one would have given the
+ * connection up by then) must be disconnected and its buffers freed.
+ */
+static void test_server_drops_stalled_readers(void **state)
+{
+	uint8_t hdr[NET_REQ_LEN], *buf = malloc(EXP_LEN);
+	unsigned int dropped = 0;
+	uint64_t rss0, rss_held, rss_after;
+	doca_error_t full, after;
+	struct net_rep rep;
+	struct rogue g;
+	double t0, end;
+
+	(void)state;
+	assert_non_null(buf);
+	wait_server_empty();
+	rss0 = resident_bytes();
+	rogue_open(&g);
+	for (unsigned int k = 0; k < STALL_PEERS; k++) {
+		unsigned int i = rogue_connect(&g, rw.d.net_port);
+
+		req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
+		assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
+		for (unsigned int m = 0; m < MAX_INFLIGHT; m++) {
+			req_build(hdr, &rw, NET_OP_READ, m + 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
+			assert_int_equal(rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0), UCS_OK);
+		}
+	}
+	end = now_s() + 10.0;
+	while (g.nheld < STALL_PEERS * MAX_INFLIGHT && now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	assert_int_equal(g.nheld, STALL_PEERS * MAX_INFLIGHT);
+	rss_held = resident_bytes();
+	full = honest_read(&rw, buf); /* the budget is the stalled peers' */
+	t0 = now_s();
+	end = t0 + SERVER_TIMEOUT / 1000.0 + 6.0;
+	while (dropped < STALL_PEERS && now_s() < end) {
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(1000);
+		dropped = 0;
+		for (unsigned int k = 0; k < g.neps; k++)
+			dropped += atomic_load(&g.failed[k]) != 0;
+	}
+	t0 = now_s() - t0;
+	assert_int_equal(dropped, STALL_PEERS);
+	wait_server_empty();
+	rss_after = resident_bytes();
+	print_message("  %u peers x %u reads never taken: an honest read %s; %u of them disconnected %.1f s "
+		      "later; resident %+.0f MiB with them, %+.0f MiB after\n",
+		      STALL_PEERS, MAX_INFLIGHT, doca_error_get_name(full), dropped, t0,
+		      ((double)rss_held - (double)rss0) / 1048576.0, ((double)rss_after - (double)rss0) / 1048576.0);
+	after = honest_read(&rw, buf);
+	assert_int_equal(after, DOCA_SUCCESS);
+	assert_memory_equal(buf, rw.shadow, EXP_LEN);
+	assert_int_not_equal(full, DOCA_SUCCESS);
+	rogue_close(&g);
+	region_check(&rw);
+	free(buf);
 }
 
 /* After every attack, an honest import through the same server works, both ways. */
@@ -1672,6 +1782,7 @@ int main(void)
 		cmocka_unit_test(test_server_abandoned_writes),
 		cmocka_unit_test(test_server_bounds_peers),
 		cmocka_unit_test(test_server_drops_tokenless),
+		cmocka_unit_test(test_server_drops_stalled_readers),
 		cmocka_unit_test(test_server_honest_import_after),
 		cmocka_unit_test_setup_teardown(test_honest_import_of_fake, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_lying_stat, lie_setup, lie_teardown),
