@@ -14,7 +14,8 @@
  * wait for it; queued ones never start). The exporter's memory is only ever
  * copied to or from a bounce buffer of the server, never handed to UCX: a reply still
  * in flight to a slow importer cannot read memory the program has since
- * freed. Resources are bounded: NET_MAX_PEERS connections, each with at most
+ * freed. Resources are bounded: NET_MAX_PEERS connections (when all are
+ * taken, the oldest that has not proved a token gives way: peer_room), each with at most
  * NET_PEER_MAX_INFLIGHT requests being served (an importer that sends more
  * is disconnected), and NET_BOUNCE_BUDGET bytes of bounce buffers in all (a
  * request beyond it fails DOCA_ERROR_NO_MEMORY); a peer that breaks the
@@ -170,13 +171,45 @@ static void peer_name(ucp_conn_request_h req, char *out, size_t size)
 	snprintf(out, size, "importer %s:%u", ip, sin->sin_family == AF_INET ? (unsigned)ntohs(sin->sin_port) : 0u);
 }
 
+/*
+ * Room for one more peer. Strangers (no valid token yet) are dropped after
+ * NET_AUTH_NS, but may connect again at once: were places first come first
+ * served, anyone reaching the port could keep them all, and every honest
+ * importer out, with NET_MAX_PEERS connections every 10 s. So when all live
+ * places are taken, the oldest stranger gives its place to the newcomer (an
+ * honest importer proves its token one round trip after it connects). Those
+ * closing still count, up to as many again, so a flood of connections
+ * cannot grow the server without bound while they close.
+ */
+static bool peer_room(void)
+{
+	struct net_peer *oldest = NULL;
+	unsigned int live = 0;
+
+	for (struct net_peer *p = srv.peers; p != NULL; p = p->next) {
+		if (p->failed)
+			continue;
+		live++;
+		if (!p->authenticated)
+			oldest = p; /* the list is newest first */
+	}
+	if (srv.npeers >= 2 * NET_MAX_PEERS)
+		return false;
+	if (live < NET_MAX_PEERS)
+		return true;
+	if (oldest == NULL)
+		return false;
+	peer_fail(oldest, "gave its place to a newer connection (no valid token yet)", NULL);
+	return true;
+}
+
 static void on_conn(ucp_conn_request_h req, void *arg)
 {
 	ucp_ep_params_t ep;
 	struct net_peer *p;
 	uint64_t nth;
 
-	p = srv.npeers < NET_MAX_PEERS ? calloc(1, sizeof(*p)) : NULL;
+	p = peer_room() ? calloc(1, sizeof(*p)) : NULL;
 	if (p == NULL) {
 		if (ferry_log_sampled(&refused_peers, &nth))
 			FERRY_WARN("ferry net server: refused a connection: %u importers connected already, at most %u "

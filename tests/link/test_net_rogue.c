@@ -22,7 +22,8 @@
  *     disconnects the peer; peers that vanish mid-write are reaped; no more
  *     than 64 peers are served at once; peers that never take their replies
  *     (holding all of the server's bounce buffers) are disconnected after
- *     FERRY_LINK_NET_TIMEOUT_MS, and the budget is honest importers' again. No byte outside an export (nor
+ *     FERRY_LINK_NET_TIMEOUT_MS, and the budget is honest importers' again;
+ *     64 silent strangers cannot keep an honest importer out. No byte outside an export (nor
  *     inside it, for a refused write) ever changes, the server (this
  *     process) never crashes, and an honest import through the same server
  *     works afterwards.
@@ -1019,6 +1020,50 @@ static void test_server_drops_stalled_readers(void **state)
 	free(buf);
 }
 
+/*
+ * Strangers (no token) that take all 64 places and say nothing. Each is
+ * dropped after 10 s, but may connect again at once: 64 connections every
+ * 10 s, from anyone who reaches the port, would keep every honest importer
+ * out. A newcomer must get a place while any is held by a peer that has not
+ * presented a valid token (the oldest such gives way).
+ */
+static void test_server_strangers_give_way(void **state)
+{
+	uint8_t *buf = malloc(EXP_LEN);
+	unsigned int evicted = 0;
+	doca_error_t err;
+	struct rogue g;
+	double t0, end;
+
+	(void)state;
+	assert_non_null(buf);
+	wait_server_empty();
+	rogue_open(&g);
+	for (unsigned int k = 0; k < MAX_PEERS; k++)
+		(void)rogue_connect(&g, rw.d.net_port);
+	end = now_s() + WAIT_MS / 1000.0;
+	while (net_server_peers() < MAX_PEERS && now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	assert_int_equal(net_server_peers(), MAX_PEERS);
+	t0 = now_s();
+	err = honest_read(&rw, buf);
+	t0 = now_s() - t0;
+	end = now_s() + 1.0;
+	while (now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	for (unsigned int k = 0; k < g.neps; k++)
+		evicted += atomic_load(&g.failed[k]) != 0;
+	print_message("  64 silent strangers: an honest import's read %s after %.0f ms; %u stranger(s) gave way\n",
+		      doca_error_get_name(err), t0 * 1e3, evicted);
+	assert_int_equal(err, DOCA_SUCCESS);
+	assert_memory_equal(buf, rw.shadow, EXP_LEN);
+	assert_int_equal(evicted, 1);
+	rogue_close(&g);
+	free(buf);
+}
+
 /* After every attack, an honest import through the same server works, both ways. */
 static void test_server_honest_import_after(void **state)
 {
@@ -1783,6 +1828,7 @@ int main(void)
 		cmocka_unit_test(test_server_bounds_peers),
 		cmocka_unit_test(test_server_drops_tokenless),
 		cmocka_unit_test(test_server_drops_stalled_readers),
+		cmocka_unit_test(test_server_strangers_give_way),
 		cmocka_unit_test(test_server_honest_import_after),
 		cmocka_unit_test_setup_teardown(test_honest_import_of_fake, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_lying_stat, lie_setup, lie_teardown),
