@@ -22,7 +22,8 @@
  *     disconnects the peer; peers that vanish mid-write are reaped; no more
  *     than 64 peers are served at once; peers that never take their replies
  *     (holding all of the server's bounce buffers) are disconnected after
- *     FERRY_LINK_NET_TIMEOUT_MS, and the budget is honest importers' again;
+ *     FERRY_LINK_NET_TIMEOUT_MS, and the budget is honest importers' again
+ *     (taking fresh replies beside the held ones does not save them);
  *     64 silent strangers cannot keep an honest importer out. No byte outside an export (nor
  *     inside it, for a refused write) ever changes, the server (this
  *     process) never crashes, and an honest import through the same server
@@ -1021,6 +1022,68 @@ static void test_server_drops_stalled_readers(void **state)
 }
 
 /*
+ * A peer that leaves its first replies untaken, but keeps taking fresh ones
+ * beside them: what it takes must not keep what it holds. The oldest reply
+ * it leaves waiting has it disconnected after FERRY_LINK_NET_TIMEOUT_MS all
+ * the same.
+ */
+static void test_server_drops_partly_stalled_reader(void **state)
+{
+	ucp_request_param_t fetch = {.op_attr_mask = 0};
+	uint8_t hdr[NET_REQ_LEN], *buf = malloc(EXP_LEN);
+	unsigned int taken = 0, i;
+	struct net_rep rep;
+	struct rogue g;
+	double t0, end;
+
+	(void)state;
+	assert_non_null(buf);
+	wait_server_empty();
+	rogue_open(&g);
+	i = rogue_connect(&g, rw.d.net_port);
+	req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
+	assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
+	for (unsigned int m = 0; m < 4; m++) {
+		req_build(hdr, &rw, NET_OP_READ, m + 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
+		assert_int_equal(rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0), UCS_OK);
+	}
+	end = now_s() + WAIT_MS / 1000.0;
+	while (g.nheld < 4 && now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	assert_int_equal(g.nheld, 4);
+	t0 = now_s();
+	end = t0 + 2.0 * SERVER_TIMEOUT / 1000.0;
+	while (!atomic_load(&g.failed[i]) && now_s() < end) {
+		unsigned int before = g.nheld;
+		double until = now_s() + WAIT_MS / 1000.0;
+
+		req_build(hdr, &rw, NET_OP_READ, 100 + taken, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
+		if (rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0) != UCS_OK)
+			break;
+		while (g.nheld == before && !atomic_load(&g.failed[i]) && now_s() < until)
+			if (ucp_worker_progress(g.w) == 0)
+				usleep(500);
+		if (g.nheld != before + 1)
+			break;
+		/* Taken: its bytes fetched, so the server's send of it ends. */
+		if (ucx_wait(g.w, ucp_am_recv_data_nbx(g.w, g.held[before], buf, EXP_LEN, &fetch), WAIT_MS) == UCS_OK) {
+			assert_memory_equal(buf, rw.shadow, EXP_LEN);
+			taken++;
+		}
+		g.nheld--;
+		usleep(100000);
+	}
+	t0 = now_s() - t0;
+	print_message("  4 replies held, %u taken beside them: disconnected after %.1f s\n", taken, t0);
+	assert_true(atomic_load(&g.failed[i]));
+	assert_true(taken >= 2);
+	assert_true(t0 < SERVER_TIMEOUT / 1000.0 + 1.5);
+	rogue_close(&g);
+	free(buf);
+}
+
+/*
  * Strangers (no token) that take all 64 places and say nothing. Each is
  * dropped after 10 s, but may connect again at once: 64 connections every
  * 10 s, from anyone who reaches the port, would keep every honest importer
@@ -1828,6 +1891,7 @@ int main(void)
 		cmocka_unit_test(test_server_bounds_peers),
 		cmocka_unit_test(test_server_drops_tokenless),
 		cmocka_unit_test(test_server_drops_stalled_readers),
+		cmocka_unit_test(test_server_drops_partly_stalled_reader),
 		cmocka_unit_test(test_server_strangers_give_way),
 		cmocka_unit_test(test_server_honest_import_after),
 		cmocka_unit_test_setup_teardown(test_honest_import_of_fake, lie_setup, lie_teardown),
