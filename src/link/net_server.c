@@ -14,11 +14,14 @@
  * wait for it; queued ones never start). The exporter's memory is only ever
  * copied to or from a bounce buffer of the server, never handed to UCX: a reply still
  * in flight to a slow importer cannot read memory the program has since
- * freed. Resources are bounded: NET_MAX_PEERS connections, each with at most
+ * freed. Resources are bounded: NET_MAX_PEERS connections (when all are
+ * taken, the oldest that has not proved a token gives way: peer_room), each with at most
  * NET_PEER_MAX_INFLIGHT requests being served (an importer that sends more
  * is disconnected), and NET_BOUNCE_BUDGET bytes of bounce buffers in all (a
  * request beyond it fails DOCA_ERROR_NO_MEMORY); a peer that breaks the
- * protocol is disconnected.
+ * protocol is disconnected, and so is one that leaves a reply (or a write's
+ * bytes) waiting longer than FERRY_LINK_NET_TIMEOUT_MS (wait_begin), or it
+ * could hold its share of the budget and its place for as long as it likes.
  *
  * A re-export's bytes are in another process (the host's, by cross-memory
  * attach), and a copy of them may never return (a page the host does not
@@ -78,8 +81,9 @@ struct net_peer {
 	bool authenticated;    /* presented a valid token once */
 	uint64_t born_ns;      /* when it connected */
 	bool closing;
-	void *close_req; /* UCX's close request while it runs */
-	char name[48];   /* for log lines */
+	void *close_req;               /* UCX's close request while it runs */
+	struct net_job *whead, *wtail; /* jobs waiting on it (wait_begin), oldest first */
+	char name[48];                 /* for log lines */
 };
 
 /* One request being served. */
@@ -95,6 +99,8 @@ struct net_job {
 	struct net_copy *copy;         /* handed to the copier (data is the copy's meanwhile) */
 	uint64_t deadline_ns;          /* ...and answered TIME_OUT after this */
 	struct net_job *hprev, *hnext; /* srv.handed, in the order handed (so in deadline order) */
+	struct net_job *wprev, *wnext; /* its peer's waiting jobs: a reply UCX sends, a write's bytes it fetches */
+	uint64_t wait_ns;              /* since when it waits (the oldest: or since the one before it ended) */
 };
 
 static struct {
@@ -115,6 +121,7 @@ static struct {
 	struct net_job *fetching;             /* rendezvous writes to fetch */
 	struct net_job *handed, *handed_last; /* jobs whose copy a copier makes */
 	uint64_t copy_timeout_ns;             /* a handed copy's deadline */
+	uint64_t peer_timeout_ns;             /* how long a peer may leave its oldest reply or write waiting */
 	pthread_mutex_t done_lock;
 	struct net_copy *done; /* under done_lock: copies ended, to answer */
 	bool closed;           /* under done_lock: the server stopped; a copy that ends is freed */
@@ -164,13 +171,45 @@ static void peer_name(ucp_conn_request_h req, char *out, size_t size)
 	snprintf(out, size, "importer %s:%u", ip, sin->sin_family == AF_INET ? (unsigned)ntohs(sin->sin_port) : 0u);
 }
 
+/*
+ * Room for one more peer. Strangers (no valid token yet) are dropped after
+ * NET_AUTH_NS, but may connect again at once: were places first come first
+ * served, anyone reaching the port could keep them all, and every honest
+ * importer out, with NET_MAX_PEERS connections every 10 s. So when all live
+ * places are taken, the oldest stranger gives its place to the newcomer (an
+ * honest importer proves its token one round trip after it connects). Those
+ * closing still count, up to as many again, so a flood of connections
+ * cannot grow the server without bound while they close.
+ */
+static bool peer_room(void)
+{
+	struct net_peer *oldest = NULL;
+	unsigned int live = 0;
+
+	for (struct net_peer *p = srv.peers; p != NULL; p = p->next) {
+		if (p->failed)
+			continue;
+		live++;
+		if (!p->authenticated)
+			oldest = p; /* the list is newest first */
+	}
+	if (srv.npeers >= 2 * NET_MAX_PEERS)
+		return false;
+	if (live < NET_MAX_PEERS)
+		return true;
+	if (oldest == NULL)
+		return false;
+	peer_fail(oldest, "gave its place to a newer connection (no valid token yet)", NULL);
+	return true;
+}
+
 static void on_conn(ucp_conn_request_h req, void *arg)
 {
 	ucp_ep_params_t ep;
 	struct net_peer *p;
 	uint64_t nth;
 
-	p = srv.npeers < NET_MAX_PEERS ? calloc(1, sizeof(*p)) : NULL;
+	p = peer_room() ? calloc(1, sizeof(*p)) : NULL;
 	if (p == NULL) {
 		if (ferry_log_sampled(&refused_peers, &nth))
 			FERRY_WARN("ferry net server: refused a connection: %u importers connected already, at most %u "
@@ -198,6 +237,44 @@ static void on_conn(ucp_conn_request_h req, void *arg)
 }
 
 /*
+ * A reply UCX still sends, or a write's bytes it still fetches, waits on the
+ * peer reading or writing its socket, and holds a job (and a bounce buffer)
+ * meanwhile. The oldest of a peer's must end within srv.peer_timeout_ns of
+ * its start, or of the end of the one before it (a slow link moves them one
+ * at a time); past that the peer is one an honest importer would have given
+ * up on (it waits as long), and reap_peers disconnects it. Newer ones that
+ * end do not count, so a peer cannot keep big replies held by taking small
+ * ones beside them.
+ */
+static void wait_begin(struct net_job *j)
+{
+	struct net_peer *p = j->peer;
+
+	j->wait_ns = ferry_link_now_ns();
+	j->wnext = NULL;
+	j->wprev = p->wtail;
+	*(p->wtail != NULL ? &p->wtail->wnext : &p->whead) = j;
+	p->wtail = j;
+}
+
+static void wait_end(struct net_job *j)
+{
+	struct net_peer *p = j->peer;
+	bool oldest = j->wprev == NULL;
+
+	*(j->wprev != NULL ? &j->wprev->wnext : &p->whead) = j->wnext;
+	*(j->wnext != NULL ? &j->wnext->wprev : &p->wtail) = j->wprev;
+	j->wprev = j->wnext = NULL;
+	if (oldest && p->whead != NULL)
+		p->whead->wait_ns = ferry_link_now_ns();
+}
+
+static bool peer_stalled(const struct net_peer *p, uint64_t now)
+{
+	return p->whead != NULL && now > p->whead->wait_ns && now - p->whead->wait_ns > srv.peer_timeout_ns;
+}
+
+/*
  * Close failed peers, and those that never presented a valid token within
  * NET_AUTH_NS (they would hold a place for nothing); free them once closed
  * and no job points at them.
@@ -211,6 +288,9 @@ static void reap_peers(void)
 
 		if (!p->authenticated && now - p->born_ns > NET_AUTH_NS)
 			peer_fail(p, "no valid token within 10 s", NULL);
+		if (peer_stalled(p, now))
+			peer_fail(p, "kept a reply or a write's bytes waiting longer than FERRY_LINK_NET_TIMEOUT_MS",
+				  NULL);
 		if (p->failed && !p->closing) {
 			ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 						   .flags = UCP_EP_CLOSE_FLAG_FORCE};
@@ -440,6 +520,7 @@ static void on_write_fetched(void *request, ucs_status_t status, size_t length, 
 
 	(void)length;
 	srv.u->request_free(request);
+	wait_end(j);
 	if (status != UCS_OK) {
 		j->peer->failed = true;
 		job_free(j);
@@ -460,8 +541,10 @@ static void fetch_writes(void)
 		srv.fetching = j->next;
 		/* Fetched even for a failed peer: UCX ends the rendezvous either way, and no reply goes. */
 		ucs_status_ptr_t r = srv.u->am_recv_data_nbx(srv.worker, j->rndv_desc, j->data, j->req.len, &prm);
-		if (UCS_PTR_IS_PTR(r))
+		if (UCS_PTR_IS_PTR(r)) {
+			wait_begin(j);
 			continue; /* on_write_fetched serves it */
+		}
 		if (UCS_PTR_STATUS(r) != UCS_OK) {
 			j->peer->failed = true;
 			job_free(j);
@@ -478,6 +561,7 @@ static void on_reply_sent(void *request, ucs_status_t status, void *user_data)
 	if (status != UCS_OK)
 		j->peer->failed = true;
 	srv.u->request_free(request);
+	wait_end(j);
 	job_free(j);
 }
 
@@ -500,8 +584,10 @@ static void send_replies(void)
 		net_rep_encode(&j->rep, j->hdr);
 		ucs_status_ptr_t r = srv.u->am_send_nbx(j->peer->ep, NET_AM_REPLY, j->hdr, NET_REP_LEN, j->data,
 							j->rep.len, &prm);
-		if (UCS_PTR_IS_PTR(r))
+		if (UCS_PTR_IS_PTR(r)) {
+			wait_begin(j);
 			continue; /* on_reply_sent frees it */
+		}
 		if (UCS_PTR_STATUS(r) != UCS_OK)
 			j->peer->failed = true;
 		job_free(j);
@@ -688,10 +774,11 @@ static doca_error_t server_start(const struct ferry_link_net_offer *offer, const
 		goto fail_worker;
 	}
 	snprintf(srv.iface, sizeof(srv.iface), "%s", offer->iface);
-	/* Half the importer's patience: it hears the TIME_OUT before it gives the connection up. */
-	srv.copy_timeout_ns = ferry_env_u64("FERRY_LINK_NET_TIMEOUT_MS", 1, NET_TIMEOUT_MS_MAX,
+	/* An importer's patience: a peer may stall its replies as long; a copy, half (its TIME_OUT is heard first). */
+	srv.peer_timeout_ns = ferry_env_u64("FERRY_LINK_NET_TIMEOUT_MS", 1, NET_TIMEOUT_MS_MAX,
 					    NET_TIMEOUT_MS_DEFAULT) *
-			      500000ull;
+			      1000000ull;
+	srv.copy_timeout_ns = srv.peer_timeout_ns / 2;
 	srv.pid = getpid();
 	(void)atexit(server_stop);
 	(void)pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -20,7 +20,11 @@
  *     INVALID_VALUE, a write to a read-only export NOT_PERMITTED) and leave
  *     the connection up; 32 requests in flight are served and the 33rd
  *     disconnects the peer; peers that vanish mid-write are reaped; no more
- *     than 64 peers are served at once. No byte outside an export (nor
+ *     than 64 peers are served at once; peers that never take their replies
+ *     (holding all of the server's bounce buffers) are disconnected after
+ *     FERRY_LINK_NET_TIMEOUT_MS, and the budget is honest importers' again
+ *     (taking fresh replies beside the held ones does not save them);
+ *     64 silent strangers cannot keep an honest importer out. No byte outside an export (nor
  *     inside it, for a refused write) ever changes, the server (this
  *     process) never crashes, and an honest import through the same server
  *     works afterwards.
@@ -50,6 +54,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -82,8 +87,10 @@
 #define MAX_PEERS      64   /* net_server.c NET_MAX_PEERS */
 #define MAX_INFLIGHT   32   /* net_server.c NET_PEER_MAX_INFLIGHT */
 #define EXTRA_PEERS    6
-#define MAX_HELD       64
-#define CLIENT_TIMEOUT 600 /* FERRY_LINK_NET_TIMEOUT_MS for part b */
+#define MAX_HELD       1024           /* test_server_drops_stalled_readers: 32 peers x 32 reads */
+#define CLIENT_TIMEOUT 600            /* FERRY_LINK_NET_TIMEOUT_MS for part b */
+#define SERVER_TIMEOUT 3000           /* FERRY_LINK_NET_TIMEOUT_MS as the server reads it at start (part a) */
+#define BOUNCE_BUDGET  (256ull << 20) /* net_server.c NET_BOUNCE_BUDGET */
 
 static double now_s(void)
 {
@@ -529,8 +536,11 @@ static int group_teardown(void **state)
 static void test_exports_offered(void **state)
 {
 	(void)state;
+	/* The server reads it once, at its start; importers made later read their own. */
+	setenv("FERRY_LINK_NET_TIMEOUT_MS", "3000", 1); /* SERVER_TIMEOUT */
 	region_open(&rw, DOCA_ACCESS_FLAG_PCI_READ_WRITE, 11);
 	region_open(&ro, DOCA_ACCESS_FLAG_PCI_READ_ONLY, 22);
+	unsetenv("FERRY_LINK_NET_TIMEOUT_MS");
 	assert_int_equal(rw.d.net_port, ro.d.net_port); /* one server per process */
 }
 
@@ -907,6 +917,214 @@ static void test_server_drops_tokenless(void **state)
 	req_build(hdr, &rw, NET_OP_STAT, 3, 0, 0);
 	assert_int_equal(ask(&g, honest, hdr, NULL, 0, &rep), DOCA_SUCCESS);
 	rogue_close(&g);
+}
+
+/* Resident bytes, once malloc has given back what it holds free (what was freed shows). */
+static uint64_t resident_bytes(void)
+{
+	unsigned long pages, resident;
+	FILE *f;
+
+	(void)malloc_trim(0);
+	f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu %lu", &pages, &resident), 2);
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* One whole-export read through an honest import of @p r; its status (or the open's, if it fails). */
+static doca_error_t honest_read(const struct region *r, uint8_t *buf)
+{
+	struct ferry_link_import *imp;
+	struct ferry_link_view view;
+	const struct ferry_access *a;
+	doca_error_t err = ferry_link_import_open(r->raw, r->raw_len, 0, 0, CALL, &imp, &view);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	a = ferry_link_import_access(imp);
+	assert_string_equal(a->ops->name, "net");
+	err = a->ops->read(a, buf, (uint64_t)(uintptr_t)r->base, EXP_LEN);
+	ferry_link_import_close(imp);
+	return err;
+}
+
+#define STALL_PEERS ((unsigned int)(BOUNCE_BUDGET / ((uint64_t)MAX_INFLIGHT * EXP_LEN)))
+
+/*
+ * Importers that hold the token, ask for whole-chunk reads and never take
+ * the replies (they go by rendezvous: the server's sends wait for this
+ * side): every reply in flight holds a bounce buffer of the server. 32 such
+ * peers with 32 reads each hold the whole 256 MiB budget; kept, they would
+ * make every other importer's read fail NO_MEMORY for as long as they like,
+ * and keep the server 256 MiB larger. An importer that has not taken a reply
+ * within FERRY_LINK_NET_TIMEOUT_MS (an honest one would have given the
+ * connection up by then) must be disconnected and its buffers freed.
+ */
+static void test_server_drops_stalled_readers(void **state)
+{
+	uint8_t hdr[NET_REQ_LEN], *buf = malloc(EXP_LEN);
+	unsigned int dropped = 0;
+	uint64_t rss0, rss_held, rss_after;
+	doca_error_t full, after;
+	struct net_rep rep;
+	struct rogue g;
+	double t0, end;
+
+	(void)state;
+	assert_non_null(buf);
+	wait_server_empty();
+	rss0 = resident_bytes();
+	rogue_open(&g);
+	for (unsigned int k = 0; k < STALL_PEERS; k++) {
+		unsigned int i = rogue_connect(&g, rw.d.net_port);
+
+		req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
+		assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
+		for (unsigned int m = 0; m < MAX_INFLIGHT; m++) {
+			req_build(hdr, &rw, NET_OP_READ, m + 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
+			assert_int_equal(rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0), UCS_OK);
+		}
+	}
+	end = now_s() + 10.0;
+	while (g.nheld < STALL_PEERS * MAX_INFLIGHT && now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	assert_int_equal(g.nheld, STALL_PEERS * MAX_INFLIGHT);
+	rss_held = resident_bytes();
+	full = honest_read(&rw, buf); /* the budget is the stalled peers' */
+	t0 = now_s();
+	end = t0 + SERVER_TIMEOUT / 1000.0 + 6.0;
+	while (dropped < STALL_PEERS && now_s() < end) {
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(1000);
+		dropped = 0;
+		for (unsigned int k = 0; k < g.neps; k++)
+			dropped += atomic_load(&g.failed[k]) != 0;
+	}
+	t0 = now_s() - t0;
+	assert_int_equal(dropped, STALL_PEERS);
+	wait_server_empty();
+	rss_after = resident_bytes();
+	print_message("  %u peers x %u reads never taken: an honest read %s; %u of them disconnected %.1f s "
+		      "later; resident %+.0f MiB with them, %+.0f MiB after\n",
+		      STALL_PEERS, MAX_INFLIGHT, doca_error_get_name(full), dropped, t0,
+		      ((double)rss_held - (double)rss0) / 1048576.0, ((double)rss_after - (double)rss0) / 1048576.0);
+	after = honest_read(&rw, buf);
+	assert_int_equal(after, DOCA_SUCCESS);
+	assert_memory_equal(buf, rw.shadow, EXP_LEN);
+	assert_int_not_equal(full, DOCA_SUCCESS);
+	rogue_close(&g);
+	region_check(&rw);
+	free(buf);
+}
+
+/*
+ * A peer that leaves its first replies untaken, but keeps taking fresh ones
+ * beside them: what it takes must not keep what it holds. The oldest reply
+ * it leaves waiting has it disconnected after FERRY_LINK_NET_TIMEOUT_MS all
+ * the same.
+ */
+static void test_server_drops_partly_stalled_reader(void **state)
+{
+	ucp_request_param_t fetch = {.op_attr_mask = 0};
+	uint8_t hdr[NET_REQ_LEN], *buf = malloc(EXP_LEN);
+	unsigned int taken = 0, i;
+	struct net_rep rep;
+	struct rogue g;
+	double t0, end;
+
+	(void)state;
+	assert_non_null(buf);
+	wait_server_empty();
+	rogue_open(&g);
+	i = rogue_connect(&g, rw.d.net_port);
+	req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
+	assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
+	for (unsigned int m = 0; m < 4; m++) {
+		req_build(hdr, &rw, NET_OP_READ, m + 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
+		assert_int_equal(rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0), UCS_OK);
+	}
+	end = now_s() + WAIT_MS / 1000.0;
+	while (g.nheld < 4 && now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	assert_int_equal(g.nheld, 4);
+	t0 = now_s();
+	end = t0 + 2.0 * SERVER_TIMEOUT / 1000.0;
+	while (!atomic_load(&g.failed[i]) && now_s() < end) {
+		unsigned int before = g.nheld;
+		double until = now_s() + WAIT_MS / 1000.0;
+
+		req_build(hdr, &rw, NET_OP_READ, 100 + taken, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
+		if (rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0) != UCS_OK)
+			break;
+		while (g.nheld == before && !atomic_load(&g.failed[i]) && now_s() < until)
+			if (ucp_worker_progress(g.w) == 0)
+				usleep(500);
+		if (g.nheld != before + 1)
+			break;
+		/* Taken: its bytes fetched, so the server's send of it ends. */
+		if (ucx_wait(g.w, ucp_am_recv_data_nbx(g.w, g.held[before], buf, EXP_LEN, &fetch), WAIT_MS) == UCS_OK) {
+			assert_memory_equal(buf, rw.shadow, EXP_LEN);
+			taken++;
+		}
+		g.nheld--;
+		usleep(100000);
+	}
+	t0 = now_s() - t0;
+	print_message("  4 replies held, %u taken beside them: disconnected after %.1f s\n", taken, t0);
+	assert_true(atomic_load(&g.failed[i]));
+	assert_true(taken >= 2);
+	assert_true(t0 < SERVER_TIMEOUT / 1000.0 + 1.5);
+	rogue_close(&g);
+	free(buf);
+}
+
+/*
+ * Strangers (no token) that take all 64 places and say nothing. Each is
+ * dropped after 10 s, but may connect again at once: 64 connections every
+ * 10 s, from anyone who reaches the port, would keep every honest importer
+ * out. A newcomer must get a place while any is held by a peer that has not
+ * presented a valid token (the oldest such gives way).
+ */
+static void test_server_strangers_give_way(void **state)
+{
+	uint8_t *buf = malloc(EXP_LEN);
+	unsigned int evicted = 0;
+	doca_error_t err;
+	struct rogue g;
+	double t0, end;
+
+	(void)state;
+	assert_non_null(buf);
+	wait_server_empty();
+	rogue_open(&g);
+	for (unsigned int k = 0; k < MAX_PEERS; k++)
+		(void)rogue_connect(&g, rw.d.net_port);
+	end = now_s() + WAIT_MS / 1000.0;
+	while (net_server_peers() < MAX_PEERS && now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	assert_int_equal(net_server_peers(), MAX_PEERS);
+	t0 = now_s();
+	err = honest_read(&rw, buf);
+	t0 = now_s() - t0;
+	end = now_s() + 1.0;
+	while (now_s() < end)
+		if (ucp_worker_progress(g.w) == 0)
+			usleep(500);
+	for (unsigned int k = 0; k < g.neps; k++)
+		evicted += atomic_load(&g.failed[k]) != 0;
+	print_message("  64 silent strangers: an honest import's read %s after %.0f ms; %u stranger(s) gave way\n",
+		      doca_error_get_name(err), t0 * 1e3, evicted);
+	assert_int_equal(err, DOCA_SUCCESS);
+	assert_memory_equal(buf, rw.shadow, EXP_LEN);
+	assert_int_equal(evicted, 1);
+	rogue_close(&g);
+	free(buf);
 }
 
 /* After every attack, an honest import through the same server works, both ways. */
@@ -1672,6 +1890,9 @@ int main(void)
 		cmocka_unit_test(test_server_abandoned_writes),
 		cmocka_unit_test(test_server_bounds_peers),
 		cmocka_unit_test(test_server_drops_tokenless),
+		cmocka_unit_test(test_server_drops_stalled_readers),
+		cmocka_unit_test(test_server_drops_partly_stalled_reader),
+		cmocka_unit_test(test_server_strangers_give_way),
 		cmocka_unit_test(test_server_honest_import_after),
 		cmocka_unit_test_setup_teardown(test_honest_import_of_fake, lie_setup, lie_teardown),
 		cmocka_unit_test_setup_teardown(test_lying_stat, lie_setup, lie_teardown),
