@@ -555,6 +555,12 @@ static void conn_fail_waiting(struct doca_rdma_connection *conn, doca_error_t st
 	}
 }
 
+void rdma_conn_flush(struct doca_rdma_connection *conn, doca_error_t status)
+{
+	conn_fail_waiting(conn, status);
+	rdma_conn_detach_ops(conn, status);
+}
+
 /* ---- context ops ---- */
 
 static uint32_t deliver(struct ferry_task_list *batch)

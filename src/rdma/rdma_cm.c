@@ -507,12 +507,14 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 {
 	struct doca_rdma_connection *conn = rdma_connection;
 	struct doca_rdma *rdma;
+	bool over;
 	ucp_request_param_t p;
 	void *req;
 
 	FERRY_ARG_NOT_NULL(conn);
 	rdma = conn->rdma;
 	pthread_mutex_lock(&rdma->lock);
+	over = conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED;
 	switch (conn->state) {
 	case RDMA_CONN_REQUESTED:
 		if (rdma->listener != NULL)
@@ -523,7 +525,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	case RDMA_CONN_CONNECTED:
 		if (conn->cm)
 			(void)cm_send(conn, RDMA_MSG_BYE);
-		/* Gracefully: the bye and this side's operations go out first. */
+		/* Gracefully: the bye and what UCX took already go out first. */
 		memset(&p, 0, sizeof(p));
 		req = ucp_ep_close_nbx(conn->ep, &p);
 		conn->ep = NULL;
@@ -544,6 +546,13 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 		/* Already over (the peer left, or this side disconnected): nothing to do. */
 		break;
 	}
+	/*
+	 * What is still out is flushed, as a queue pair's work requests are: tasks
+	 * not handed to UCX yet, and those in flight (a request's answer can no
+	 * longer be matched: it would come back on the endpoint just closed).
+	 */
+	if (!over)
+		rdma_conn_flush(conn, DOCA_ERROR_IO_FAILED);
 	/* The program is done with it: once nothing names it, its slot takes a new connection. */
 	conn->released = true;
 	pthread_mutex_unlock(&rdma->lock);

@@ -484,6 +484,11 @@ struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma);
 uint32_t rdma_conn_stamp(struct doca_rdma *rdma, const struct doca_rdma_connection *conn);
 /* rdma.c: an endpoint for @p conn: with UCX's peer-failure handling, else without (shared memory). */
 ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep);
+/*
+ * rdma.c: the program ended @p conn: what waits on it (not yet handed to UCX)
+ * and what is in flight end with @p status (an answer can no longer be matched).
+ */
+void rdma_conn_flush(struct doca_rdma_connection *conn, doca_error_t status);
 /* rdma.c: watch the peer process of @p conn when it runs on this host (pidfd). */
 void rdma_conn_watch_peer(struct doca_rdma *rdma, struct doca_rdma_connection *conn, uint32_t pid, uint64_t start_time,
 			  const uint8_t boot_id[16]);

@@ -594,6 +594,57 @@ static void test_write_read(void **state)
 	drop_mmaps(exp, imp);
 }
 
+/*
+ * The program disconnects while a large write (more requests than the
+ * window: some still to send), a read and a message behind them are out:
+ * every one of them still completes, none waits for the context's stop.
+ */
+static void test_disconnect_with_tasks_out(void **state)
+{
+	struct pair *p = *state;
+	struct doca_mmap *exp, *imp;
+	uint8_t *remote_mem = p->b.mem + SIDE_MEM / 2;
+	const size_t len = SIDE_MEM / 2;
+	struct doca_buf *src = side_buf(&p->a, 0, len, len), *back = side_buf(&p->a, len, 65536, 0);
+	struct doca_buf *msg = side_buf(&p->a, len + 65536, 64, 64), *rdst, *rsrc;
+	struct doca_rdma_task_write *wt;
+	struct doca_rdma_task_read *rt;
+	struct doca_rdma_task_send *st;
+
+	pair_connect(p);
+	imp = import_b(p, &exp, RW_MMAP);
+	rdst = side_remote_buf(&p->a, imp, remote_mem, len, 0);
+	rsrc = side_remote_buf(&p->a, imp, remote_mem, 65536, 65536);
+	assert_non_null(rdst);
+	assert_non_null(rsrc);
+	assert_int_equal(doca_rdma_task_write_allocate_init(p->a.rdma, p->ca, src, rdst, (union doca_data){0}, &wt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_read_allocate_init(p->a.rdma, p->ca, rsrc, back, (union doca_data){0}, &rt),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_task_send_allocate_init(p->a.rdma, p->ca, msg, (union doca_data){0}, &st),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_write_as_task(wt)), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_read_as_task(rt)), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_send_as_task(st)), DOCA_SUCCESS);
+	assert_int_equal(doca_rdma_connection_disconnect(p->ca), DOCA_SUCCESS);
+	for (uint64_t t0 = side_now_ms(); p->a.ok + p->a.failed < 3;) {
+		assert_true(side_now_ms() - t0 < 3000);
+		(void)doca_pe_progress(p->a.pe);
+		(void)doca_pe_progress(p->b.pe);
+	}
+	print_message("after the disconnect: %u tasks ended well, %u with an error (last %s)\n", p->a.ok, p->a.failed,
+		      doca_error_get_name(p->a.last_status));
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	doca_task_free(doca_rdma_task_read_as_task(rt));
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(back, NULL);
+	doca_buf_dec_refcount(msg, NULL);
+	doca_buf_dec_refcount(rdst, NULL);
+	doca_buf_dec_refcount(rsrc, NULL);
+	drop_mmaps(exp, imp);
+}
+
 /* A write with immediate: the bytes are there when the peer's receive completes with opcode 2. */
 static void test_write_imm(void **state)
 {
@@ -1557,6 +1608,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_read_into_list, pair_setup_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_receive_list, pair_setup_recv_lists, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_connection_slot_reused, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_disconnect_with_tasks_out, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_inflight, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_net_sync_event, pair_setup_atomic, pair_teardown),
