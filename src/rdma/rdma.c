@@ -277,6 +277,13 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 				  (void *)rdma, h.dst_conn, (unsigned long long)nth);
 		return UCS_OK;
 	}
+	if (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED) {
+		/* Over: as a queue pair in error, it takes no more messages (they were sent before the peer knew). */
+		if (ferry_log_sampled(&dropped_stranger, &nth))
+			FERRY_ERR("rdma %p: dropped a message for connection %u, which is over (%llu dropped so far)",
+				  (void *)rdma, conn->id, (unsigned long long)nth);
+		return UCS_OK;
+	}
 	if (h.opcode > DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM || h.reserved != 0 ||
 	    (h.opcode == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && length != 0) || length > RDMA_MAX_MESSAGE) {
 		if (ferry_log_sampled(&dropped_malformed, &nth))

@@ -597,7 +597,8 @@ static void test_write_read(void **state)
 /*
  * The program disconnects while a large write (more requests than the
  * window: some still to send), a read and a message behind them are out:
- * every one of them still completes, none waits for the context's stop.
+ * every one of them still completes, none waits for the context's stop. The
+ * peer, not told (no connection manager), sends on: nothing of it is received.
  */
 static void test_disconnect_with_tasks_out(void **state)
 {
@@ -634,6 +635,24 @@ static void test_disconnect_with_tasks_out(void **state)
 	}
 	print_message("after the disconnect: %u tasks ended well, %u with an error (last %s)\n", p->a.ok, p->a.failed,
 		      doca_error_get_name(p->a.last_status));
+
+	/* B still thinks it is connected: its message reaches nothing of A's (a receive waits in vain). */
+	struct doca_buf *rbuf = side_buf(&p->a, len + 65536 + 4096, 4096, 0);
+	struct doca_rdma_task_receive *recv;
+
+	assert_int_equal(doca_rdma_task_receive_allocate_init(p->a.rdma, rbuf, (union doca_data){0}, &recv),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_rdma_task_receive_as_task(recv)), DOCA_SUCCESS);
+	ferry_test_log_reset();
+	assert_int_equal(send_pattern(&p->b, &p->a, p->cb, 100, 9), DOCA_SUCCESS);
+	for (int i = 0; i < 2000; i++) {
+		(void)doca_pe_progress(p->a.pe);
+		(void)doca_pe_progress(p->b.pe);
+	}
+	assert_int_equal(p->a.ok + p->a.failed, 3);
+	assert_logged("which is over");
+	doca_task_free(doca_rdma_task_receive_as_task(recv)); /* freed while posted: no callback */
+	doca_buf_dec_refcount(rbuf, NULL);
 	doca_task_free(doca_rdma_task_write_as_task(wt));
 	doca_task_free(doca_rdma_task_read_as_task(rt));
 	doca_task_free(doca_rdma_task_send_as_task(st));
