@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -58,6 +59,10 @@ struct fix {
 };
 
 static struct fix *F;
+
+/* The open-file limit a test lowered, given back by teardown even when the test failed. */
+static struct rlimit g_nofile;
+static bool g_nofile_lowered;
 
 static void send_ok(struct doca_comch_task_send *t, union doca_data tu, union doca_data cu)
 {
@@ -129,6 +134,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	if (g_nofile_lowered)
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	g_nofile_lowered = false;
 	if (F->client != NULL) {
 		ferry_test_stop_idle(F->m.pe, doca_comch_client_as_ctx(F->client));
 		assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
@@ -1821,6 +1829,106 @@ static void test_rogue_never_reads(void **state)
 	rogue_consumer_close(&rc);
 }
 
+/* A HELLO on a fresh socket: the socket once the server welcomed it, -1 when either side had no fd for it. */
+static int rogue_try_hello(const char *name)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
+	struct ferry_link_addr addr;
+	unsigned before = F->connects;
+	int fd = -1;
+	size_t len;
+
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), name),
+			 DOCA_SUCCESS);
+	if (ferry_link_connect(&addr, &fd) != DOCA_SUCCESS)
+		return -1;
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(host),
+				      ferry_devinfo_name(host), name);
+	rogue_send(fd, frame, len);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->connects != before, 1000);
+	if (F->connects == before) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* CONSUMER_UP of @p rc under @p id: true once its DONE_RING came, false when the server ended the connection. */
+static bool rogue_up_taken(int fd, const struct rogue_consumer *rc, uint32_t id)
+{
+	uint8_t buf[4096];
+
+	rogue_up(fd, rc, id);
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
+		struct ferry_frame f;
+		const char *why;
+		size_t len = 0;
+		doca_error_t err;
+
+		doca_pe_progress(F->m.pe);
+		err = ferry_link_recv(fd, buf, sizeof(buf), &len);
+		if (err == DOCA_ERROR_CONNECTION_RESET)
+			return false;
+		if (err == DOCA_SUCCESS &&
+		    ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS &&
+		    f.type == FERRY_FRAME_DONE_RING && f.u.done_ring.consumer_id == id)
+			return true;
+		usleep(50);
+	}
+	fail_msg("the server neither answered CONSUMER_UP %u nor ended the connection", id);
+	return false;
+}
+
+/*
+ * Each consumer a peer announces costs this process about three fds (two
+ * imports and a completion ring); a connection may have 64, a server 512
+ * connections: far more than a process may open. A rogue that adds
+ * connections of 16 consumers each, for as long as the server takes them,
+ * must leave the process room (at least a quarter of its open-file limit
+ * here) for anything else: new clients, its own exports. The connection that
+ * asks beyond the process's budget ends with a line naming the rule, and a
+ * real client is still served.
+ */
+static void test_rogue_consumers_across_connections(void **state)
+{
+	enum { GROUP = 16, GROUPS_MAX = 64 };
+	struct rogue_consumer rc;
+	struct rlimit low;
+	int fds[GROUPS_MAX], groups = 0, base, left;
+	bool refused = false;
+
+	(void)state;
+	rogue_server("rogue-fds");
+	rogue_consumer_open(&rc, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	base = ferry_test_count_fds();
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	low = g_nofile;
+	low.rlim_cur = (rlim_t)base + 512;
+	assert_true(low.rlim_cur <= g_nofile.rlim_max);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	g_nofile_lowered = true;
+	while (!refused && groups < GROUPS_MAX) {
+		int fd = rogue_try_hello("rogue-fds");
+
+		if (fd < 0)
+			break; /* no fd left for a connection */
+		fds[groups++] = fd;
+		for (uint32_t id = 1; id <= GROUP && !refused; id++)
+			refused = !rogue_up_taken(fd, &rc, id);
+	}
+	left = (int)low.rlim_cur - ferry_test_count_fds();
+	print_message("%d connections of the rogue's consumers; %d of %d fds left\n", groups, left, (int)low.rlim_cur);
+	assert_true(left >= (int)low.rlim_cur / 4);
+	assert_true(ferry_test_log_has("beyond the consumers this process holds for its peers"));
+	make_client("rogue-fds");
+	progress_until(client_running);
+	for (int i = 0; i < groups; i++)
+		close(fds[i]);
+	rogue_consumer_close(&rc);
+}
+
 /* The rogue maps an export of ours (or its own) the way the fast path maps rings: anywhere. */
 static void *rogue_import(const void *desc, size_t desc_len, struct ferry_link_import **imp)
 {
@@ -2818,6 +2926,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rogue_consumer_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_ring_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_never_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_consumers_across_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_done_ring_geometry_lie, setup, teardown),
