@@ -9,7 +9,8 @@
  * server's answer: WELCOME makes the context RUNNING; REFUSE, a timeout or a lost
  * server makes it leave STARTING/RUNNING (ferry_ctx_fail) with one log line that
  * names the cause and DOCA's error -> messages and send tasks while RUNNING ->
- * doca_ctx_stop (BYE to the server, backlogged sends fail) -> destroy.
+ * doca_ctx_stop (BYE to the server, backlogged sends fail) -> destroy. Started
+ * again within CLIENT_REFUSED_GAP_NS of a refusal, it connects once the gap passed.
  *
  * The PE watches the socket once it exists, so the notification handle wakes on a
  * message or on the server's death. While no server listens yet, there is no
@@ -34,6 +35,13 @@ FERRY_LOG_MODULE("comch");
 
 #define CLIENT_CONNECT_MS_DEFAULT 5000u
 #define CLIENT_RETRY_NS           10000000ull
+/*
+ * A client started again this soon after its server refused it waits out the
+ * rest before it connects: a program (or the Comm Channel) that starts again
+ * whenever its client fails would otherwise meet the next refusal at once,
+ * tens of thousands of connections and error lines a second on both sides.
+ */
+#define CLIENT_REFUSED_GAP_NS     1000000000ull
 
 static struct doca_comch_client *client_of_ctx(struct doca_ctx *ctx)
 {
@@ -168,6 +176,7 @@ static uint32_t client_progress_handshake(struct doca_comch_client *client)
 		return 0;
 	}
 	if (f.type == FERRY_FRAME_REFUSE) {
+		client->refused_ns = ferry_link_now_ns();
 		client_fail(client, f.u.refuse.error, "the server refused the connection: %.*s",
 			    (int)f.u.refuse.reason_len, f.u.refuse.reason);
 		return 1;
@@ -294,6 +303,19 @@ static void client_close(struct doca_comch_client *client)
 	client->conn.fd = -1;
 }
 
+/* Refused a moment ago: connect from progress once the gap has passed (the deadline moves with it). */
+static bool client_wait_after_refusal(struct doca_comch_client *client)
+{
+	uint64_t now = ferry_link_now_ns();
+	uint64_t until = client->refused_ns + CLIENT_REFUSED_GAP_NS;
+
+	if (client->refused_ns == 0 || now >= until)
+		return false;
+	client->deadline_ns += until - now;
+	client->next_try_ns = until;
+	return true;
+}
+
 static doca_error_t client_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *client = client_of_ctx(ctx);
@@ -316,6 +338,8 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	client->deadline_ns = ferry_link_now_ns() +
 			      comch_env_ms_as_ns("FERRY_COMCH_CONNECT_TIMEOUT_MS", CLIENT_CONNECT_MS_DEFAULT);
 	client->next_try_ns = ferry_link_now_ns() + CLIENT_RETRY_NS;
+	if (client_wait_after_refusal(client))
+		return DOCA_ERROR_IN_PROGRESS;
 	/* First attempt now; "nobody listens yet" is retried from progress. */
 	err = client_try_connect(client);
 	if (err == DOCA_SUCCESS || err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_AGAIN)

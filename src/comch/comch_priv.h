@@ -162,6 +162,7 @@ struct doca_comch_client {
 	enum comch_client_phase phase;
 	uint64_t deadline_ns;
 	uint64_t next_try_ns;
+	uint64_t refused_ns; /* when the server last refused this client (0: never) */
 	struct doca_comch_connection conn;
 };
 

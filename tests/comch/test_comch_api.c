@@ -734,6 +734,38 @@ static void test_silent_flood_is_cleaned_up(void **state)
 	progress_until(client_running);
 }
 
+/*
+ * A client its server refused, started again at once (as a program that
+ * restarts whatever fails does, and the Comm Channel on NOT_FOUND): it waits
+ * a second after the refusal before it connects, instead of hammering the
+ * server with connections and both logs with a line each.
+ */
+static void test_refused_client_started_again_waits(void **state)
+{
+	struct doca_comch_server *server;
+	struct doca_ctx *ctx;
+	uint64_t until;
+
+	(void)state;
+	make_server("refusing");
+	server = F->server;
+	assert_int_equal(doca_comch_client_create(F->m.host, "refusing", &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_set_max_msg_size(F->client, 1024), DOCA_SUCCESS); /* the server's is 4080 */
+	ctx = doca_comch_client_as_ctx(F->client);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	progress_until(client_idle);
+	assert_true(ferry_test_log_has("max message size mismatch"));
+	assert_int_equal(server->next_id, 1);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	for (until = ferry_test_deadline(500); !ferry_test_expired(until);)
+		(void)doca_pe_progress(F->m.pe);
+	assert_int_equal(server->next_id, 1); /* not yet connected again */
+	assert_int_equal(ferry_test_ctx_state(ctx), DOCA_CTX_STATE_STARTING);
+	progress_until(client_idle); /* then it does, and is refused again */
+	assert_int_equal(server->next_id, 2);
+}
+
 /* ---- fast path (producer, consumer) in one process ---- */
 
 static unsigned g_new_consumers, g_expired_consumers, g_recv_ok, g_recv_err, g_send_ok, g_send_err;
@@ -2922,6 +2954,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_server_same_name_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_stop_ends_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_flood_is_cleaned_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_client_started_again_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_read_only_consumer_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumer_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_ring_budget, setup, teardown),
