@@ -125,6 +125,14 @@ struct comch_ep {
 	atomic_bool fast_attention;
 };
 
+/* Rules a server's peers break, each sampled apart (ferry_log_sampled): the rule is a literal, its address the key. */
+#define COMCH_LOG_RULES 24u
+
+struct comch_log_rule {
+	const char *rule;
+	_Atomic uint64_t count;
+};
+
 struct doca_comch_server {
 	struct comch_ep ep; /* first */
 	struct doca_dev_rep *repr;
@@ -141,9 +149,10 @@ struct doca_comch_server {
 	uint32_t num_conns;   /* established */
 	uint32_t num_pending; /* accepted, handshake not done */
 	uint32_t next_id;
-	uint32_t *generations;              /* per slot, survives the connection */
-	struct doca_comch_connection *solo; /* the one client, while it is the only one */
-	uint32_t poll_tick;                 /* counts progress calls that skipped epoll_wait */
+	uint32_t *generations;                            /* per slot, survives the connection */
+	struct doca_comch_connection *solo;               /* the one client, while it is the only one */
+	uint32_t poll_tick;                               /* counts progress calls that skipped epoll_wait */
+	struct comch_log_rule log_rules[COMCH_LOG_RULES]; /* lines about peers, sampled per rule */
 };
 
 enum comch_client_phase {

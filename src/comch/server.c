@@ -105,21 +105,43 @@ static uint32_t server_drop(struct doca_comch_server *server, struct doca_comch_
 	return notify ? 1 : 0;
 }
 
-static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, bool rule_broken,
+/*
+ * Whether the nth breach of @p rule (a literal: its address is its identity) by
+ * this server's peers gets a line: the 1st, 2nd, 4th, ... A peer may repeat a
+ * breach at will (a connection each), so every one a line would be a log
+ * flood; rules beyond the table share its last counter.
+ */
+static bool server_log_sampled(struct doca_comch_server *server, const char *rule, uint64_t *nth)
+{
+	struct comch_log_rule *r = server->log_rules;
+	uint32_t i = 0;
+
+	while (i + 1 < COMCH_LOG_RULES && r[i].rule != NULL && r[i].rule != rule)
+		i++;
+	if (r[i].rule == NULL)
+		r[i].rule = rule;
+	return ferry_log_sampled(&r[i].count, nth);
+}
+
+static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, const char *rule,
 			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, bool rule_broken,
+/* End @p conn with a line: an error line (sampled per @p rule) when it broke one, else an info line. */
+static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, const char *rule,
 			    const char *fmt, ...)
 {
 	char why[256];
+	uint64_t nth = 0;
 	va_list ap;
 
+	if (rule != NULL && !server_log_sampled(server, rule, &nth))
+		return server_drop(server, conn);
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	if (rule_broken)
-		FERRY_ERR("comch server '%s': client %u (pid %d) %s; connection closed", server->ep.name, conn->id,
-			  (int)conn->peer_pid, why);
+	if (rule != NULL)
+		FERRY_ERR("comch server '%s': client %u (pid %d) %s; connection closed (%llu so far)", server->ep.name,
+			  conn->id, (int)conn->peer_pid, why, (unsigned long long)nth);
 	else
 		FERRY_INFO("comch server '%s': client %u (pid %d) %s", server->ep.name, conn->id, (int)conn->peer_pid,
 			   why);
@@ -140,10 +162,12 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 	struct doca_comch_connection *conn;
 	struct epoll_event ev = {.events = EPOLLIN};
 	int slot = server_find_slot(server);
+	uint64_t nth = 0;
 
 	if (slot < 0) {
-		FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed", server->ep.name,
-			   (int)pid);
+		if (server_log_sampled(server, "no room", &nth))
+			FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed (%llu so far)",
+				   server->ep.name, (int)pid, (unsigned long long)nth);
 		close(fd);
 		return;
 	}
@@ -195,9 +219,12 @@ static void server_refuse(struct doca_comch_server *server, struct doca_comch_co
 {
 	uint8_t frame[FERRY_FRAME_REFUSE_MAX];
 	size_t len = ferry_frame_build_refuse(frame, err, reason);
+	uint64_t nth = 0;
 
-	FERRY_WARN("comch server '%s': refused client %u (pid %d): %s (%s)", server->ep.name, conn->id,
-		   (int)conn->peer_pid, reason, doca_error_get_name(err));
+	/* Sampled per error: a client may come back with the same HELLO at will. */
+	if (server_log_sampled(server, doca_error_get_name(err), &nth))
+		FERRY_WARN("comch server '%s': refused client %u (pid %d): %s (%s; %llu so far)", server->ep.name,
+			   conn->id, (int)conn->peer_pid, reason, doca_error_get_name(err), (unsigned long long)nth);
 	(void)ferry_link_send(conn->fd, frame, len);
 	(void)server_drop(server, conn);
 }
@@ -257,13 +284,13 @@ static uint32_t server_on_hello(struct doca_comch_server *server, struct doca_co
 	}
 	len = ferry_frame_build_welcome(frame, server->ep.max_msg_size, server->ep.recv_queue_size, conn->id);
 	if (ferry_link_send(conn->fd, frame, len) != DOCA_SUCCESS)
-		return server_lost(server, conn, false, "went away during the handshake");
+		return server_lost(server, conn, NULL, "went away during the handshake");
 	conn->established = true;
 	comch_conn_fault_arm(conn);
 	server->num_pending--;
 	server->num_conns++;
 	if (comch_fast_conn_up(conn) != DOCA_SUCCESS)
-		return server_lost(server, conn, false, "cannot be served: no memory for its fast path");
+		return server_lost(server, conn, NULL, "cannot be served: no memory for its fast path");
 	server->solo = server->num_conns == 1 ? conn : NULL;
 	FERRY_DBG("comch server '%s': client %u (pid %d) connected", server->ep.name, conn->id, (int)conn->peer_pid);
 	if (server->connect_cb != NULL)
@@ -289,7 +316,7 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 		if (f->type == FERRY_FRAME_HELLO)
 			return server_on_hello(server, conn, &f->u.hello, stop);
 		*stop = true;
-		return server_lost(server, conn, true, "sent frame type %d before HELLO", (int)f->type);
+		return server_lost(server, conn, "frame before HELLO", "sent frame type %d before HELLO", (int)f->type);
 	}
 	switch (f->type) {
 	case FERRY_FRAME_MSG:
@@ -302,7 +329,7 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 		return 1;
 	case FERRY_FRAME_BYE:
 		*stop = true;
-		return server_lost(server, conn, false, "disconnected");
+		return server_lost(server, conn, NULL, "disconnected");
 	case FERRY_FRAME_CONSUMER_UP:
 	case FERRY_FRAME_CONSUMER_DOWN:
 	case FERRY_FRAME_DONE_RING: {
@@ -311,14 +338,15 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 
 		if (n == UINT32_MAX) {
 			*stop = true;
-			return server_lost(server, conn, true, "broke the fast-path protocol: %s", why);
+			return server_lost(server, conn, why, "broke the fast-path protocol: %s", why);
 		}
 		*stop = !server_running(server) || conn->broken;
 		return n;
 	}
 	default:
 		*stop = true;
-		return server_lost(server, conn, true, "sent unexpected frame type %d", (int)f->type);
+		return server_lost(server, conn, "unexpected frame type", "sent unexpected frame type %d",
+				   (int)f->type);
 	}
 }
 
@@ -333,12 +361,13 @@ static uint32_t server_on_datagram(struct comch_ep *ep, struct doca_comch_connec
 
 	if (len > ep->rx_cap) {
 		*stop = true;
-		return server_lost(server, conn, true, "sent an oversized frame (more than %zu bytes)", ep->rx_cap);
+		return server_lost(server, conn, "oversized frame", "sent an oversized frame (more than %zu bytes)",
+				   ep->rx_cap);
 	}
 	err = ferry_frame_parse(buf, len, ep->max_msg_size, &f, &why);
 	if (err != DOCA_SUCCESS) {
 		*stop = true;
-		return server_lost(server, conn, true, "sent a bad frame: %s (%s)", why, doca_error_get_name(err));
+		return server_lost(server, conn, why, "sent a bad frame: %s (%s)", why, doca_error_get_name(err));
 	}
 	return server_on_frame(server, conn, &f, stop);
 }
@@ -348,7 +377,7 @@ static uint32_t server_read_conn(struct doca_comch_server *server, struct doca_c
 	uint32_t n = 0;
 
 	if (comch_conn_read(&server->ep, conn, server_on_datagram, &n) != DOCA_SUCCESS)
-		n += server_lost(server, conn, false, "closed the connection (peer exited or was killed)");
+		n += server_lost(server, conn, NULL, "closed the connection (peer exited or was killed)");
 	return n;
 }
 
@@ -389,11 +418,11 @@ static uint32_t server_housekeeping(struct doca_comch_server *server)
 		if (conn->backlog.head != NULL && !conn->broken)
 			(void)comch_conn_flush_backlog(ep, conn);
 		if (conn->broken)
-			n += server_lost(server, conn, false, "%s",
+			n += server_lost(server, conn, NULL, "%s",
 					 conn->quiet ? "was disconnected by the server"
 						     : "cannot be written to (peer gone)");
 		else if (!conn->established && now > conn->deadline_ns)
-			n += server_lost(server, conn, true, "did not complete the handshake in time");
+			n += server_lost(server, conn, "handshake deadline", "did not complete the handshake in time");
 	}
 	return n;
 }

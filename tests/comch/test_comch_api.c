@@ -766,6 +766,42 @@ static void test_refused_client_started_again_waits(void **state)
 	assert_int_equal(server->next_id, 2);
 }
 
+/*
+ * What a peer can repeat at will costs a logarithmic number of lines: 512
+ * rogues that send garbage and 512 that name another server, one after the
+ * other, leave at most 10 lines of each rule (the 1st, 2nd, 4th, ... 512th),
+ * not one each; the server keeps serving.
+ */
+static void test_rogue_repeats_cost_few_lines(void **state)
+{
+	enum { ROUNDS = 512 };
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX], got[1024];
+	size_t len;
+	int fd;
+
+	(void)state;
+	make_server("noisy");
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(host),
+				      ferry_devinfo_name(host), "noisy2");
+	for (int i = 0; i < ROUNDS; i++) {
+		fd = rogue_connect("noisy"); /* a HELLO for another name: refused */
+		rogue_send(fd, frame, len);
+		expect_refusal(got, rogue_wait_closed(fd, got, sizeof(got)), DOCA_ERROR_NOT_FOUND);
+		close(fd);
+		fd = rogue_connect("noisy"); /* garbage */
+		rogue_send(fd, "garbage, not a frame", 20);
+		(void)rogue_wait_closed(fd, got, sizeof(got));
+		close(fd);
+	}
+	print_message("%u refusal lines, %u bad-frame lines for %d of each\n", ferry_test_log_count("refused client"),
+		      ferry_test_log_count("bad frame magic"), ROUNDS);
+	assert_in_range(ferry_test_log_count("refused client"), 1, 10);
+	assert_in_range(ferry_test_log_count("bad frame magic"), 1, 10);
+	make_client("noisy");
+	progress_until(client_running);
+}
+
 /* ---- fast path (producer, consumer) in one process ---- */
 
 static unsigned g_new_consumers, g_expired_consumers, g_recv_ok, g_recv_err, g_send_ok, g_send_err;
@@ -2955,6 +2991,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_stop_ends_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_flood_is_cleaned_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_client_started_again_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_repeats_cost_few_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_read_only_consumer_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumer_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_ring_budget, setup, teardown),
