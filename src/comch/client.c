@@ -286,9 +286,10 @@ static bool client_has_pending(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *client = client_of_ctx(ctx);
 
-	return client->ep.done.head != NULL || client->conn.backlog.head != NULL || client->conn.broken ||
+	/* Sends waiting for room need no polling: the PE watches the socket for room (comch_conn_watch_room). */
+	return client->ep.done.head != NULL || client->conn.broken ||
 	       atomic_load_explicit(&client->ep.fast_attention, memory_order_relaxed) ||
-	       client->phase == CLIENT_CONNECTING || ctx->num_inflight > 0;
+	       client->phase == CLIENT_CONNECTING;
 }
 
 /* ---- start / stop ---- */
@@ -331,6 +332,9 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	client->conn.fd = -1;
 	client->conn.established = false;
 	client->conn.broken = false;
+	client->conn.hub_waiting = false;
+	client->conn.watching_out = false;
+	client->ep.num_hub_waiting = 0;
 	client->conn.user_data.u64 = 0;
 	client->conn.generation++;
 	client->ep.num_broken = 0;
@@ -393,6 +397,12 @@ static const struct ferry_ctx_ops client_ops = {
 	.has_pending = client_has_pending,
 };
 
+/* comch_ep.watch_out: the socket in the PE's own set. */
+static void client_watch_out(struct comch_ep *ep, struct doca_comch_connection *conn, bool on)
+{
+	ferry_pe_watch_fd_out(ep->ctx.pe, conn->fd, on);
+}
+
 /* ---- create / destroy ---- */
 
 doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client)
@@ -417,6 +427,7 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 	if (client == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for client '%s'", name);
 	comch_ep_init(&client->ep, &client_ops, false, dev);
+	client->ep.watch_out = client_watch_out;
 	strcpy(client->ep.name, name); /* length checked above */
 	client->machine = ferry_devinfo_machine(devinfo);
 	snprintf(client->host_function, sizeof(client->host_function), "%s", ferry_devinfo_name(devinfo));

@@ -367,6 +367,28 @@ void comch_ep_finish_task(struct comch_ep *ep, struct doca_comch_task_send *task
 	ferry_task_list_push(&ep->done, &task->base);
 }
 
+void comch_conn_watch_room(struct doca_comch_connection *conn)
+{
+	bool want = conn->backlog.head != NULL || conn->hub_waiting;
+
+	if (want == conn->watching_out || conn->fd < 0)
+		return;
+	conn->watching_out = want;
+	conn->ep->watch_out(conn->ep, conn, want);
+}
+
+void comch_conn_set_hub_waiting(struct doca_comch_connection *conn, bool waiting)
+{
+	if (waiting == conn->hub_waiting)
+		return;
+	conn->hub_waiting = waiting;
+	if (waiting)
+		conn->ep->num_hub_waiting++;
+	else
+		conn->ep->num_hub_waiting--;
+	comch_conn_watch_room(conn);
+}
+
 void comch_conn_mark_broken(struct doca_comch_connection *conn)
 {
 	if (!conn->broken) {
@@ -416,6 +438,7 @@ void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *con
 	} else if (err == DOCA_ERROR_AGAIN) {
 		ferry_task_list_push(&conn->backlog, &task->base);
 		ep->num_backlogged++;
+		comch_conn_watch_room(conn);
 	} else {
 		comch_conn_mark_broken(conn);
 		comch_ep_finish_task(ep, task, DOCA_ERROR_CONNECTION_RESET);
@@ -440,6 +463,7 @@ bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection 
 		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
 	}
 	ep->num_backlogged--;
+	comch_conn_watch_room(conn);
 	return true;
 }
 
@@ -452,6 +476,7 @@ void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *
 	while ((task = ferry_task_list_pop(&conn->backlog)) != NULL)
 		comch_ep_finish_task(ep, ferry_container_of(task, struct doca_comch_task_send, base), status);
 	ep->num_backlogged--;
+	comch_conn_watch_room(conn);
 }
 
 uint32_t comch_list_complete(struct ferry_task_list *list)

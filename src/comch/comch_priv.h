@@ -10,6 +10,9 @@
  * once when the connection has no backlog; otherwise, or when the socket is full,
  * the task waits in the connection's backlog, which progress retries in order.
  * Either way the task completes from progress only (the endpoint's done list).
+ * While a backlog (or fast-path frames) waits, the socket is watched for room
+ * (EPOLLOUT) rather than reported as pending work: a peer that stops reading
+ * leaves an event-driven program asleep, not polling, until it reads again.
  *
  * Receive path: progress reads at most recv_queue_size frames per connection per
  * call, up to COMCH_RX_BATCH_MAX per recvmmsg (one system call for a burst), validates each with ferry_frame_parse and delivers MSG frames to the
@@ -72,6 +75,8 @@ struct doca_comch_connection {
 	bool established;       /* handshake done */
 	bool broken;            /* peer gone or protocol broken: reap in progress */
 	bool quiet;             /* ended by doca_comch_server_disconnect: no event */
+	bool hub_waiting;       /* fast-path frames in its hub wait for room on the socket */
+	bool watching_out;      /* its socket is watched for room (comch_conn_watch_room) */
 	uint64_t fault_drop_at; /* FERRY_FAULT action=drop: the send that drops it; 0 = never */
 	uint64_t fault_sends;   /* sends counted towards fault_drop_at */
 	uint64_t deadline_ns;   /* handshake must finish by then (server side, pending) */
@@ -116,7 +121,10 @@ struct comch_ep {
 	size_t rx_lens[COMCH_RX_BATCH_MAX];
 	struct ferry_task_list done; /* finished tasks, completed by the next progress */
 	uint32_t num_backlogged;     /* connections with a non-empty backlog */
-	uint32_t num_broken;         /* connections waiting to be reaped by progress */
+	uint32_t num_hub_waiting;    /* connections with hub_waiting */
+	/* Watch @p conn's socket for room to write too (@p on), or only for input (server.c, client.c). */
+	void (*watch_out)(struct comch_ep *ep, struct doca_comch_connection *conn, bool on);
+	uint32_t num_broken; /* connections waiting to be reaped by progress */
 	/*
 	 * Set (then the endpoint's PE woken) by a producer or consumer on another
 	 * thread when a connection's hub needs this thread: the peer broke the fast
@@ -210,6 +218,14 @@ uint32_t comch_list_complete(struct ferry_task_list *list);
 doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out);
 /** A cap getter: the checks, then *@p out = @p value. */
 doca_error_t comch_cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value);
+/**
+ * Watch @p conn's socket for room while its backlog or hub frames wait, and
+ * only for input otherwise: a peer that stops reading leaves us asleep, not
+ * polling, until it reads again.
+ */
+void comch_conn_watch_room(struct doca_comch_connection *conn);
+/** Whether fast-path frames of @p conn's hub wait for room (keeps the counts and the watch). */
+void comch_conn_set_hub_waiting(struct doca_comch_connection *conn, bool waiting);
 /** Mark a connection for reaping by progress (idempotent). */
 void comch_conn_mark_broken(struct doca_comch_connection *conn);
 

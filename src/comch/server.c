@@ -427,6 +427,17 @@ static uint32_t server_housekeeping(struct doca_comch_server *server)
 	return n;
 }
 
+/* comch_ep.watch_out: the connection's events in the server's epoll set, which the PE watches. */
+static void server_watch_out(struct comch_ep *ep, struct doca_comch_connection *conn, bool on)
+{
+	struct doca_comch_server *server = ferry_container_of(ep, struct doca_comch_server, ep);
+	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0u), .data.u64 = conn->slot};
+
+	if (epoll_ctl(server->epoll_fd, EPOLL_CTL_MOD, conn->fd, &ev) != 0)
+		FERRY_WARN("comch server '%s': client %u: cannot watch for room: %s", ep->name, conn->id,
+			   strerror(errno));
+}
+
 static uint32_t server_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_server *server = server_of_ctx(ctx);
@@ -459,9 +470,9 @@ static bool server_has_pending(struct doca_ctx *ctx)
 	struct doca_comch_server *server = server_of_ctx(ctx);
 	const struct comch_ep *ep = &server->ep;
 
-	/* Sockets need no answer here: the PE watches the epoll set itself. */
-	return ep->done.head != NULL || ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0 ||
-	       atomic_load_explicit(&ep->fast_attention, memory_order_relaxed) || ctx->num_inflight > 0;
+	/* Sockets need no answer here, nor sends waiting for room: the PE watches the epoll set itself. */
+	return ep->done.head != NULL || ep->num_broken > 0 || server->num_pending > 0 ||
+	       atomic_load_explicit(&ep->fast_attention, memory_order_relaxed);
 }
 
 /* ---- start / stop ---- */
@@ -620,6 +631,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	if (server->generations == NULL)
 		goto no_memory;
 	comch_ep_init(&server->ep, &server_ops, true, dev);
+	server->ep.watch_out = server_watch_out;
 	strcpy(server->ep.name, name); /* length checked above */
 	peer = ferry_devinfo_rep_peer(ferry_dev_rep_info(repr));
 	server->machine = ferry_devinfo_machine(peer);

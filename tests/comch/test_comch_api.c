@@ -1997,6 +1997,114 @@ static void test_rogue_consumers_across_connections(void **state)
 	rogue_consumer_close(&rc);
 }
 
+/*
+ * Submit max-size messages on @p conn until one waits for room in the socket
+ * (the peer does not read); the sends that went are completed.
+ */
+static void fill_until_backlogged(struct comch_ep *ep, struct doca_comch_connection *conn)
+{
+	static uint8_t msg[COMCH_CAP_MAX_MSG_SIZE];
+
+	while (conn->backlog.head == NULL) {
+		struct doca_comch_task_send *task = NULL;
+
+		assert_int_equal(comch_ep_task_send_alloc_init(ep, "test", conn, msg, sizeof(msg), &task),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+		while (doca_pe_progress(F->m.pe) != 0)
+			;
+	}
+}
+
+/* How often the armed notification handle of @p pe fires in @p ms (each time: clear and progress). */
+static unsigned wakeups_in(struct doca_pe *pe, unsigned ms)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	doca_notification_handle_t handle;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	unsigned wakes = 0;
+
+	assert_int_equal(doca_pe_get_notification_handle(pe, &handle), DOCA_SUCCESS);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, handle, &ev), 0);
+	for (uint64_t until = ferry_test_deadline(ms); !ferry_test_expired(until);) {
+		assert_int_equal(doca_pe_request_notification(pe), DOCA_SUCCESS);
+		if (epoll_wait(ep, &ev, 1, 20) == 1) {
+			wakes++;
+			assert_int_equal(doca_pe_clear_notification(pe, handle), DOCA_SUCCESS);
+			(void)doca_pe_progress(pe);
+		}
+	}
+	close(ep);
+	return wakes;
+}
+
+/* Read and drop what waits in @p fd, progressing @p pe, until the send backlog of @p conn is gone. */
+static void drain_until_flushed(int fd, const struct doca_comch_connection *conn, struct doca_pe *pe)
+{
+	uint8_t buf[FERRY_FRAME_HDR_LEN + COMCH_CAP_MAX_MSG_SIZE];
+	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
+
+	while (conn->backlog.head != NULL && !ferry_test_expired(until)) {
+		size_t len = 0;
+
+		while (ferry_link_recv(fd, buf, sizeof(buf), &len) == DOCA_SUCCESS)
+			;
+		assert_true(wakeups_in(pe, 20) <= 20); /* the room it found woke it, a few times at most */
+	}
+	assert_null(conn->backlog.head);
+}
+
+/*
+ * An event-driven program whose sends wait because the peer stopped reading
+ * (a SIGSTOPped process, a rogue) sleeps until the peer reads: its PE's
+ * notification handle waits for room in the socket, it does not report
+ * pending work at every request (before: some 85,000 wake-ups in 200 ms, a
+ * core burnt for as long as the peer stayed stopped). Then the peer reads and
+ * the sends go. The server's side (a rogue client), then the client's side
+ * (a rogue server that welcomes it and never reads).
+ */
+static void test_stopped_peer_does_not_spin(void **state)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
+	struct ferry_link_addr addr;
+	struct doca_comch_connection *conn = NULL;
+	int fd, lfd = -1, lock = -1;
+	unsigned wakes;
+
+	(void)state;
+	make_server("stopped");
+	fd = rogue_hello("stopped");
+	fill_until_backlogged(&((struct doca_comch_server *)F->server)->ep, F->server_conn);
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("server: %u wake-ups in 200 ms while its client reads nothing\n", wakes);
+	assert_true(wakes <= 2);
+	drain_until_flushed(fd, F->server_conn, F->m.pe);
+	close(fd);
+
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), "stopped-rogue"),
+			 DOCA_SUCCESS);
+	assert_int_equal(ferry_link_listen(&addr, &lfd, &lock), DOCA_SUCCESS);
+	make_client("stopped-rogue");
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_true(recv(fd, frame, sizeof(frame), 0) > 0); /* its HELLO */
+	rogue_send(fd, frame, ferry_frame_build_welcome(frame, COMCH_CAP_MAX_MSG_SIZE, 64, 1));
+	FERRY_PROGRESS_UNTIL(F->m.pe,
+			     ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING,
+			     FERRY_TEST_WAIT_MS);
+	assert_int_equal(doca_comch_client_get_connection(F->client, &conn), DOCA_SUCCESS);
+	fill_until_backlogged(&((struct doca_comch_client *)F->client)->ep, conn);
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("client: %u wake-ups in 200 ms while its server reads nothing\n", wakes);
+	assert_true(wakes <= 2);
+	assert_true(fcntl(fd, F_SETFL, O_NONBLOCK) == 0);
+	drain_until_flushed(fd, conn, F->m.pe);
+	close(fd);
+	ferry_link_unlisten(&addr, lfd, lock);
+}
+
 /* The rogue maps an export of ours (or its own) the way the fast path maps rings: anywhere. */
 static void *rogue_import(const void *desc, size_t desc_len, struct ferry_link_import **imp)
 {
@@ -2996,6 +3104,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rogue_consumer_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_ring_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_never_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stopped_peer_does_not_spin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumers_across_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
