@@ -14,7 +14,10 @@
  * One internal epoll set holds the listening socket and every connection; the
  * progress engine watches that one descriptor, so its notification handle wakes on
  * a new client, a message or a dead peer, and progress costs one epoll_wait plus
- * the work that is ready, however many clients there are.
+ * the work that is ready, however many clients there are. The set also holds a
+ * timer for the earliest handshake deadline and, while a connection's sends wait
+ * for room, that connection's EPOLLOUT: nothing a peer does or leaves undone
+ * keeps the PE busy while there is no work.
  *
  * Untrusted peers: a connection is "pending" until its HELLO passed every check
  * (exact name, the host function the representor stands for, equal max message
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <doca_dev.h>
@@ -43,6 +47,7 @@ FERRY_LOG_MODULE("comch");
 
 #define SERVER_SLOTS                (COMCH_CAP_MAX_CLIENTS + 64u) /* headroom for pending handshakes */
 #define SERVER_LISTEN_TAG           UINT64_MAX
+#define SERVER_TIMER_TAG            (UINT64_MAX - 1u)
 #define SERVER_EVENTS_PER_POLL      64
 #define SERVER_ACCEPTS_PER_POLL     64
 #define SERVER_HANDSHAKE_MS_DEFAULT 2000u
@@ -396,6 +401,8 @@ static uint32_t server_poll_sockets(struct doca_comch_server *server)
 			server_accept_all(server);
 			continue;
 		}
+		if (evs[i].data.u64 == SERVER_TIMER_TAG)
+			continue; /* a handshake deadline: housekeeping looks, server_set_timer re-arms */
 		conn = server->slots[evs[i].data.u64];
 		if (conn != NULL && !conn->broken)
 			n += server_read_conn(server, conn);
@@ -403,11 +410,31 @@ static uint32_t server_poll_sockets(struct doca_comch_server *server)
 	return n;
 }
 
+/*
+ * Wake the PE at @p at (CLOCK_MONOTONIC ns; 0: never), the earliest handshake
+ * deadline: pending clients are timed, not polled, so a client that says
+ * nothing leaves the server asleep until its deadline.
+ */
+static void server_set_timer(struct doca_comch_server *server, uint64_t at)
+{
+	struct itimerspec when = {
+		.it_value = {.tv_sec = (time_t)(at / 1000000000ull), .tv_nsec = (long)(at % 1000000000ull)}};
+	uint64_t fired;
+
+	if (at == server->timer_at)
+		return;
+	(void)read(server->timer_fd, &fired, sizeof(fired)); /* a past expiry no longer wakes anyone */
+	if (timerfd_settime(server->timer_fd, TFD_TIMER_ABSTIME, &when, NULL) != 0)
+		FERRY_WARN("comch server '%s': cannot time the handshakes: %s", server->ep.name, strerror(errno));
+	server->timer_at = at;
+}
+
 /* Backlogs, broken connections and handshake deadlines: scanned only when some exist. */
 static uint32_t server_housekeeping(struct doca_comch_server *server)
 {
 	struct comch_ep *ep = &server->ep;
 	uint64_t now = server->num_pending > 0 ? ferry_link_now_ns() : 0;
+	uint64_t next = 0; /* the earliest deadline still to come */
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < server->num_slots && server_running(server); i++) {
@@ -421,9 +448,13 @@ static uint32_t server_housekeeping(struct doca_comch_server *server)
 			n += server_lost(server, conn, NULL, "%s",
 					 conn->quiet ? "was disconnected by the server"
 						     : "cannot be written to (peer gone)");
-		else if (!conn->established && now > conn->deadline_ns)
+		else if (!conn->established && now >= conn->deadline_ns)
 			n += server_lost(server, conn, "handshake deadline", "did not complete the handshake in time");
+		else if (!conn->established && (next == 0 || conn->deadline_ns < next))
+			next = conn->deadline_ns;
 	}
+	if (server_running(server))
+		server_set_timer(server, next);
 	return n;
 }
 
@@ -462,6 +493,8 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 	comch_ep_attend(ep, server->slots, server->num_slots);
 	if (server_running(server) && (ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0))
 		n += server_housekeeping(server);
+	else if (server_running(server) && server->timer_at != 0)
+		server_set_timer(server, 0); /* the last pending client is through */
 	return n;
 }
 
@@ -470,8 +503,8 @@ static bool server_has_pending(struct doca_ctx *ctx)
 	struct doca_comch_server *server = server_of_ctx(ctx);
 	const struct comch_ep *ep = &server->ep;
 
-	/* Sockets need no answer here, nor sends waiting for room: the PE watches the epoll set itself. */
-	return ep->done.head != NULL || ep->num_broken > 0 || server->num_pending > 0 ||
+	/* Sockets, sends waiting for room and handshake deadlines need no polling: the PE watches the epoll set. */
+	return ep->done.head != NULL || ep->num_broken > 0 ||
 	       atomic_load_explicit(&ep->fast_attention, memory_order_relaxed);
 }
 
@@ -480,6 +513,7 @@ static bool server_has_pending(struct doca_ctx *ctx)
 static doca_error_t server_open_sockets(struct doca_comch_server *server, const char *domain)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = SERVER_LISTEN_TAG};
+	struct epoll_event timer_ev = {.events = EPOLLIN, .data.u64 = SERVER_TIMER_TAG};
 	doca_error_t err;
 
 	err = ferry_link_listen(&server->addr, &server->listen_fd, &server->lock_fd);
@@ -492,7 +526,11 @@ static doca_error_t server_open_sockets(struct doca_comch_server *server, const 
 		return FERRY_RULE_IN("doca_ctx_start", err, "comch server '%s': cannot listen at %s: %s",
 				     server->ep.name, server->addr.text, strerror(errno));
 	server->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (server->epoll_fd < 0 || epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->listen_fd, &ev) != 0)
+	server->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	server->timer_at = 0;
+	if (server->epoll_fd < 0 || server->timer_fd < 0 ||
+	    epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->listen_fd, &ev) != 0 ||
+	    epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->timer_fd, &timer_ev) != 0)
 		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_OPERATING_SYSTEM, "comch server '%s': epoll: %s",
 				     server->ep.name, strerror(errno));
 	return ferry_pe_watch_fd(server->ep.ctx.pe, server->epoll_fd);
@@ -504,7 +542,10 @@ static void server_close_sockets(struct doca_comch_server *server)
 		ferry_pe_unwatch_fd(server->ep.ctx.pe, server->epoll_fd);
 		close(server->epoll_fd);
 	}
+	if (server->timer_fd >= 0)
+		close(server->timer_fd);
 	ferry_link_unlisten(&server->addr, server->listen_fd, server->lock_fd);
+	server->timer_fd = -1;
 	server->epoll_fd = -1;
 	server->listen_fd = -1;
 	server->lock_fd = -1;
@@ -642,6 +683,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	server->listen_fd = -1;
 	server->lock_fd = -1;
 	server->epoll_fd = -1;
+	server->timer_fd = -1;
 	*comch_server = server;
 	return DOCA_SUCCESS;
 

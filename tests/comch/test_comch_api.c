@@ -2105,6 +2105,36 @@ static void test_stopped_peer_does_not_spin(void **state)
 	ferry_link_unlisten(&addr, lfd, lock);
 }
 
+/*
+ * A client that connects and says nothing holds a pending slot until the
+ * handshake deadline; meanwhile the server's PE sleeps until that deadline
+ * (a timer in its epoll set), it does not report pending work at every
+ * request (before: tens of thousands of wake-ups a second for as long as a
+ * rogue kept a silent connection open, renewing it at each deadline). At the
+ * deadline the rogue is cut off.
+ */
+static void test_silent_client_does_not_spin(void **state)
+{
+	uint8_t got[64];
+	unsigned wakes;
+	int fd;
+
+	(void)state;
+	setenv("FERRY_COMCH_HANDSHAKE_MS", "1000", 1);
+	make_server("hushed");
+	fd = rogue_connect("hushed");
+	FERRY_PROGRESS_UNTIL(F->m.pe, ((struct doca_comch_server *)F->server)->num_pending == 1, FERRY_TEST_WAIT_MS);
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("%u wake-ups in 200 ms while a client says nothing\n", wakes);
+	assert_true(wakes <= 2);
+	wakes = wakeups_in(F->m.pe, 1500); /* the deadline wakes it: progress cuts the rogue off */
+	assert_in_range(wakes, 1, 3);
+	assert_true(ferry_test_log_has("did not complete the handshake in time"));
+	assert_int_equal(((struct doca_comch_server *)F->server)->num_pending, 0);
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+}
+
 /* The rogue maps an export of ours (or its own) the way the fast path maps rings: anywhere. */
 static void *rogue_import(const void *desc, size_t desc_len, struct ferry_link_import **imp)
 {
@@ -3105,6 +3135,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rogue_ring_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_never_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stopped_peer_does_not_spin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_silent_client_does_not_spin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumers_across_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
