@@ -154,6 +154,7 @@ struct doca_comch_server {
 	int epoll_fd;                         /* the listen socket and every connection; the PE watches it */
 	int timer_fd;                         /* in epoll_fd: fires at the earliest handshake deadline */
 	uint64_t timer_at;                    /* when it fires (CLOCK_MONOTONIC ns), 0: disarmed */
+	uint64_t listen_rest_until;           /* accept failed: the listener rests until then (0: it does not) */
 	struct doca_comch_connection **slots; /* COMCH_CAP_MAX_CLIENTS + pending headroom */
 	uint32_t num_slots;
 	uint32_t num_conns;   /* established */

@@ -17,7 +17,9 @@
  * the work that is ready, however many clients there are. The set also holds a
  * timer for the earliest handshake deadline and, while a connection's sends wait
  * for room, that connection's EPOLLOUT: nothing a peer does or leaves undone
- * keeps the PE busy while there is no work.
+ * keeps the PE busy while there is no work. When accept fails (no fds) the
+ * listener rests SERVER_ACCEPT_PAUSE_NS, with a sampled line, and the timer
+ * brings it back.
  *
  * Untrusted peers: a connection is "pending" until its HELLO passed every check
  * (exact name, the host function the representor stands for, equal max message
@@ -53,6 +55,7 @@ FERRY_LOG_MODULE("comch");
 #define SERVER_HANDSHAKE_MS_DEFAULT 2000u
 #define SERVER_DEADLINE_SCAN_NS     50000000ull
 #define SERVER_SOLO_EPOLL_EVERY     64u
+#define SERVER_ACCEPT_PAUSE_NS      100000000ull /* the listener rests this long when accept fails (no fds) */
 
 static struct doca_comch_server *server_of_ctx(struct doca_ctx *ctx)
 {
@@ -205,13 +208,50 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 	server->num_pending++;
 }
 
+/* The listen socket's events in the epoll set: EPOLLIN, or none while the listener rests. */
+static void server_listen_events(struct doca_comch_server *server, uint32_t events)
+{
+	struct epoll_event ev = {.events = events, .data.u64 = SERVER_LISTEN_TAG};
+
+	(void)epoll_ctl(server->epoll_fd, EPOLL_CTL_MOD, server->listen_fd, &ev);
+}
+
+/*
+ * accept failed (the process is out of fds, most likely): the client stays in
+ * the listen backlog and the socket readable, so rest the listener a moment
+ * (the timer brings it back) rather than fail again at every progress.
+ */
+static void server_rest_listener(struct doca_comch_server *server, int err)
+{
+	uint64_t nth = 0;
+
+	if (server_log_sampled(server, "accept failed", &nth))
+		FERRY_ERR("comch server '%s': cannot accept a client: %s; trying again in %llu ms (%llu so far)",
+			  server->ep.name, strerror(err), (unsigned long long)(SERVER_ACCEPT_PAUSE_NS / 1000000u),
+			  (unsigned long long)nth);
+	server_listen_events(server, 0);
+	server->listen_rest_until = ferry_link_now_ns() + SERVER_ACCEPT_PAUSE_NS;
+}
+
+/* The listener's rest is over: new clients are accepted again. */
+static void server_wake_listener(struct doca_comch_server *server)
+{
+	if (server->listen_rest_until == 0 || ferry_link_now_ns() < server->listen_rest_until)
+		return;
+	server->listen_rest_until = 0;
+	server_listen_events(server, EPOLLIN);
+}
+
 static void server_accept_all(struct doca_comch_server *server)
 {
 	for (int i = 0; i < SERVER_ACCEPTS_PER_POLL; i++) {
 		int fd = -1;
 		pid_t pid = 0;
+		doca_error_t err = ferry_link_accept(server->listen_fd, &fd, &pid);
 
-		if (ferry_link_accept(server->listen_fd, &fd, &pid) != DOCA_SUCCESS)
+		if (err == DOCA_ERROR_OPERATING_SYSTEM)
+			server_rest_listener(server, errno);
+		if (err != DOCA_SUCCESS)
 			return;
 		server_accept_one(server, fd, pid);
 	}
@@ -412,8 +452,9 @@ static uint32_t server_poll_sockets(struct doca_comch_server *server)
 
 /*
  * Wake the PE at @p at (CLOCK_MONOTONIC ns; 0: never), the earliest handshake
- * deadline: pending clients are timed, not polled, so a client that says
- * nothing leaves the server asleep until its deadline.
+ * deadline, or at the end of the listener's rest if that comes first: both are
+ * timed, not polled, so a client that says nothing leaves the server asleep
+ * until its deadline.
  */
 static void server_set_timer(struct doca_comch_server *server, uint64_t at)
 {
@@ -421,6 +462,8 @@ static void server_set_timer(struct doca_comch_server *server, uint64_t at)
 		.it_value = {.tv_sec = (time_t)(at / 1000000000ull), .tv_nsec = (long)(at % 1000000000ull)}};
 	uint64_t fired;
 
+	if (server->listen_rest_until != 0 && (at == 0 || server->listen_rest_until < at))
+		at = server->listen_rest_until;
 	if (at == server->timer_at)
 		return;
 	(void)read(server->timer_fd, &fired, sizeof(fired)); /* a past expiry no longer wakes anyone */
@@ -483,6 +526,7 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 	 * only every SERVER_SOLO_EPOLL_EVERY calls, which saves a system call on the
 	 * message's path. Everything is still found, a new client a little later.
 	 */
+	server_wake_listener(server);
 	if (ctx->events_held)
 		; /* messages and new clients wait in their sockets (ferry_ctx.h) */
 	else if (server->solo != NULL && server->num_pending == 0 &&
@@ -493,8 +537,8 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 	comch_ep_attend(ep, server->slots, server->num_slots);
 	if (server_running(server) && (ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0))
 		n += server_housekeeping(server);
-	else if (server_running(server) && server->timer_at != 0)
-		server_set_timer(server, 0); /* the last pending client is through */
+	else if (server_running(server))
+		server_set_timer(server, 0); /* no deadline (the last pending client is through) */
 	return n;
 }
 
@@ -528,6 +572,7 @@ static doca_error_t server_open_sockets(struct doca_comch_server *server, const 
 	server->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	server->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	server->timer_at = 0;
+	server->listen_rest_until = 0;
 	if (server->epoll_fd < 0 || server->timer_fd < 0 ||
 	    epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->listen_fd, &ev) != 0 ||
 	    epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->timer_fd, &timer_ev) != 0)

@@ -2135,6 +2135,52 @@ static void test_silent_client_does_not_spin(void **state)
 	close(fd);
 }
 
+/*
+ * The process is out of fds (a rogue's connections, its consumers, anything):
+ * the listen socket stays readable and accept fails. The server pauses its
+ * listener a moment with a line instead of trying again at every request
+ * (before: tens of thousands of wake-ups in 200 ms, and not a word), and
+ * serves clients again once fds are free.
+ */
+static void test_accept_without_fds_does_not_spin(void **state)
+{
+	enum { ROGUES = 16 };
+	struct rlimit low;
+	int fds[ROGUES], n = 0;
+	unsigned wakes;
+
+	(void)state;
+	make_server("no-fds");
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	low = g_nofile;
+	low.rlim_cur = (rlim_t)ferry_test_count_fds() + ROGUES;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	g_nofile_lowered = true;
+	/* The rogues' own sockets use up the fds: the server cannot accept them. */
+	for (const char *name = "no-fds"; n < ROGUES; n++) {
+		struct ferry_link_addr addr;
+		const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+
+		assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+						       ferry_devinfo_name(host), name),
+				 DOCA_SUCCESS);
+		if (ferry_link_connect(&addr, &fds[n]) != DOCA_SUCCESS)
+			break;
+	}
+	assert_true(n > 1);
+	close(fds[--n]); /* one fd for the measure's epoll set, taken before the server progresses */
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("%u wake-ups in 200 ms while accept finds no fd (%d rogues)\n", wakes, n);
+	assert_true(wakes <= 10);
+	assert_true(ferry_test_log_has("cannot accept a client"));
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	g_nofile_lowered = false;
+	make_client("no-fds");
+	progress_until(client_running);
+}
+
 /* The rogue maps an export of ours (or its own) the way the fast path maps rings: anywhere. */
 static void *rogue_import(const void *desc, size_t desc_len, struct ferry_link_import **imp)
 {
@@ -3136,6 +3182,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rogue_never_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stopped_peer_does_not_spin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_client_does_not_spin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_accept_without_fds_does_not_spin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumers_across_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
