@@ -4,9 +4,12 @@
  * task (pool, slab, backlog, completion) and the endpoint's buffers. The design
  * notes are in comch_priv.h.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <doca_dev.h>
 
@@ -523,6 +526,20 @@ doca_error_t comch_conn_read(struct comch_ep *ep, struct doca_comch_connection *
 		budget -= got;
 	}
 	return DOCA_SUCCESS;
+}
+
+void comch_timer_set(int fd, uint64_t *armed_at, uint64_t at)
+{
+	struct itimerspec when = {
+		.it_value = {.tv_sec = (time_t)(at / 1000000000ull), .tv_nsec = (long)(at % 1000000000ull)}};
+	uint64_t fired;
+
+	if (at == *armed_at || fd < 0)
+		return;
+	(void)read(fd, &fired, sizeof(fired)); /* a past expiry no longer wakes anyone */
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &when, NULL) != 0)
+		FERRY_WARN("comch: cannot arm a timer: %s", strerror(errno));
+	*armed_at = at;
 }
 
 void comch_conn_say_bye(struct doca_comch_connection *conn)

@@ -183,6 +183,8 @@ struct doca_comch_client {
 	uint64_t deadline_ns;
 	uint64_t next_try_ns;
 	uint64_t refused_ns; /* when the server last refused this client (0: never) */
+	int timer_fd;        /* in the PE's set while started: the next try, or the handshake deadline */
+	uint64_t timer_at;   /* when it fires (CLOCK_MONOTONIC ns), 0: disarmed */
 	struct doca_comch_connection conn;
 };
 
@@ -249,6 +251,13 @@ typedef uint32_t (*comch_datagram_fn)(struct comch_ep *ep, struct doca_comch_con
  */
 doca_error_t comch_conn_read(struct comch_ep *ep, struct doca_comch_connection *conn, comch_datagram_fn on_datagram,
 			     uint32_t *events);
+/**
+ * Arm timerfd @p fd (in an epoll set the PE watches) for @p at, CLOCK_MONOTONIC
+ * ns (0: disarm), unless *@p armed_at is that already; a past expiry is drained
+ * first. Timed waits (handshake deadlines, connect retries) then leave the PE
+ * asleep until they are due instead of counting as pending work.
+ */
+void comch_timer_set(int fd, uint64_t *armed_at, uint64_t at);
 /** Send a BYE, best effort. */
 void comch_conn_say_bye(struct doca_comch_connection *conn);
 

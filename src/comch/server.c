@@ -458,18 +458,9 @@ static uint32_t server_poll_sockets(struct doca_comch_server *server)
  */
 static void server_set_timer(struct doca_comch_server *server, uint64_t at)
 {
-	struct itimerspec when = {
-		.it_value = {.tv_sec = (time_t)(at / 1000000000ull), .tv_nsec = (long)(at % 1000000000ull)}};
-	uint64_t fired;
-
 	if (server->listen_rest_until != 0 && (at == 0 || server->listen_rest_until < at))
 		at = server->listen_rest_until;
-	if (at == server->timer_at)
-		return;
-	(void)read(server->timer_fd, &fired, sizeof(fired)); /* a past expiry no longer wakes anyone */
-	if (timerfd_settime(server->timer_fd, TFD_TIMER_ABSTIME, &when, NULL) != 0)
-		FERRY_WARN("comch server '%s': cannot time the handshakes: %s", server->ep.name, strerror(errno));
-	server->timer_at = at;
+	comch_timer_set(server->timer_fd, &server->timer_at, at);
 }
 
 /* Backlogs, broken connections and handshake deadlines: scanned only when some exist. */

@@ -2190,6 +2190,38 @@ static void test_accept_without_fds_does_not_spin(void **state)
 	progress_until(client_running);
 }
 
+/*
+ * A server that takes the connection and never answers the HELLO (stopped, or
+ * a rogue), and a client whose program progresses only when its PE's handle
+ * wakes: the client still fails with TIME_OUT at its connect deadline (a timer
+ * wakes it), instead of waiting for ever; and while nobody listens yet, it
+ * sleeps between its tries instead of spinning.
+ */
+static void test_unanswered_hello_times_out_asleep(void **state)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	struct ferry_link_addr addr;
+	int lfd = -1, lock = -1;
+	unsigned wakes;
+
+	(void)state;
+	make_client("mute"); /* nobody listens yet: the client tries every 10 ms */
+	wakes = wakeups_in(F->m.pe, 100);
+	print_message("%u wake-ups in 100 ms while nobody listens\n", wakes);
+	assert_true(wakes <= 15);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), "mute"),
+			 DOCA_SUCCESS);
+	assert_int_equal(ferry_link_listen(&addr, &lfd, &lock), DOCA_SUCCESS); /* never accepts, never answers */
+	wakes = wakeups_in(F->m.pe, 1000);                                     /* the deadline is 500 ms in */
+	print_message("%u wake-ups in 1 s with the HELLO unanswered\n", wakes);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_IDLE);
+	assert_true(ferry_test_log_has("did not answer the handshake in time"));
+	assert_true(wakes <= 20);
+	ferry_link_unlisten(&addr, lfd, lock);
+}
+
 /* The rogue maps an export of ours (or its own) the way the fast path maps rings: anywhere. */
 static void *rogue_import(const void *desc, size_t desc_len, struct ferry_link_import **imp)
 {
@@ -3192,6 +3224,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stopped_peer_does_not_spin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_client_does_not_spin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_accept_without_fds_does_not_spin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unanswered_hello_times_out_asleep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumers_across_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
