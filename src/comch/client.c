@@ -9,17 +9,21 @@
  * server's answer: WELCOME makes the context RUNNING; REFUSE, a timeout or a lost
  * server makes it leave STARTING/RUNNING (ferry_ctx_fail) with one log line that
  * names the cause and DOCA's error -> messages and send tasks while RUNNING ->
- * doca_ctx_stop (BYE to the server, backlogged sends fail) -> destroy.
+ * doca_ctx_stop (BYE to the server, backlogged sends fail) -> destroy. Started
+ * again within CLIENT_REFUSED_GAP_NS of a refusal, it connects once the gap passed.
  *
  * The PE watches the socket once it exists, so the notification handle wakes on a
- * message or on the server's death. While no server listens yet, there is no
- * socket to watch: has_pending stays true so event-driven programs keep polling.
+ * message or on the server's death. What the client waits for by the clock (its
+ * next try while no server listens, the deadline of the server's answer) is a
+ * timerfd in the PE's set: an event-driven program sleeps until it is due, and a
+ * server that takes the connection and never answers still ends in TIME_OUT.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <doca_dev.h>
@@ -34,6 +38,13 @@ FERRY_LOG_MODULE("comch");
 
 #define CLIENT_CONNECT_MS_DEFAULT 5000u
 #define CLIENT_RETRY_NS           10000000ull
+/*
+ * A client started again this soon after its server refused it waits out the
+ * rest before it connects: a program (or the Comm Channel) that starts again
+ * whenever its client fails would otherwise meet the next refusal at once,
+ * tens of thousands of connections and error lines a second on both sides.
+ */
+#define CLIENT_REFUSED_GAP_NS     1000000000ull
 
 static struct doca_comch_client *client_of_ctx(struct doca_ctx *ctx)
 {
@@ -163,11 +174,12 @@ static uint32_t client_progress_handshake(struct doca_comch_client *client)
 	struct ferry_frame f;
 
 	if (!client_recv_frame(client, &f)) {
-		if (client->phase == CLIENT_HELLO_SENT && ferry_link_now_ns() > client->deadline_ns)
+		if (client->phase == CLIENT_HELLO_SENT && ferry_link_now_ns() >= client->deadline_ns)
 			client_fail(client, DOCA_ERROR_TIME_OUT, "the server did not answer the handshake in time");
 		return 0;
 	}
 	if (f.type == FERRY_FRAME_REFUSE) {
+		client->refused_ns = ferry_link_now_ns();
 		client_fail(client, f.u.refuse.error, "the server refused the connection: %.*s",
 			    (int)f.u.refuse.reason_len, f.u.refuse.reason);
 		return 1;
@@ -252,6 +264,18 @@ static uint32_t client_progress_up(struct doca_comch_client *client)
 	return n;
 }
 
+/* What the client waits for next, timed: its next try while nobody listens, the server's answer's deadline. */
+static void client_sync_timer(struct doca_comch_client *client)
+{
+	uint64_t at = 0;
+
+	if (client->phase == CLIENT_CONNECTING)
+		at = client->next_try_ns;
+	else if (client->phase == CLIENT_HELLO_SENT)
+		at = client->deadline_ns;
+	comch_timer_set(client->timer_fd, &client->timer_at, at);
+}
+
 static uint32_t client_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *client = client_of_ctx(ctx);
@@ -270,6 +294,7 @@ static uint32_t client_progress(struct doca_ctx *ctx)
 	default:
 		break;
 	}
+	client_sync_timer(client);
 	return n;
 }
 
@@ -277,21 +302,39 @@ static bool client_has_pending(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *client = client_of_ctx(ctx);
 
-	return client->ep.done.head != NULL || client->conn.backlog.head != NULL || client->conn.broken ||
-	       atomic_load_explicit(&client->ep.fast_attention, memory_order_relaxed) ||
-	       client->phase == CLIENT_CONNECTING || ctx->num_inflight > 0;
+	/*
+	 * Sends waiting for room need no polling (the PE watches the socket for room,
+	 * comch_conn_watch_room), nor the next try or the handshake deadline (a timer).
+	 */
+	return client->ep.done.head != NULL || client->conn.broken ||
+	       atomic_load_explicit(&client->ep.fast_attention, memory_order_relaxed);
 }
 
 /* ---- start / stop ---- */
 
 static void client_close(struct doca_comch_client *client)
 {
+	comch_timer_set(client->timer_fd, &client->timer_at, 0);
+	ferry_pe_unwatch_fd(client->ep.ctx.pe, client->timer_fd);
 	comch_fast_conn_gone(&client->conn);
 	if (client->conn.fd >= 0) {
 		ferry_pe_unwatch_fd(client->ep.ctx.pe, client->conn.fd);
 		close(client->conn.fd);
 	}
 	client->conn.fd = -1;
+}
+
+/* Refused a moment ago: connect from progress once the gap has passed (the deadline moves with it). */
+static bool client_wait_after_refusal(struct doca_comch_client *client)
+{
+	uint64_t now = ferry_link_now_ns();
+	uint64_t until = client->refused_ns + CLIENT_REFUSED_GAP_NS;
+
+	if (client->refused_ns == 0 || now >= until)
+		return false;
+	client->deadline_ns += until - now;
+	client->next_try_ns = until;
+	return true;
 }
 
 static doca_error_t client_start(struct doca_ctx *ctx)
@@ -304,11 +347,19 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 		err = comch_ep_alloc_buffers(&client->ep);
 	if (err != DOCA_SUCCESS)
 		return err;
+	err = ferry_pe_watch_fd(client->ep.ctx.pe, client->timer_fd);
+	if (err != DOCA_SUCCESS) {
+		comch_ep_free_buffers(&client->ep);
+		return err;
+	}
 	client->conn.magic = COMCH_CONN_MAGIC;
 	client->conn.ep = &client->ep;
 	client->conn.fd = -1;
 	client->conn.established = false;
 	client->conn.broken = false;
+	client->conn.hub_waiting = false;
+	client->conn.watching_out = false;
+	client->ep.num_hub_waiting = 0;
 	client->conn.user_data.u64 = 0;
 	client->conn.generation++;
 	client->ep.num_broken = 0;
@@ -316,10 +367,16 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	client->deadline_ns = ferry_link_now_ns() +
 			      comch_env_ms_as_ns("FERRY_COMCH_CONNECT_TIMEOUT_MS", CLIENT_CONNECT_MS_DEFAULT);
 	client->next_try_ns = ferry_link_now_ns() + CLIENT_RETRY_NS;
+	if (client_wait_after_refusal(client)) {
+		client_sync_timer(client);
+		return DOCA_ERROR_IN_PROGRESS;
+	}
 	/* First attempt now; "nobody listens yet" is retried from progress. */
 	err = client_try_connect(client);
-	if (err == DOCA_SUCCESS || err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_AGAIN)
+	if (err == DOCA_SUCCESS || err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_AGAIN) {
+		client_sync_timer(client);
 		return DOCA_ERROR_IN_PROGRESS;
+	}
 	client_close(client);
 	comch_ep_free_buffers(&client->ep);
 	client->phase = CLIENT_IDLE;
@@ -369,6 +426,12 @@ static const struct ferry_ctx_ops client_ops = {
 	.has_pending = client_has_pending,
 };
 
+/* comch_ep.watch_out: the socket in the PE's own set. */
+static void client_watch_out(struct comch_ep *ep, struct doca_comch_connection *conn, bool on)
+{
+	ferry_pe_watch_fd_out(ep->ctx.pe, conn->fd, on);
+}
+
 /* ---- create / destroy ---- */
 
 doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client)
@@ -392,7 +455,13 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 	client = ferry_calloc(1, sizeof(*client));
 	if (client == NULL)
 		return FERRY_RULE(DOCA_ERROR_NO_MEMORY, "no memory for client '%s'", name);
+	client->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (client->timer_fd < 0) {
+		free(client);
+		return FERRY_RULE(DOCA_ERROR_OPERATING_SYSTEM, "client '%s': no timer: %s", name, strerror(errno));
+	}
 	comch_ep_init(&client->ep, &client_ops, false, dev);
+	client->ep.watch_out = client_watch_out;
 	strcpy(client->ep.name, name); /* length checked above */
 	client->machine = ferry_devinfo_machine(devinfo);
 	snprintf(client->host_function, sizeof(client->host_function), "%s", ferry_devinfo_name(devinfo));
@@ -411,6 +480,7 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 		return err;
 	ferry_ctx_fini(&comch_client->ep.ctx);
 	comch_client->conn.magic = 0;
+	close(comch_client->timer_fd);
 	free(comch_client);
 	return DOCA_SUCCESS;
 }

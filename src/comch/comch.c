@@ -4,9 +4,12 @@
  * task (pool, slab, backlog, completion) and the endpoint's buffers. The design
  * notes are in comch_priv.h.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <doca_dev.h>
 
@@ -367,6 +370,28 @@ void comch_ep_finish_task(struct comch_ep *ep, struct doca_comch_task_send *task
 	ferry_task_list_push(&ep->done, &task->base);
 }
 
+void comch_conn_watch_room(struct doca_comch_connection *conn)
+{
+	bool want = conn->backlog.head != NULL || conn->hub_waiting;
+
+	if (want == conn->watching_out || conn->fd < 0)
+		return;
+	conn->watching_out = want;
+	conn->ep->watch_out(conn->ep, conn, want);
+}
+
+void comch_conn_set_hub_waiting(struct doca_comch_connection *conn, bool waiting)
+{
+	if (waiting == conn->hub_waiting)
+		return;
+	conn->hub_waiting = waiting;
+	if (waiting)
+		conn->ep->num_hub_waiting++;
+	else
+		conn->ep->num_hub_waiting--;
+	comch_conn_watch_room(conn);
+}
+
 void comch_conn_mark_broken(struct doca_comch_connection *conn)
 {
 	if (!conn->broken) {
@@ -416,6 +441,7 @@ void comch_conn_send_task(struct comch_ep *ep, struct doca_comch_connection *con
 	} else if (err == DOCA_ERROR_AGAIN) {
 		ferry_task_list_push(&conn->backlog, &task->base);
 		ep->num_backlogged++;
+		comch_conn_watch_room(conn);
 	} else {
 		comch_conn_mark_broken(conn);
 		comch_ep_finish_task(ep, task, DOCA_ERROR_CONNECTION_RESET);
@@ -440,6 +466,7 @@ bool comch_conn_flush_backlog(struct comch_ep *ep, struct doca_comch_connection 
 		comch_ep_finish_task(ep, task, DOCA_SUCCESS);
 	}
 	ep->num_backlogged--;
+	comch_conn_watch_room(conn);
 	return true;
 }
 
@@ -452,6 +479,7 @@ void comch_conn_fail_backlog(struct comch_ep *ep, struct doca_comch_connection *
 	while ((task = ferry_task_list_pop(&conn->backlog)) != NULL)
 		comch_ep_finish_task(ep, ferry_container_of(task, struct doca_comch_task_send, base), status);
 	ep->num_backlogged--;
+	comch_conn_watch_room(conn);
 }
 
 uint32_t comch_list_complete(struct ferry_task_list *list)
@@ -498,6 +526,20 @@ doca_error_t comch_conn_read(struct comch_ep *ep, struct doca_comch_connection *
 		budget -= got;
 	}
 	return DOCA_SUCCESS;
+}
+
+void comch_timer_set(int fd, uint64_t *armed_at, uint64_t at)
+{
+	struct itimerspec when = {
+		.it_value = {.tv_sec = (time_t)(at / 1000000000ull), .tv_nsec = (long)(at % 1000000000ull)}};
+	uint64_t fired;
+
+	if (at == *armed_at || fd < 0)
+		return;
+	(void)read(fd, &fired, sizeof(fired)); /* a past expiry no longer wakes anyone */
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &when, NULL) != 0)
+		FERRY_WARN("comch: cannot arm a timer: %s", strerror(errno));
+	*armed_at = at;
 }
 
 void comch_conn_say_bye(struct doca_comch_connection *conn)

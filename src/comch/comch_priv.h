@@ -10,6 +10,9 @@
  * once when the connection has no backlog; otherwise, or when the socket is full,
  * the task waits in the connection's backlog, which progress retries in order.
  * Either way the task completes from progress only (the endpoint's done list).
+ * While a backlog (or fast-path frames) waits, the socket is watched for room
+ * (EPOLLOUT) rather than reported as pending work: a peer that stops reading
+ * leaves an event-driven program asleep, not polling, until it reads again.
  *
  * Receive path: progress reads at most recv_queue_size frames per connection per
  * call, up to COMCH_RX_BATCH_MAX per recvmmsg (one system call for a burst), validates each with ferry_frame_parse and delivers MSG frames to the
@@ -72,6 +75,8 @@ struct doca_comch_connection {
 	bool established;       /* handshake done */
 	bool broken;            /* peer gone or protocol broken: reap in progress */
 	bool quiet;             /* ended by doca_comch_server_disconnect: no event */
+	bool hub_waiting;       /* fast-path frames in its hub wait for room on the socket */
+	bool watching_out;      /* its socket is watched for room (comch_conn_watch_room) */
 	uint64_t fault_drop_at; /* FERRY_FAULT action=drop: the send that drops it; 0 = never */
 	uint64_t fault_sends;   /* sends counted towards fault_drop_at */
 	uint64_t deadline_ns;   /* handshake must finish by then (server side, pending) */
@@ -116,13 +121,24 @@ struct comch_ep {
 	size_t rx_lens[COMCH_RX_BATCH_MAX];
 	struct ferry_task_list done; /* finished tasks, completed by the next progress */
 	uint32_t num_backlogged;     /* connections with a non-empty backlog */
-	uint32_t num_broken;         /* connections waiting to be reaped by progress */
+	uint32_t num_hub_waiting;    /* connections with hub_waiting */
+	/* Watch @p conn's socket for room to write too (@p on), or only for input (server.c, client.c). */
+	void (*watch_out)(struct comch_ep *ep, struct doca_comch_connection *conn, bool on);
+	uint32_t num_broken; /* connections waiting to be reaped by progress */
 	/*
 	 * Set (then the endpoint's PE woken) by a producer or consumer on another
 	 * thread when a connection's hub needs this thread: the peer broke the fast
 	 * path, or a frame waits for room on the socket. Progress takes it and looks.
 	 */
 	atomic_bool fast_attention;
+};
+
+/* Rules a server's peers break, each sampled apart (ferry_log_sampled): the rule is a literal, its address the key. */
+#define COMCH_LOG_RULES 24u
+
+struct comch_log_rule {
+	const char *rule;
+	_Atomic uint64_t count;
 };
 
 struct doca_comch_server {
@@ -136,14 +152,18 @@ struct doca_comch_server {
 	int listen_fd;
 	int lock_fd;                          /* flock of the socket path while listening */
 	int epoll_fd;                         /* the listen socket and every connection; the PE watches it */
+	int timer_fd;                         /* in epoll_fd: fires at the earliest handshake deadline */
+	uint64_t timer_at;                    /* when it fires (CLOCK_MONOTONIC ns), 0: disarmed */
+	uint64_t listen_rest_until;           /* accept failed: the listener rests until then (0: it does not) */
 	struct doca_comch_connection **slots; /* COMCH_CAP_MAX_CLIENTS + pending headroom */
 	uint32_t num_slots;
 	uint32_t num_conns;   /* established */
 	uint32_t num_pending; /* accepted, handshake not done */
 	uint32_t next_id;
-	uint32_t *generations;              /* per slot, survives the connection */
-	struct doca_comch_connection *solo; /* the one client, while it is the only one */
-	uint32_t poll_tick;                 /* counts progress calls that skipped epoll_wait */
+	uint32_t *generations;                            /* per slot, survives the connection */
+	struct doca_comch_connection *solo;               /* the one client, while it is the only one */
+	uint32_t poll_tick;                               /* counts progress calls that skipped epoll_wait */
+	struct comch_log_rule log_rules[COMCH_LOG_RULES]; /* lines about peers, sampled per rule */
 };
 
 enum comch_client_phase {
@@ -162,6 +182,9 @@ struct doca_comch_client {
 	enum comch_client_phase phase;
 	uint64_t deadline_ns;
 	uint64_t next_try_ns;
+	uint64_t refused_ns; /* when the server last refused this client (0: never) */
+	int timer_fd;        /* in the PE's set while started: the next try, or the handshake deadline */
+	uint64_t timer_at;   /* when it fires (CLOCK_MONOTONIC ns), 0: disarmed */
 	struct doca_comch_connection conn;
 };
 
@@ -200,6 +223,14 @@ uint32_t comch_list_complete(struct ferry_task_list *list);
 doca_error_t comch_cap_check(const char *call, const struct doca_devinfo *devinfo, const void *out);
 /** A cap getter: the checks, then *@p out = @p value. */
 doca_error_t comch_cap_u32(const char *call, const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value);
+/**
+ * Watch @p conn's socket for room while its backlog or hub frames wait, and
+ * only for input otherwise: a peer that stops reading leaves us asleep, not
+ * polling, until it reads again.
+ */
+void comch_conn_watch_room(struct doca_comch_connection *conn);
+/** Whether fast-path frames of @p conn's hub wait for room (keeps the counts and the watch). */
+void comch_conn_set_hub_waiting(struct doca_comch_connection *conn, bool waiting);
 /** Mark a connection for reaping by progress (idempotent). */
 void comch_conn_mark_broken(struct doca_comch_connection *conn);
 
@@ -220,6 +251,13 @@ typedef uint32_t (*comch_datagram_fn)(struct comch_ep *ep, struct doca_comch_con
  */
 doca_error_t comch_conn_read(struct comch_ep *ep, struct doca_comch_connection *conn, comch_datagram_fn on_datagram,
 			     uint32_t *events);
+/**
+ * Arm timerfd @p fd (in an epoll set the PE watches) for @p at, CLOCK_MONOTONIC
+ * ns (0: disarm), unless *@p armed_at is that already; a past expiry is drained
+ * first. Timed waits (handshake deadlines, connect retries) then leave the PE
+ * asleep until they are due instead of counting as pending work.
+ */
+void comch_timer_set(int fd, uint64_t *armed_at, uint64_t at);
 /** Send a BYE, best effort. */
 void comch_conn_say_bye(struct doca_comch_connection *conn);
 

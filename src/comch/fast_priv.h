@@ -102,6 +102,16 @@
  * so the peer may announce no more than this many at once.
  */
 #define COMCH_FAST_MAX_CONSUMERS 64u
+/*
+ * What one consumer of a peer costs this process: fds and mappings (two
+ * imports and a completion ring), three of each. 64 per connection times 512
+ * connections is far more than a process may open, so the peers' consumers of
+ * all connections together take at most half of its open-file limit and of the
+ * kernel's mapping limit (vm.max_map_count); the other half stays for new
+ * connections and the program's own work. A CONSUMER_UP beyond ends its
+ * connection.
+ */
+#define COMCH_FAST_REMOTE_COST   3u
 /* Ring entries of the peer's consumers, summed, per connection (64 MiB of completion rings). */
 #define COMCH_FAST_RING_BUDGET   (1u << 20)
 /*
@@ -280,6 +290,7 @@ struct comch_remote_consumer {
 	bool broken;                  /* the ring lied: the connection is ending */
 	bool stopped;                 /* it revoked its post ring: CONSUMER_DOWN is on its way */
 	uint32_t ring_entries;        /* counted in hub->remote_ring_entries */
+	bool held;                    /* counted in the process's budget of the peers' consumers (peers.c) */
 	bool done_bell_due;           /* completions published since the consumer's bell was looked at */
 	bool imm_only;                /* a MsgQ consumer: posts carry no buffer, messages are immediate data */
 	uint32_t empty_polls;         /* polls of its empty post ring since its writer was last looked at */

@@ -207,6 +207,7 @@ void comch_fast_conn_gone(struct doca_comch_connection *conn)
 
 	if (hub == NULL)
 		return;
+	comch_conn_set_hub_waiting(conn, false);
 	conn->hub = NULL;
 	comch_hub_close(hub);
 }
@@ -242,16 +243,15 @@ bool comch_fast_conn_attend(struct doca_comch_connection *conn)
 
 void comch_ep_attend(struct comch_ep *ep, struct doca_comch_connection *const *conns, uint32_t num_conns)
 {
-	bool waiting = false;
+	bool called = atomic_load_explicit(&ep->fast_attention, memory_order_relaxed) &&
+		      atomic_exchange_explicit(&ep->fast_attention, false, memory_order_acq_rel);
 
-	if (!atomic_load_explicit(&ep->fast_attention, memory_order_relaxed) ||
-	    !atomic_exchange_explicit(&ep->fast_attention, false, memory_order_acq_rel))
+	/* Frames still waiting: their sockets are watched for room, which wakes the PE for this progress. */
+	if (!called && ep->num_hub_waiting == 0)
 		return;
 	for (uint32_t i = 0; i < num_conns; i++)
-		if (conns[i] != NULL && comch_fast_conn_attend(conns[i]))
-			waiting = true;
-	if (waiting) /* the socket is still full: look again at the next progress */
-		atomic_store_explicit(&ep->fast_attention, true, memory_order_relaxed);
+		if (conns[i] != NULL)
+			comch_conn_set_hub_waiting(conns[i], comch_fast_conn_attend(conns[i]));
 }
 
 void comch_fast_conn_users(const struct doca_comch_connection *conn, uint32_t *producers, uint32_t *consumers)

@@ -9,8 +9,10 @@
  */
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <doca_dev.h>
 #include <doca_mmap.h>
@@ -22,6 +24,63 @@
 #include "core/ferry_memview.h"
 
 FERRY_LOG_MODULE("comch");
+
+/* ---- the process's budget of the peers' consumers (COMCH_FAST_REMOTE_COST) ---- */
+
+#define MAP_COUNT_DEFAULT 65530u /* the kernel's vm.max_map_count when it cannot be read */
+
+static atomic_uint remotes_held;      /* the peers' consumers imported now, every connection together */
+static atomic_ullong map_limit_cache; /* vm.max_map_count, read once (0: not yet) */
+
+static uint64_t map_limit(void)
+{
+	unsigned long long limit = atomic_load_explicit(&map_limit_cache, memory_order_relaxed);
+	FILE *f;
+
+	if (limit != 0)
+		return limit;
+	f = fopen("/proc/sys/vm/max_map_count", "re");
+	if (f == NULL || fscanf(f, "%llu", &limit) != 1 || limit == 0)
+		limit = MAP_COUNT_DEFAULT;
+	if (f != NULL)
+		fclose(f);
+	atomic_store_explicit(&map_limit_cache, limit, memory_order_relaxed);
+	return limit;
+}
+
+/* Half of what the process may hold, in consumers of its peers (the open-file limit may change: read each time). */
+static uint32_t remotes_budget(void)
+{
+	struct rlimit rl;
+	uint64_t room = map_limit();
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < room)
+		room = rl.rlim_cur;
+	room /= 2u * COMCH_FAST_REMOTE_COST;
+	return room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
+}
+
+/* Take a place in the budget for @p r; false when the budget is spent (servers on other threads count too). */
+static bool remote_hold(struct comch_remote_consumer *r)
+{
+	uint32_t budget = remotes_budget();
+	unsigned held = atomic_load_explicit(&remotes_held, memory_order_relaxed);
+
+	do {
+		if (held >= budget)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&remotes_held, &held, held + 1, memory_order_relaxed,
+							memory_order_relaxed));
+	r->held = true;
+	return true;
+}
+
+static void remote_release(struct comch_remote_consumer *r)
+{
+	if (r->held)
+		atomic_fetch_sub_explicit(&remotes_held, 1, memory_order_relaxed);
+	r->held = false;
+}
 
 /* ---- the peer's consumers ---- */
 
@@ -43,6 +102,7 @@ static void remote_free_parts(struct comch_remote_consumer *r)
 	r->mmap = NULL;
 	comch_ring_view_close(&r->posts);
 	comch_ring_out_close(&r->dones);
+	remote_release(r);
 }
 
 static void remote_free(struct comch_remote_consumer *r)
@@ -159,6 +219,12 @@ doca_error_t comch_peers_add(struct comch_fast_hub *hub, const struct ferry_fram
 	if (r == NULL) {
 		*why = "no memory for the consumer's record";
 		return DOCA_ERROR_NO_MEMORY;
+	}
+	if (!remote_hold(r)) {
+		*why = "CONSUMER_UP beyond the consumers this process holds for its peers (half its open-file "
+		       "and mapping limits)";
+		free(r);
+		return DOCA_ERROR_FULL;
 	}
 	r->id = up->consumer_id;
 	r->imm_data_len = up->imm_data_len;

@@ -14,7 +14,12 @@
  * One internal epoll set holds the listening socket and every connection; the
  * progress engine watches that one descriptor, so its notification handle wakes on
  * a new client, a message or a dead peer, and progress costs one epoll_wait plus
- * the work that is ready, however many clients there are.
+ * the work that is ready, however many clients there are. The set also holds a
+ * timer for the earliest handshake deadline and, while a connection's sends wait
+ * for room, that connection's EPOLLOUT: nothing a peer does or leaves undone
+ * keeps the PE busy while there is no work. When accept fails (no fds) the
+ * listener rests SERVER_ACCEPT_PAUSE_NS, with a sampled line, and the timer
+ * brings it back.
  *
  * Untrusted peers: a connection is "pending" until its HELLO passed every check
  * (exact name, the host function the representor stands for, equal max message
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <doca_dev.h>
@@ -43,11 +49,13 @@ FERRY_LOG_MODULE("comch");
 
 #define SERVER_SLOTS                (COMCH_CAP_MAX_CLIENTS + 64u) /* headroom for pending handshakes */
 #define SERVER_LISTEN_TAG           UINT64_MAX
+#define SERVER_TIMER_TAG            (UINT64_MAX - 1u)
 #define SERVER_EVENTS_PER_POLL      64
 #define SERVER_ACCEPTS_PER_POLL     64
 #define SERVER_HANDSHAKE_MS_DEFAULT 2000u
 #define SERVER_DEADLINE_SCAN_NS     50000000ull
 #define SERVER_SOLO_EPOLL_EVERY     64u
+#define SERVER_ACCEPT_PAUSE_NS      100000000ull /* the listener rests this long when accept fails (no fds) */
 
 static struct doca_comch_server *server_of_ctx(struct doca_ctx *ctx)
 {
@@ -105,21 +113,43 @@ static uint32_t server_drop(struct doca_comch_server *server, struct doca_comch_
 	return notify ? 1 : 0;
 }
 
-static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, bool rule_broken,
+/*
+ * Whether the nth breach of @p rule (a literal: its address is its identity) by
+ * this server's peers gets a line: the 1st, 2nd, 4th, ... A peer may repeat a
+ * breach at will (a connection each), so every one a line would be a log
+ * flood; rules beyond the table share its last counter.
+ */
+static bool server_log_sampled(struct doca_comch_server *server, const char *rule, uint64_t *nth)
+{
+	struct comch_log_rule *r = server->log_rules;
+	uint32_t i = 0;
+
+	while (i + 1 < COMCH_LOG_RULES && r[i].rule != NULL && r[i].rule != rule)
+		i++;
+	if (r[i].rule == NULL)
+		r[i].rule = rule;
+	return ferry_log_sampled(&r[i].count, nth);
+}
+
+static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, const char *rule,
 			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, bool rule_broken,
+/* End @p conn with a line: an error line (sampled per @p rule) when it broke one, else an info line. */
+static uint32_t server_lost(struct doca_comch_server *server, struct doca_comch_connection *conn, const char *rule,
 			    const char *fmt, ...)
 {
 	char why[256];
+	uint64_t nth = 0;
 	va_list ap;
 
+	if (rule != NULL && !server_log_sampled(server, rule, &nth))
+		return server_drop(server, conn);
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	if (rule_broken)
-		FERRY_ERR("comch server '%s': client %u (pid %d) %s; connection closed", server->ep.name, conn->id,
-			  (int)conn->peer_pid, why);
+	if (rule != NULL)
+		FERRY_ERR("comch server '%s': client %u (pid %d) %s; connection closed (%llu so far)", server->ep.name,
+			  conn->id, (int)conn->peer_pid, why, (unsigned long long)nth);
 	else
 		FERRY_INFO("comch server '%s': client %u (pid %d) %s", server->ep.name, conn->id, (int)conn->peer_pid,
 			   why);
@@ -140,10 +170,12 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 	struct doca_comch_connection *conn;
 	struct epoll_event ev = {.events = EPOLLIN};
 	int slot = server_find_slot(server);
+	uint64_t nth = 0;
 
 	if (slot < 0) {
-		FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed", server->ep.name,
-			   (int)pid);
+		if (server_log_sampled(server, "no room", &nth))
+			FERRY_WARN("comch server '%s': no room for the connection of pid %d; closed (%llu so far)",
+				   server->ep.name, (int)pid, (unsigned long long)nth);
 		close(fd);
 		return;
 	}
@@ -176,13 +208,50 @@ static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pi
 	server->num_pending++;
 }
 
+/* The listen socket's events in the epoll set: EPOLLIN, or none while the listener rests. */
+static void server_listen_events(struct doca_comch_server *server, uint32_t events)
+{
+	struct epoll_event ev = {.events = events, .data.u64 = SERVER_LISTEN_TAG};
+
+	(void)epoll_ctl(server->epoll_fd, EPOLL_CTL_MOD, server->listen_fd, &ev);
+}
+
+/*
+ * accept failed (the process is out of fds, most likely): the client stays in
+ * the listen backlog and the socket readable, so rest the listener a moment
+ * (the timer brings it back) rather than fail again at every progress.
+ */
+static void server_rest_listener(struct doca_comch_server *server, int err)
+{
+	uint64_t nth = 0;
+
+	if (server_log_sampled(server, "accept failed", &nth))
+		FERRY_ERR("comch server '%s': cannot accept a client: %s; trying again in %llu ms (%llu so far)",
+			  server->ep.name, strerror(err), (unsigned long long)(SERVER_ACCEPT_PAUSE_NS / 1000000u),
+			  (unsigned long long)nth);
+	server_listen_events(server, 0);
+	server->listen_rest_until = ferry_link_now_ns() + SERVER_ACCEPT_PAUSE_NS;
+}
+
+/* The listener's rest is over: new clients are accepted again. */
+static void server_wake_listener(struct doca_comch_server *server)
+{
+	if (server->listen_rest_until == 0 || ferry_link_now_ns() < server->listen_rest_until)
+		return;
+	server->listen_rest_until = 0;
+	server_listen_events(server, EPOLLIN);
+}
+
 static void server_accept_all(struct doca_comch_server *server)
 {
 	for (int i = 0; i < SERVER_ACCEPTS_PER_POLL; i++) {
 		int fd = -1;
 		pid_t pid = 0;
+		doca_error_t err = ferry_link_accept(server->listen_fd, &fd, &pid);
 
-		if (ferry_link_accept(server->listen_fd, &fd, &pid) != DOCA_SUCCESS)
+		if (err == DOCA_ERROR_OPERATING_SYSTEM)
+			server_rest_listener(server, errno);
+		if (err != DOCA_SUCCESS)
 			return;
 		server_accept_one(server, fd, pid);
 	}
@@ -195,9 +264,12 @@ static void server_refuse(struct doca_comch_server *server, struct doca_comch_co
 {
 	uint8_t frame[FERRY_FRAME_REFUSE_MAX];
 	size_t len = ferry_frame_build_refuse(frame, err, reason);
+	uint64_t nth = 0;
 
-	FERRY_WARN("comch server '%s': refused client %u (pid %d): %s (%s)", server->ep.name, conn->id,
-		   (int)conn->peer_pid, reason, doca_error_get_name(err));
+	/* Sampled per error: a client may come back with the same HELLO at will. */
+	if (server_log_sampled(server, doca_error_get_name(err), &nth))
+		FERRY_WARN("comch server '%s': refused client %u (pid %d): %s (%s; %llu so far)", server->ep.name,
+			   conn->id, (int)conn->peer_pid, reason, doca_error_get_name(err), (unsigned long long)nth);
 	(void)ferry_link_send(conn->fd, frame, len);
 	(void)server_drop(server, conn);
 }
@@ -257,13 +329,13 @@ static uint32_t server_on_hello(struct doca_comch_server *server, struct doca_co
 	}
 	len = ferry_frame_build_welcome(frame, server->ep.max_msg_size, server->ep.recv_queue_size, conn->id);
 	if (ferry_link_send(conn->fd, frame, len) != DOCA_SUCCESS)
-		return server_lost(server, conn, false, "went away during the handshake");
+		return server_lost(server, conn, NULL, "went away during the handshake");
 	conn->established = true;
 	comch_conn_fault_arm(conn);
 	server->num_pending--;
 	server->num_conns++;
 	if (comch_fast_conn_up(conn) != DOCA_SUCCESS)
-		return server_lost(server, conn, false, "cannot be served: no memory for its fast path");
+		return server_lost(server, conn, NULL, "cannot be served: no memory for its fast path");
 	server->solo = server->num_conns == 1 ? conn : NULL;
 	FERRY_DBG("comch server '%s': client %u (pid %d) connected", server->ep.name, conn->id, (int)conn->peer_pid);
 	if (server->connect_cb != NULL)
@@ -289,7 +361,7 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 		if (f->type == FERRY_FRAME_HELLO)
 			return server_on_hello(server, conn, &f->u.hello, stop);
 		*stop = true;
-		return server_lost(server, conn, true, "sent frame type %d before HELLO", (int)f->type);
+		return server_lost(server, conn, "frame before HELLO", "sent frame type %d before HELLO", (int)f->type);
 	}
 	switch (f->type) {
 	case FERRY_FRAME_MSG:
@@ -302,7 +374,7 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 		return 1;
 	case FERRY_FRAME_BYE:
 		*stop = true;
-		return server_lost(server, conn, false, "disconnected");
+		return server_lost(server, conn, NULL, "disconnected");
 	case FERRY_FRAME_CONSUMER_UP:
 	case FERRY_FRAME_CONSUMER_DOWN:
 	case FERRY_FRAME_DONE_RING: {
@@ -311,14 +383,15 @@ static uint32_t server_on_frame(struct doca_comch_server *server, struct doca_co
 
 		if (n == UINT32_MAX) {
 			*stop = true;
-			return server_lost(server, conn, true, "broke the fast-path protocol: %s", why);
+			return server_lost(server, conn, why, "broke the fast-path protocol: %s", why);
 		}
 		*stop = !server_running(server) || conn->broken;
 		return n;
 	}
 	default:
 		*stop = true;
-		return server_lost(server, conn, true, "sent unexpected frame type %d", (int)f->type);
+		return server_lost(server, conn, "unexpected frame type", "sent unexpected frame type %d",
+				   (int)f->type);
 	}
 }
 
@@ -333,12 +406,13 @@ static uint32_t server_on_datagram(struct comch_ep *ep, struct doca_comch_connec
 
 	if (len > ep->rx_cap) {
 		*stop = true;
-		return server_lost(server, conn, true, "sent an oversized frame (more than %zu bytes)", ep->rx_cap);
+		return server_lost(server, conn, "oversized frame", "sent an oversized frame (more than %zu bytes)",
+				   ep->rx_cap);
 	}
 	err = ferry_frame_parse(buf, len, ep->max_msg_size, &f, &why);
 	if (err != DOCA_SUCCESS) {
 		*stop = true;
-		return server_lost(server, conn, true, "sent a bad frame: %s (%s)", why, doca_error_get_name(err));
+		return server_lost(server, conn, why, "sent a bad frame: %s (%s)", why, doca_error_get_name(err));
 	}
 	return server_on_frame(server, conn, &f, stop);
 }
@@ -348,7 +422,7 @@ static uint32_t server_read_conn(struct doca_comch_server *server, struct doca_c
 	uint32_t n = 0;
 
 	if (comch_conn_read(&server->ep, conn, server_on_datagram, &n) != DOCA_SUCCESS)
-		n += server_lost(server, conn, false, "closed the connection (peer exited or was killed)");
+		n += server_lost(server, conn, NULL, "closed the connection (peer exited or was killed)");
 	return n;
 }
 
@@ -367,6 +441,8 @@ static uint32_t server_poll_sockets(struct doca_comch_server *server)
 			server_accept_all(server);
 			continue;
 		}
+		if (evs[i].data.u64 == SERVER_TIMER_TAG)
+			continue; /* a handshake deadline: housekeeping looks, server_set_timer re-arms */
 		conn = server->slots[evs[i].data.u64];
 		if (conn != NULL && !conn->broken)
 			n += server_read_conn(server, conn);
@@ -374,11 +450,25 @@ static uint32_t server_poll_sockets(struct doca_comch_server *server)
 	return n;
 }
 
+/*
+ * Wake the PE at @p at (CLOCK_MONOTONIC ns; 0: never), the earliest handshake
+ * deadline, or at the end of the listener's rest if that comes first: both are
+ * timed, not polled, so a client that says nothing leaves the server asleep
+ * until its deadline.
+ */
+static void server_set_timer(struct doca_comch_server *server, uint64_t at)
+{
+	if (server->listen_rest_until != 0 && (at == 0 || server->listen_rest_until < at))
+		at = server->listen_rest_until;
+	comch_timer_set(server->timer_fd, &server->timer_at, at);
+}
+
 /* Backlogs, broken connections and handshake deadlines: scanned only when some exist. */
 static uint32_t server_housekeeping(struct doca_comch_server *server)
 {
 	struct comch_ep *ep = &server->ep;
 	uint64_t now = server->num_pending > 0 ? ferry_link_now_ns() : 0;
+	uint64_t next = 0; /* the earliest deadline still to come */
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < server->num_slots && server_running(server); i++) {
@@ -389,13 +479,28 @@ static uint32_t server_housekeeping(struct doca_comch_server *server)
 		if (conn->backlog.head != NULL && !conn->broken)
 			(void)comch_conn_flush_backlog(ep, conn);
 		if (conn->broken)
-			n += server_lost(server, conn, false, "%s",
+			n += server_lost(server, conn, NULL, "%s",
 					 conn->quiet ? "was disconnected by the server"
 						     : "cannot be written to (peer gone)");
-		else if (!conn->established && now > conn->deadline_ns)
-			n += server_lost(server, conn, true, "did not complete the handshake in time");
+		else if (!conn->established && now >= conn->deadline_ns)
+			n += server_lost(server, conn, "handshake deadline", "did not complete the handshake in time");
+		else if (!conn->established && (next == 0 || conn->deadline_ns < next))
+			next = conn->deadline_ns;
 	}
+	if (server_running(server))
+		server_set_timer(server, next);
 	return n;
+}
+
+/* comch_ep.watch_out: the connection's events in the server's epoll set, which the PE watches. */
+static void server_watch_out(struct comch_ep *ep, struct doca_comch_connection *conn, bool on)
+{
+	struct doca_comch_server *server = ferry_container_of(ep, struct doca_comch_server, ep);
+	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0u), .data.u64 = conn->slot};
+
+	if (epoll_ctl(server->epoll_fd, EPOLL_CTL_MOD, conn->fd, &ev) != 0)
+		FERRY_WARN("comch server '%s': client %u: cannot watch for room: %s", ep->name, conn->id,
+			   strerror(errno));
 }
 
 static uint32_t server_progress(struct doca_ctx *ctx)
@@ -412,6 +517,7 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 	 * only every SERVER_SOLO_EPOLL_EVERY calls, which saves a system call on the
 	 * message's path. Everything is still found, a new client a little later.
 	 */
+	server_wake_listener(server);
 	if (ctx->events_held)
 		; /* messages and new clients wait in their sockets (ferry_ctx.h) */
 	else if (server->solo != NULL && server->num_pending == 0 &&
@@ -422,6 +528,8 @@ static uint32_t server_progress(struct doca_ctx *ctx)
 	comch_ep_attend(ep, server->slots, server->num_slots);
 	if (server_running(server) && (ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0))
 		n += server_housekeeping(server);
+	else if (server_running(server))
+		server_set_timer(server, 0); /* no deadline (the last pending client is through) */
 	return n;
 }
 
@@ -430,9 +538,9 @@ static bool server_has_pending(struct doca_ctx *ctx)
 	struct doca_comch_server *server = server_of_ctx(ctx);
 	const struct comch_ep *ep = &server->ep;
 
-	/* Sockets need no answer here: the PE watches the epoll set itself. */
-	return ep->done.head != NULL || ep->num_backlogged > 0 || ep->num_broken > 0 || server->num_pending > 0 ||
-	       atomic_load_explicit(&ep->fast_attention, memory_order_relaxed) || ctx->num_inflight > 0;
+	/* Sockets, sends waiting for room and handshake deadlines need no polling: the PE watches the epoll set. */
+	return ep->done.head != NULL || ep->num_broken > 0 ||
+	       atomic_load_explicit(&ep->fast_attention, memory_order_relaxed);
 }
 
 /* ---- start / stop ---- */
@@ -440,6 +548,7 @@ static bool server_has_pending(struct doca_ctx *ctx)
 static doca_error_t server_open_sockets(struct doca_comch_server *server, const char *domain)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = SERVER_LISTEN_TAG};
+	struct epoll_event timer_ev = {.events = EPOLLIN, .data.u64 = SERVER_TIMER_TAG};
 	doca_error_t err;
 
 	err = ferry_link_listen(&server->addr, &server->listen_fd, &server->lock_fd);
@@ -452,7 +561,12 @@ static doca_error_t server_open_sockets(struct doca_comch_server *server, const 
 		return FERRY_RULE_IN("doca_ctx_start", err, "comch server '%s': cannot listen at %s: %s",
 				     server->ep.name, server->addr.text, strerror(errno));
 	server->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (server->epoll_fd < 0 || epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->listen_fd, &ev) != 0)
+	server->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	server->timer_at = 0;
+	server->listen_rest_until = 0;
+	if (server->epoll_fd < 0 || server->timer_fd < 0 ||
+	    epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->listen_fd, &ev) != 0 ||
+	    epoll_ctl(server->epoll_fd, EPOLL_CTL_ADD, server->timer_fd, &timer_ev) != 0)
 		return FERRY_RULE_IN("doca_ctx_start", DOCA_ERROR_OPERATING_SYSTEM, "comch server '%s': epoll: %s",
 				     server->ep.name, strerror(errno));
 	return ferry_pe_watch_fd(server->ep.ctx.pe, server->epoll_fd);
@@ -464,7 +578,10 @@ static void server_close_sockets(struct doca_comch_server *server)
 		ferry_pe_unwatch_fd(server->ep.ctx.pe, server->epoll_fd);
 		close(server->epoll_fd);
 	}
+	if (server->timer_fd >= 0)
+		close(server->timer_fd);
 	ferry_link_unlisten(&server->addr, server->listen_fd, server->lock_fd);
+	server->timer_fd = -1;
 	server->epoll_fd = -1;
 	server->listen_fd = -1;
 	server->lock_fd = -1;
@@ -591,6 +708,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	if (server->generations == NULL)
 		goto no_memory;
 	comch_ep_init(&server->ep, &server_ops, true, dev);
+	server->ep.watch_out = server_watch_out;
 	strcpy(server->ep.name, name); /* length checked above */
 	peer = ferry_devinfo_rep_peer(ferry_dev_rep_info(repr));
 	server->machine = ferry_devinfo_machine(peer);
@@ -601,6 +719,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	server->listen_fd = -1;
 	server->lock_fd = -1;
 	server->epoll_fd = -1;
+	server->timer_fd = -1;
 	*comch_server = server;
 	return DOCA_SUCCESS;
 

@@ -303,6 +303,13 @@ void ferry_pe_wake_own(struct doca_pe *pe);
  */
 FERRY_PRIVATE_API
 doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd);
+/**
+ * Also wake the handle when @p fd (watched) has room to write (@p out), or no
+ * longer (!@p out): a context whose sends wait for a peer to read sleeps until
+ * it does, instead of reporting pending work at every request.
+ */
+FERRY_PRIVATE_API
+void ferry_pe_watch_fd_out(struct doca_pe *pe, int fd, bool out);
 FERRY_PRIVATE_API
 void ferry_pe_unwatch_fd(struct doca_pe *pe, int fd);
 

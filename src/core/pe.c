@@ -350,6 +350,14 @@ doca_error_t ferry_pe_watch_fd(struct doca_pe *pe, int fd)
 	return DOCA_SUCCESS;
 }
 
+void ferry_pe_watch_fd_out(struct doca_pe *pe, int fd, bool out)
+{
+	struct epoll_event ev = {.events = EPOLLIN | (out ? EPOLLOUT : 0u), .data.fd = fd};
+
+	if (epoll_ctl(pe->epoll_fd, EPOLL_CTL_MOD, fd, &ev) != 0)
+		FERRY_WARN("pe %p, fd %d: cannot watch for room: %s", (void *)pe, fd, strerror(errno));
+}
+
 void ferry_pe_unwatch_fd(struct doca_pe *pe, int fd)
 {
 	(void)epoll_ctl(pe->epoll_fd, EPOLL_CTL_DEL, fd, NULL);

@@ -15,12 +15,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -58,6 +60,10 @@ struct fix {
 };
 
 static struct fix *F;
+
+/* The open-file limit a test lowered, given back by teardown even when the test failed. */
+static struct rlimit g_nofile;
+static bool g_nofile_lowered;
 
 static void send_ok(struct doca_comch_task_send *t, union doca_data tu, union doca_data cu)
 {
@@ -129,6 +135,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	if (g_nofile_lowered)
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	g_nofile_lowered = false;
 	if (F->client != NULL) {
 		ferry_test_stop_idle(F->m.pe, doca_comch_client_as_ctx(F->client));
 		assert_int_equal(doca_comch_client_destroy(F->client), DOCA_SUCCESS);
@@ -723,6 +732,74 @@ static void test_silent_flood_is_cleaned_up(void **state)
 	assert_int_equal(((struct doca_comch_server *)F->server)->num_pending, 0);
 	assert_int_equal(F->connects, 0);
 	make_client("flood");
+	progress_until(client_running);
+}
+
+/*
+ * A client its server refused, started again at once (as a program that
+ * restarts whatever fails does, and the Comm Channel on NOT_FOUND): it waits
+ * a second after the refusal before it connects, instead of hammering the
+ * server with connections and both logs with a line each.
+ */
+static void test_refused_client_started_again_waits(void **state)
+{
+	struct doca_comch_server *server;
+	struct doca_ctx *ctx;
+	uint64_t until;
+
+	(void)state;
+	make_server("refusing");
+	server = F->server;
+	assert_int_equal(doca_comch_client_create(F->m.host, "refusing", &F->client), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_set_max_msg_size(F->client, 1024), DOCA_SUCCESS); /* the server's is 4080 */
+	ctx = doca_comch_client_as_ctx(F->client);
+	assert_int_equal(doca_pe_connect_ctx(F->m.pe, ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	progress_until(client_idle);
+	assert_true(ferry_test_log_has("max message size mismatch"));
+	assert_int_equal(server->next_id, 1);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	for (until = ferry_test_deadline(500); !ferry_test_expired(until);)
+		(void)doca_pe_progress(F->m.pe);
+	assert_int_equal(server->next_id, 1); /* not yet connected again */
+	assert_int_equal(ferry_test_ctx_state(ctx), DOCA_CTX_STATE_STARTING);
+	progress_until(client_idle); /* then it does, and is refused again */
+	assert_int_equal(server->next_id, 2);
+}
+
+/*
+ * What a peer can repeat at will costs a logarithmic number of lines: 512
+ * rogues that send garbage and 512 that name another server, one after the
+ * other, leave at most 10 lines of each rule (the 1st, 2nd, 4th, ... 512th),
+ * not one each; the server keeps serving.
+ */
+static void test_rogue_repeats_cost_few_lines(void **state)
+{
+	enum { ROUNDS = 512 };
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX], got[1024];
+	size_t len;
+	int fd;
+
+	(void)state;
+	make_server("noisy");
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(host),
+				      ferry_devinfo_name(host), "noisy2");
+	for (int i = 0; i < ROUNDS; i++) {
+		fd = rogue_connect("noisy"); /* a HELLO for another name: refused */
+		rogue_send(fd, frame, len);
+		expect_refusal(got, rogue_wait_closed(fd, got, sizeof(got)), DOCA_ERROR_NOT_FOUND);
+		close(fd);
+		fd = rogue_connect("noisy"); /* garbage */
+		rogue_send(fd, "garbage, not a frame", 20);
+		(void)rogue_wait_closed(fd, got, sizeof(got));
+		close(fd);
+	}
+	print_message("%u refusal lines, %u bad-frame lines for %d of each\n", ferry_test_log_count("refused client"),
+		      ferry_test_log_count("bad frame magic"), ROUNDS);
+	assert_in_range(ferry_test_log_count("refused client"), 1, 10);
+	assert_in_range(ferry_test_log_count("bad frame magic"), 1, 10);
+	make_client("noisy");
 	progress_until(client_running);
 }
 
@@ -1791,12 +1868,14 @@ static void test_rogue_ring_budget(void **state)
  * connection ends with a line naming the rule, long before the rounds run
  * out, instead of growing for as long as the peer goes on.
  */
+static unsigned wakeups_in(struct doca_pe *pe, unsigned ms);
+
 static void test_rogue_never_reads(void **state)
 {
 	enum { ROUNDS = 4096 };
 	struct rogue_consumer rc;
 	uint8_t frame[FERRY_FRAME_DOWN_LEN];
-	unsigned rounds;
+	unsigned rounds, wakes = UINT_MAX;
 	int fd, fds;
 
 	(void)state;
@@ -1812,13 +1891,335 @@ static void test_rogue_never_reads(void **state)
 		assert_int_equal(g_new_consumers, rounds + 1);
 		rogue_send(fd, frame, ferry_frame_build_consumer_down(frame, 1));
 		FERRY_PROGRESS_UNTIL(F->m.pe, g_expired_consumers > rounds || F->disconnects != 0, FERRY_TEST_WAIT_MS);
+		if (wakes == UINT_MAX && F->server_conn != NULL && F->server_conn->hub->num_out > 0) {
+			/* The first frame waits for room: the PE sleeps meanwhile, it is not woken at every request. */
+			wakes = wakeups_in(F->m.pe, 100);
+			print_message("%u wake-ups in 100 ms while a frame waits for the rogue to read\n", wakes);
+		}
 	}
+	assert_true(wakes <= 2);
 	assert_int_equal(F->disconnects, 1);
 	assert_true(rounds < ROUNDS);
 	assert_true(ferry_test_log_has("the peer leaves its socket unread"));
 	close(fd);
 	assert_int_equal(ferry_test_fds_settle(F->m.pe, fds), fds);
 	rogue_consumer_close(&rc);
+}
+
+/* A HELLO on a fresh socket: the socket once the server welcomed it, -1 when either side had no fd for it. */
+static int rogue_try_hello(const char *name)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
+	struct ferry_link_addr addr;
+	unsigned before = F->connects;
+	int fd = -1;
+	size_t len;
+
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), name),
+			 DOCA_SUCCESS);
+	if (ferry_link_connect(&addr, &fd) != DOCA_SUCCESS)
+		return -1;
+	len = ferry_frame_build_hello(frame, COMCH_CAP_MAX_MSG_SIZE, 64, ferry_devinfo_machine(host),
+				      ferry_devinfo_name(host), name);
+	rogue_send(fd, frame, len);
+	FERRY_PROGRESS_UNTIL(F->m.pe, F->connects != before, 1000);
+	if (F->connects == before) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* CONSUMER_UP of @p rc under @p id: true once its DONE_RING came, false when the server ended the connection. */
+static bool rogue_up_taken(int fd, const struct rogue_consumer *rc, uint32_t id)
+{
+	uint8_t buf[4096];
+
+	rogue_up(fd, rc, id);
+	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
+		struct ferry_frame f;
+		const char *why;
+		size_t len = 0;
+		doca_error_t err;
+
+		doca_pe_progress(F->m.pe);
+		err = ferry_link_recv(fd, buf, sizeof(buf), &len);
+		if (err == DOCA_ERROR_CONNECTION_RESET)
+			return false;
+		if (err == DOCA_SUCCESS &&
+		    ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS &&
+		    f.type == FERRY_FRAME_DONE_RING && f.u.done_ring.consumer_id == id)
+			return true;
+		usleep(50);
+	}
+	fail_msg("the server neither answered CONSUMER_UP %u nor ended the connection", id);
+	return false;
+}
+
+/*
+ * Each consumer a peer announces costs this process about three fds (two
+ * imports and a completion ring); a connection may have 64, a server 512
+ * connections: far more than a process may open. A rogue that adds
+ * connections of 16 consumers each, for as long as the server takes them,
+ * must leave the process room (at least a quarter of its open-file limit
+ * here) for anything else: new clients, its own exports. The connection that
+ * asks beyond the process's budget ends with a line naming the rule, and a
+ * real client is still served.
+ */
+static void test_rogue_consumers_across_connections(void **state)
+{
+	enum { GROUP = 16, GROUPS_MAX = 64 };
+	struct rogue_consumer rc;
+	struct rlimit low;
+	int fds[GROUPS_MAX], groups = 0, base, left;
+	bool refused = false;
+
+	(void)state;
+	rogue_server("rogue-fds");
+	rogue_consumer_open(&rc, 4, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	base = ferry_test_count_fds();
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	low = g_nofile;
+	low.rlim_cur = (rlim_t)base + 512;
+	assert_true(low.rlim_cur <= g_nofile.rlim_max);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	g_nofile_lowered = true;
+	while (!refused && groups < GROUPS_MAX) {
+		int fd = rogue_try_hello("rogue-fds");
+
+		if (fd < 0)
+			break; /* no fd left for a connection */
+		fds[groups++] = fd;
+		for (uint32_t id = 1; id <= GROUP && !refused; id++)
+			refused = !rogue_up_taken(fd, &rc, id);
+	}
+	left = (int)low.rlim_cur - ferry_test_count_fds();
+	print_message("%d connections of the rogue's consumers; %d of %d fds left\n", groups, left, (int)low.rlim_cur);
+	assert_true(left >= (int)low.rlim_cur / 4);
+	assert_true(ferry_test_log_has("beyond the consumers this process holds for its peers"));
+	make_client("rogue-fds");
+	progress_until(client_running);
+	for (int i = 0; i < groups; i++)
+		close(fds[i]);
+	rogue_consumer_close(&rc);
+}
+
+/*
+ * Submit max-size messages on @p conn until one waits for room in the socket
+ * (the peer does not read); the sends that went are completed.
+ */
+static void fill_until_backlogged(struct comch_ep *ep, struct doca_comch_connection *conn)
+{
+	static uint8_t msg[COMCH_CAP_MAX_MSG_SIZE];
+
+	while (conn->backlog.head == NULL) {
+		struct doca_comch_task_send *task = NULL;
+
+		assert_int_equal(comch_ep_task_send_alloc_init(ep, "test", conn, msg, sizeof(msg), &task),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+		while (doca_pe_progress(F->m.pe) != 0)
+			;
+	}
+}
+
+/* How often the armed notification handle of @p pe fires in @p ms (each time: clear and progress). */
+static unsigned wakeups_in(struct doca_pe *pe, unsigned ms)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	doca_notification_handle_t handle;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	unsigned wakes = 0;
+
+	assert_int_equal(doca_pe_get_notification_handle(pe, &handle), DOCA_SUCCESS);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, handle, &ev), 0);
+	for (uint64_t until = ferry_test_deadline(ms); !ferry_test_expired(until);) {
+		assert_int_equal(doca_pe_request_notification(pe), DOCA_SUCCESS);
+		if (epoll_wait(ep, &ev, 1, 20) == 1) {
+			wakes++;
+			assert_int_equal(doca_pe_clear_notification(pe, handle), DOCA_SUCCESS);
+			(void)doca_pe_progress(pe);
+		}
+	}
+	close(ep);
+	return wakes;
+}
+
+/* Read and drop what waits in @p fd, progressing @p pe, until the send backlog of @p conn is gone. */
+static void drain_until_flushed(int fd, const struct doca_comch_connection *conn, struct doca_pe *pe)
+{
+	uint8_t buf[FERRY_FRAME_HDR_LEN + COMCH_CAP_MAX_MSG_SIZE];
+	uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS);
+
+	while (conn->backlog.head != NULL && !ferry_test_expired(until)) {
+		size_t len = 0;
+
+		while (ferry_link_recv(fd, buf, sizeof(buf), &len) == DOCA_SUCCESS)
+			;
+		assert_true(wakeups_in(pe, 20) <= 20); /* the room it found woke it, a few times at most */
+	}
+	assert_null(conn->backlog.head);
+}
+
+/*
+ * An event-driven program whose sends wait because the peer stopped reading
+ * (a SIGSTOPped process, a rogue) sleeps until the peer reads: its PE's
+ * notification handle waits for room in the socket, it does not report
+ * pending work at every request (before: some 85,000 wake-ups in 200 ms, a
+ * core burnt for as long as the peer stayed stopped). Then the peer reads and
+ * the sends go. The server's side (a rogue client), then the client's side
+ * (a rogue server that welcomes it and never reads).
+ */
+static void test_stopped_peer_does_not_spin(void **state)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	uint8_t frame[FERRY_FRAME_HELLO_MAX];
+	struct ferry_link_addr addr;
+	struct doca_comch_connection *conn = NULL;
+	int fd, lfd = -1, lock = -1;
+	unsigned wakes;
+
+	(void)state;
+	make_server("stopped");
+	fd = rogue_hello("stopped");
+	fill_until_backlogged(&((struct doca_comch_server *)F->server)->ep, F->server_conn);
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("server: %u wake-ups in 200 ms while its client reads nothing\n", wakes);
+	assert_true(wakes <= 2);
+	drain_until_flushed(fd, F->server_conn, F->m.pe);
+	close(fd);
+
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), "stopped-rogue"),
+			 DOCA_SUCCESS);
+	assert_int_equal(ferry_link_listen(&addr, &lfd, &lock), DOCA_SUCCESS);
+	make_client("stopped-rogue");
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_true(recv(fd, frame, sizeof(frame), 0) > 0); /* its HELLO */
+	rogue_send(fd, frame, ferry_frame_build_welcome(frame, COMCH_CAP_MAX_MSG_SIZE, 64, 1));
+	FERRY_PROGRESS_UNTIL(F->m.pe,
+			     ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)) == DOCA_CTX_STATE_RUNNING,
+			     FERRY_TEST_WAIT_MS);
+	assert_int_equal(doca_comch_client_get_connection(F->client, &conn), DOCA_SUCCESS);
+	fill_until_backlogged(&((struct doca_comch_client *)F->client)->ep, conn);
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("client: %u wake-ups in 200 ms while its server reads nothing\n", wakes);
+	assert_true(wakes <= 2);
+	assert_true(fcntl(fd, F_SETFL, O_NONBLOCK) == 0);
+	drain_until_flushed(fd, conn, F->m.pe);
+	close(fd);
+	ferry_link_unlisten(&addr, lfd, lock);
+}
+
+/*
+ * A client that connects and says nothing holds a pending slot until the
+ * handshake deadline; meanwhile the server's PE sleeps until that deadline
+ * (a timer in its epoll set), it does not report pending work at every
+ * request (before: tens of thousands of wake-ups a second for as long as a
+ * rogue kept a silent connection open, renewing it at each deadline). At the
+ * deadline the rogue is cut off.
+ */
+static void test_silent_client_does_not_spin(void **state)
+{
+	uint8_t got[64];
+	unsigned wakes;
+	int fd;
+
+	(void)state;
+	setenv("FERRY_COMCH_HANDSHAKE_MS", "1000", 1);
+	make_server("hushed");
+	fd = rogue_connect("hushed");
+	FERRY_PROGRESS_UNTIL(F->m.pe, ((struct doca_comch_server *)F->server)->num_pending == 1, FERRY_TEST_WAIT_MS);
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("%u wake-ups in 200 ms while a client says nothing\n", wakes);
+	assert_true(wakes <= 2);
+	wakes = wakeups_in(F->m.pe, 1500); /* the deadline wakes it: progress cuts the rogue off */
+	assert_in_range(wakes, 1, 3);
+	assert_true(ferry_test_log_has("did not complete the handshake in time"));
+	assert_int_equal(((struct doca_comch_server *)F->server)->num_pending, 0);
+	(void)rogue_wait_closed(fd, got, sizeof(got));
+	close(fd);
+}
+
+/*
+ * The process is out of fds (a rogue's connections, its consumers, anything):
+ * the listen socket stays readable and accept fails. The server pauses its
+ * listener a moment with a line instead of trying again at every request
+ * (before: tens of thousands of wake-ups in 200 ms, and not a word), and
+ * serves clients again once fds are free.
+ */
+static void test_accept_without_fds_does_not_spin(void **state)
+{
+	enum { ROGUES = 16 };
+	struct rlimit low;
+	int fds[ROGUES], n = 0;
+	unsigned wakes;
+
+	(void)state;
+	make_server("no-fds");
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	low = g_nofile;
+	low.rlim_cur = (rlim_t)ferry_test_count_fds() + ROGUES;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	g_nofile_lowered = true;
+	/* The rogues' own sockets use up the fds: the server cannot accept them. */
+	for (const char *name = "no-fds"; n < ROGUES; n++) {
+		struct ferry_link_addr addr;
+		const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+
+		assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+						       ferry_devinfo_name(host), name),
+				 DOCA_SUCCESS);
+		if (ferry_link_connect(&addr, &fds[n]) != DOCA_SUCCESS)
+			break;
+	}
+	assert_true(n > 1);
+	close(fds[--n]); /* one fd for the measure's epoll set, taken before the server progresses */
+	wakes = wakeups_in(F->m.pe, 200);
+	print_message("%u wake-ups in 200 ms while accept finds no fd (%d rogues)\n", wakes, n);
+	assert_true(wakes <= 10);
+	assert_true(ferry_test_log_has("cannot accept a client"));
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	g_nofile_lowered = false;
+	make_client("no-fds");
+	progress_until(client_running);
+}
+
+/*
+ * A server that takes the connection and never answers the HELLO (stopped, or
+ * a rogue), and a client whose program progresses only when its PE's handle
+ * wakes: the client still fails with TIME_OUT at its connect deadline (a timer
+ * wakes it), instead of waiting for ever; and while nobody listens yet, it
+ * sleeps between its tries instead of spinning.
+ */
+static void test_unanswered_hello_times_out_asleep(void **state)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(F->m.host);
+	struct ferry_link_addr addr;
+	int lfd = -1, lock = -1;
+	unsigned wakes;
+
+	(void)state;
+	make_client("mute"); /* nobody listens yet: the client tries every 10 ms */
+	wakes = wakeups_in(F->m.pe, 100);
+	print_message("%u wake-ups in 100 ms while nobody listens\n", wakes);
+	assert_true(wakes <= 15);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_STARTING);
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), "mute"),
+			 DOCA_SUCCESS);
+	assert_int_equal(ferry_link_listen(&addr, &lfd, &lock), DOCA_SUCCESS); /* never accepts, never answers */
+	wakes = wakeups_in(F->m.pe, 1000);                                     /* the deadline is 500 ms in */
+	print_message("%u wake-ups in 1 s with the HELLO unanswered\n", wakes);
+	assert_int_equal(ferry_test_ctx_state(doca_comch_client_as_ctx(F->client)), DOCA_CTX_STATE_IDLE);
+	assert_true(ferry_test_log_has("did not answer the handshake in time"));
+	assert_true(wakes <= 20);
+	ferry_link_unlisten(&addr, lfd, lock);
 }
 
 /* The rogue maps an export of ours (or its own) the way the fast path maps rings: anywhere. */
@@ -2814,10 +3215,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_server_same_name_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_stop_ends_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_flood_is_cleaned_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_client_started_again_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_repeats_cost_few_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_read_only_consumer_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_consumer_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_ring_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_never_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stopped_peer_does_not_spin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_silent_client_does_not_spin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_accept_without_fds_does_not_spin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unanswered_hello_times_out_asleep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rogue_consumers_across_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_post_ring_geometry_lie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_ring_sealed_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_done_ring_geometry_lie, setup, teardown),

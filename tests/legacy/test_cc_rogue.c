@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -317,6 +318,51 @@ static void test_message_above_max_size(void **state)
 	real_client_round_trip("after an oversized message");
 }
 
+/*
+ * A rogue listens at a service's address and refuses every HELLO at once with
+ * NOT_FOUND, the code Comch also gives when nobody listens in time. A
+ * non-blocking 2.2 client keeps trying (CONNECTION_INPROGRESS), but no faster
+ * than once a second: before, it came back for the next refusal at once, some
+ * 40,000 connections and error lines a second for as long as the rogue went on.
+ */
+static void test_refusing_server_is_not_hammered(void **state)
+{
+	const struct doca_devinfo *host = doca_dev_as_devinfo(M.host);
+	struct doca_comm_channel_ep_t *c = NULL;
+	struct doca_comm_channel_addr_t *peer = NULL;
+	uint8_t frame[FERRY_FRAME_REFUSE_MAX], hello[FERRY_FRAME_HELLO_MAX];
+	struct ferry_link_addr addr;
+	unsigned refused = 0;
+	int lfd = -1, lock = -1;
+	uint64_t until;
+
+	(void)state;
+	assert_int_equal(ferry_link_comch_addr(&addr, getenv("FERRY_DOMAIN"), ferry_devinfo_machine(host),
+					       ferry_devinfo_name(host), "squatted"),
+			 DOCA_SUCCESS);
+	assert_int_equal(ferry_link_listen(&addr, &lfd, &lock), DOCA_SUCCESS);
+	assert_int_equal(doca_comm_channel_ep_create(&c), DOCA_SUCCESS);
+	assert_int_equal(doca_comm_channel_ep_set_device(c, M.host), DOCA_SUCCESS);
+	assert_int_equal(doca_comm_channel_ep_connect(c, "squatted", &peer), DOCA_SUCCESS);
+	for (until = ms_now() + 1500; ms_now() < until;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd >= 0) {
+			/* Its HELLO is there already (sent as it connects); read, so the close is no reset. */
+			assert_true(recv(fd, hello, sizeof(hello), 0) > 0);
+			rogue_send(fd, frame, ferry_frame_build_refuse(frame, DOCA_ERROR_NOT_FOUND, "not here"));
+			close(fd);
+			refused++;
+		}
+		assert_int_equal(doca_comm_channel_peer_addr_update_info(peer), DOCA_ERROR_CONNECTION_INPROGRESS);
+	}
+	print_message("%u refusals in 1.5 s\n", refused);
+	assert_true(refused >= 1);
+	assert_true(refused <= 3);
+	assert_int_equal(doca_comm_channel_ep_destroy(c), DOCA_SUCCESS);
+	ferry_link_unlisten(&addr, lfd, lock);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +371,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_valid_hello_then_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_above_max_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusing_server_is_not_hammered, setup, teardown),
 	};
 
 	return ferry_test_run(argc, argv, tests, NULL, NULL);
