@@ -59,6 +59,7 @@ FERRY_LOG_MODULE("rdma");
  * the lines are sampled (1st, 2nd, 4th, ...).
  */
 static _Atomic uint64_t dropped_foreign, dropped_stranger, dropped_malformed, dropped_liveness, dropped_unexpected;
+static _Atomic uint64_t dropped_over, dropped_not_peer;
 
 /* What woke the service thread (epoll data). */
 enum { SERVICE_EV_WORKER, SERVICE_EV_QUIT, SERVICE_EV_PEER };
@@ -279,12 +280,18 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 	}
 	if (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED) {
 		/* Over: as a queue pair in error, it takes no more messages (they were sent before the peer knew). */
-		if (ferry_log_sampled(&dropped_stranger, &nth))
+		if (ferry_log_sampled(&dropped_over, &nth))
 			FERRY_ERR("rdma %p: dropped a message for connection %u, which is over (%llu dropped so far)",
 				  (void *)rdma, conn->id, (unsigned long long)nth);
 		return UCS_OK;
 	}
-	if (h.opcode > DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM || h.reserved != 0 ||
+	if (conn->state == RDMA_CONN_CONNECTED && (h.src_token != conn->peer_token || h.src_conn != conn->peer_conn)) {
+		if (ferry_log_sampled(&dropped_not_peer, &nth))
+			FERRY_ERR("rdma %p: connection %u: dropped a message not from its peer (%llu dropped so far)",
+				  (void *)rdma, conn->id, (unsigned long long)nth);
+		return UCS_OK;
+	}
+	if (h.opcode > DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM || h.reserved != 0 || h.reserved2 != 0 ||
 	    (h.opcode == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && length != 0) || length > RDMA_MAX_MESSAGE) {
 		if (ferry_log_sampled(&dropped_malformed, &nth))
 			FERRY_ERR("rdma %p: connection %u: dropped a malformed message (opcode %u, %zu bytes; %llu "

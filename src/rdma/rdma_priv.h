@@ -95,6 +95,16 @@ struct rdma_msg_hdr {
 	uint32_t opcode;    /* enum doca_rdma_opcode */
 	uint32_t imm;       /* immediate data, verbatim */
 	uint32_t reserved;  /* zero */
+	/*
+	 * A message's sender (its instance's token and its connection's id): a
+	 * connected receiver takes it only from its own peer, so that another peer
+	 * of the instance (which knows the token) cannot pass its messages off as
+	 * another connection's. Zero in the connection manager's and liveness
+	 * messages, which are bound to their endpoints instead.
+	 */
+	uint64_t src_token;
+	uint32_t src_conn;
+	uint32_t reserved2; /* zero */
 };
 
 enum rdma_conn_state {

@@ -305,6 +305,9 @@ static void send_am(struct rdma_task *task)
 	task->hdr.dst_token = conn->peer_token;
 	task->hdr.dst_conn = conn->peer_conn;
 	task->hdr.reserved = 0;
+	task->hdr.src_token = rdma_of(task)->token;
+	task->hdr.src_conn = conn->id;
+	task->hdr.reserved2 = 0;
 	op = op_start(task, &p);
 	if (op == NULL) {
 		if (task->pending == 0)

@@ -108,9 +108,11 @@ static void rogue_drain(struct ucx_rogue *r, struct side *victim)
 /*
  * The victim @p a and its honest peer @p b, started and connected to each
  * other; the victim's connection descriptor decoded in @p d (what a rogue
- * knows: token, connection id, worker address). Returns b's connection.
+ * knows: token, connection id, worker address), b's in @p peer unless NULL
+ * (what only b and the victim know). Returns b's connection.
  */
-static struct doca_rdma_connection *victim_pair_open(struct side *a, struct side *b, struct ferry_rdma_conn_desc *d)
+static struct doca_rdma_connection *victim_pair_open(struct side *a, struct side *b, struct ferry_rdma_conn_desc *d,
+						     struct ferry_rdma_conn_desc *peer)
 {
 	const uint32_t perm = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE;
 	struct doca_rdma_connection *ca, *cb;
@@ -123,6 +125,8 @@ static struct doca_rdma_connection *victim_pair_open(struct side *a, struct side
 	assert_int_equal(doca_rdma_export(a->rdma, &da, &la, &ca), DOCA_SUCCESS);
 	assert_int_equal(doca_rdma_export(b->rdma, &db, &lb, &cb), DOCA_SUCCESS);
 	assert_int_equal(ferry_rdma_conn_desc_decode(da, la, d, &why), DOCA_SUCCESS);
+	if (peer != NULL)
+		assert_int_equal(ferry_rdma_conn_desc_decode(db, lb, peer, &why), DOCA_SUCCESS);
 	assert_int_equal(doca_rdma_connect(a->rdma, db, lb, ca), DOCA_SUCCESS);
 	assert_int_equal(doca_rdma_connect(b->rdma, da, la, cb), DOCA_SUCCESS);
 	return cb;
@@ -161,21 +165,27 @@ static void test_repeated_drops_sampled(void **state)
 {
 	struct side a = {0}, b = {0};
 	struct doca_rdma_connection *cb;
-	struct ferry_rdma_conn_desc d;
+	struct ferry_rdma_conn_desc d, pd;
 	struct ucx_rogue r;
 	uint64_t payload = 0x5eedull;
 	uint32_t small_hdr = 0;
 
 	(void)state;
 	/* The victim is connected to its honest peer while the rogue sends. */
-	cb = victim_pair_open(&a, &b, &d);
+	cb = victim_pair_open(&a, &b, &d, &pd);
 	rogue_open(&r, d.addr, false);
 	ferry_test_log_reset();
 
-	struct rdma_msg_hdr good = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = DOCA_RDMA_OPCODE_RECV_SEND};
-	struct rdma_msg_hdr stranger = good, malformed = good, pong = good, hello = good;
+	/* Well-formed and as from the victim's peer (its token and connection id: what the rogue is told here). */
+	struct rdma_msg_hdr good = {.dst_token = d.token,
+				    .dst_conn = d.conn_id,
+				    .opcode = DOCA_RDMA_OPCODE_RECV_SEND,
+				    .src_token = pd.token,
+				    .src_conn = pd.conn_id};
+	struct rdma_msg_hdr stranger = good, malformed = good, pong = good, hello = good, forged = good;
 
 	stranger.dst_token = d.token ^ 1u;
+	forged.src_token = pd.token ^ 1u; /* another peer of the instance, or a stranger that knows its token */
 	malformed.reserved = 1;
 	pong.dst_token = d.token ^ 1u;
 	pong.opcode = RDMA_MSG_PONG;
@@ -187,8 +197,9 @@ static void test_repeated_drops_sampled(void **state)
 		rogue_send(&r, &a, &pong, sizeof(pong), NULL, 0, 0);
 		rogue_send(&r, &a, &hello, sizeof(hello), NULL, 0, 0);
 		rogue_send(&r, &a, &hello, sizeof(hello), NULL, 0, UCP_AM_SEND_FLAG_REPLY);
+		rogue_send(&r, &a, &forged, sizeof(forged), &payload, sizeof(payload), 0);
 	}
-	/* Well-formed, for the victim's connection, and no receive posted: the ring fills, then the rest drop. */
+	/* From the peer, and no receive posted: the ring fills, then the rest drop. */
 	for (unsigned int i = 0; i < RDMA_MAX_UNEXPECTED + REPEAT; i++)
 		rogue_send(&r, &a, &good, sizeof(good), &payload, sizeof(payload), 0);
 	rogue_drain(&r, &a);
@@ -200,6 +211,7 @@ static void test_repeated_drops_sampled(void **state)
 		"dropped a malformed pong",
 		"without its reply endpoint",
 		"of no connection of this context",
+		"dropped a message not from its peer",
 		"already wait for a receive task",
 	};
 	for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++) {
@@ -302,18 +314,23 @@ static void test_forged_pong_ignored(void **state)
 static void test_unexpected_bytes_bounded(void **state)
 {
 	struct side a = {0}, b = {0};
-	struct ferry_rdma_conn_desc d;
+	struct ferry_rdma_conn_desc d, pd;
 	struct ucx_rogue r;
 	uint8_t *big = calloc(1, BIG_MSG);
 	unsigned int n = 2 * RDMA_MAX_UNEXPECTED_BYTES / BIG_MSG;
 
 	(void)state;
 	assert_non_null(big);
-	(void)victim_pair_open(&a, &b, &d);
+	(void)victim_pair_open(&a, &b, &d, &pd);
 	rogue_open(&r, d.addr, false);
 	ferry_test_log_reset();
 
-	struct rdma_msg_hdr good = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = DOCA_RDMA_OPCODE_RECV_SEND};
+	/* As from the victim's peer: only its messages are held for a receive. */
+	struct rdma_msg_hdr good = {.dst_token = d.token,
+				    .dst_conn = d.conn_id,
+				    .opcode = DOCA_RDMA_OPCODE_RECV_SEND,
+				    .src_token = pd.token,
+				    .src_conn = pd.conn_id};
 
 	/* Twice the bound, eagerly, then an empty message: it marks the end (it costs no bytes). */
 	for (unsigned int i = 0; i < n; i++)
@@ -374,7 +391,7 @@ static void test_ping_flood_bounded(void **state)
 	unsigned int sent = 0;
 
 	(void)state;
-	cb = victim_pair_open(&a, &b, &d);
+	cb = victim_pair_open(&a, &b, &d, NULL);
 	rogue_open(&r, d.addr, true); /* a handler for the pongs it takes while wiring up */
 
 	struct rdma_msg_hdr ping = {.dst_token = d.token, .dst_conn = d.conn_id, .opcode = RDMA_MSG_PING};
