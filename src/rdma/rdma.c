@@ -209,7 +209,7 @@ static void liveness_msg(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, c
 	uint64_t src_token = 0;
 	uint64_t nth;
 
-	if (conn == NULL || h->reserved != 0 || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 ||
+	if (conn == NULL || rdma_msg_key_of(h) != 0 || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0 ||
 	    (ping ? length != sizeof(src_token) || (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0
 		  : length != 0 || h->imm != 0)) {
 		if (ferry_log_sampled(&dropped_liveness, &nth))
@@ -285,13 +285,13 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 				  (void *)rdma, conn->id, (unsigned long long)nth);
 		return UCS_OK;
 	}
-	if (conn->state == RDMA_CONN_CONNECTED && (h.src_token != conn->peer_token || h.src_conn != conn->peer_conn)) {
+	if (conn->state == RDMA_CONN_CONNECTED ? rdma_msg_key_of(&h) != conn->msg_key_in : rdma_msg_key_of(&h) == 0) {
 		if (ferry_log_sampled(&dropped_not_peer, &nth))
 			FERRY_ERR("rdma %p: connection %u: dropped a message not from its peer (%llu dropped so far)",
 				  (void *)rdma, conn->id, (unsigned long long)nth);
 		return UCS_OK;
 	}
-	if (h.opcode > DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM || h.reserved != 0 || h.reserved2 != 0 ||
+	if (h.opcode > DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM ||
 	    (h.opcode == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && length != 0) || length > RDMA_MAX_MESSAGE) {
 		if (ferry_log_sampled(&dropped_malformed, &nth))
 			FERRY_ERR("rdma %p: connection %u: dropped a malformed message (opcode %u, %zu bytes; %llu "
@@ -1366,6 +1366,14 @@ struct doca_rdma_connection *rdma_conn_new(struct doca_rdma *rdma)
 	return NULL;
 }
 
+void rdma_conn_keys(struct doca_rdma_connection *conn)
+{
+	uint64_t token = conn->rdma->token;
+
+	conn->msg_key_out = rdma_msg_key(conn->peer_token, conn->peer_conn, token, conn->id);
+	conn->msg_key_in = rdma_msg_key(token, conn->id, conn->peer_token, conn->peer_conn);
+}
+
 uint32_t rdma_conn_stamp(struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
 {
 	uint32_t id = UINT32_MAX;
@@ -1465,6 +1473,7 @@ static doca_error_t connect_locked(struct doca_rdma *rdma, const void *remote_rd
 	rdma_conn_watch_peer(rdma, conn, d.pid, d.start_time, d.boot_id);
 	conn->peer_token = d.token;
 	conn->peer_conn = d.conn_id;
+	rdma_conn_keys(conn);
 	conn->peer_perm = d.permissions;
 	conn->peer_pid = d.pid;
 	conn->state = RDMA_CONN_CONNECTED;

@@ -164,7 +164,7 @@ static ucs_status_t cm_send(struct doca_rdma_connection *conn, uint32_t opcode)
 	ucs_status_ptr_t req;
 
 	memset(&conn->cm_hdr, 0, sizeof(conn->cm_hdr));
-	conn->cm_hdr.opcode = opcode;
+	conn->cm_hdr.opcode = (uint16_t)opcode;
 	if (opcode == RDMA_MSG_HELLO) {
 		memset(&conn->hello, 0, sizeof(conn->hello));
 		conn->hello.token = rdma->token;
@@ -226,7 +226,7 @@ void rdma_cm_message(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, const
 		}
 		return;
 	}
-	if (length != sizeof(hello) || h->imm != 0 || h->reserved != 0) {
+	if (length != sizeof(hello) || h->imm != 0 || rdma_msg_key_of(h) != 0) {
 		if (ferry_log_sampled(&dropped_hellos, &nth))
 			FERRY_ERR("rdma %p: connection %u: dropped a malformed hello (%zu bytes; %llu dropped so far)",
 				  (void *)rdma, conn->id, length, (unsigned long long)nth);
@@ -244,6 +244,7 @@ void rdma_cm_message(struct doca_rdma *rdma, const struct rdma_msg_hdr *h, const
 	}
 	conn->peer_token = hello.token;
 	conn->peer_conn = hello.conn_id;
+	rdma_conn_keys(conn);
 	conn->peer_perm = hello.permissions;
 	conn->peer_pid = hello.pid;
 	rdma_conn_watch_peer(rdma, conn, hello.pid, hello.start_time, hello.boot_id);

@@ -304,10 +304,8 @@ static void send_am(struct rdma_task *task)
 
 	task->hdr.dst_token = conn->peer_token;
 	task->hdr.dst_conn = conn->peer_conn;
-	task->hdr.reserved = 0;
-	task->hdr.src_token = rdma_of(task)->token;
-	task->hdr.src_conn = conn->id;
-	task->hdr.reserved2 = 0;
+	task->hdr.key_hi = (uint16_t)(conn->msg_key_out >> 32);
+	task->hdr.key_lo = (uint32_t)conn->msg_key_out;
 	op = op_start(task, &p);
 	if (op == NULL) {
 		if (task->pending == 0)
@@ -353,7 +351,7 @@ static void send_message(struct rdma_task *task, uint32_t opcode)
 {
 	struct doca_rdma_connection *conn = task->conn;
 
-	task->hdr.opcode = opcode;
+	task->hdr.opcode = (uint16_t)opcode;
 	task->hdr.imm = task->imm;
 	task->msg_after = conn->rma_queued;
 	if (conn->deferred.head == NULL && message_may_go(task)) {

@@ -161,6 +161,24 @@ static void victim_pair_close(struct side *a, struct side *b, struct doca_rdma_c
 	side_fini(b);
 }
 
+/*
+ * A message for the victim's connection (@p d) as its peer's connection
+ * (@p pd) sends it, its key computed with the sender token @p from (the
+ * peer's own, or a wrong one).
+ */
+static struct rdma_msg_hdr peer_msg(const struct ferry_rdma_conn_desc *d, const struct ferry_rdma_conn_desc *pd,
+				    uint64_t from)
+{
+	uint64_t key = rdma_msg_key(d->token, d->conn_id, from, pd->conn_id);
+	struct rdma_msg_hdr h = {.dst_token = d->token,
+				 .dst_conn = d->conn_id,
+				 .opcode = DOCA_RDMA_OPCODE_RECV_SEND,
+				 .key_hi = (uint16_t)(key >> 32),
+				 .key_lo = (uint32_t)key};
+
+	return h;
+}
+
 static void test_repeated_drops_sampled(void **state)
 {
 	struct side a = {0}, b = {0};
@@ -176,18 +194,19 @@ static void test_repeated_drops_sampled(void **state)
 	rogue_open(&r, d.addr, false);
 	ferry_test_log_reset();
 
-	/* Well-formed and as from the victim's peer (its token and connection id: what the rogue is told here). */
-	struct rdma_msg_hdr good = {.dst_token = d.token,
-				    .dst_conn = d.conn_id,
-				    .opcode = DOCA_RDMA_OPCODE_RECV_SEND,
-				    .src_token = pd.token,
-				    .src_conn = pd.conn_id};
-	struct rdma_msg_hdr stranger = good, malformed = good, pong = good, hello = good, forged = good;
+	/* Well-formed and as from the victim's peer (the key of its connection: the rogue is told its token here). */
+	struct rdma_msg_hdr good = peer_msg(&d, &pd, pd.token);
+	struct rdma_msg_hdr stranger = good, malformed = good, pong = good, hello = good;
+	/* Another peer of the instance, or a stranger that knows its token: not the key of the peer's connection. */
+	struct rdma_msg_hdr forged = peer_msg(&d, &pd, pd.token ^ 1u);
 
 	stranger.dst_token = d.token ^ 1u;
-	forged.src_token = pd.token ^ 1u; /* another peer of the instance, or a stranger that knows its token */
-	malformed.reserved = 1;
+	malformed.opcode = DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM + 1;
 	pong.dst_token = d.token ^ 1u;
+	pong.key_hi = 0;
+	pong.key_lo = 0;
+	hello.key_hi = 0;
+	hello.key_lo = 0;
 	pong.opcode = RDMA_MSG_PONG;
 	hello.opcode = RDMA_MSG_HELLO;
 	for (int i = 0; i < REPEAT; i++) {
@@ -326,11 +345,7 @@ static void test_unexpected_bytes_bounded(void **state)
 	ferry_test_log_reset();
 
 	/* As from the victim's peer: only its messages are held for a receive. */
-	struct rdma_msg_hdr good = {.dst_token = d.token,
-				    .dst_conn = d.conn_id,
-				    .opcode = DOCA_RDMA_OPCODE_RECV_SEND,
-				    .src_token = pd.token,
-				    .src_conn = pd.conn_id};
+	struct rdma_msg_hdr good = peer_msg(&d, &pd, pd.token);
 
 	/* Twice the bound, eagerly, then an empty message: it marks the end (it costs no bytes). */
 	for (unsigned int i = 0; i < n; i++)
