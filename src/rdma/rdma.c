@@ -278,7 +278,7 @@ static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, v
 				  (void *)rdma, h.dst_conn, (unsigned long long)nth);
 		return UCS_OK;
 	}
-	if (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED) {
+	if (rdma_conn_over(conn)) {
 		/* Over: as a queue pair in error, it takes no more messages (they were sent before the peer knew). */
 		if (ferry_log_sampled(&dropped_over, &nth))
 			FERRY_ERR("rdma %p: dropped a message for connection %u, which is over (%llu dropped so far)",
@@ -420,7 +420,7 @@ void rdma_ep_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 			conn->events |= RDMA_EV_DISCONNECT;
 		if (conn->events != 0)
 			conn->rdma->events_pending = true;
-		if (conn->state == RDMA_CONN_DISCONNECTED || conn->state == RDMA_CONN_FAILED)
+		if (rdma_conn_over(conn))
 			return; /* already over: its endpoint is closed or closing */
 		if (conn->state == RDMA_CONN_CONNECTING) {
 			FERRY_ERR("rdma %p: connection %u could not be set up: %s", (void *)conn->rdma, conn->id,
@@ -483,7 +483,7 @@ static bool conn_peer_exited(const struct doca_rdma_connection *conn)
 
 static void conn_mark_dead(struct doca_rdma_connection *conn)
 {
-	if (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED)
+	if (rdma_conn_over(conn))
 		return;
 	if (conn->cm && conn->state == RDMA_CONN_CONNECTED) {
 		conn->events |= RDMA_EV_DISCONNECT;
@@ -619,7 +619,7 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 		if (conn->close_req != NULL)
 			(void)conn_close_done(conn);
 		/* Over (either side disconnected, or the peer died): its peer's exit wakes nobody. */
-		if (conn->pidfd >= 0 && (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED))
+		if (conn->pidfd >= 0 && rdma_conn_over(conn))
 			conn_drop_pidfd(conn);
 	}
 	if (!rdma->stopping) {
@@ -1323,11 +1323,11 @@ static bool conn_named(struct doca_rdma *rdma, const struct doca_rdma_connection
  */
 static bool conn_reclaimable(struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
 {
-	return conn->released && (conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED) &&
-	       conn->ep == NULL && conn->close_req == NULL && !conn->need_close && conn->pidfd < 0 &&
-	       conn->live == NULL && conn->waiting.head == NULL && conn->deferred.head == NULL &&
-	       conn->rma_head == NULL && conn->link_busy == 0 && conn->behind_link.head == NULL && conn->events == 0 &&
-	       conn->conn_req == NULL && conn != rdma->delivering && !conn_named(rdma, conn);
+	return conn->released && rdma_conn_over(conn) && conn->ep == NULL && conn->close_req == NULL &&
+	       !conn->need_close && conn->pidfd < 0 && conn->live == NULL && conn->waiting.head == NULL &&
+	       conn->deferred.head == NULL && conn->rma_head == NULL && conn->link_busy == 0 &&
+	       conn->behind_link.head == NULL && conn->events == 0 && conn->conn_req == NULL &&
+	       conn != rdma->delivering && !conn_named(rdma, conn);
 }
 
 /* Empty slot @p slot for a new connection, the next generation of its id. */

@@ -515,7 +515,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	FERRY_ARG_NOT_NULL(conn);
 	rdma = conn->rdma;
 	pthread_mutex_lock(&rdma->lock);
-	over = conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED;
+	over = rdma_conn_over(conn);
 	switch (conn->state) {
 	case RDMA_CONN_REQUESTED:
 		if (rdma->listener != NULL)

@@ -320,6 +320,12 @@ struct doca_rdma_connection {
 	uint64_t deadline_ns;        /* CONNECTING: fails when not established by then */
 };
 
+/* Whether @p conn is over: either side disconnected it, or its peer went away (it stays so until reclaimed). */
+static inline bool rdma_conn_over(const struct doca_rdma_connection *conn)
+{
+	return conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED;
+}
+
 /* Every task type has this layout (struct doca_rdma_task_send is a struct rdma_task, ...). */
 struct rdma_task {
 	struct doca_task base; /* first: the generic code sees this */

@@ -718,7 +718,7 @@ static void serve(struct doca_rdma *rdma, const struct rdma_rma_hdr *h, const vo
 	uint64_t nth;
 
 	/* A connection that is over gives its peer no more access, as a destroyed queue pair. */
-	if (conn == NULL || conn->state == RDMA_CONN_FAILED || conn->state == RDMA_CONN_DISCONNECTED ||
+	if (conn == NULL || rdma_conn_over(conn) ||
 	    ((h->flags & RDMA_RMA_F_ANSWER) != 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) == 0) ||
 	    (conn->state == RDMA_CONN_CONNECTED &&
 	     (h->src_token != conn->peer_token || h->src_conn != conn->peer_conn))) {

@@ -1595,6 +1595,26 @@ static void test_fast_path_producer_on_own_pe(void **state)
 
 /* ---- fast path: the trust boundary against a rogue peer (issue 7) ---- */
 
+/*
+ * Progress the server once and read what it sent the rogue on @p fd (into
+ * @p buf of @p cap bytes): DOCA_SUCCESS with a well-formed frame in @p f,
+ * DOCA_ERROR_CONNECTION_RESET once the server closed it, else DOCA_ERROR_AGAIN.
+ */
+static doca_error_t rogue_poll_frame(int fd, uint8_t *buf, size_t cap, struct ferry_frame *f)
+{
+	const char *why;
+	size_t len = 0;
+	doca_error_t err;
+
+	doca_pe_progress(F->m.pe);
+	err = ferry_link_recv(fd, buf, cap, &len);
+	if (err == DOCA_ERROR_CONNECTION_RESET)
+		return err;
+	if (err == DOCA_SUCCESS && ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, f, &why) == DOCA_SUCCESS)
+		return DOCA_SUCCESS;
+	return DOCA_ERROR_AGAIN;
+}
+
 /* Progress until the server closed the rogue's socket; whether a frame of @p type came first. */
 static bool rogue_got_before_close(int fd, enum ferry_frame_type type)
 {
@@ -1603,16 +1623,11 @@ static bool rogue_got_before_close(int fd, enum ferry_frame_type type)
 
 	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
 		struct ferry_frame f;
-		const char *why;
-		size_t len = 0;
-		doca_error_t err;
+		doca_error_t err = rogue_poll_frame(fd, buf, sizeof(buf), &f);
 
-		doca_pe_progress(F->m.pe);
-		err = ferry_link_recv(fd, buf, sizeof(buf), &len);
 		if (err == DOCA_ERROR_CONNECTION_RESET)
 			return seen;
-		if (err == DOCA_SUCCESS &&
-		    ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS)
+		if (err == DOCA_SUCCESS)
 			seen = seen || f.type == type;
 		usleep(50);
 	}
@@ -1940,17 +1955,11 @@ static bool rogue_up_taken(int fd, const struct rogue_consumer *rc, uint32_t id)
 	rogue_up(fd, rc, id);
 	for (uint64_t until = ferry_test_deadline(FERRY_TEST_WAIT_MS); !ferry_test_expired(until);) {
 		struct ferry_frame f;
-		const char *why;
-		size_t len = 0;
-		doca_error_t err;
+		doca_error_t err = rogue_poll_frame(fd, buf, sizeof(buf), &f);
 
-		doca_pe_progress(F->m.pe);
-		err = ferry_link_recv(fd, buf, sizeof(buf), &len);
 		if (err == DOCA_ERROR_CONNECTION_RESET)
 			return false;
-		if (err == DOCA_SUCCESS &&
-		    ferry_frame_parse(buf, len, COMCH_CAP_MAX_MSG_SIZE, &f, &why) == DOCA_SUCCESS &&
-		    f.type == FERRY_FRAME_DONE_RING && f.u.done_ring.consumer_id == id)
+		if (err == DOCA_SUCCESS && f.type == FERRY_FRAME_DONE_RING && f.u.done_ring.consumer_id == id)
 			return true;
 		usleep(50);
 	}

@@ -54,7 +54,6 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -77,6 +76,7 @@
 #include "link/net_wire.h"
 #include "desc_samples.h"
 #include "ferry_test.h"
+#include "ferry_test_rss.h"
 #include "xproc_common.h"
 
 #define CALL           "test_net_rogue"
@@ -919,21 +919,6 @@ static void test_server_drops_tokenless(void **state)
 	rogue_close(&g);
 }
 
-/* Resident bytes, once malloc has given back what it holds free (what was freed shows). */
-static uint64_t resident_bytes(void)
-{
-	unsigned long pages, resident;
-	FILE *f;
-
-	(void)malloc_trim(0);
-	f = fopen("/proc/self/statm", "r");
-
-	assert_non_null(f);
-	assert_int_equal(fscanf(f, "%lu %lu", &pages, &resident), 2);
-	fclose(f);
-	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 /* One whole-export read through an honest import of @p r; its status (or the open's, if it fails). */
 static doca_error_t honest_read(const struct region *r, uint8_t *buf)
 {
@@ -976,7 +961,7 @@ static void test_server_drops_stalled_readers(void **state)
 	(void)state;
 	assert_non_null(buf);
 	wait_server_empty();
-	rss0 = resident_bytes();
+	rss0 = ferry_test_resident_bytes();
 	rogue_open(&g);
 	for (unsigned int k = 0; k < STALL_PEERS; k++) {
 		unsigned int i = rogue_connect(&g, rw.d.net_port);
@@ -993,7 +978,7 @@ static void test_server_drops_stalled_readers(void **state)
 		if (ucp_worker_progress(g.w) == 0)
 			usleep(500);
 	assert_int_equal(g.nheld, STALL_PEERS * MAX_INFLIGHT);
-	rss_held = resident_bytes();
+	rss_held = ferry_test_resident_bytes();
 	full = honest_read(&rw, buf); /* the budget is the stalled peers' */
 	t0 = now_s();
 	end = t0 + SERVER_TIMEOUT / 1000.0 + 6.0;
@@ -1007,7 +992,7 @@ static void test_server_drops_stalled_readers(void **state)
 	t0 = now_s() - t0;
 	assert_int_equal(dropped, STALL_PEERS);
 	wait_server_empty();
-	rss_after = resident_bytes();
+	rss_after = ferry_test_resident_bytes();
 	print_message("  %u peers x %u reads never taken: an honest read %s; %u of them disconnected %.1f s "
 		      "later; resident %+.0f MiB with them, %+.0f MiB after\n",
 		      STALL_PEERS, MAX_INFLIGHT, doca_error_get_name(full), dropped, t0,

@@ -36,11 +36,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <sys/random.h>
-
 #include <ucp/api/ucp.h>
 
 #include "ferry_test.h"
+#include "ferry_test_rss.h"
 #include "rdma/rdma_desc_priv.h"
 #include "rdma/rdma_priv.h"
 #include "rdma_fixture.h"
@@ -256,11 +255,10 @@ static void test_forged_pong_ignored(void **state)
 	struct doca_buf *sbuf;
 	union doca_data ud = {.u64 = 0};
 	static uint8_t pdesc[FERRY_RDMA_CONN_MAX_LEN];
-	ucp_address_t *addr = NULL;
-	size_t addr_len = 0, plen, la;
+	size_t plen, la;
 	const void *da;
 	const char *why = NULL;
-	uint64_t token = 0, start, end, next_pong = 0;
+	uint64_t start, end, next_pong = 0;
 
 	(void)state;
 	assert_int_equal(side_init(&a, DOCA_ACCESS_FLAG_RDMA_WRITE,
@@ -271,21 +269,7 @@ static void test_forged_pong_ignored(void **state)
 
 	/* The peer: described as a Ferry context would describe itself (this process: watched, alive). */
 	rogue_open(&peer, NULL, true);
-	assert_int_equal(ucp_worker_get_address(peer.w, &addr, &addr_len), UCS_OK);
-	assert_true(addr_len <= FERRY_RDMA_CONN_MAX_ADDR);
-	while (token == 0)
-		assert_int_equal(getrandom(&token, sizeof(token), 0), sizeof(token));
-	memset(&pd, 0, sizeof(pd));
-	pd.transport = vd.transport;
-	pd.token = token;
-	pd.permissions = DOCA_ACCESS_FLAG_RDMA_WRITE;
-	pd.pid = (uint32_t)getpid();
-	pd.start_time = vd.start_time;
-	memcpy(pd.boot_id, vd.boot_id, sizeof(pd.boot_id));
-	pd.addr_len = (uint16_t)addr_len;
-	pd.addr = (const uint8_t *)addr;
-	plen = ferry_rdma_conn_desc_encode(&pd, pdesc, sizeof(pdesc));
-	assert_int_not_equal(plen, 0);
+	plen = ucx_rogue_describe(&peer, &vd, DOCA_ACCESS_FLAG_RDMA_WRITE, &pd, pdesc);
 	assert_int_equal(doca_rdma_connect(a.rdma, pdesc, plen, ca), DOCA_SUCCESS);
 	rogue_open(&stranger, vd.addr, false);
 
@@ -323,7 +307,6 @@ static void test_forged_pong_ignored(void **state)
 	doca_buf_dec_refcount(sbuf, NULL);
 	ucx_rogue_close(&stranger);
 	assert_true(side_stop(&a, NULL));
-	ucp_worker_release_address(peer.w, addr);
 	ucx_rogue_close(&peer);
 	side_fini(&a);
 }
@@ -373,18 +356,6 @@ static void test_unexpected_bytes_bounded(void **state)
 	free(big);
 }
 
-/* The resident memory of this process, in bytes. */
-static uint64_t resident_bytes(void)
-{
-	unsigned long pages = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	assert_non_null(f);
-	assert_int_equal(fscanf(f, "%lu %lu", &pages, &resident), 2);
-	fclose(f);
-	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 #define PINGS       400000u
 #define PING_GROWTH (32ull << 20) /* what the victim's memory may grow by while it answers them */
 
@@ -414,7 +385,7 @@ static void test_ping_flood_bounded(void **state)
 	/* Wired up, the victim's reply endpoint made: then the rogue stops reading. */
 	rogue_send(&r, &a, &ping, sizeof(ping), &token, sizeof(token), UCP_AM_SEND_FLAG_REPLY);
 	rogue_drain(&r, &a);
-	before = resident_bytes();
+	before = ferry_test_resident_bytes();
 	for (uint64_t end = side_now_ms() + 4 * WAIT_MS; sent < PINGS && side_now_ms() < end;) {
 		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
 					   .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER};
@@ -431,7 +402,7 @@ static void test_ping_flood_bounded(void **state)
 	}
 	for (int i = 0; i < 2000; i++)
 		(void)doca_pe_progress(a.pe);
-	after = resident_bytes();
+	after = ferry_test_resident_bytes();
 	print_message("%u pings sent; the victim's resident memory grew by %llu KiB\n", sent,
 		      (unsigned long long)((after > before ? after - before : 0) >> 10));
 	assert_true(sent >= PINGS / 4);

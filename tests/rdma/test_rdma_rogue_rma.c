@@ -40,8 +40,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <sys/random.h>
-
 #include <ucp/api/ucp.h>
 
 #include "common/ferry_bytes.h"
@@ -952,11 +950,10 @@ static void test_ferry_rma_forged_read_answer(void **state)
 	struct doca_buf *src, *dst;
 	const struct rogue_answer *req;
 	union doca_data ud = {.u64 = 0};
-	ucp_address_t *addr = NULL;
-	size_t addr_len = 0, plen, mlen, la;
+	size_t plen, mlen, la;
 	const void *da;
 	const char *why = NULL;
-	uint64_t token = 0, end;
+	uint64_t end;
 
 	(void)state;
 	assert_int_equal(side_init(&a, RDMA_ALL, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | RDMA_ALL), DOCA_SUCCESS);
@@ -969,22 +966,7 @@ static void test_ferry_rma_forged_read_answer(void **state)
 	 * victim watches a live process, as with an honest peer here.
 	 */
 	rma_rogue_open(&peer, NULL);
-	assert_int_equal(ucp_worker_get_address(peer.u.w, &addr, &addr_len), UCS_OK);
-	assert_true(addr_len <= FERRY_RDMA_CONN_MAX_ADDR);
-	while (token == 0)
-		assert_int_equal(getrandom(&token, sizeof(token), 0), sizeof(token));
-	memset(&pd, 0, sizeof(pd));
-	pd.transport = vd.transport;
-	pd.token = token;
-	pd.conn_id = 0;
-	pd.permissions = RDMA_ALL;
-	pd.pid = (uint32_t)getpid();
-	pd.start_time = vd.start_time;
-	memcpy(pd.boot_id, vd.boot_id, sizeof(pd.boot_id));
-	pd.addr_len = (uint16_t)addr_len;
-	pd.addr = (const uint8_t *)addr;
-	plen = ferry_rdma_conn_desc_encode(&pd, pdesc, sizeof(pdesc));
-	assert_int_not_equal(plen, 0);
+	plen = ucx_rogue_describe(&peer.u, &vd, RDMA_ALL, &pd, pdesc);
 	/* And an export of the peer's, read-only, by an id and key it made up. */
 	ferry_le_put64(body, 0x1d1d1d1d1d1d1d1dull);
 	ferry_le_put64(body + 8, 0x4b4b4b4b4b4b4b4bull);
@@ -1050,7 +1032,6 @@ static void test_ferry_rma_forged_read_answer(void **state)
 	doca_buf_dec_refcount(dst, NULL);
 	ucx_rogue_close(&stranger.u);
 	assert_true(side_stop(&a, NULL));
-	ucp_worker_release_address(peer.u.w, addr);
 	ucx_rogue_close(&peer.u);
 	assert_int_equal(doca_mmap_destroy(remote), DOCA_SUCCESS);
 	side_fini(&a);

@@ -16,7 +16,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
 #include <ucp/api/ucp.h>
+
+#include "rdma/rdma_desc_priv.h"
 
 struct ucx_rogue {
 	ucp_context_h ctx;
@@ -37,6 +43,40 @@ static inline void ucx_rogue_open(struct ucx_rogue *r, uint64_t features, const 
 	assert_int_equal(ucp_worker_create(r->ctx, &wp, &r->w), UCS_OK);
 	if (victim_addr != NULL)
 		assert_int_equal(ucp_ep_create(r->w, &ep, &r->ep), UCS_OK);
+}
+
+/*
+ * Describe the rogue's worker as a Ferry context describes itself to the
+ * victim of descriptor @p victim: a random token, connection 0,
+ * @p permissions, and this process's pid, start time and boot id (so the
+ * victim watches a live process, as with an honest peer). Encoded into
+ * @p out (FERRY_RDMA_CONN_MAX_LEN bytes); its length returned, the fields in
+ * @p pd (but the address, which is released).
+ */
+static inline size_t ucx_rogue_describe(struct ucx_rogue *r, const struct ferry_rdma_conn_desc *victim,
+					uint32_t permissions, struct ferry_rdma_conn_desc *pd, uint8_t *out)
+{
+	ucp_address_t *addr = NULL;
+	size_t addr_len = 0, len;
+
+	assert_int_equal(ucp_worker_get_address(r->w, &addr, &addr_len), UCS_OK);
+	assert_true(addr_len <= FERRY_RDMA_CONN_MAX_ADDR);
+	memset(pd, 0, sizeof(*pd));
+	while (pd->token == 0)
+		assert_int_equal(getrandom(&pd->token, sizeof(pd->token), 0), sizeof(pd->token));
+	pd->transport = victim->transport;
+	pd->permissions = permissions;
+	pd->pid = (uint32_t)getpid();
+	pd->start_time = victim->start_time;
+	memcpy(pd->boot_id, victim->boot_id, sizeof(pd->boot_id));
+	pd->addr_len = (uint16_t)addr_len;
+	pd->addr = (const uint8_t *)addr;
+	len = ferry_rdma_conn_desc_encode(pd, out, FERRY_RDMA_CONN_MAX_LEN);
+	assert_int_not_equal(len, 0);
+	pd->addr = NULL;
+	pd->addr_len = 0;
+	ucp_worker_release_address(r->w, addr);
+	return len;
 }
 
 /* Force-close the endpoint (its peer may be gone or stalled), then the worker and the context. */
