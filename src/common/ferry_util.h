@@ -29,6 +29,14 @@ static inline int ferry_hex_value(int c)
 	return -1;
 }
 
+/* splitmix64's finaliser: every bit of @p x reaches every bit of the result (a bijection). */
+static inline uint64_t ferry_mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
 /** The least power of two >= @p n (1 for 0); 0 when it would not fit 32 bits. */
 static inline uint32_t ferry_pow2_at_least(uint32_t n)
 {

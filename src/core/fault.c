@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "common/ferry_log.h"
+#include "common/ferry_util.h"
 #include "core/ctx_priv.h"
 #include "core/fault.h"
 #include "core/fault_plan.h"
@@ -138,11 +139,7 @@ void ferry_fault_pool_release(struct ferry_task_pool *pool)
 
 static uint64_t splitmix64(uint64_t *state)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return ferry_mix64(*state += 0x9e3779b97f4a7c15ull);
 }
 
 static bool rule_hits(struct site_rule *sr)

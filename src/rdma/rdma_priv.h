@@ -44,6 +44,7 @@
 
 #include <doca_rdma.h>
 
+#include "common/ferry_util.h"
 #include "core/ferry_ctx.h"
 #include "core/ferry_dev.h"
 
@@ -119,16 +120,6 @@ static inline uint64_t rdma_msg_key_of(const struct rdma_msg_hdr *h)
 	return (uint64_t)h->key_hi << 32 | h->key_lo;
 }
 
-static inline uint64_t rdma_mix64(uint64_t x)
-{
-	/* splitmix64's finaliser: every bit of the input reaches every bit of the output. */
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 /*
  * The key of the messages that connection @p from_conn of the instance of
  * token @p from sends to connection @p to_conn of the instance of token @p to:
@@ -136,7 +127,7 @@ static inline uint64_t rdma_mix64(uint64_t x)
  */
 static inline uint64_t rdma_msg_key(uint64_t to, uint32_t to_conn, uint64_t from, uint32_t from_conn)
 {
-	uint64_t k = rdma_mix64(to ^ rdma_mix64(from ^ ((uint64_t)to_conn << 32 | from_conn)));
+	uint64_t k = ferry_mix64(to ^ ferry_mix64(from ^ ((uint64_t)to_conn << 32 | from_conn)));
 
 	return (k & RDMA_MSG_KEY_MASK) != 0 ? k & RDMA_MSG_KEY_MASK : 1; /* never 0: 0 marks the control messages */
 }
