@@ -363,6 +363,12 @@ static void req_server_stopped(struct req *r)
 	OK(doca_rdma_task_read_allocate_init(r->s.rdma, r->conn, src, dst, (union doca_data){0}, &rt));
 	OK(doca_rdma_task_send_allocate_init(r->s.rdma, r->conn, msg, (union doca_data){0}, &st));
 	CHECK(kill(r->dpu_pid, SIGSTOP) == 0);
+	{
+		/* Stopped for sure before the read goes (D is this process's child): else D may serve it first. */
+		int wst = 0;
+
+		CHECK(waitpid(r->dpu_pid, &wst, WUNTRACED) == r->dpu_pid && WIFSTOPPED(wst));
+	}
 	waker = fork();
 	CHECK(waker >= 0);
 	if (waker == 0) {
