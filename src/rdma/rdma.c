@@ -1385,6 +1385,28 @@ uint32_t rdma_conn_stamp(struct doca_rdma *rdma, const struct doca_rdma_connecti
 	return id;
 }
 
+/*
+ * A server's endpoint for a client's connection request. UCX takes the
+ * request whatever the outcome, with one exception: a request whose header
+ * it cannot read (an unknown version, which any host can send) comes back
+ * with UCS_ERR_UNSUPPORTED untouched, and is rejected here (else its socket
+ * and memory would stay until the listener goes). A retry would use a
+ * request UCX already freed. The error mode is the client's own (UCX's
+ * header carries it): asking for another makes UCX 1.13 fail after it took
+ * the request.
+ */
+static ucs_status_t rdma_ep_accept(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)
+{
+	ucp_conn_request_h req = ep->conn_request;
+	ucs_status_t st;
+
+	ep->field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+	st = ucp_ep_create(rdma->worker, ep, &conn->ep);
+	if (st == UCS_ERR_UNSUPPORTED && rdma->listener != NULL)
+		(void)ucp_listener_reject(rdma->listener, req);
+	return st;
+}
+
 ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)
 {
 	ucs_log_level_t level = ucs_global_opts.log_component.log_level;
@@ -1394,6 +1416,10 @@ ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection 
 	ep->err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	ep->err_handler.cb = rdma_ep_err_cb;
 	ep->err_handler.arg = conn;
+	if (ep->field_mask & UCP_EP_PARAM_FIELD_CONN_REQUEST) {
+		st = rdma_ep_accept(rdma, conn, ep);
+		goto out;
+	}
 	/*
 	 * Where UCX cannot watch the peer it refuses PEER mode with an ERROR line
 	 * on stderr; that is expected here (the fallback below), so UCX's log is
@@ -1413,6 +1439,7 @@ ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection 
 		ep->err_mode = UCP_ERR_HANDLING_MODE_NONE;
 		st = ucp_ep_create(rdma->worker, ep, &conn->ep);
 	}
+out:
 	if (st != UCS_OK)
 		conn->ep = NULL;
 	return st;
