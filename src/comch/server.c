@@ -25,7 +25,8 @@
  * (exact name, the host function the representor stands for, equal max message
  * size, room for one more client). A pending peer that sends anything else,
  * nothing within FERRY_COMCH_HANDSHAKE_MS (default 2000 ms), or a bad frame is cut
- * off without an event; an established one that breaks the protocol is cut off
+ * off without an event, and so is the oldest pending peer when a newcomer finds
+ * every slot taken; an established one that breaks the protocol is cut off
  * with a disconnect event and a log line.
  */
 #include <errno.h>
@@ -165,12 +166,42 @@ static int server_find_slot(const struct doca_comch_server *server)
 	return -1;
 }
 
+/*
+ * Every slot is taken: the oldest connection still in its handshake gives
+ * its place to the newcomer (its slot, or -1 when all are clients). Silent
+ * connections opened by anyone who can reach the socket, renewed at each
+ * deadline, would otherwise keep every new client out; an honest client
+ * sends its HELLO at once, so it gives way only to as many newer connections
+ * as there are slots, all arriving before its HELLO is read.
+ */
+static int server_make_room(struct doca_comch_server *server)
+{
+	struct doca_comch_connection *oldest = NULL;
+	uint32_t slot;
+
+	for (uint32_t i = 0; i < server->num_slots; i++) {
+		struct doca_comch_connection *c = server->slots[i];
+
+		if (c != NULL && !c->established && (oldest == NULL || c->deadline_ns < oldest->deadline_ns))
+			oldest = c;
+	}
+	if (oldest == NULL)
+		return -1;
+	slot = oldest->slot;
+	(void)server_lost(server, oldest, "gave way",
+			  "gave its place to a newer connection (every slot taken, its handshake not done)");
+	return (int)slot;
+}
+
 static void server_accept_one(struct doca_comch_server *server, int fd, pid_t pid)
 {
 	struct doca_comch_connection *conn;
 	struct epoll_event ev = {.events = EPOLLIN};
 	int slot = server_find_slot(server);
 	uint64_t nth = 0;
+
+	if (slot < 0)
+		slot = server_make_room(server);
 
 	if (slot < 0) {
 		if (server_log_sampled(server, "no room", &nth))

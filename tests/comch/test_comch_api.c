@@ -736,6 +736,60 @@ static void test_silent_flood_is_cleaned_up(void **state)
 }
 
 /*
+ * Every slot of a server held by silent connections that would outlive the
+ * test (anyone who can reach the socket may open them, and renew each at its
+ * deadline): a client started now still connects, the oldest silent one
+ * giving its place (before, the client was closed for want of room until a
+ * squatter's deadline passed).
+ */
+static void test_silent_squatters_give_way(void **state)
+{
+	struct doca_comch_server *server;
+	struct rlimit room;
+	uint32_t slots, closed = 0;
+	uint8_t got[64];
+	int *fds;
+
+	(void)state;
+	setenv("FERRY_COMCH_HANDSHAKE_MS", "60000", 1);
+	make_server("squat");
+	server = (struct doca_comch_server *)F->server;
+	slots = server->num_slots;
+	/* Both ends of every squatter live in this process. */
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &g_nofile), 0);
+	room = g_nofile;
+	if (room.rlim_cur < 2 * slots + 256) {
+		room.rlim_cur = 2 * slots + 256;
+		assert_true(room.rlim_cur <= room.rlim_max);
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &room), 0);
+		g_nofile_lowered = true; /* restored at teardown */
+	}
+	fds = calloc(slots, sizeof(*fds));
+	assert_non_null(fds);
+	for (uint32_t i = 0; i < slots; i++)
+		fds[i] = rogue_connect("squat");
+	FERRY_PROGRESS_UNTIL(F->m.pe, server->num_pending == slots, FERRY_TEST_WAIT_MS);
+	assert_int_equal(server->num_pending, slots);
+
+	make_client("squat");
+	progress_until(client_running);
+	assert_int_equal(server->num_conns, 1);
+	assert_logged("gave its place to a newer connection");
+	/* Only the oldest gave way: the first squatter's socket is closed, the last one's is not. */
+	for (uint32_t i = 0; i < slots; i++) {
+		size_t len = 0;
+
+		if (ferry_link_recv(fds[i], got, sizeof(got), &len) == DOCA_ERROR_CONNECTION_RESET)
+			closed++;
+	}
+	assert_int_equal(closed, 1);
+	assert_int_equal(ferry_link_recv(fds[0], got, sizeof(got), &(size_t){0}), DOCA_ERROR_CONNECTION_RESET);
+	for (uint32_t i = 0; i < slots; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+/*
  * A client its server refused, started again at once (as a program that
  * restarts whatever fails does, and the Comm Channel on NOT_FOUND): it waits
  * a second after the refusal before it connects, instead of hammering the
@@ -3224,6 +3278,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_server_same_name_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_stop_ends_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_flood_is_cleaned_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_silent_squatters_give_way, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_client_started_again_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_repeats_cost_few_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rogue_read_only_consumer_memory, setup, teardown),
