@@ -600,7 +600,7 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 	/* Seen by the service thread (no clock here: a clock read was 6% of a 64 B ping-pong). */
 	atomic_store_explicit(&rdma->pe_calls, atomic_load_explicit(&rdma->pe_calls, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	rdma->in_progress = true;
 	/* One round per call: the program calls doca_pe_progress again, and a second round is mostly empty. */
 	(void)ucp_worker_progress(rdma->worker);
@@ -641,7 +641,7 @@ static uint32_t rdma_progress(struct doca_ctx *ctx)
 	rdma->done.head = rdma->done.tail = NULL;
 	rdma->in_progress = false;
 	bool events = rdma->events_pending;
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	uint32_t n = deliver(&batch);
 
 	if (events)
@@ -668,9 +668,9 @@ static bool rdma_has_pending(struct doca_ctx *ctx)
 
 	if (rdma->worker == NULL)
 		return false;
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	pending = pending_locked(rdma);
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return pending;
 }
 
@@ -809,17 +809,17 @@ static void *service_main(void *arg)
 			bool lost;
 
 			next_stall_look = now + RDMA_STALL_LOOK_MS * 1000000ull;
-			pthread_mutex_lock(&rdma->lock);
+			ferry_biased_other_lock(&rdma->lock);
 			lost = check_stalls_locked(rdma, now, &in_flight);
-			pthread_mutex_unlock(&rdma->lock);
+			ferry_biased_other_unlock(&rdma->lock);
 			if (lost)
 				ferry_pe_wake(rdma->ctx.pe);
 		}
 		if (peer) {
 			/* A peer process on this host exited: tell the PE, even while it is at work. */
-			pthread_mutex_lock(&rdma->lock);
+			ferry_biased_other_lock(&rdma->lock);
 			wake = poll_peers_locked(rdma);
-			pthread_mutex_unlock(&rdma->lock);
+			ferry_biased_other_unlock(&rdma->lock);
 			if (wake)
 				ferry_pe_wake(rdma->ctx.pe);
 		}
@@ -837,7 +837,7 @@ static void *service_main(void *arg)
 		if (!watching)
 			service_watch_worker(rdma, true);
 		watching = true;
-		pthread_mutex_lock(&rdma->lock);
+		ferry_biased_other_lock(&rdma->lock);
 		for (int i = 0; i < RDMA_PROGRESS_ROUNDS && ucp_worker_progress(rdma->worker) != 0; i++)
 			;
 		/*
@@ -862,7 +862,7 @@ static void *service_main(void *arg)
 		/* Busy: more to do at once; else armed, and the fd wakes this thread for the next event. */
 		if (ucp_worker_arm(rdma->worker) == UCS_ERR_BUSY)
 			timeout = 0;
-		pthread_mutex_unlock(&rdma->lock);
+		ferry_biased_other_unlock(&rdma->lock);
 		if (wake)
 			ferry_pe_wake(rdma->ctx.pe);
 	}
@@ -1075,7 +1075,7 @@ static void rdma_stop(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = rdma_of_ctx(ctx);
 	struct doca_task *t;
 
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	rdma->stopping = true;
 	rdma_cm_stop(rdma);
 	/* Completions go through progress: everything here only queues. */
@@ -1094,7 +1094,7 @@ static void rdma_stop(struct doca_ctx *ctx)
 		rdma_conn_detach_ops(&rdma->conns[i], DOCA_ERROR_IO_FAILED);
 	}
 	drop_unexpected(rdma);
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 }
 
 static void rdma_stopped(struct doca_ctx *ctx)
@@ -1143,9 +1143,9 @@ static doca_error_t rdma_submit(struct doca_task *base)
 	struct doca_rdma *rdma = rdma_of_ctx(base->ctx);
 	doca_error_t err;
 
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	err = rdma_task_submit(rdma_task_of(base));
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 
@@ -1210,7 +1210,8 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	rdma->efd = -1;
 	rdma->service_quit_fd = -1;
 	rdma->service_epfd = -1;
-	pthread_mutex_init(&rdma->lock, NULL);
+	ferry_biased_lock_init(&rdma->lock);
+	pthread_mutex_init(&rdma->link_mutex, NULL);
 	pthread_cond_init(&rdma->link_cond, NULL);
 	*rdma_out = rdma;
 	return DOCA_SUCCESS;
@@ -1227,7 +1228,8 @@ doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
 	ferry_ctx_fini(&rdma->ctx);
 	rdma_ucp_put();
 	pthread_cond_destroy(&rdma->link_cond);
-	pthread_mutex_destroy(&rdma->lock);
+	pthread_mutex_destroy(&rdma->link_mutex);
+	ferry_biased_lock_fini(&rdma->lock);
 	free(rdma);
 	return DOCA_SUCCESS;
 }
@@ -1378,10 +1380,10 @@ uint32_t rdma_conn_stamp(struct doca_rdma *rdma, const struct doca_rdma_connecti
 {
 	uint32_t id = UINT32_MAX;
 
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	if (rdma->conns != NULL && conn >= rdma->conns && conn < rdma->conns + rdma->num_conns)
 		id = conn->id;
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return id;
 }
 
@@ -1517,9 +1519,9 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 
 	if (rdma == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma is NULL");
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	err = export_locked(rdma, local_rdma_conn_details, local_rdma_conn_details_size, rdma_connection);
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 
@@ -1530,9 +1532,9 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 
 	if (rdma == NULL)
 		return FERRY_RULE(DOCA_ERROR_INVALID_VALUE, "rdma is NULL");
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	err = connect_locked(rdma, remote_rdma_conn_details, remote_rdma_conn_details_size, rdma_connection);
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 

@@ -315,7 +315,7 @@ doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t por
 		      port) != DOCA_SUCCESS)
 		return FERRY_RULE_IN(call, DOCA_ERROR_INVALID_VALUE, "FERRY_RDMA_LISTEN_ADDR '%s' is no IP address",
 				     host);
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	err = check_running(rdma, call);
 	if (err == DOCA_SUCCESS && rdma->listener != NULL)
 		err = FERRY_RULE_IN(call, DOCA_ERROR_BAD_STATE, "rdma %p already listens on port %u", (void *)rdma,
@@ -337,7 +337,7 @@ doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t por
 			rdma->listen_port = port;
 		}
 	}
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 
@@ -370,13 +370,13 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
 	doca_error_t err = DOCA_SUCCESS;
 
 	FERRY_ARG_NOT_NULL(rdma);
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	if (rdma->listener == NULL || rdma->listen_port != port) {
 		err = FERRY_RULE(DOCA_ERROR_NOT_FOUND, "rdma %p does not listen on port %u", (void *)rdma, port);
 	} else {
 		listener_close(rdma);
 	}
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 
@@ -399,7 +399,7 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 				  "rdma connection %u: %u bytes of private data at NULL; pass NULL with length 0",
 				  conn->id, private_data_len);
 	rdma = conn->rdma;
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	if (conn->state != RDMA_CONN_REQUESTED || rdma->stopping) {
 		err = FERRY_RULE(DOCA_ERROR_CONNECTION_ABORTED, "rdma %p: connection %u is no pending request",
 				 (void *)rdma, conn->id);
@@ -423,7 +423,7 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	conn->deadline_ns = ferry_link_now_ns() + (uint64_t)rdma->cm_timeout * 1000000u;
 	rdma->connecting++;
 out:
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 
@@ -435,7 +435,7 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 
 	FERRY_ARG_NOT_NULL(conn);
 	rdma = conn->rdma;
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	if (conn->state != RDMA_CONN_REQUESTED || rdma->listener == NULL) {
 		err = FERRY_RULE(DOCA_ERROR_CONNECTION_ABORTED, "rdma %p: connection %u is no pending request",
 				 (void *)rdma, conn->id);
@@ -444,7 +444,7 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 		conn->conn_req = NULL;
 		conn->state = RDMA_CONN_FAILED;
 	}
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 
@@ -461,7 +461,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 
 	FERRY_ARG_NOT_NULL(rdma);
 	FERRY_ARG_NOT_NULL(addr);
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	err = check_running(rdma, call);
 	if (err != DOCA_SUCCESS)
 		goto out;
@@ -498,7 +498,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 	conn->deadline_ns = ferry_link_now_ns() + (uint64_t)rdma->cm_timeout * 1000000u;
 	rdma->connecting++;
 out:
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return err;
 }
 
@@ -514,7 +514,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 
 	FERRY_ARG_NOT_NULL(conn);
 	rdma = conn->rdma;
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	over = rdma_conn_over(conn);
 	switch (conn->state) {
 	case RDMA_CONN_REQUESTED:
@@ -556,7 +556,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 		rdma_conn_flush(conn, DOCA_ERROR_IO_FAILED);
 	/* The program is done with it: once nothing names it, its slot takes a new connection. */
 	conn->released = true;
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	return DOCA_SUCCESS;
 }
 
@@ -602,17 +602,17 @@ void rdma_cm_deliver(struct doca_rdma *rdma)
 {
 	union doca_data ctx_ud = rdma->ctx.user_data;
 
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	rdma->events_pending = false;
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
 	for (uint32_t i = 0;; i++) {
 		struct doca_rdma_connection *conn;
 		unsigned int ev;
 
 		/* The service thread adds connections (a listener's requests): num_conns is read under the lock. */
-		pthread_mutex_lock(&rdma->lock);
+		ferry_biased_owner_lock(&rdma->lock);
 		if (i >= rdma->num_conns) {
-			pthread_mutex_unlock(&rdma->lock);
+			ferry_biased_owner_unlock(&rdma->lock);
 			break;
 		}
 		conn = &rdma->conns[i];
@@ -620,7 +620,7 @@ void rdma_cm_deliver(struct doca_rdma *rdma)
 		conn->events = 0;
 		if (ev != 0)
 			rdma->delivering = conn;
-		pthread_mutex_unlock(&rdma->lock);
+		ferry_biased_owner_unlock(&rdma->lock);
 		if (ev == 0)
 			continue;
 		if ((ev & RDMA_EV_REQUEST) != 0) {
@@ -636,12 +636,12 @@ void rdma_cm_deliver(struct doca_rdma *rdma)
 		if ((ev & RDMA_EV_DISCONNECT) != 0 && rdma->cm_disconnect_cb != NULL)
 			rdma->cm_disconnect_cb(conn, conn->user_data, ctx_ud);
 		/* Told of its end (or refused from its request callback): the program is done with it. */
-		pthread_mutex_lock(&rdma->lock);
+		ferry_biased_owner_lock(&rdma->lock);
 		if ((ev & (RDMA_EV_FAILURE | RDMA_EV_DISCONNECT)) != 0 ||
 		    ((ev & RDMA_EV_REQUEST) != 0 && conn->state == RDMA_CONN_FAILED))
 			conn->released = true;
 		rdma->delivering = NULL;
-		pthread_mutex_unlock(&rdma->lock);
+		ferry_biased_owner_unlock(&rdma->lock);
 	}
 }
 

@@ -33,35 +33,56 @@ static void release_behind(struct doca_rdma_connection *conn)
 		rdma_task_issue(rdma_task_of(t));
 }
 
+/* Wake the link thread: work was queued, or it must leave. */
+static void link_kick(struct doca_rdma *rdma)
+{
+	pthread_mutex_lock(&rdma->link_mutex);
+	rdma->link_kicked = true;
+	pthread_cond_signal(&rdma->link_cond);
+	pthread_mutex_unlock(&rdma->link_mutex);
+}
+
+/* Sleep until kicked (the context's lock is not held: the program's thread keeps its fast path meanwhile). */
+static void link_sleep(struct doca_rdma *rdma)
+{
+	pthread_mutex_lock(&rdma->link_mutex);
+	while (!rdma->link_kicked)
+		pthread_cond_wait(&rdma->link_cond, &rdma->link_mutex);
+	rdma->link_kicked = false;
+	pthread_mutex_unlock(&rdma->link_mutex);
+}
+
 static void *link_main(void *arg)
 {
 	struct doca_rdma *rdma = arg;
 
-	pthread_mutex_lock(&rdma->lock);
 	for (;;) {
 		struct doca_rdma_connection *conn;
 		struct rdma_task *task;
 		struct doca_task *t;
 		doca_error_t err;
+		bool quit;
 
-		while (!rdma->link_quit && rdma->link_queue.head == NULL)
-			pthread_cond_wait(&rdma->link_cond, &rdma->lock);
-		if (rdma->link_quit)
+		ferry_biased_other_lock(&rdma->lock);
+		quit = rdma->link_quit;
+		t = quit ? NULL : ferry_task_list_pop(&rdma->link_queue);
+		ferry_biased_other_unlock(&rdma->lock);
+		if (quit)
 			break;
-		t = ferry_task_list_pop(&rdma->link_queue);
+		if (t == NULL) {
+			link_sleep(rdma);
+			continue;
+		}
 		task = rdma_task_of(t);
 		conn = task->conn;
-		pthread_mutex_unlock(&rdma->lock);
 		err = rdma_task_link_copy(task);
-		pthread_mutex_lock(&rdma->lock);
+		ferry_biased_other_lock(&rdma->lock);
 		rdma_task_link_done(task, err);
 		conn->link_busy--;
 		release_behind(conn);
-		pthread_mutex_unlock(&rdma->lock);
+		ferry_biased_other_unlock(&rdma->lock);
 		ferry_pe_wake(rdma->ctx.pe);
-		pthread_mutex_lock(&rdma->lock);
 	}
-	pthread_mutex_unlock(&rdma->lock);
 	return NULL;
 }
 
@@ -81,7 +102,7 @@ void rdma_link_issue(struct rdma_task *task)
 	}
 	task->conn->link_busy++;
 	ferry_task_list_push(&rdma->link_queue, &task->base);
-	pthread_cond_signal(&rdma->link_cond);
+	link_kick(rdma);
 }
 
 bool rdma_link_holds(struct rdma_task *task)
@@ -110,10 +131,10 @@ void rdma_link_stop(struct doca_rdma *rdma)
 {
 	if (!rdma->link_running)
 		return;
-	pthread_mutex_lock(&rdma->lock);
+	ferry_biased_owner_lock(&rdma->lock);
 	rdma->link_quit = true;
-	pthread_cond_signal(&rdma->link_cond);
-	pthread_mutex_unlock(&rdma->lock);
+	ferry_biased_owner_unlock(&rdma->lock);
+	link_kick(rdma);
 	pthread_join(rdma->link_thread, NULL);
 	rdma->link_running = false;
 }

@@ -44,6 +44,7 @@
 
 #include <doca_rdma.h>
 
+#include "common/ferry_biased_lock.h"
 #include "common/ferry_util.h"
 #include "core/ferry_ctx.h"
 #include "core/ferry_dev.h"
@@ -452,17 +453,22 @@ struct doca_rdma {
 	 * The lock: the PE's thread and the context's service thread (rdma.c:
 	 * service_main) both progress the worker, so everything UCX calls back
 	 * into, and the worker and endpoints themselves, are used under it. User
-	 * callbacks run without it.
+	 * callbacks run without it. Biased (common/ferry_biased_lock.h): the
+	 * program's calls take it as its owner, with no locked instruction; the
+	 * service and link threads as others.
 	 */
-	pthread_mutex_t lock;
+	struct ferry_biased_lock lock;
 	pthread_t service;
 	bool service_running;
 	/* The link thread (rdma_link.c): copies of re-exports, one at a time, in order. */
 	pthread_t link_thread;
 	bool link_running;
+	struct ferry_task_list link_queue; /* under lock */
+	/* The link thread sleeps on link_cond, under link_mutex, until link_kicked (work, or leave). */
+	pthread_mutex_t link_mutex;
+	pthread_cond_t link_cond;
+	bool link_kicked;
 	bool link_quit;
-	pthread_cond_t link_cond; /* with lock: work for the link thread, or leave */
-	struct ferry_task_list link_queue;
 	int service_quit_fd;       /* eventfd: the service thread leaves */
 	int service_epfd;          /* what the service thread sleeps on: the worker, quit, the peers' pidfds */
 	_Atomic uint64_t pe_calls; /* progress calls of the PE's thread (written there only) */
