@@ -11,12 +11,15 @@
 #ifndef FERRY_RDMA_FIXTURE_H_
 #define FERRY_RDMA_FIXTURE_H_
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <doca_buf.h>
@@ -170,6 +173,20 @@ static inline uint64_t side_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A TCP port of 127.0.0.1 nobody holds right now (for a connection manager's listener); 0 if none could be had. */
+static inline uint16_t side_free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+		  getsockname(fd, (struct sockaddr *)&a, &len) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? ntohs(a.sin_port) : 0;
 }
 
 /* Progress @p a (and @p b, unless NULL) until *counter reaches @p target or @p ms pass. */
