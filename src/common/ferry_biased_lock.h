@@ -118,15 +118,28 @@ static inline void ferry_biased_owner_unlock(struct ferry_biased_lock *l)
 	pthread_mutex_unlock(&l->mutex);
 }
 
-/* Another thread's side: a system call, and a wait for the owner to leave its section. */
+/*
+ * Another thread's side: a system call, and a wait for the owner to leave
+ * its section. membarrier cannot fail once registered, unless the program
+ * installed a seccomp filter against it since: then this thread never enters
+ * unfenced; it lets go (the owner goes on, on the mutex if it saw the flag)
+ * and tries again a millisecond later, for as long as the filter stands
+ * (what waits for this thread, a context's stop, waits too: a stall, never
+ * two sections at once).
+ */
 static inline void ferry_biased_other_lock(struct ferry_biased_lock *l)
 {
-	pthread_mutex_lock(&l->mutex);
-	if (!l->biased)
-		return;
-	atomic_store_explicit(&l->other_wants, 1, memory_order_relaxed);
-	/* Cannot fail: the process registered for it before the lock was made biased. */
-	(void)syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	for (;;) {
+		pthread_mutex_lock(&l->mutex);
+		if (!l->biased)
+			return;
+		atomic_store_explicit(&l->other_wants, 1, memory_order_relaxed);
+		if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+			break;
+		atomic_store_explicit(&l->other_wants, 0, memory_order_release);
+		pthread_mutex_unlock(&l->mutex);
+		usleep(1000);
+	}
 	while (atomic_load_explicit(&l->owner_inside, memory_order_acquire) != 0)
 		sched_yield();
 }
