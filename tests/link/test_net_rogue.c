@@ -405,6 +405,29 @@ static int32_t ask(struct rogue *g, unsigned int i, const uint8_t *hdr, const vo
 	return rep->status;
 }
 
+/* A connection to @p r's server that presented @p r's token (a STAT, answered): its endpoint. */
+static unsigned int rogue_connect_known(struct rogue *g, const struct region *r)
+{
+	uint8_t hdr[NET_REQ_LEN];
+	struct net_rep rep;
+	unsigned int i = rogue_connect(g, r->d.net_port);
+
+	req_build(hdr, r, NET_OP_STAT, 1, 0, 0);
+	assert_int_equal(ask(g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
+	return i;
+}
+
+/* @p n reads of all of @p r on endpoint @p i (ids 2..n+1), sent and not waited for. */
+static void send_reads(struct rogue *g, unsigned int i, const struct region *r, unsigned int n)
+{
+	uint8_t hdr[NET_REQ_LEN];
+
+	for (unsigned int m = 0; m < n; m++) {
+		req_build(hdr, r, NET_OP_READ, m + 2, (uint64_t)(uintptr_t)r->base, EXP_LEN);
+		assert_int_equal(rogue_send(g, i, hdr, NET_REQ_LEN, NULL, 0), UCS_OK);
+	}
+}
+
 /* ---- the malformed: closed without a reply ---- */
 
 struct bad_request {
@@ -594,9 +617,7 @@ static void test_server_ignores_strangers(void **state)
 	(void)state;
 	memset(big_data, 0xee, sizeof(big_data));
 	rogue_open(&g);
-	i = rogue_connect(&g, rw.d.net_port);
-	req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
-	assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
+	i = rogue_connect_known(&g, &rw);
 	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
 		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_AM_SEND_FLAG_REPLY};
 
@@ -836,14 +857,11 @@ static void test_server_abandoned_writes(void **state)
 	for (unsigned int k = 0; k < 4; k++) {
 		ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_AM_SEND_FLAG_REPLY};
 		uint8_t hdr[NET_REQ_LEN];
-		struct net_rep rep;
 		struct rogue g;
 		unsigned int i;
 
 		rogue_open(&g);
-		i = rogue_connect(&g, rw.d.net_port);
-		req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
-		assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS); /* connected */
+		i = rogue_connect_known(&g, &rw);
 		req_build(hdr, &rw, NET_OP_WRITE, 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
 		/* The rendezvous starts here; this worker is not progressed while the server asks for the bytes. */
 		ucs_status_ptr_t send = ucp_am_send_nbx(g.eps[i], NET_AM_REQUEST, hdr, NET_REQ_LEN, big_data, EXP_LEN,
@@ -950,11 +968,10 @@ static doca_error_t honest_read(const struct region *r, uint8_t *buf)
  */
 static void test_server_drops_stalled_readers(void **state)
 {
-	uint8_t hdr[NET_REQ_LEN], *buf = malloc(EXP_LEN);
+	uint8_t *buf = malloc(EXP_LEN);
 	unsigned int dropped = 0;
 	uint64_t rss0, rss_held, rss_after;
 	doca_error_t full, after;
-	struct net_rep rep;
 	struct rogue g;
 	double t0, end;
 
@@ -963,16 +980,8 @@ static void test_server_drops_stalled_readers(void **state)
 	wait_server_empty();
 	rss0 = ferry_test_resident_bytes();
 	rogue_open(&g);
-	for (unsigned int k = 0; k < STALL_PEERS; k++) {
-		unsigned int i = rogue_connect(&g, rw.d.net_port);
-
-		req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
-		assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
-		for (unsigned int m = 0; m < MAX_INFLIGHT; m++) {
-			req_build(hdr, &rw, NET_OP_READ, m + 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
-			assert_int_equal(rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0), UCS_OK);
-		}
-	}
+	for (unsigned int k = 0; k < STALL_PEERS; k++)
+		send_reads(&g, rogue_connect_known(&g, &rw), &rw, MAX_INFLIGHT);
 	end = now_s() + 10.0;
 	while (g.nheld < STALL_PEERS * MAX_INFLIGHT && now_s() < end)
 		if (ucp_worker_progress(g.w) == 0)
@@ -1017,7 +1026,6 @@ static void test_server_drops_partly_stalled_reader(void **state)
 	ucp_request_param_t fetch = {.op_attr_mask = 0};
 	uint8_t hdr[NET_REQ_LEN], *buf = malloc(EXP_LEN);
 	unsigned int taken = 0, i;
-	struct net_rep rep;
 	struct rogue g;
 	double t0, end;
 
@@ -1025,13 +1033,8 @@ static void test_server_drops_partly_stalled_reader(void **state)
 	assert_non_null(buf);
 	wait_server_empty();
 	rogue_open(&g);
-	i = rogue_connect(&g, rw.d.net_port);
-	req_build(hdr, &rw, NET_OP_STAT, 1, 0, 0);
-	assert_int_equal(ask(&g, i, hdr, NULL, 0, &rep), DOCA_SUCCESS);
-	for (unsigned int m = 0; m < 4; m++) {
-		req_build(hdr, &rw, NET_OP_READ, m + 2, (uint64_t)(uintptr_t)rw.base, EXP_LEN);
-		assert_int_equal(rogue_send(&g, i, hdr, NET_REQ_LEN, NULL, 0), UCS_OK);
-	}
+	i = rogue_connect_known(&g, &rw);
+	send_reads(&g, i, &rw, 4);
 	end = now_s() + WAIT_MS / 1000.0;
 	while (g.nheld < 4 && now_s() < end)
 		if (ucp_worker_progress(g.w) == 0)
