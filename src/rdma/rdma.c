@@ -1399,29 +1399,21 @@ uint32_t rdma_conn_stamp(struct doca_rdma *rdma, const struct doca_rdma_connecti
  */
 static ucs_status_t rdma_ep_accept(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)
 {
-	ucp_conn_request_h req = ep->conn_request;
-	ucs_status_t st;
+	ucs_status_t st = ucp_ep_create(rdma->worker, ep, &conn->ep);
 
-	ep->field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-	st = ucp_ep_create(rdma->worker, ep, &conn->ep);
 	if (st == UCS_ERR_UNSUPPORTED && rdma->listener != NULL)
-		(void)ucp_listener_reject(rdma->listener, req);
+		(void)ucp_listener_reject(rdma->listener, ep->conn_request);
 	return st;
 }
 
-ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)
+/* An endpoint to a peer by its worker address or its socket address: PEER mode where UCX can watch the peer. */
+static ucs_status_t rdma_ep_connect(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)
 {
 	ucs_log_level_t level = ucs_global_opts.log_component.log_level;
 	ucs_status_t st;
 
-	ep->field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep->field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
 	ep->err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	ep->err_handler.cb = rdma_ep_err_cb;
-	ep->err_handler.arg = conn;
-	if (ep->field_mask & UCP_EP_PARAM_FIELD_CONN_REQUEST) {
-		st = rdma_ep_accept(rdma, conn, ep);
-		goto out;
-	}
 	/*
 	 * Where UCX cannot watch the peer it refuses PEER mode with an ERROR line
 	 * on stderr; that is expected here (the fallback below), so UCX's log is
@@ -1431,17 +1423,27 @@ ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection 
 		ucs_global_opts.log_component.log_level = UCS_LOG_LEVEL_FATAL;
 	st = ucp_ep_create(rdma->worker, ep, &conn->ep);
 	ucs_global_opts.log_component.log_level = level;
-	if (st != UCS_OK) {
-		/*
-		 * UCX 1.13 cannot detect a dead peer over shared memory, and then
-		 * refuses PEER mode there: connect without it, the pidfd watch
-		 * (rdma_conn_watch_peer) taking its place.
-		 */
-		ep->field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLER;
-		ep->err_mode = UCP_ERR_HANDLING_MODE_NONE;
-		st = ucp_ep_create(rdma->worker, ep, &conn->ep);
-	}
-out:
+	if (st == UCS_OK)
+		return st;
+	/*
+	 * UCX 1.13 cannot detect a dead peer over shared memory, and then refuses
+	 * PEER mode there: connect without it, the pidfd watch
+	 * (rdma_conn_watch_peer) taking its place.
+	 */
+	ep->field_mask &= ~(uint64_t)UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep->err_mode = UCP_ERR_HANDLING_MODE_NONE;
+	return ucp_ep_create(rdma->worker, ep, &conn->ep);
+}
+
+ucs_status_t rdma_ep_create(struct doca_rdma *rdma, struct doca_rdma_connection *conn, ucp_ep_params_t *ep)
+{
+	ucs_status_t st;
+
+	ep->field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep->err_handler.cb = rdma_ep_err_cb;
+	ep->err_handler.arg = conn;
+	st = ep->field_mask & UCP_EP_PARAM_FIELD_CONN_REQUEST ? rdma_ep_accept(rdma, conn, ep)
+							      : rdma_ep_connect(rdma, conn, ep);
 	if (st != UCS_OK)
 		conn->ep = NULL;
 	return st;
